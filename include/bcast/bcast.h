@@ -1,0 +1,12 @@
+// The whole public API of bcast.
+#pragma once
+
+#include "bcast/broadcast.h"
+#include "bcast/dtype.h"
+#include "bcast/errors.h"
+#include "bcast/layout.h"
+#include "bcast/npy.h"
+#include "bcast/ops.h"
+#include "bcast/runtime.h"
+#include "bcast/tensor.h"
+#include "bcast/views.h"

@@ -1,0 +1,44 @@
+// Shapes and strided layouts: the geometry of a tensor view, without its data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bcast {
+
+using Shape = std::vector<std::int64_t>;
+using Strides = std::vector<std::int64_t>;  // in elements; may be 0 or negative
+
+// Ranks above this are rejected with a clear error rather than truncated.
+inline constexpr int kMaxRank = 64;
+
+// A shape plus one stride per dim, in elements. Strides of 0 repeat an element
+// (a broadcast view); negative strides walk memory backwards.
+struct Layout {
+  Shape shape;
+  Strides strides;
+
+  // Row-major (C order): shape (2,3,4) -> strides (12,4,1).
+  static Layout contiguous(const Shape& shape);
+  // Column-major (Fortran order): shape (2,3,4) -> strides (1,2,6).
+  static Layout column_major(const Shape& shape);
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  std::int64_t numel() const;  // product of extents; 1 for rank 0
+  bool is_contiguous() const;  // row-major dense, ignoring dims of extent 1
+
+  friend bool operator==(const Layout&, const Layout&) = default;
+};
+
+// Checks one layout's invariants: rank <= kMaxRank, extents >= 0, shape and
+// strides of equal length, element count and offsets within int64. Throws
+// Error(shape) naming `operand`.
+void validate_layout(const Layout& layout, const char* operand);
+
+// Product of extents, or an Error(shape) naming `operand` if it overflows int64.
+std::int64_t checked_numel(const Shape& shape, const char* operand);
+
+std::string to_string(const Shape& shape);  // "[2, 3, 4]"
+
+}  // namespace bcast

@@ -1,0 +1,51 @@
+// The elementwise binary ops on broadcasting tensors.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "bcast/tensor.h"
+
+namespace bcast {
+
+// X(name): every binary op, in the order of enum Op.
+#define BCAST_FOR_EACH_OP(X)                                                       \
+  X(add) X(sub) X(mul) X(div) X(max) X(min) X(pow) X(eq) X(ne) X(lt) X(le) X(gt) \
+  X(ge) X(logical_and) X(logical_or) X(logical_xor) X(bit_and) X(bit_or) X(bit_xor)
+
+enum class Op : std::uint8_t {
+#define BCAST_OP_ENUM(name) name,
+  BCAST_FOR_EACH_OP(BCAST_OP_ENUM)
+#undef BCAST_OP_ENUM
+};
+inline constexpr int kNumOps = 19;
+
+std::string_view op_name(Op op);
+std::optional<Op> parse_op(std::string_view name);
+
+// Semantics (NumPy's, except where noted):
+//   add sub mul    integers wrap; on bool, add is `or` and mul is `and`; no bool sub
+//   div            floats: IEEE; integers: floor division with x / 0 == 0
+//   max min        propagate NaN (NumPy's maximum / minimum)
+//   pow            floating dtypes only
+//   eq .. ge, logical_*   any dtype, result bool (logical ops test != 0)
+//   bit_*          integers and bool
+// f16 and bf16 compute in f32 and round to nearest even.
+bool op_supports(Op op, DType dtype);
+// bool for comparisons and logical ops, the input dtype otherwise.
+DType result_dtype(Op op, DType input);
+
+// Runs `op` on a and b, broadcasting, into a new C-contiguous tensor.
+Tensor binary(Op op, const TensorView& a, const TensorView& b);
+// Writes into `out`, which must have the broadcast shape and the result dtype.
+// `out` may be an input exactly (same data, dtype and layout); any other memory
+// overlap with an input is an Error(value), raised before anything is written.
+void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out);
+
+#define BCAST_OP_DECL(name)                                                         \
+  Tensor name(const TensorView& a, const TensorView& b);                            \
+  void name(const TensorView& a, const TensorView& b, const TensorView& out);
+BCAST_FOR_EACH_OP(BCAST_OP_DECL)
+#undef BCAST_OP_DECL
+
+}  // namespace bcast

@@ -1,0 +1,60 @@
+// TensorView (a non-owning strided view) and Tensor (an owning, aligned buffer).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "bcast/dtype.h"
+#include "bcast/layout.h"
+
+namespace bcast {
+
+// Pointer + dtype + layout. Owns nothing; the memory must outlive the view.
+// `data` points at the element with index (0, 0, ..., 0).
+struct TensorView {
+  void* data = nullptr;
+  DType dtype = DType::f32;
+  Layout layout;
+
+  int rank() const { return layout.rank(); }
+  const Shape& shape() const { return layout.shape; }
+  const Strides& strides() const { return layout.strides; }
+  std::int64_t numel() const { return layout.numel(); }
+  std::size_t element_size() const { return dtype_size(dtype); }
+
+  template <class T>
+  T* data_as() const { return static_cast<T*>(data); }
+};
+
+enum class Order { c, fortran };
+
+// Owns a zero-initialised buffer aligned to 64 bytes and hands out views of it.
+class Tensor {
+ public:
+  static constexpr std::size_t kAlignment = 64;
+
+  Tensor() = default;
+  Tensor(DType dtype, const Shape& shape, Order order = Order::c);
+
+  DType dtype() const { return view_.dtype; }
+  const Layout& layout() const { return view_.layout; }
+  const Shape& shape() const { return view_.layout.shape; }
+  std::int64_t numel() const { return view_.layout.numel(); }
+  std::size_t nbytes() const { return nbytes_; }
+  void* data() const { return view_.data; }
+  template <class T>
+  T* data_as() const { return static_cast<T*>(view_.data); }
+
+  const TensorView& view() const { return view_; }
+  operator TensorView() const { return view_; }  // NOLINT: views are the currency of the API
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  std::unique_ptr<std::byte, Free> buffer_;
+  std::size_t nbytes_ = 0;
+  TensorView view_;
+};
+
+}  // namespace bcast

@@ -1,0 +1,142 @@
+// The broadcast planner. plan_broadcast reads as its table of contents.
+#include "broadcast_plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace bcast {
+namespace {
+
+// One output dim during planning.
+struct PlanDim {
+  std::int64_t extent;
+  DimCode code;
+  std::array<std::int64_t, kNumOperands> stride;
+};
+
+// Right-aligns a and b against out's rank; a dim an input lacks, or has with
+// extent 1, gets stride 0 there, so the input repeats along it.
+std::vector<PlanDim> align_ranks(const Layout& out, const Layout& a, const Layout& b) {
+  const std::size_t rank = out.shape.size();
+  std::vector<PlanDim> dims(rank);
+  auto input_stride = [&](const Layout& in, std::size_t d, bool& expanded) -> std::int64_t {
+    const std::size_t lead = rank - in.shape.size();
+    expanded = d < lead || in.shape[d - lead] == 1;
+    return expanded ? 0 : in.strides[d - lead];
+  };
+  for (std::size_t d = 0; d < rank; ++d) {
+    bool a_expanded = false, b_expanded = false;
+    PlanDim& dim = dims[d];
+    dim.extent = out.shape[d];
+    dim.stride = {out.strides[d], input_stride(a, d, a_expanded), input_stride(b, d, b_expanded)};
+    dim.code = a_expanded && !b_expanded ? DimCode::expand_a
+               : b_expanded && !a_expanded ? DimCode::expand_b
+                                           : DimCode::same;
+  }
+  return dims;
+}
+
+// Output dims of extent 1 contribute nothing to the nest.
+void drop_unit_dims(std::vector<PlanDim>& dims) {
+  std::erase_if(dims, [](const PlanDim& d) { return d.extent == 1; });
+}
+
+// Elementwise ops may visit elements in any order, so a dim that out walks
+// backwards is walked forwards instead, for every operand: the base moves to
+// the last element and the strides change sign. Afterwards out's strides are >= 0.
+void flip_backward_dims(std::vector<PlanDim>& dims, std::array<std::int64_t, kNumOperands>& base) {
+  for (PlanDim& dim : dims) {
+    if (dim.stride[kOut] >= 0) continue;
+    for (int k = 0; k < kNumOperands; ++k) {
+      base[k] += (dim.extent - 1) * dim.stride[k];
+      dim.stride[k] = -dim.stride[k];
+    }
+  }
+}
+
+// Outermost first by out's stride, so the innermost loop is out's densest dim
+// (a transposed out still gets a unit-stride inner loop and merges). Ties,
+// which only out's broadcast-free duplicates could make, keep their order.
+void sort_by_out_stride(std::vector<PlanDim>& dims) {
+  std::stable_sort(dims.begin(), dims.end(),
+                   [](const PlanDim& x, const PlanDim& y) { return x.stride[kOut] > y.stride[kOut]; });
+}
+
+// NOTE: [Merging dims]
+// Adjacent dims `outer` and `inner` become one dim of extent outer*inner when
+// they carry the same code and every operand walks them as one run: its stride
+// on `outer` is its stride on `inner` times inner's extent (this covers stride 0
+// on both, a repeated operand). For contiguous operands the merged type then
+// alternates codes, e.g. [same,same,expand_b,expand_b] -> [same,expand_b].
+bool can_merge(const PlanDim& outer, const PlanDim& inner) {
+  if (outer.code != inner.code) return false;
+  for (int k = 0; k < kNumOperands; ++k)
+    if (outer.stride[k] != inner.stride[k] * inner.extent) return false;
+  return true;
+}
+
+void merge_dims(std::vector<PlanDim>& dims) {
+  std::vector<PlanDim> merged;
+  for (const PlanDim& dim : dims) {
+    if (!merged.empty() && can_merge(merged.back(), dim)) {
+      merged.back().extent *= dim.extent;
+      merged.back().stride = dim.stride;
+    } else {
+      merged.push_back(dim);
+    }
+  }
+  dims = std::move(merged);
+}
+
+BroadcastPlan assemble(const std::vector<PlanDim>& dims, const std::array<std::int64_t, kNumOperands>& base,
+                       std::int64_t numel) {
+  BroadcastPlan plan;
+  plan.numel = numel;
+  plan.base = base;
+  for (const PlanDim& dim : dims) {
+    plan.type.push_back(dim.code);
+    plan.extents.push_back(dim.extent);
+    for (int k = 0; k < kNumOperands; ++k) plan.strides[k].push_back(dim.stride[k]);
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::string to_string(DimCode code) {
+  switch (code) {
+    case DimCode::same: return "same";
+    case DimCode::expand_a: return "expand_a";
+    case DimCode::expand_b: return "expand_b";
+  }
+  return "?";
+}
+
+std::string to_string(const BroadcastType& type) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < type.size(); ++i) s += (i ? "," : "") + to_string(type[i]);
+  return s + "]";
+}
+
+std::int64_t BroadcastPlan::outer_count() const {
+  std::int64_t n = 1;
+  for (int l = 0; l + 1 < rank(); ++l) n *= extents[l];
+  return n;
+}
+
+BroadcastPlan plan_broadcast(const Layout& out, const Layout& a, const Layout& b) {
+  const std::int64_t numel = out.numel();
+  std::array<std::int64_t, kNumOperands> base{};
+  if (numel == 0) return assemble({}, base, 0);
+
+  std::vector<PlanDim> dims = align_ranks(out, a, b);  // strides 0 where an input repeats
+  drop_unit_dims(dims);                                 // extent-1 dims do nothing
+  flip_backward_dims(dims, base);                       // out walks every dim forwards
+  sort_by_out_stride(dims);                             // densest out dim innermost
+  merge_dims(dims);                                     // NOTE: [Merging dims]
+  return assemble(dims, base, numel);
+}
+
+}  // namespace bcast

@@ -1,0 +1,24 @@
+// Raising bcast::Error with a formatted one-line message. The texts of the
+// messages that recur live here too, so they stay consistent.
+#pragma once
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "bcast/errors.h"
+#include "bcast/layout.h"
+
+namespace bcast::detail {
+
+template <class... Args>
+[[noreturn]] void fail(ErrorKind kind, fmt::format_string<Args...> format, Args&&... args) {
+  throw Error(kind, fmt::format(format, std::forward<Args>(args)...));
+}
+
+// "dim 2" for a dim counted from the front, as users wrote it.
+inline std::string dim_label(std::int64_t dim) { return fmt::format("dim {}", dim); }
+
+// Normalises a possibly negative dim against `rank`, or fails naming `what`.
+std::int64_t normalize_dim(std::int64_t dim, std::int64_t rank, const char* what);
+
+}  // namespace bcast::detail

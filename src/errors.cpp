@@ -1,0 +1,31 @@
+// bcast::Error and the shared error helpers.
+#include "bcast/errors.h"
+
+#include "error_messages.h"
+
+namespace bcast {
+
+std::string_view error_kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::shape: return "shape";
+    case ErrorKind::dtype: return "dtype";
+    case ErrorKind::index: return "index";
+    case ErrorKind::value: return "value";
+    case ErrorKind::io: return "io";
+  }
+  return "unknown";
+}
+
+Error::Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+
+namespace detail {
+
+std::int64_t normalize_dim(std::int64_t dim, std::int64_t rank, const char* what) {
+  if (dim < -rank || dim >= rank)
+    fail(ErrorKind::index, "{}: dim {} is out of range for rank {} (valid: {} to {})", what, dim,
+         rank, -rank, rank - 1);
+  return dim < 0 ? dim + rank : dim;
+}
+
+}  // namespace detail
+}  // namespace bcast

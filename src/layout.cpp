@@ -1,0 +1,83 @@
+// Layout construction and validation.
+#include "bcast/layout.h"
+
+#include <cstdlib>
+
+#include "error_messages.h"
+
+namespace bcast {
+
+Layout Layout::contiguous(const Shape& shape) {
+  Layout l{shape, Strides(shape.size())};
+  std::int64_t stride = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    l.strides[i] = stride;
+    stride *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return l;
+}
+
+Layout Layout::column_major(const Shape& shape) {
+  Layout l{shape, Strides(shape.size())};
+  std::int64_t stride = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    l.strides[i] = stride;
+    stride *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return l;
+}
+
+std::int64_t Layout::numel() const {
+  std::int64_t n = 1;
+  for (std::int64_t e : shape) n *= e;
+  return n;
+}
+
+bool Layout::is_contiguous() const {
+  std::int64_t expected = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 1) continue;
+    if (shape[i] == 0) return true;
+    if (strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+std::int64_t checked_numel(const Shape& shape, const char* operand) {
+  std::int64_t n = 1;
+  bool zero = false;
+  for (std::int64_t e : shape) zero = zero || e == 0;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0)
+      detail::fail(ErrorKind::shape, "{} has a negative extent at dim {}: {}", operand, i, shape[i]);
+    if (!zero && __builtin_mul_overflow(n, shape[i], &n))
+      detail::fail(ErrorKind::shape, "{} of shape {} has more elements than fit in 64 bits",
+                   operand, to_string(shape));
+  }
+  return zero ? 0 : n;
+}
+
+void validate_layout(const Layout& layout, const char* operand) {
+  if (layout.shape.size() > static_cast<std::size_t>(kMaxRank))
+    detail::fail(ErrorKind::shape, "{} has rank {}, above the limit of {}", operand,
+                 layout.shape.size(), kMaxRank);
+  if (layout.shape.size() != layout.strides.size())
+    detail::fail(ErrorKind::shape, "{} has {} extents but {} strides", operand,
+                 layout.shape.size(), layout.strides.size());
+  if (checked_numel(layout.shape, operand) == 0) return;
+  // The furthest element must be addressable: sum |stride| * (extent - 1) fits.
+  std::int64_t reach = 0;
+  for (std::size_t i = 0; i < layout.shape.size(); ++i) {
+    std::int64_t step = 0;
+    if (layout.strides[i] == INT64_MIN ||
+        __builtin_mul_overflow(std::abs(layout.strides[i]), layout.shape[i] - 1, &step) ||
+        __builtin_add_overflow(reach, step, &reach))
+      detail::fail(ErrorKind::shape, "{}: stride {} at dim {} reaches beyond 64-bit offsets",
+                   operand, layout.strides[i], i);
+  }
+}
+
+std::string to_string(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+}  // namespace bcast

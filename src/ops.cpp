@@ -1,0 +1,66 @@
+// The op entry points: validate, plan, execute.
+#include "bcast/ops.h"
+
+#include <array>
+
+#include "bcast/runtime.h"
+#include "broadcast_plan.h"
+#include "parallel_execute.h"
+#include "reference_executor.h"
+#include "scalar_ops.h"
+#include "validate_binary.h"
+
+namespace bcast {
+namespace {
+
+constexpr std::array<std::string_view, kNumOps> kOpNames{
+#define BCAST_OP_NAME(name) #name,
+    BCAST_FOR_EACH_OP(BCAST_OP_NAME)
+#undef BCAST_OP_NAME
+};
+
+// Runs a validated call.
+void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
+  if (plan.numel == 0) return;
+  const OperandPointers ptrs{out.data, a.data, b.data};
+  parallel_execute(plan, num_threads(), [&](std::int64_t begin, std::int64_t end) {
+    run_reference(op, a.dtype, plan, ptrs, begin, end);
+  });
+}
+
+}  // namespace
+
+std::string_view op_name(Op op) { return kOpNames[static_cast<std::size_t>(op)]; }
+
+std::optional<Op> parse_op(std::string_view name) {
+  for (std::size_t i = 0; i < kOpNames.size(); ++i)
+    if (kOpNames[i] == name) return static_cast<Op>(i);
+  return std::nullopt;
+}
+
+bool op_supports(Op op, DType dtype) { return detail::supports(op, dtype); }
+DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, input); }
+
+Tensor binary(Op op, const TensorView& a, const TensorView& b) {
+  const Shape shape = validate_inputs(op, a, b);
+  Tensor out(result_dtype(op, a.dtype), shape);
+  execute(op, a, b, out);
+  return out;
+}
+
+void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  const Shape shape = validate_inputs(op, a, b);
+  validate_out(op, a, b, out, shape);
+  execute(op, a, b, out);
+}
+
+#define BCAST_OP_DEF(name)                                                                      \
+  Tensor name(const TensorView& a, const TensorView& b) { return binary(Op::name, a, b); }      \
+  void name(const TensorView& a, const TensorView& b, const TensorView& out) {                  \
+    binary(Op::name, a, b, out);                                                                \
+  }
+BCAST_FOR_EACH_OP(BCAST_OP_DEF)
+#undef BCAST_OP_DEF
+
+}  // namespace bcast

@@ -1,0 +1,213 @@
+// Per-element semantics of every op and dtype, as templates shared by the
+// executors in src/. NumPy's behaviour unless bcast/ops.h says otherwise.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "bcast/dtype.h"
+#include "bcast/ops.h"
+#include "half.h"
+
+namespace bcast::detail {
+
+// ---- dtype -> storage type, compute type, load and store ----
+
+template <class Storage, class Compute>
+struct PlainElement {
+  using storage = Storage;
+  using compute = Compute;
+  static Compute load(Storage s) { return static_cast<Compute>(s); }
+  static Storage store(Compute c) { return static_cast<Storage>(c); }
+};
+
+template <float (*ToF32)(std::uint16_t), std::uint16_t (*FromF32)(float)>
+struct HalfElement {
+  using storage = std::uint16_t;
+  using compute = float;
+  static float load(std::uint16_t s) { return ToF32(s); }
+  static std::uint16_t store(float c) { return FromF32(c); }
+};
+
+struct BoolElement {
+  using storage = std::uint8_t;
+  using compute = bool;
+  static bool load(std::uint8_t s) { return s != 0; }
+  static std::uint8_t store(bool c) { return c ? 1 : 0; }
+};
+
+template <DType D> struct Element;
+template <> struct Element<DType::f16> : HalfElement<f16_to_f32, f32_to_f16> {};
+template <> struct Element<DType::bf16> : HalfElement<bf16_to_f32, f32_to_bf16> {};
+template <> struct Element<DType::f32> : PlainElement<float, float> {};
+template <> struct Element<DType::f64> : PlainElement<double, double> {};
+template <> struct Element<DType::i8> : PlainElement<std::int8_t, std::int8_t> {};
+template <> struct Element<DType::i16> : PlainElement<std::int16_t, std::int16_t> {};
+template <> struct Element<DType::i32> : PlainElement<std::int32_t, std::int32_t> {};
+template <> struct Element<DType::i64> : PlainElement<std::int64_t, std::int64_t> {};
+template <> struct Element<DType::u8> : PlainElement<std::uint8_t, std::uint8_t> {};
+template <> struct Element<DType::boolean> : BoolElement {};
+
+// ---- which ops a dtype supports, and the result dtype ----
+
+enum class OpKind : std::uint8_t { arithmetic, extremum, power, comparison, logical, bitwise };
+
+constexpr OpKind op_kind(Op op) {
+  switch (op) {
+    case Op::add: case Op::sub: case Op::mul: case Op::div: return OpKind::arithmetic;
+    case Op::max: case Op::min: return OpKind::extremum;
+    case Op::pow: return OpKind::power;
+    case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt: case Op::ge: return OpKind::comparison;
+    case Op::logical_and: case Op::logical_or: case Op::logical_xor: return OpKind::logical;
+    case Op::bit_and: case Op::bit_or: case Op::bit_xor: return OpKind::bitwise;
+  }
+  return OpKind::arithmetic;
+}
+
+constexpr bool is_floating_dtype(DType d) {
+  return d == DType::f16 || d == DType::bf16 || d == DType::f32 || d == DType::f64;
+}
+
+constexpr bool supports(Op op, DType d) {
+  const bool floating = is_floating_dtype(d), boolean = d == DType::boolean;
+  switch (op_kind(op)) {
+    case OpKind::arithmetic: return !boolean || op == Op::add || op == Op::mul;
+    case OpKind::power: return floating;
+    case OpKind::bitwise: return !floating;
+    default: return true;
+  }
+}
+
+constexpr DType result_dtype_of(Op op, DType d) {
+  const OpKind kind = op_kind(op);
+  return kind == OpKind::comparison || kind == OpKind::logical ? DType::boolean : d;
+}
+
+// ---- the ops on compute types ----
+
+// Integer add/sub/mul wrap: computed in an unsigned type at least as wide as
+// `unsigned`, so that small types do not promote to a signed int and overflow.
+template <class T>
+using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <class T, class F>
+T wrapping(T a, T b, F f) {
+  return static_cast<T>(f(static_cast<WrapType<T>>(a), static_cast<WrapType<T>>(b)));
+}
+
+// NumPy's floor_divide on integers: rounds towards minus infinity, x / 0 == 0,
+// and MIN / -1 wraps to MIN.
+template <class T>
+T floor_divide(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrapping(T{0}, a, std::minus<>());
+    T q = static_cast<T>(a / b);
+    if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+    return q;
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return v != v;
+  else return false;
+}
+
+template <class T>
+T power(T a, T b) {
+  if constexpr (std::is_same_v<T, float>) return ::powf(a, b);
+  else return std::pow(a, b);
+}
+
+template <Op O, class T>
+auto apply(T a, T b) {
+  constexpr bool integral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  if constexpr (O == Op::add) {
+    if constexpr (std::is_same_v<T, bool>) return a || b;
+    else if constexpr (integral) return wrapping(a, b, std::plus<>());
+    else return a + b;
+  } else if constexpr (O == Op::sub) {
+    if constexpr (integral) return wrapping(a, b, std::minus<>());
+    else return a - b;
+  } else if constexpr (O == Op::mul) {
+    if constexpr (std::is_same_v<T, bool>) return a && b;
+    else if constexpr (integral) return wrapping(a, b, std::multiplies<>());
+    else return a * b;
+  } else if constexpr (O == Op::div) {
+    if constexpr (integral) return floor_divide(a, b);
+    else return a / b;
+  } else if constexpr (O == Op::max) {
+    return (a >= b || is_nan(a)) ? a : b;  // NaN in either operand wins
+  } else if constexpr (O == Op::min) {
+    return (a <= b || is_nan(a)) ? a : b;
+  } else if constexpr (O == Op::pow) {
+    return power(a, b);
+  } else if constexpr (O == Op::eq) {
+    return a == b;
+  } else if constexpr (O == Op::ne) {
+    return a != b;
+  } else if constexpr (O == Op::lt) {
+    return a < b;
+  } else if constexpr (O == Op::le) {
+    return a <= b;
+  } else if constexpr (O == Op::gt) {
+    return a > b;
+  } else if constexpr (O == Op::ge) {
+    return a >= b;
+  } else if constexpr (O == Op::logical_and) {
+    return a != T{0} && b != T{0};
+  } else if constexpr (O == Op::logical_or) {
+    return a != T{0} || b != T{0};
+  } else if constexpr (O == Op::logical_xor) {
+    return (a != T{0}) != (b != T{0});
+  } else if constexpr (O == Op::bit_and) {
+    return static_cast<T>(a & b);
+  } else if constexpr (O == Op::bit_or) {
+    return static_cast<T>(a | b);
+  } else {
+    static_assert(O == Op::bit_xor);
+    return static_cast<T>(a ^ b);
+  }
+}
+
+// The whole per-element step: load both inputs, compute, store the result.
+template <Op O, DType D>
+struct ScalarOp {
+  using In = Element<D>;
+  using Out = Element<result_dtype_of(O, D)>;
+  static typename Out::storage run(typename In::storage a, typename In::storage b) {
+    return Out::store(static_cast<typename Out::compute>(apply<O>(In::load(a), In::load(b))));
+  }
+};
+
+// ---- tables over every (op, dtype) ----
+
+inline constexpr std::size_t table_index(Op op, DType d) {
+  return static_cast<std::size_t>(op) * kNumDTypes + static_cast<std::size_t>(d);
+}
+
+// Fn<O, D>::run for every supported pair, nullptr elsewhere; Fn is never
+// instantiated for an unsupported pair.
+template <template <Op, DType> class Fn, class Ptr, std::size_t... I>
+constexpr std::array<Ptr, sizeof...(I)> make_table(std::index_sequence<I...>) {
+  constexpr auto entry = []<std::size_t J>() -> Ptr {
+    constexpr Op op = static_cast<Op>(J / kNumDTypes);
+    constexpr DType d = static_cast<DType>(J % kNumDTypes);
+    if constexpr (supports(op, d)) return &Fn<op, d>::run;
+    else return nullptr;
+  };
+  return {entry.template operator()<I>()...};
+}
+
+template <template <Op, DType> class Fn, class Ptr>
+constexpr auto make_op_dtype_table() {
+  return make_table<Fn, Ptr>(std::make_index_sequence<kNumOps * kNumDTypes>());
+}
+
+}  // namespace bcast::detail

@@ -1,0 +1,32 @@
+// Tensor: an owning, 64-byte aligned buffer.
+#include "bcast/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "error_messages.h"
+
+namespace bcast {
+
+void Tensor::Free::operator()(std::byte* p) const { std::free(p); }
+
+Tensor::Tensor(DType dtype, const Shape& shape, Order order) {
+  validate_layout(Layout::contiguous(shape), "tensor");
+  const std::int64_t n = checked_numel(shape, "tensor");
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes))
+    detail::fail(ErrorKind::value, "tensor of shape {} is too large to allocate", to_string(shape));
+  nbytes_ = bytes;
+  // aligned_alloc wants a multiple of the alignment; never allocate 0 bytes.
+  const std::size_t padded = (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, padded));
+  if (p == nullptr) throw std::bad_alloc();
+  std::memset(p, 0, padded);
+  buffer_.reset(p);
+  view_.data = p;
+  view_.dtype = dtype;
+  view_.layout = order == Order::c ? Layout::contiguous(shape) : Layout::column_major(shape);
+}
+
+}  // namespace bcast

@@ -1,0 +1,104 @@
+// Validation of binary op calls: one rule per line, every message naming the
+// operand, the dim and the values.
+#include "validate_binary.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "bcast/broadcast.h"
+#include "error_messages.h"
+
+namespace bcast {
+namespace {
+
+using detail::fail;
+
+// Layout invariants plus: a view with elements needs memory.
+void validate_operand(Op op, const TensorView& x, const char* operand) {
+  validate_layout(x.layout, operand);
+  if (x.data == nullptr && x.numel() > 0)
+    fail(ErrorKind::value, "{}: {} has shape {} but its data pointer is null", op_name(op), operand,
+         to_string(x.shape()));
+}
+
+// A sufficient test that no two indices of out share an element: with dims
+// sorted by |stride|, each stride must step past everything the smaller dims
+// reach. Stride 0 over extent > 1 (a broadcast view) always fails it.
+void require_no_self_overlap(Op op, const TensorView& out) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (|stride|, extent)
+  for (int d = 0; d < out.rank(); ++d)
+    if (out.shape()[d] > 1) dims.emplace_back(std::abs(out.strides()[d]), out.shape()[d]);
+  std::sort(dims.begin(), dims.end());
+  std::int64_t reach = 0;
+  for (const auto& [stride, extent] : dims) {
+    if (stride <= reach)
+      fail(ErrorKind::value, "{}: out of shape {} and strides {} writes some elements more than once",
+           op_name(op), to_string(out.shape()), to_string(out.strides()));
+    reach += stride * (extent - 1);
+  }
+}
+
+struct ByteRange {
+  std::intptr_t begin, end;  // [begin, end)
+};
+
+ByteRange byte_range(const TensorView& x) {
+  std::int64_t low = 0, high = 0;
+  for (int d = 0; d < x.rank(); ++d) {
+    const std::int64_t span = (x.shape()[d] - 1) * x.strides()[d];
+    (span < 0 ? low : high) += span;
+  }
+  const auto base = reinterpret_cast<std::intptr_t>(x.data);
+  const auto size = static_cast<std::int64_t>(x.element_size());
+  return {base + low * size, base + (high + 1) * size};
+}
+
+void require_no_partial_overlap(Op op, const TensorView& out, const TensorView& in, const char* operand) {
+  const bool same_view = out.data == in.data && out.layout == in.layout && out.dtype == in.dtype;
+  if (!same_view && ranges_overlap(out, in))
+    fail(ErrorKind::value,
+         "{}: out overlaps {} in memory without being the same view (in place needs out to be {} "
+         "exactly: same data, dtype, shape and strides)",
+         op_name(op), operand, operand);
+}
+
+}  // namespace
+
+bool ranges_overlap(const TensorView& x, const TensorView& y) {
+  if (x.numel() == 0 || y.numel() == 0) return false;
+  const ByteRange rx = byte_range(x), ry = byte_range(y);
+  return rx.begin < ry.end && ry.begin < rx.end;
+}
+
+Shape validate_inputs(Op op, const TensorView& a, const TensorView& b) {
+  validate_operand(op, a, "a");
+  validate_operand(op, b, "b");
+  if (a.dtype != b.dtype)
+    fail(ErrorKind::dtype, "{}: operands have different dtypes: a is {}, b is {}", op_name(op),
+         dtype_name(a.dtype), dtype_name(b.dtype));
+  if (!op_supports(op, a.dtype))
+    fail(ErrorKind::dtype, "{}: not defined for dtype {}", op_name(op), dtype_name(a.dtype));
+  try {
+    Shape shape = broadcast_infer_shape(a.shape(), b.shape());
+    checked_numel(shape, "the broadcast result");
+    return shape;
+  } catch (const Error& e) {
+    throw Error(e.kind(), fmt::format("{}: {}", op_name(op), e.what()));
+  }
+}
+
+void validate_out(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
+                  const Shape& out_shape) {
+  validate_operand(op, out, "out");
+  if (out.shape() != out_shape)
+    fail(ErrorKind::shape, "{}: out has shape {} but a {} and b {} broadcast to {}", op_name(op),
+         to_string(out.shape()), to_string(a.shape()), to_string(b.shape()), to_string(out_shape));
+  if (out.dtype != result_dtype(op, a.dtype))
+    fail(ErrorKind::dtype, "{}: out has dtype {} but the result of {} on {} is {}", op_name(op),
+         dtype_name(out.dtype), op_name(op), dtype_name(a.dtype), dtype_name(result_dtype(op, a.dtype)));
+  require_no_self_overlap(op, out);
+  require_no_partial_overlap(op, out, a, "a");
+  require_no_partial_overlap(op, out, b, "b");
+}
+
+}  // namespace bcast

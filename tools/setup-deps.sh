@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages bcast builds and tests with; quiet and offline when
+# everything is already there (idempotent: run it as often as you like).
+set -euo pipefail
+
+packages=(
+  build-essential cmake
+  llvm-19-dev              # the JIT (found with find_package(LLVM 19.1 CONFIG))
+  libspdlog-dev            # logging
+  libcli11-dev             # command-line parsing in tools/
+  nlohmann-json3-dev       # --json output
+  libxxhash-dev            # hashing kernel keys
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  python3 python3-numpy    # test oracle only
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+echo "setup-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
