@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include <fmt/format.h>
+#include "bcast/broadcast.h"
 
 namespace bcast {
 namespace {
@@ -137,6 +137,10 @@ BroadcastPlan plan_broadcast(const Layout& out, const Layout& a, const Layout& b
   sort_by_out_stride(dims);                             // densest out dim innermost
   merge_dims(dims);                                     // NOTE: [Merging dims]
   return assemble(dims, base, numel);
+}
+
+std::string broadcast_type_of(const Layout& out, const Layout& a, const Layout& b) {
+  return to_string(plan_broadcast(out, a, b).type);
 }
 
 }  // namespace bcast

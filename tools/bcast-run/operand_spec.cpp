@@ -1,0 +1,62 @@
+// Parsing and loading bcast-run operands.
+#include "operand_spec.h"
+
+#include <charconv>
+
+#include "run_support.h"
+
+namespace bcast::tools {
+namespace {
+
+[[noreturn]] void bad_literal(const std::string& spec, const std::string& why) {
+  throw Error(ErrorKind::value, "operand '" + spec + "': " + why);
+}
+
+// "f32[8,1,3]" -> dtype and shape, or nullopt when spec is not a literal.
+std::optional<std::pair<DType, Shape>> parse_literal(const std::string& spec) {
+  const std::size_t open = spec.find('[');
+  if (open == std::string::npos || spec.back() != ']') return std::nullopt;
+  const std::optional<DType> dtype = parse_dtype(std::string_view(spec).substr(0, open));
+  if (!dtype) return std::nullopt;
+  Shape shape;
+  std::string_view rest = std::string_view(spec).substr(open + 1, spec.size() - open - 2);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    std::int64_t extent = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), extent);
+    if (ec != std::errc() || end != item.data() + item.size() || extent < 0)
+      bad_literal(spec, "extent '" + std::string(item) + "' is not a non-negative integer");
+    shape.push_back(extent);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return std::pair{*dtype, shape};
+}
+
+}  // namespace
+
+Operand load_operand(const std::string& spec, std::mt19937_64& rng) {
+  Operand op;
+  op.spec = spec;
+  if (const auto literal = parse_literal(spec)) {
+    op.storage = Tensor(literal->first, literal->second);
+    fill_random(op.storage, rng);
+    op.view = op.storage.view();
+    return op;
+  }
+  const std::size_t npy = spec.find(".npy");
+  if (npy == std::string::npos)
+    bad_literal(spec, "expected a .npy file (with an optional index such as x.npy[1:, None]) or a "
+                      "literal such as f32[8,1,3]");
+  const std::string path = spec.substr(0, npy + 4);
+  const std::string expression = spec.substr(npy + 4);
+  op.storage = load_npy(path);
+  op.view = expression.empty() ? op.storage.view()
+                               : index(op.storage.view(), parse_index_expression(expression));
+  return op;
+}
+
+}  // namespace bcast::tools

@@ -1,0 +1,25 @@
+// bcast-run's operand syntax: a .npy file with an optional NumPy basic index,
+// or a literal for random data.
+//   img.npy            the whole array
+//   img.npy[..., ::-1] a view of it (no copy)
+//   f32[8,1,3]         random f32 data of shape (8,1,3); f32[] is a scalar
+#pragma once
+
+#include <random>
+#include <string>
+
+#include "bcast/bcast.h"
+
+namespace bcast::tools {
+
+struct Operand {
+  std::string spec;
+  Tensor storage;   // owns the memory
+  TensorView view;  // what the op sees: storage, or an indexed view of it
+};
+
+// Throws bcast::Error for a malformed literal, an unreadable or corrupt file, or
+// a bad index expression.
+Operand load_operand(const std::string& spec, std::mt19937_64& rng);
+
+}  // namespace bcast::tools

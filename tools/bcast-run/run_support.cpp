@@ -1,0 +1,91 @@
+// Helpers shared by bcast-run's modes.
+#include "run_support.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "half.h"
+#include "naive_executor.h"
+
+namespace bcast::tools {
+namespace {
+
+// Calls visit(byte offset) for every element of x in C order.
+template <class Visit>
+void for_each_offset(const TensorView& x, Visit visit) {
+  std::vector<std::int64_t> index(x.rank(), 0);
+  const auto size = static_cast<std::int64_t>(x.element_size());
+  for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
+    std::int64_t offset = 0;
+    for (int d = 0; d < x.rank(); ++d) offset += index[d] * x.strides()[d];
+    visit(i, offset * size);
+    for (int d = x.rank() - 1; d >= 0 && ++index[d] == x.shape()[d]; --d) index[d] = 0;
+  }
+}
+
+template <class T>
+void store(char* p, T v) { std::memcpy(p, &v, sizeof v); }
+
+}  // namespace
+
+void fill_random(const TensorView& x, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> real(-10.0, 10.0);
+  std::uniform_int_distribution<int> small(-100, 100), byte(0, 255), bit(0, 1);
+  auto* base = static_cast<char*>(x.data);
+  for_each_offset(x, [&](std::int64_t, std::int64_t offset) {
+    char* p = base + offset;
+    switch (x.dtype) {
+      case DType::f16: store(p, f32_to_f16(static_cast<float>(real(rng)))); break;
+      case DType::bf16: store(p, f32_to_bf16(static_cast<float>(real(rng)))); break;
+      case DType::f32: store(p, static_cast<float>(real(rng))); break;
+      case DType::f64: store(p, real(rng)); break;
+      case DType::i8: store(p, static_cast<std::int8_t>(small(rng))); break;
+      case DType::i16: store(p, static_cast<std::int16_t>(small(rng))); break;
+      case DType::i32: store(p, static_cast<std::int32_t>(small(rng))); break;
+      case DType::i64: store(p, static_cast<std::int64_t>(small(rng))); break;
+      case DType::u8: store(p, static_cast<std::uint8_t>(byte(rng))); break;
+      case DType::boolean: store(p, static_cast<std::uint8_t>(bit(rng))); break;
+    }
+  });
+}
+
+std::int64_t unique_bytes(const TensorView& x) {
+  std::int64_t n = 1;
+  for (int d = 0; d < x.rank(); ++d)
+    if (x.strides()[d] != 0) n *= x.shape()[d];
+  if (x.numel() == 0) n = 0;
+  return n * static_cast<std::int64_t>(x.element_size());
+}
+
+double median_ns(const std::function<void()>& f, int repeats) {
+  std::vector<double> times;
+  for (int i = 0; i < std::max(repeats, 1); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    times.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+std::optional<std::int64_t> first_difference(const TensorView& x, const TensorView& y) {
+  std::vector<std::int64_t> y_offsets;
+  y_offsets.reserve(static_cast<std::size_t>(y.numel()));
+  for_each_offset(y, [&](std::int64_t, std::int64_t offset) { y_offsets.push_back(offset); });
+  std::optional<std::int64_t> first;
+  const auto* xb = static_cast<const char*>(x.data);
+  const auto* yb = static_cast<const char*>(y.data);
+  for_each_offset(x, [&](std::int64_t i, std::int64_t offset) {
+    if (!first && std::memcmp(xb + offset, yb + y_offsets[i], x.element_size()) != 0) first = i;
+  });
+  return first;
+}
+
+Tensor expected_result(Op op, const TensorView& a, const TensorView& b) {
+  Tensor out(result_dtype(op, a.dtype), broadcast_infer_shape(a.shape(), b.shape()));
+  run_naive(op, a, b, out);
+  return out;
+}
+
+}  // namespace bcast::tools

@@ -1,0 +1,33 @@
+// Helpers shared by bcast-run's single-op mode and its demo: random data,
+// timing, byte counts and bit-exact comparison.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+
+#include "bcast/bcast.h"
+
+namespace bcast::tools {
+
+// Fills x with random values suited to its dtype: floats in [-10, 10), signed
+// integers in [-100, 100], u8 over its whole range, bool 0 or 1.
+void fill_random(const TensorView& x, std::mt19937_64& rng);
+
+// Bytes a call must move: the distinct elements of each view (stride-0 dims
+// count once) times the element size.
+std::int64_t unique_bytes(const TensorView& x);
+
+// Median wall time of `repeats` calls of f, in nanoseconds.
+double median_ns(const std::function<void()>& f, int repeats);
+
+// Index (in C order) of the first element where x and y differ bit for bit;
+// nullopt when they are identical. Shapes and dtypes must match.
+std::optional<std::int64_t> first_difference(const TensorView& x, const TensorView& y);
+
+// Computes op(a, b) independently of the planner and executors (the naive executor).
+Tensor expected_result(Op op, const TensorView& a, const TensorView& b);
+
+}  // namespace bcast::tools
