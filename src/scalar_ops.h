@@ -119,6 +119,20 @@ bool is_nan(T v) {
   else return false;
 }
 
+// IEEE 754-2019 maximum / minimum: NaN in either operand wins (NumPy's
+// maximum / minimum), and -0 orders below +0 (NumPy leaves that tie to its
+// code path; LLVM's llvm.maximum agrees with us).
+template <bool Max, class T>
+T extremum(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    if (a == b) return std::signbit(a) == Max ? b : a;  // equal: differ at most in the sign of zero
+  }
+  if constexpr (Max) return a > b ? a : b;
+  else return a < b ? a : b;
+}
+
 template <class T>
 T power(T a, T b) {
   if constexpr (std::is_same_v<T, float>) return ::powf(a, b);
@@ -143,9 +157,9 @@ auto apply(T a, T b) {
     if constexpr (integral) return floor_divide(a, b);
     else return a / b;
   } else if constexpr (O == Op::max) {
-    return (a >= b || is_nan(a)) ? a : b;  // NaN in either operand wins
+    return extremum<true>(a, b);
   } else if constexpr (O == Op::min) {
-    return (a <= b || is_nan(a)) ? a : b;
+    return extremum<false>(a, b);
   } else if constexpr (O == Op::pow) {
     return power(a, b);
   } else if constexpr (O == Op::eq) {

@@ -55,6 +55,10 @@ TensorView squeeze(const TensorView& x, const std::vector<std::int64_t>& dims) {
   return keep_dims(x, removed);
 }
 
+TensorView squeeze(const TensorView& x, std::initializer_list<std::int64_t> dims) {
+  return squeeze(x, std::vector<std::int64_t>(dims));
+}
+
 TensorView squeeze(const TensorView& x, const std::vector<SqueezeMark>& pattern) {
   if (static_cast<int>(pattern.size()) != x.rank())
     fail(ErrorKind::shape, "squeeze: pattern has {} marks for shape {} of rank {}", pattern.size(),
@@ -114,7 +118,8 @@ TensorView transpose(const TensorView& x) {
 
 TensorView broadcast_to(const TensorView& x, const Shape& shape) {
   checked_numel(shape, "broadcast_to target");
-  if (shape.size() < x.shape().size() || broadcast_infer_shape(x.shape(), shape) != shape)
+  if (shape.size() < x.shape().size() || !check_broadcast_shape(x.shape(), shape) ||
+      broadcast_infer_shape(x.shape(), shape) != shape)
     fail(ErrorKind::shape, "broadcast_to: shape {} cannot be broadcast to {}", to_string(x.shape()),
          to_string(shape));
   const std::size_t lead = shape.size() - x.shape().size();

@@ -26,7 +26,7 @@ std::optional<Op> parse_op(std::string_view name);
 // Semantics (NumPy's, except where noted):
 //   add sub mul    integers wrap; on bool, add is `or` and mul is `and`; no bool sub
 //   div            floats: IEEE; integers: floor division with x / 0 == 0
-//   max min        propagate NaN (NumPy's maximum / minimum)
+//   max min        propagate NaN (NumPy's maximum / minimum); -0 orders below +0
 //   pow            floating dtypes only
 //   eq .. ge, logical_*   any dtype, result bool (logical ops test != 0)
 //   bit_*          integers and bool

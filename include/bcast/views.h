@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <variant>
@@ -19,6 +20,7 @@ TensorView squeeze(const TensorView& x);
 // Removes the listed dims; each must have extent 1, and may be listed once.
 //   shape (1,4,1) strides (4,1,1), dims {0,2} -> shape (4) strides (1)
 TensorView squeeze(const TensorView& x, const std::vector<std::int64_t>& dims);
+TensorView squeeze(const TensorView& x, std::initializer_list<std::int64_t> dims);  // squeeze(x, {0, 2})
 
 enum class SqueezeMark : std::uint8_t { keep, remove };
 // One mark per dim; a removed dim must have extent 1.

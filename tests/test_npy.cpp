@@ -1,0 +1,135 @@
+// The .npy reader and writer: round trips, Fortran order as a view, and
+// corrupt or unsupported files refused with a message naming the problem.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+class Npy : public ::testing::Test {
+ protected:
+  fs::path dir_ = fs::temp_directory_path() / ("bcast_npy_test_" + std::to_string(::getpid()));
+  void SetUp() override { fs::create_directories(dir_); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write_raw(const std::string& name, const std::string& bytes) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  // A version-1 file with the given header dict and payload.
+  std::string write_npy(const std::string& name, const std::string& dict, const std::string& payload) {
+    std::string header = dict;
+    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+    header += '\n';
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes += static_cast<char>(header.size() & 0xff);
+    bytes += static_cast<char>(header.size() >> 8);
+    return write_raw(name, bytes + header + payload);
+  }
+  void expect_io_error(const std::string& path, const std::string& text) {
+    try {
+      load_npy(path);
+      ADD_FAILURE() << "loaded " << path;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::io);
+      EXPECT_THAT(e.what(), HasSubstr(text));
+      EXPECT_THAT(e.what(), HasSubstr(path));
+    }
+  }
+};
+
+TEST_F(Npy, RoundTripsEveryNpyDType) {
+  for (DType d : {DType::f16, DType::f32, DType::f64, DType::i8, DType::i16, DType::i32, DType::i64, DType::u8,
+                  DType::boolean}) {
+    const Tensor t = test::make(d, {2, 3}, {0, 1, 1, 0, 1, 1});
+    const std::string path = (dir_ / "x.npy").string();
+    save_npy(path, t);
+    const Tensor back = load_npy(path);
+    EXPECT_EQ(back.dtype(), d);
+    EXPECT_EQ(back.shape(), (Shape{2, 3}));
+    EXPECT_EQ(test::bytes_of(back), test::bytes_of(t)) << dtype_name(d);
+  }
+}
+
+TEST_F(Npy, SavesViewsInCOrder) {
+  const Tensor t = test::make(DType::i32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  const std::string path = (dir_ / "t.npy").string();
+  save_npy(path, transpose(t));
+  const Tensor back = load_npy(path);
+  EXPECT_EQ(back.shape(), (Shape{3, 2}));
+  EXPECT_TRUE(back.layout().is_contiguous());
+  EXPECT_EQ(test::get(back, 1), 3);  // back[0][1] == t[1][0]
+}
+
+TEST_F(Npy, FortranOrderBecomesAColumnMajorView) {
+  // The payload 0..5 in Fortran order for shape (2,3): element (i,j) = i + 2j.
+  std::string payload;
+  for (std::int32_t v = 0; v < 6; ++v) payload.append(reinterpret_cast<const char*>(&v), 4);
+  const std::string path = write_npy("f.npy", "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }", payload);
+  const Tensor t = load_npy(path);
+  EXPECT_EQ(t.layout(), (Layout{{2, 3}, {1, 2}}));
+  EXPECT_EQ(test::get(t, 1), 2);  // (0,1)
+  EXPECT_EQ(test::get(t, 3), 1);  // (1,0)
+}
+
+TEST_F(Npy, AcceptsScalarsVersionTwoAndNativeSpellings) {
+  const std::string scalar = write_npy("s.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
+                                       std::string("\0\0\0\0\0\0\xf0\x3f", 8));
+  EXPECT_EQ(test::get(load_npy(scalar), 0), 1.0);
+  std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }";
+  while ((12 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x02\x00", 8);
+  const auto len = static_cast<std::uint32_t>(header.size());
+  bytes.append(reinterpret_cast<const char*>(&len), 4);
+  const Tensor v2 = load_npy(write_raw("v2.npy", bytes + header + "\x01\x02\x03"));
+  EXPECT_EQ(v2.dtype(), DType::u8);
+  EXPECT_EQ(test::get(v2, 2), 3);
+}
+
+TEST_F(Npy, RefusesBadFilesWithTheReason) {
+  const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  expect_io_error((dir_ / "missing.npy").string(), "cannot open for reading");
+  expect_io_error(write_raw("short.npy", "\x93NUM"), "too short");
+  expect_io_error(write_raw("magic.npy", std::string("NOTNUMPY\x01\x00\x10\x00{}", 12)), "bad magic string");
+  expect_io_error(write_raw("ver.npy", std::string("\x93NUMPY\x07\x00\x10\x00", 10) + "{}"), "unsupported .npy format version 7.0");
+  expect_io_error(write_npy("trunc.npy", f4, std::string(15, '\0')), "truncated .npy data: shape [2, 2] of f32 needs 16 bytes, the file has 15");
+  expect_io_error(write_raw("hdr.npy", std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17)), "truncated .npy header");
+  expect_io_error(write_raw("huge.npy", std::string("\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12)), "above the limit");
+  expect_io_error(write_npy("be.npy", "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", "abcd"), "big-endian");
+  expect_io_error(write_npy("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "abcdabcd"), "unsupported dtype '<c8'");
+  expect_io_error(write_npy("key.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}", "abcd"), "unexpected key 'x'");
+  expect_io_error(write_npy("nokey.npy", "{'descr': '<f4', 'shape': (1,), }", "abcd"), "must have 'descr', 'fortran_order' and 'shape'");
+  expect_io_error(write_npy("neg.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", "abcd"), "expected a non-negative integer extent");
+  expect_io_error(write_npy("ovf.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""), "more elements than fit in 64 bits");
+  expect_io_error(write_npy("big.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }", ""), "truncated .npy data");
+  expect_io_error(write_npy("bool.npy", "{'descr': '<f4', 'fortran_order': maybe, 'shape': (1,), }", "abcd"), "expected True or False");
+}
+
+TEST_F(Npy, SaveLeavesNoFileOnFailure) {
+  const Tensor bf(DType::bf16, {2});
+  const std::string path = (dir_ / "bf.npy").string();
+  try {
+    save_npy(path, bf);
+    ADD_FAILURE() << "saved bf16";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::dtype);
+    EXPECT_THAT(e.what(), HasSubstr("bf16 has no .npy equivalent"));
+  }
+  EXPECT_FALSE(fs::exists(path));
+  const std::string unwritable = (dir_ / "no_such_dir" / "x.npy").string();
+  EXPECT_THROW(save_npy(unwritable, Tensor(DType::f32, {2})), Error);
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+}  // namespace
+}  // namespace bcast

@@ -1,0 +1,237 @@
+// Every op on every dtype through the executor, against exact expectations:
+// hand-written tables for floats and bool, exact 128-bit arithmetic for integers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+constexpr double nan_ = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+// Inputs exactly representable in f16, bf16, f32 and f64.
+const std::vector<std::pair<double, double>> kFloatInputs{
+    {3, 2}, {-7, 2}, {0.5, -4}, {1, 0}, {-1, 0}, {0, 0}, {nan_, 1}, {1, nan_}, {inf, 1}, {-0.0, 0.0}};
+
+// NumPy's results for kFloatInputs (comparisons and logical ops as 0/1).
+const std::map<Op, std::vector<double>> kFloatExpected{
+    {Op::add, {5, -5, -3.5, 1, -1, 0, nan_, nan_, inf, 0}},
+    {Op::sub, {1, -9, 4.5, 1, -1, 0, nan_, nan_, inf, -0.0}},
+    {Op::mul, {6, -14, -2, 0, -0.0, 0, nan_, nan_, inf, -0.0}},
+    {Op::div, {1.5, -3.5, -0.125, inf, -inf, nan_, nan_, nan_, inf, nan_}},
+    {Op::max, {3, 2, 0.5, 1, 0, 0, nan_, nan_, inf, 0.0}},  // -0 < +0
+    {Op::min, {2, -7, -4, 0, -1, 0, nan_, nan_, 1, -0.0}},
+    {Op::pow, {9, 49, 16, 1, 1, 1, nan_, 1, inf, 1}},
+    {Op::eq, {0, 0, 0, 0, 0, 1, 0, 0, 0, 1}},
+    {Op::ne, {1, 1, 1, 1, 1, 0, 1, 1, 1, 0}},
+    {Op::lt, {0, 1, 0, 0, 1, 0, 0, 0, 0, 0}},
+    {Op::le, {0, 1, 0, 0, 1, 1, 0, 0, 0, 1}},
+    {Op::gt, {1, 0, 1, 1, 0, 0, 0, 0, 1, 0}},
+    {Op::ge, {1, 0, 1, 1, 0, 1, 0, 0, 1, 1}},
+    {Op::logical_and, {1, 1, 1, 0, 0, 0, 1, 1, 1, 0}},
+    {Op::logical_or, {1, 1, 1, 1, 1, 0, 1, 1, 1, 0}},
+    {Op::logical_xor, {0, 0, 0, 1, 1, 0, 0, 0, 0, 0}},
+};
+
+const std::vector<std::pair<double, double>> kBoolInputs{{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+const std::map<Op, std::vector<double>> kBoolExpected{
+    {Op::add, {0, 1, 1, 1}},         {Op::mul, {0, 0, 0, 1}},         {Op::max, {0, 1, 1, 1}},
+    {Op::min, {0, 0, 0, 1}},         {Op::eq, {1, 0, 0, 1}},          {Op::ne, {0, 1, 1, 0}},
+    {Op::lt, {0, 1, 0, 0}},          {Op::le, {1, 1, 0, 1}},          {Op::gt, {0, 0, 1, 0}},
+    {Op::ge, {1, 0, 1, 1}},          {Op::logical_and, {0, 0, 0, 1}}, {Op::logical_or, {0, 1, 1, 1}},
+    {Op::logical_xor, {0, 1, 1, 0}}, {Op::bit_and, {0, 0, 0, 1}},     {Op::bit_or, {0, 1, 1, 1}},
+    {Op::bit_xor, {0, 1, 1, 0}},
+};
+
+// ---- integers: exact arithmetic in 128 bits, wrapped to the dtype ----
+
+__extension__ typedef __int128 Wide;  // exact products of two int64 values
+
+struct IntRange {
+  Wide min, max;
+  int bits;
+};
+IntRange range_of(DType d) {
+  switch (d) {
+    case DType::i8: return {INT8_MIN, INT8_MAX, 8};
+    case DType::i16: return {INT16_MIN, INT16_MAX, 16};
+    case DType::i32: return {INT32_MIN, INT32_MAX, 32};
+    case DType::i64: return {INT64_MIN, INT64_MAX, 64};
+    default: return {0, UINT8_MAX, 8};  // u8
+  }
+}
+
+Wide wrap(Wide x, const IntRange& r) {
+  const Wide modulus = Wide{1} << r.bits;
+  Wide v = (x - r.min) % modulus;
+  if (v < 0) v += modulus;
+  return v + r.min;
+}
+
+// NumPy's documented integer semantics: wrapping add/sub/mul, floor division
+// with x // 0 == 0, comparisons and logical ops as 0/1, two's-complement bits.
+Wide integer_expected(Op op, Wide a, Wide b, const IntRange& r) {
+  switch (op) {
+    case Op::add: return wrap(a + b, r);
+    case Op::sub: return wrap(a - b, r);
+    case Op::mul: return wrap(a * b, r);
+    case Op::div: {
+      if (b == 0) return 0;
+      Wide q = a / b;
+      if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+      return wrap(q, r);
+    }
+    case Op::max: return a > b ? a : b;
+    case Op::min: return a < b ? a : b;
+    case Op::eq: return a == b;
+    case Op::ne: return a != b;
+    case Op::lt: return a < b;
+    case Op::le: return a <= b;
+    case Op::gt: return a > b;
+    case Op::ge: return a >= b;
+    case Op::logical_and: return a != 0 && b != 0;
+    case Op::logical_or: return a != 0 || b != 0;
+    case Op::logical_xor: return (a != 0) != (b != 0);
+    case Op::bit_and: return wrap(a & b, r);
+    case Op::bit_or: return wrap(a | b, r);
+    case Op::bit_xor: return wrap(a ^ b, r);
+    case Op::pow: break;
+  }
+  return 0;
+}
+
+std::vector<Wide> integer_inputs(DType d) {
+  const IntRange r = range_of(d);
+  std::vector<Wide> v{0, 1, 2, 3, 7, 100, r.max, r.max - 1};
+  if (r.min < 0)
+    for (Wide x : {Wide{-1}, Wide{-2}, Wide{-7}, Wide{-100}, r.min, r.min + 1}) v.push_back(x);
+  return v;
+}
+
+// Reads element i of an integer tensor exactly (doubles lose i64 precision).
+Wide get_int(const TensorView& x, std::int64_t i) {
+  const char* p = static_cast<const char*>(x.data) + i * static_cast<std::int64_t>(x.element_size());
+  switch (x.dtype) {
+    case DType::i8: return *reinterpret_cast<const std::int8_t*>(p);
+    case DType::i16: return *reinterpret_cast<const std::int16_t*>(p);
+    case DType::i32: return *reinterpret_cast<const std::int32_t*>(p);
+    case DType::i64: return *reinterpret_cast<const std::int64_t*>(p);
+    default: return *reinterpret_cast<const std::uint8_t*>(p);  // u8, bool
+  }
+}
+void set_int(const TensorView& x, std::int64_t i, Wide v) {
+  char* p = static_cast<char*>(x.data) + i * static_cast<std::int64_t>(x.element_size());
+  const auto u = static_cast<std::uint64_t>(v);
+  std::memcpy(p, &u, x.element_size());  // little-endian: the low bytes
+}
+
+std::string case_name(Op op, DType d) { return std::string(op_name(op)) + "_" + std::string(dtype_name(d)); }
+
+struct OpDType {
+  Op op;
+  DType dtype;
+};
+std::vector<OpDType> supported_pairs() {
+  std::vector<OpDType> pairs;
+  for (int o = 0; o < kNumOps; ++o)
+    for (int d = 0; d < kNumDTypes; ++d)
+      if (op_supports(static_cast<Op>(o), static_cast<DType>(d))) pairs.push_back({static_cast<Op>(o), static_cast<DType>(d)});
+  return pairs;
+}
+
+void PrintTo(const OpDType& p, std::ostream* os) { *os << case_name(p.op, p.dtype); }
+
+class OpExact : public ::testing::TestWithParam<OpDType> {};
+
+TEST_P(OpExact, MatchesExpectation) {
+  const auto [op, dtype] = GetParam();
+  const DType out_dtype = result_dtype(op, dtype);
+  if (is_integer(dtype)) {
+    // Every pair of inputs, as an outer product [n,1] op [1,n].
+    const std::vector<Wide> in = integer_inputs(dtype);
+    const auto n = static_cast<std::int64_t>(in.size());
+    Tensor a(dtype, {n, 1}), b(dtype, {1, n});
+    for (std::int64_t i = 0; i < n; ++i) set_int(a, i, in[i]), set_int(b, i, in[i]);
+    const Tensor out = binary(op, a, b);
+    ASSERT_EQ(out.dtype(), out_dtype);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j)
+        ASSERT_TRUE(get_int(out, i * n + j) == integer_expected(op, in[i], in[j], range_of(dtype)))
+            << case_name(op, dtype) << "(" << static_cast<std::int64_t>(in[i]) << ", " << static_cast<std::int64_t>(in[j])
+            << ") = " << static_cast<std::int64_t>(get_int(out, i * n + j)) << ", expected "
+            << static_cast<std::int64_t>(integer_expected(op, in[i], in[j], range_of(dtype)));
+    return;
+  }
+  const bool boolean = dtype == DType::boolean;
+  const auto& inputs = boolean ? kBoolInputs : kFloatInputs;
+  const auto& table = boolean ? kBoolExpected : kFloatExpected;
+  const auto it = table.find(op);
+  ASSERT_NE(it, table.end()) << "no expectation table for " << case_name(op, dtype);
+  const auto n = static_cast<std::int64_t>(inputs.size());
+  Tensor a(dtype, {n}), b(dtype, {n});
+  for (std::int64_t i = 0; i < n; ++i) test::set(a, i, inputs[i].first), test::set(b, i, inputs[i].second);
+  const Tensor out = binary(op, a, b);
+  ASSERT_EQ(out.dtype(), out_dtype);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double got = test::get(out, i), want = it->second[i];
+    const std::string where = case_name(op, dtype) + "(" + std::to_string(inputs[i].first) + ", " +
+                              std::to_string(inputs[i].second) + ")";
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << where << " = " << got << ", expected NaN";
+    } else {
+      EXPECT_EQ(got, want) << where;
+      EXPECT_EQ(std::signbit(got), std::signbit(want)) << where << ": sign of zero";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOpsAllDTypes, OpExact, ::testing::ValuesIn(supported_pairs()),
+                         [](const auto& param_info) { return case_name(param_info.param.op, param_info.param.dtype); });
+
+TEST(OpSupport, UndefinedPairsAreRefusedWithADTypeError) {
+  const std::vector<OpDType> refused{{Op::sub, DType::boolean}, {Op::div, DType::boolean}, {Op::pow, DType::boolean},
+                                     {Op::pow, DType::i32},     {Op::pow, DType::u8},      {Op::bit_and, DType::f32},
+                                     {Op::bit_xor, DType::f16}, {Op::bit_or, DType::f64}};
+  for (const auto& [op, dtype] : refused) {
+    EXPECT_FALSE(op_supports(op, dtype)) << case_name(op, dtype);
+    Tensor a(dtype, {2}), b(dtype, {2});
+    try {
+      binary(op, a, b);
+      ADD_FAILURE() << case_name(op, dtype) << " ran";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::dtype);
+      EXPECT_EQ(std::string(e.what()),
+                std::string(op_name(op)) + ": not defined for dtype " + std::string(dtype_name(dtype)));
+    }
+  }
+  // 19 ops x 10 dtypes, less: sub and div on bool, pow on the 6 non-float
+  // dtypes, the 3 bitwise ops on the 4 float dtypes.
+  EXPECT_EQ(supported_pairs().size(), 19u * 10u - 2u - 6u - 3u * 4u);
+}
+
+TEST(OpSemantics, NumPyDocumentedSpotChecks) {
+  auto one = [](Op op, DType d, double x, double y) {
+    return test::get(binary(op, test::make(d, {}, {x}), test::make(d, {}, {y})), 0);
+  };
+  EXPECT_EQ(one(Op::add, DType::i8, 127, 1), -128);   // wraps
+  EXPECT_EQ(one(Op::sub, DType::u8, 0, 1), 255);
+  EXPECT_EQ(one(Op::mul, DType::i16, 300, 300), 24464);
+  EXPECT_EQ(one(Op::div, DType::i32, -7, 2), -4);     // floor, not truncation
+  EXPECT_EQ(one(Op::div, DType::i32, 7, -2), -4);
+  EXPECT_EQ(one(Op::div, DType::i8, -128, -1), -128); // MIN // -1 wraps
+  EXPECT_EQ(one(Op::div, DType::i64, 5, 0), 0);       // x // 0 == 0
+  EXPECT_EQ(one(Op::div, DType::u8, 5, 0), 0);
+  EXPECT_EQ(one(Op::add, DType::f16, 2048, 1), 2048); // 2049 ties to even in f16
+  EXPECT_EQ(one(Op::add, DType::f16, 2048, 3), 2052); // 2051 ties to even (up)
+  EXPECT_EQ(one(Op::add, DType::bf16, 256, 1), 256);  // 257 ties to even in bf16
+  EXPECT_TRUE(std::isnan(one(Op::max, DType::f32, nan_, 1)));
+  EXPECT_TRUE(std::isnan(one(Op::min, DType::f64, 1, nan_)));
+}
+
+}  // namespace
+}  // namespace bcast

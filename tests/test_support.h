@@ -1,0 +1,45 @@
+// Helpers shared by the test suites: typed element access through doubles,
+// and random strided views for property tests.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "bcast/bcast.h"
+#include "half.h"
+
+namespace bcast::test {
+
+// Element i (C order over the view's index space) as a double, and back.
+// Every value the tests use is exactly representable in the dtype involved.
+std::int64_t element_offset(const TensorView& x, std::int64_t i);
+double get(const TensorView& x, std::int64_t i);
+void set(const TensorView& x, std::int64_t i, double v);
+Tensor make(DType dtype, const Shape& shape, const std::vector<double>& values);
+
+// Raw bytes of every element in C order: bit-exact comparison of results.
+std::vector<std::uint8_t> bytes_of(const TensorView& x);
+
+// A strided view into its own buffer: a random permutation of a contiguous
+// parent, sliced with random steps (negative too), so strides are neither
+// sorted nor dense.
+struct RandomView {
+  Tensor parent;
+  TensorView view;
+};
+RandomView random_view(DType dtype, const Shape& shape, std::mt19937_64& rng, bool allow_strange = true);
+
+// Random shapes (out, a, b) that broadcast: out has rank up to max_rank and
+// at most max_numel elements; a and b are trailing parts of it with some
+// extents replaced by 1.
+struct ShapeTriple {
+  Shape out, a, b;
+};
+ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int64_t max_extent,
+                                    std::int64_t max_numel);
+
+void fill_random(const TensorView& x, std::mt19937_64& rng);
+
+}  // namespace bcast::test
