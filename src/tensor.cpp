@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "error_messages.h"
 
@@ -27,6 +28,17 @@ Tensor::Tensor(DType dtype, const Shape& shape, Order order) {
   view_.data = p;
   view_.dtype = dtype;
   view_.layout = order == Order::c ? Layout::contiguous(shape) : Layout::column_major(shape);
+}
+
+Tensor::Tensor(Tensor&& other) noexcept
+    : buffer_(std::move(other.buffer_)), nbytes_(std::exchange(other.nbytes_, 0)),
+      view_(std::exchange(other.view_, TensorView{})) {}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  buffer_ = std::move(other.buffer_);
+  nbytes_ = std::exchange(other.nbytes_, 0);
+  view_ = std::exchange(other.view_, TensorView{});
+  return *this;
 }
 
 }  // namespace bcast

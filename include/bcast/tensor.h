@@ -35,6 +35,9 @@ class Tensor {
 
   Tensor() = default;
   Tensor(DType dtype, const Shape& shape, Order order = Order::c);
+  // Moving hands the buffer over and leaves the source empty (no dangling view).
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(Tensor&& other) noexcept;
 
   DType dtype() const { return view_.dtype; }
   const Layout& layout() const { return view_.layout; }
