@@ -98,7 +98,10 @@ BroadcastPlan assemble(const std::vector<PlanDim>& dims, const std::array<std::i
   for (const PlanDim& dim : dims) {
     plan.type.push_back(dim.code);
     plan.extents.push_back(dim.extent);
-    for (int k = 0; k < kNumOperands; ++k) plan.strides[k].push_back(dim.stride[k]);
+    for (int k = 0; k < kNumOperands; ++k) {
+      plan.strides[k].push_back(dim.stride[k]);
+      plan.spans[k].push_back((dim.extent - 1) * dim.stride[k]);
+    }
   }
   return plan;
 }

@@ -36,6 +36,7 @@ struct BroadcastPlan {
   BroadcastType type;
   std::vector<std::int64_t> extents;
   std::array<std::vector<std::int64_t>, kNumOperands> strides;
+  std::array<std::vector<std::int64_t>, kNumOperands> spans;  // (extent - 1) * stride, per level
   std::array<std::int64_t, kNumOperands> base{};
   std::int64_t numel = 0;  // elements of the output; 0 means nothing to do
 

@@ -5,7 +5,7 @@
 
 #include "bcast/runtime.h"
 #include "broadcast_plan.h"
-#include "parallel_execute.h"
+#include "executor.h"
 #include "reference_executor.h"
 #include "scalar_ops.h"
 #include "validate_binary.h"
@@ -22,11 +22,8 @@ constexpr std::array<std::string_view, kNumOps> kOpNames{
 // Runs a validated call.
 void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
   const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
-  if (plan.numel == 0) return;
-  const OperandPointers ptrs{out.data, a.data, b.data};
-  parallel_execute(plan, num_threads(), [&](std::int64_t begin, std::int64_t end) {
-    run_reference(op, a.dtype, plan, ptrs, begin, end);
-  });
+  execute_plan(plan, reference_kernel(op, a.dtype), {out.data, a.data, b.data},
+               {out.element_size(), a.element_size(), b.element_size()}, num_threads());
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
 // The reference executor: one template loop nest, instantiated per (op, dtype).
 #include "reference_executor.h"
 
-#include <vector>
-
+#include "broadcast_plan.h"
 #include "scalar_ops.h"
 
 namespace bcast {
@@ -28,65 +27,48 @@ void inner_loop(std::int64_t n, Out* out, std::int64_t so, const In* a, std::int
   }
 }
 
-// NOTE: [Additive offsets] (broadcast_plan.h). The outer levels run as an
-// odometer: each step adds the level's strides; a level that wraps subtracts
-// what its steps added (its span, computed once per call) and carries.
+// NOTE: [Kernel ABI] (kernel_abi.h). The outer levels run as an odometer: each
+// step adds the level's strides; a level that wraps subtracts its span and carries.
 template <Op O, DType D>
 struct Nest {
   using F = ScalarOp<O, D>;
   using In = typename detail::Element<D>::storage;
   using Out = typename F::Out::storage;
 
-  static void run(const BroadcastPlan& plan, const OperandPointers& ptrs, std::int64_t begin,
-                  std::int64_t end) {
-    auto* out = static_cast<Out*>(ptrs.out) + plan.base[kOut];
-    const auto* a = static_cast<const In*>(ptrs.a) + plan.base[kA];
-    const auto* b = static_cast<const In*>(ptrs.b) + plan.base[kB];
-    const int rank = plan.rank();
+  static void run(const KernelArgs* args) {
+    auto* out = static_cast<Out*>(args->out);
+    const auto* a = static_cast<const In*>(args->a);
+    const auto* b = static_cast<const In*>(args->b);
+    const std::int64_t rank = args->rank;
     if (rank == 0) {  // a scalar: one element
-      if (begin < end) *out = F::run(*a, *b);
+      if (args->count > 0) *out = F::run(*a, *b);
       return;
     }
-    const int inner = rank - 1;
-    const std::int64_t n = plan.extents[inner];
-    const std::int64_t so = plan.strides[kOut][inner], sa = plan.strides[kA][inner],
-                       sb = plan.strides[kB][inner];
-
-    // Position the odometer at `begin`: the only index arithmetic, once per call.
-    std::vector<std::int64_t> index(inner);
-    std::array<std::int64_t, kNumOperands> offset{};
-    std::vector<std::array<std::int64_t, kNumOperands>> span(inner);
-    for (std::int64_t l = inner - 1, rest = begin; l >= 0; --l) {
-      index[l] = rest % plan.extents[l];
-      rest /= plan.extents[l];
-      for (int k = 0; k < kNumOperands; ++k) {
-        offset[k] += index[l] * plan.strides[k][l];
-        span[l][k] = (plan.extents[l] - 1) * plan.strides[k][l];
-      }
-    }
-
-    for (std::int64_t it = begin; it < end; ++it) {
-      inner_loop<F>(n, out + offset[kOut], so, a + offset[kA], sa, b + offset[kB], sb);
-      for (int l = inner - 1; l >= 0; --l) {
-        if (++index[l] < plan.extents[l]) {
-          for (int k = 0; k < kNumOperands; ++k) offset[k] += plan.strides[k][l];
+    const std::int64_t inner = rank - 1;
+    const std::int64_t* extents = args->extents;
+    const std::int64_t* stride[kNumOperands] = {args->strides, args->strides + rank, args->strides + 2 * rank};
+    const std::int64_t* span[kNumOperands] = {args->spans, args->spans + rank, args->spans + 2 * rank};
+    std::int64_t* index = args->index;
+    std::int64_t offset[kNumOperands] = {0, 0, 0};
+    for (std::int64_t it = 0; it < args->count; ++it) {
+      inner_loop<F>(extents[inner], out + offset[kOut], stride[kOut][inner], a + offset[kA], stride[kA][inner],
+                    b + offset[kB], stride[kB][inner]);
+      for (std::int64_t l = inner - 1; l >= 0; --l) {
+        if (++index[l] < extents[l]) {
+          for (int k = 0; k < kNumOperands; ++k) offset[k] += stride[k][l];
           break;
         }
         index[l] = 0;
-        for (int k = 0; k < kNumOperands; ++k) offset[k] -= span[l][k];
+        for (int k = 0; k < kNumOperands; ++k) offset[k] -= span[k][l];
       }
     }
   }
 };
 
-using NestFn = void (*)(const BroadcastPlan&, const OperandPointers&, std::int64_t, std::int64_t);
-constexpr auto kNests = detail::make_op_dtype_table<Nest, NestFn>();
+constexpr auto kNests = detail::make_op_dtype_table<Nest, KernelFn>();
 
 }  // namespace
 
-void run_reference(Op op, DType dtype, const BroadcastPlan& plan, const OperandPointers& ptrs,
-                   std::int64_t begin, std::int64_t end) {
-  kNests[detail::table_index(op, dtype)](plan, ptrs, begin, end);
-}
+KernelFn reference_kernel(Op op, DType dtype) { return kNests[detail::table_index(op, dtype)]; }
 
 }  // namespace bcast

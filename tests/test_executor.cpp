@@ -74,7 +74,9 @@ TEST(Executor, LargeCallsSplitAcrossThreadsMatchNaive) {
   const ThreadsGuard threads(3);
   // Sizes above the parallel grain, with outer ranges that do not divide evenly.
   const std::vector<std::pair<Shape, Shape>> cases{
-      {{1001, 517}, {517}}, {{7, 300, 211}, {7, 1, 211}}, {{600, 1}, {1, 999}}, {{3, 5, 7, 11, 13, 17}, {1}}};
+      {{1001, 517}, {517}}, {{7, 300, 211}, {7, 1, 211}}, {{600, 1}, {1, 999}}, {{3, 5, 7, 11, 13, 17}, {1}},
+      // Fewer outer iterations than threads: the innermost level is split instead.
+      {{2, 300007}, {300007}}, {{700001}, {1}}};
   for (const auto& [sa, sb] : cases) {
     test::RandomView a = test::random_view(DType::i32, sa, rng, false), b = test::random_view(DType::i32, sb, rng);
     test::fill_random(a.view, rng);

@@ -1,0 +1,90 @@
+// Running a planned call, split into chunks across threads.
+#include "executor.h"
+
+#include <algorithm>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "bcast/layout.h"
+
+namespace bcast {
+namespace {
+
+// A rectangle of the nest: outer iterations [outer_begin, outer_end) and, of
+// each, the innermost elements [inner_begin, inner_end).
+struct Chunk {
+  std::int64_t outer_begin, outer_end, inner_begin, inner_end;
+};
+
+std::int64_t share(std::int64_t total, std::int64_t parts, std::int64_t part) {
+  return total / parts * part + std::min(part, total % parts);
+}
+
+std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
+  const std::int64_t outer = plan.outer_count();
+  const std::int64_t inner = plan.rank() == 0 ? 1 : plan.extents.back();
+  const std::int64_t parts = plan.numel < kParallelGrain ? 1 : std::max(threads, 1);
+  std::vector<Chunk> chunks;
+  if (parts <= 1) {
+    chunks.push_back({0, outer, 0, inner});
+  } else if (outer >= parts) {
+    for (std::int64_t p = 0; p < parts; ++p) chunks.push_back({share(outer, parts, p), share(outer, parts, p + 1), 0, inner});
+  } else {
+    const std::int64_t inner_parts = std::min(parts, inner);
+    for (std::int64_t p = 0; p < inner_parts; ++p)
+      chunks.push_back({0, outer, share(inner, inner_parts, p), share(inner, inner_parts, p + 1)});
+  }
+  return chunks;
+}
+
+// Positions the kernel at the chunk's first element: the only index
+// arithmetic of a call, done once per chunk (NOTE: [Kernel ABI]).
+void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
+               const Chunk& chunk) {
+  const int rank = plan.rank();
+  std::array<std::int64_t, kMaxRank> index{}, extents{};
+  std::array<std::int64_t, kNumOperands> offset = plan.base;
+  std::copy(plan.extents.begin(), plan.extents.end(), extents.begin());
+  for (std::int64_t l = rank - 2, rest = chunk.outer_begin; l >= 0; --l) {
+    index[l] = rest % plan.extents[l];
+    rest /= plan.extents[l];
+    for (int k = 0; k < kNumOperands; ++k) offset[k] += index[l] * plan.strides[k][l];
+  }
+  if (rank > 0) {
+    for (int k = 0; k < kNumOperands; ++k) offset[k] += chunk.inner_begin * plan.strides[k][rank - 1];
+    extents[rank - 1] = chunk.inner_end - chunk.inner_begin;
+  }
+  // Strides and spans are stored per operand; the ABI wants three rows back to back.
+  std::array<std::int64_t, kNumOperands * kMaxRank> strides{}, spans{};
+  for (int k = 0; k < kNumOperands; ++k) {
+    std::copy(plan.strides[k].begin(), plan.strides[k].end(), strides.begin() + k * rank);
+    std::copy(plan.spans[k].begin(), plan.spans[k].end(), spans.begin() + k * rank);
+  }
+  auto at = [&](const void* p, int k) {
+    return static_cast<const char*>(p) + offset[k] * static_cast<std::int64_t>(sizes[k]);
+  };
+  const KernelArgs args{const_cast<char*>(at(ptrs.out, kOut)), at(ptrs.a, kA), at(ptrs.b, kB), extents.data(),
+                        strides.data(), spans.data(), index.data(), chunk.outer_end - chunk.outer_begin, rank};
+  kernel(&args);
+}
+
+}  // namespace
+
+void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
+                  int threads) {
+  if (plan.numel == 0) return;
+  const std::vector<Chunk> chunks = split(plan, threads);
+  std::vector<std::jthread> workers;
+  std::vector<const Chunk*> left_to_caller{&chunks[0]};
+  for (std::size_t c = 1; c < chunks.size(); ++c) {
+    try {
+      workers.emplace_back([&, c] { run_chunk(plan, kernel, ptrs, sizes, chunks[c]); });
+    } catch (const std::system_error&) {
+      left_to_caller.push_back(&chunks[c]);
+    }
+  }
+  for (const Chunk* chunk : left_to_caller) run_chunk(plan, kernel, ptrs, sizes, *chunk);
+}
+
+}  // namespace bcast
