@@ -6,7 +6,7 @@
 #include "bcast/runtime.h"
 #include "broadcast_plan.h"
 #include "executor.h"
-#include "reference_executor.h"
+#include "kernel_provider.h"
 #include "scalar_ops.h"
 #include "validate_binary.h"
 
@@ -22,8 +22,10 @@ constexpr std::array<std::string_view, kNumOps> kOpNames{
 // Runs a validated call.
 void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
   const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
-  execute_plan(plan, reference_kernel(op, a.dtype), {out.data, a.data, b.data},
-               {out.element_size(), a.element_size(), b.element_size()}, num_threads());
+  if (plan.numel == 0) return;
+  const SelectedKernel kernel = select_kernel(op, a.dtype, plan);
+  execute_plan(plan, kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
+               num_threads());
 }
 
 }  // namespace

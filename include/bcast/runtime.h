@@ -1,7 +1,10 @@
 // Process-wide runtime settings and facts about the code generator's host.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace bcast {
 
@@ -9,6 +12,40 @@ namespace bcast {
 // Calls below a minimum amount of work stay on the calling thread.
 void set_num_threads(int n);
 int num_threads();
+
+// JIT compilation. When off, every call runs on the reference executor (the
+// results are the same; only speed differs). Default on.
+void set_jit_enabled(bool enabled);
+bool jit_enabled();
+
+// Kernels kept in memory, least recently used evicted first. A kernel still
+// running when it is evicted stays loaded until its calls finish. 0 keeps
+// nothing: every call compiles its kernel.
+void set_kernel_cache_capacity(std::size_t kernels);
+std::size_t kernel_cache_capacity();
+void clear_kernel_cache();  // drops every kernel and resets the counters
+
+// Counters for one kernel key, kept across evictions.
+struct KernelStats {
+  std::string key;            // KernelKey::to_string()
+  std::uint64_t hits = 0;     // calls served by an already compiled (or compiling) kernel
+  std::uint64_t misses = 0;   // calls that had to compile it
+  std::uint64_t failures = 0; // compilations that failed (calls then fell back)
+  double compile_ms = 0;      // total time compiling this key
+  std::size_t code_bytes = 0; // machine code of the resident kernel
+  bool resident = false;      // in the cache now
+};
+
+struct KernelCacheStats {
+  std::uint64_t hits = 0, misses = 0, compiles = 0, failures = 0, evictions = 0;
+  double compile_ms = 0;
+  std::size_t code_bytes = 0;  // of the resident kernels
+  std::size_t resident = 0;
+  std::size_t capacity = 0;
+};
+
+KernelCacheStats kernel_cache_stats();
+std::vector<KernelStats> kernel_cache_entries();
 
 struct RuntimeInfo {
   std::string version;       // bcast's version

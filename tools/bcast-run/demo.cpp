@@ -82,8 +82,9 @@ std::vector<Row> image_normalise(std::mt19937_64& rng, int repeats) {
 
 int run_demo(int repeats) {
   const RuntimeInfo info = runtime_info();
-  std::cout << fmt::format("bcast {} demo: reference executor, {} thread(s), host {} (LLVM {})\n", info.version,
-                           num_threads(), info.host_cpu, info.llvm_version);
+  std::cout << fmt::format("bcast {} demo: {}, {} thread(s), host {} (LLVM {})\n", info.version,
+                           jit_enabled() ? "JIT-compiled kernels" : "reference executor (JIT off)", num_threads(),
+                           info.host_cpu, info.llvm_version);
   std::cout << "every result is checked bit for bit against the naive executor (no planner, no loop nest)\n\n";
 
   std::mt19937_64 rng(2026);
@@ -104,8 +105,11 @@ int run_demo(int repeats) {
     std::cout << fmt::format("{:<22} {:<44} {:<48} {:>7.3f} ms {:>7.2f}  {}\n", r.name, r.shapes, r.type, r.ns / 1e6,
                              static_cast<double>(r.bytes) / r.ns, r.ok ? "ok" : "MISMATCH");
   }
-  std::cout << fmt::format("\n{} of {} cases match\n", std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.ok; }),
-                           rows.size());
+  const KernelCacheStats cache = kernel_cache_stats();
+  std::cout << fmt::format("\n{} of {} cases match; kernel cache: {} compiled ({:.1f} ms, {} bytes of code), {} hits, "
+                           "{} compile failures\n",
+                           std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.ok; }), rows.size(),
+                           cache.compiles, cache.compile_ms, cache.code_bytes, cache.hits, cache.failures);
   return all_ok ? 0 : 1;
 }
 

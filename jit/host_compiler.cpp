@@ -1,0 +1,243 @@
+// The host back end: emit the nest, optimise with the target's pipeline,
+// generate an object file, load it into one process-wide LLJIT.
+#include "host_compiler.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+#include "host_target.h"
+#include "loop_nest_emitter.h"
+
+namespace bcast::jit {
+namespace {
+
+std::atomic<bool> g_fail_compilation{false};
+
+std::string message(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+void initialise_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+llvm::CodeGenOptLevel codegen_level(int opt_level) {
+  switch (opt_level) {
+    case 0: return llvm::CodeGenOptLevel::None;
+    case 1: return llvm::CodeGenOptLevel::Less;
+    case 3: return llvm::CodeGenOptLevel::Aggressive;
+    default: return llvm::CodeGenOptLevel::Default;
+  }
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(const CodegenSettings& s) {
+  llvm::orc::JITTargetMachineBuilder builder{llvm::Triple(host_target().triple)};
+  builder.setCPU(s.cpu);
+  llvm::SubtargetFeatures features;
+  llvm::SmallVector<llvm::StringRef, 64> names;
+  llvm::StringRef(s.features).split(names, ',', -1, false);
+  for (llvm::StringRef f : names) features.AddFeature(f.drop_front(), f.front() == '+');
+  builder.addFeatures(features.getFeatures());
+  builder.setCodeGenOptLevel(codegen_level(s.opt_level));
+  return builder.createTargetMachine();
+}
+
+// The process-wide JIT, created on first use. Kernels hold a reference, so it
+// lives as long as any of them.
+class HostJit {
+ public:
+  static llvm::Expected<std::shared_ptr<HostJit>> get() {
+    static std::mutex mutex;
+    static std::shared_ptr<HostJit> instance;
+    const std::lock_guard lock(mutex);
+    if (!instance) {
+      initialise_llvm();
+      auto jit = llvm::orc::LLJITBuilder().create();
+      if (!jit) return jit.takeError();
+      // Kernels may call the C library (pow) and compiler runtime helpers.
+      auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          (*jit)->getDataLayout().getGlobalPrefix());
+      if (!process) return process.takeError();
+      (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+      instance.reset(new HostJit(std::move(*jit)));
+    }
+    return instance;
+  }
+
+  llvm::orc::LLJIT& lljit() { return *jit_; }
+
+ private:
+  explicit HostJit(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+};
+
+class LoadedKernel final : public CompiledKernel {
+ public:
+  LoadedKernel(std::shared_ptr<HostJit> jit, llvm::orc::ResourceTrackerSP tracker)
+      : jit_(std::move(jit)), tracker_(std::move(tracker)) {}
+  ~LoadedKernel() override { llvm::consumeError(tracker_->remove()); }
+
+ private:
+  std::shared_ptr<HostJit> jit_;
+  llvm::orc::ResourceTrackerSP tracker_;
+};
+
+// One kernel's module, in its own context so that compilations run in parallel.
+struct KernelModule {
+  std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module;
+};
+
+KernelModule build_module(const KernelKey& key, const CodegenSettings& settings, llvm::TargetMachine& tm,
+                          const std::string& symbol) {
+  KernelModule km;
+  km.module = std::make_unique<llvm::Module>(key.to_string(), *km.context);
+  km.module->setDataLayout(tm.createDataLayout());
+  km.module->setTargetTriple(tm.getTargetTriple().str());
+  emit_kernel(*km.module, key, settings, symbol);
+  return km;
+}
+
+void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  const llvm::OptimizationLevel level = opt_level <= 0   ? llvm::OptimizationLevel::O0
+                                        : opt_level == 1 ? llvm::OptimizationLevel::O1
+                                        : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                         : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm =
+      opt_level <= 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+llvm::Expected<llvm::SmallVector<char, 0>> codegen(llvm::Module& module, llvm::TargetMachine& tm,
+                                                   llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "the target cannot emit this file type");
+  pm.run(module);
+  return buffer;
+}
+
+std::size_t text_bytes(llvm::MemoryBufferRef object) {
+  auto file = llvm::object::ObjectFile::createObjectFile(object);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return object.getBufferSize();
+  }
+  std::size_t bytes = 0;
+  for (const llvm::object::SectionRef& section : (*file)->sections())
+    if (section.isText()) bytes += section.getSize();
+  return bytes;
+}
+
+// Symbols must be unique in the JIT: a key compiled again after its first
+// kernel was evicted (and may still be running) gets a numbered symbol.
+std::string fresh_symbol(const KernelKey& key) {
+  static std::atomic<std::uint64_t> generation{0};
+  const std::uint64_t g = generation.fetch_add(1);
+  return g == 0 ? key.to_string() : key.to_string() + ".g" + std::to_string(g);
+}
+
+llvm::Expected<std::shared_ptr<const CompiledKernel>> compile(const KernelKey& key) {
+  const auto start = std::chrono::steady_clock::now();
+  if (g_fail_compilation.load()) return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (test hook)");
+  auto jit = HostJit::get();
+  if (!jit) return jit.takeError();
+  const CodegenSettings settings = codegen_settings(key.codegen);
+  auto tm = make_target_machine(settings);
+  if (!tm) return tm.takeError();
+  const std::string symbol = fresh_symbol(key);
+  KernelModule km = build_module(key, settings, **tm, symbol);
+  std::string problems;
+  llvm::raw_string_ostream problem_stream(problems);
+  if (llvm::verifyModule(*km.module, &problem_stream))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "invalid IR: " + problems);
+  optimise(*km.module, **tm, settings.opt_level);
+  auto object = codegen(*km.module, **tm, llvm::CodeGenFileType::ObjectFile);
+  if (!object) return object.takeError();
+
+  llvm::orc::LLJIT& lljit = (*jit)->lljit();
+  llvm::orc::ResourceTrackerSP tracker = lljit.getMainJITDylib().createResourceTracker();
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object->data(), object->size()), symbol);
+  const std::size_t code = text_bytes(buffer->getMemBufferRef());
+  if (llvm::Error e = lljit.addObjectFile(tracker, std::move(buffer))) return e;
+  auto address = lljit.lookup(symbol);
+  if (!address) {
+    llvm::consumeError(tracker->remove());
+    return address.takeError();
+  }
+  auto kernel = std::make_shared<LoadedKernel>(*jit, tracker);
+  kernel->fn = address->toPtr<KernelFn>();
+  kernel->symbol = symbol;
+  kernel->code_bytes = code;
+  kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return kernel;
+}
+
+}  // namespace
+
+CompileResult compile_host_kernel(const KernelKey& key) {
+  auto kernel = compile(key);
+  if (!kernel) return {nullptr, message(kernel.takeError())};
+  return {std::move(*kernel), ""};
+}
+
+CodegenSettings host_codegen_settings(int opt_level) {
+  const HostTarget& host = host_target();
+  return {opt_level, host.cpu, host.features, 0};
+}
+
+std::string kernel_ir(const KernelKey& key, bool optimized) {
+  initialise_llvm();
+  const CodegenSettings settings = codegen_settings(key.codegen);
+  auto tm = make_target_machine(settings);
+  if (!tm) return "error: " + message(tm.takeError());
+  KernelModule km = build_module(key, settings, **tm, key.to_string());
+  if (optimized) optimise(*km.module, **tm, settings.opt_level);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  km.module->print(os, nullptr);
+  return text;
+}
+
+std::string kernel_assembly(const KernelKey& key) {
+  initialise_llvm();
+  const CodegenSettings settings = codegen_settings(key.codegen);
+  auto tm = make_target_machine(settings);
+  if (!tm) return "error: " + message(tm.takeError());
+  KernelModule km = build_module(key, settings, **tm, key.to_string());
+  optimise(*km.module, **tm, settings.opt_level);
+  auto text = codegen(*km.module, **tm, llvm::CodeGenFileType::AssemblyFile);
+  if (!text) return "error: " + message(text.takeError());
+  return std::string(text->data(), text->size());
+}
+
+void set_fail_compilation_for_testing(bool fail) { g_fail_compilation.store(fail); }
+
+}  // namespace bcast::jit

@@ -1,0 +1,46 @@
+// The host CPU back end: LLVM ORC LLJIT compiling kernels for this machine.
+// LLVM-free interface: src/ and the tests use it without LLVM headers.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "codegen_settings.h"
+#include "kernel_abi.h"
+#include "kernel_key.h"
+
+namespace bcast::jit {
+
+// A kernel in executable memory. Its code stays loaded while any copy of the
+// shared_ptr that holds it lives, so a cache may drop it while calls still run.
+class CompiledKernel {
+ public:
+  virtual ~CompiledKernel() = default;
+  KernelFn fn = nullptr;
+  std::string symbol;
+  std::size_t code_bytes = 0;  // size of the kernel's machine code (.text)
+  double compile_ms = 0;       // IR emission, optimisation and codegen
+};
+
+struct CompileResult {
+  std::shared_ptr<const CompiledKernel> kernel;  // null on failure
+  std::string error;                             // why, when kernel is null
+};
+
+// Compiles `key` for the host. Never throws for a compiler failure: the error
+// comes back as text and the caller falls back to the reference executor.
+CompileResult compile_host_kernel(const KernelKey& key);
+
+// The settings of this host: LLVM's CPU name and features, the given opt level.
+CodegenSettings host_codegen_settings(int opt_level);
+
+// The kernel's IR before or after the optimisation pipeline, and its assembly:
+// for tests and dumps.
+std::string kernel_ir(const KernelKey& key, bool optimized);
+std::string kernel_assembly(const KernelKey& key);
+
+// Test-only switch: every compilation fails, as an LLVM error would.
+void set_fail_compilation_for_testing(bool fail);
+
+}  // namespace bcast::jit

@@ -1,0 +1,20 @@
+// dtype -> LLVM types, and the IR that loads an element into its compute type
+// and stores a computed value back (f16/bf16 compute in f32, bool in i1).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+
+#include "bcast/dtype.h"
+
+namespace bcast::jit {
+
+enum class NumberKind : std::uint8_t { floating, signed_int, unsigned_int, boolean };
+
+NumberKind number_kind(DType dtype);
+llvm::Type* storage_type(llvm::LLVMContext& context, DType dtype);  // what memory holds
+llvm::Type* compute_type(llvm::LLVMContext& context, DType dtype);  // what ops work on
+
+llvm::Value* emit_load(llvm::IRBuilder<>& b, DType dtype, llvm::Value* address);
+void emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address);
+
+}  // namespace bcast::jit

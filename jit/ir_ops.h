@@ -1,0 +1,15 @@
+// The IR of one op on two compute-typed values (see ir_dtypes.h).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+
+#include "bcast/ops.h"
+
+namespace bcast::jit {
+
+// Returns op(x, y) in the compute type of the result dtype (i1 for bool).
+// Semantics are those of src/scalar_ops.h, which the differential tests hold
+// this to bit for bit.
+llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y);
+
+}  // namespace bcast::jit

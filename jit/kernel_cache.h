@@ -1,0 +1,41 @@
+// The in-memory kernel cache: KernelKey -> compiled kernel, with single-flight
+// compilation, LRU eviction and counters. LLVM-free interface.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "bcast/runtime.h"
+#include "host_compiler.h"
+#include "kernel_key.h"
+
+namespace bcast::jit {
+
+class KernelCache {
+ public:
+  static constexpr std::size_t kDefaultCapacity = 1024;
+
+  KernelCache();
+  ~KernelCache();
+
+  // The kernel for `key`, compiled on the first request. Threads that ask for
+  // a key being compiled wait for that compilation instead of starting their
+  // own. Null when compilation failed (logged once per key): the caller falls
+  // back to the reference executor.
+  std::shared_ptr<const CompiledKernel> get(const KernelKey& key);
+
+  void set_capacity(std::size_t kernels);
+  std::size_t capacity() const;
+  void clear();
+  KernelCacheStats stats() const;
+  std::vector<KernelStats> entries() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The process-wide cache.
+KernelCache& kernel_cache();
+
+}  // namespace bcast::jit

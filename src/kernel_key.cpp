@@ -1,0 +1,94 @@
+// KernelKey construction, naming and hashing.
+#define XXH_INLINE_ALL
+#include "kernel_key.h"
+
+#include <xxhash.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "codegen_settings.h"
+
+namespace bcast {
+namespace {
+
+void set_code(KernelKey& key, int level, DimCode code) {
+  key.codes[level / 32] |= static_cast<std::uint64_t>(code) << (2 * (level % 32));
+}
+
+char stride_letter(InnerStride s) {
+  switch (s) {
+    case InnerStride::unit: return 'u';
+    case InnerStride::zero: return 'z';
+    case InnerStride::strided: return 's';
+  }
+  return '?';
+}
+
+InnerStride classify(std::int64_t stride, bool repeated) {
+  if (repeated) return InnerStride::zero;
+  return stride == 1 ? InnerStride::unit : InnerStride::strided;
+}
+
+}  // namespace
+
+DimCode KernelKey::code(int level) const {
+  return static_cast<DimCode>((codes[level / 32] >> (2 * (level % 32))) & 3u);
+}
+
+BroadcastType KernelKey::type() const {
+  BroadcastType t(rank);
+  for (int l = 0; l < rank; ++l) t[l] = code(l);
+  return t;
+}
+
+std::string KernelKey::to_string() const {
+  const CodegenSettings settings = codegen_settings(codegen);
+  const std::string tuning = settings.features + "/" + std::to_string(settings.vector_width_bits);
+  const auto tuning_hash = static_cast<std::uint32_t>(XXH3_64bits(tuning.data(), tuning.size()));
+  return fmt::format("{}.{}.{}.{}{}{}.host.{}.O{}.{:08x}", op_name(op), dtype_name(dtype), bcast::to_string(type()),
+                     stride_letter(inner[kOut]), stride_letter(inner[kA]), stride_letter(inner[kB]), settings.cpu,
+                     settings.opt_level, tuning_hash);
+}
+
+std::uint64_t KernelKey::hash() const {
+  // Hash the fields, not the object: padding bytes are not part of the key.
+  std::array<std::uint8_t, 8> small{static_cast<std::uint8_t>(target), static_cast<std::uint8_t>(op),
+                                    static_cast<std::uint8_t>(dtype),   rank,
+                                    static_cast<std::uint8_t>(inner[0]), static_cast<std::uint8_t>(inner[1]),
+                                    static_cast<std::uint8_t>(inner[2]), 0};
+  std::array<std::uint64_t, 4> words{};
+  std::memcpy(&words[0], small.data(), small.size());
+  words[1] = codegen;
+  words[2] = codes[0];
+  words[3] = codes[1];
+  return XXH3_64bits(words.data(), sizeof words);
+}
+
+KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen) {
+  KernelKey key;
+  key.target = target;
+  key.op = op;
+  key.dtype = dtype;
+  key.codegen = codegen;
+  key.rank = static_cast<std::uint8_t>(plan.rank());
+  for (int l = 0; l < plan.rank(); ++l) set_code(key, l, plan.type[l]);
+  if (plan.rank() > 0) {
+    const int inner = plan.rank() - 1;
+    const DimCode code = plan.type[inner];
+    key.inner[kOut] = classify(plan.strides[kOut][inner], false);
+    key.inner[kA] = classify(plan.strides[kA][inner], code == DimCode::expand_a);
+    key.inner[kB] = classify(plan.strides[kB][inner], code == DimCode::expand_b);
+  }
+  return key;
+}
+
+KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen) {
+  BroadcastPlan plan;
+  plan.type = type;
+  for (int k = 0; k < kNumOperands; ++k) plan.strides[k].assign(type.size(), 1);
+  return make_kernel_key(target, op, dtype, plan, codegen);
+}
+
+}  // namespace bcast

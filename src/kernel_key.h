@@ -1,0 +1,61 @@
+// KernelKey: everything a generated kernel depends on, and nothing else.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "bcast/dtype.h"
+#include "bcast/ops.h"
+#include "broadcast_plan.h"
+
+namespace bcast {
+
+enum class Target : std::uint8_t { host };
+
+// How an operand moves along the innermost level, which the kernel's inner
+// loop is specialised for.
+enum class InnerStride : std::uint8_t {
+  unit,     // stride 1: contiguous, vectorised loads and stores
+  zero,     // the operand repeats along the level (an expand code): loaded once
+  strided,  // any other stride, a run-time value (0 included, for a broadcast view)
+};
+
+// Extents and strides are run-time arguments, so one kernel serves every shape
+// of its broadcast type. A key is small and trivially copyable so that the
+// cache's hit path builds and hashes one without allocating.
+struct KernelKey {
+  Target target = Target::host;
+  Op op = Op::add;
+  DType dtype = DType::f32;
+  std::uint8_t rank = 0;                       // levels of the broadcast type
+  std::array<InnerStride, kNumOperands> inner{};  // out, a, b
+  std::uint32_t codegen = 0;                   // intern_codegen_settings id
+  std::array<std::uint64_t, 2> codes{};        // level l's DimCode in bits [2l, 2l+2)
+
+  DimCode code(int level) const;
+  BroadcastType type() const;
+
+  // Stable and readable; the LLVM module name and the kernel's symbol:
+  //   add.f32.[expand_b,same].uuz.host.znver5.O2.1a2b3c4d
+  // (inner strides of out, a, b: u unit, z zero, s strided; then the target,
+  // CPU, opt level and a hash of the CPU features and vector width).
+  std::string to_string() const;
+  std::uint64_t hash() const;
+
+  friend bool operator==(const KernelKey&, const KernelKey&) = default;
+};
+
+struct KernelKeyHash {
+  std::size_t operator()(const KernelKey& key) const { return key.hash(); }
+};
+
+// The key of a planned call. Plans of rank above 64 levels cannot occur
+// (layouts are limited to kMaxRank dims).
+KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen);
+
+// The same from a broadcast type alone, for pre-generation: operands are
+// contiguous, so a `same` innermost level streams both inputs.
+KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen);
+
+}  // namespace bcast

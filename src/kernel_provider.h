@@ -1,0 +1,26 @@
+// How src/ gets a kernel for a planned call: the JIT cache when the JIT is on
+// and compilation succeeds, the reference executor otherwise.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "bcast/ops.h"
+#include "broadcast_plan.h"
+#include "kernel_abi.h"
+
+namespace bcast {
+
+// A kernel, and what keeps its code loaded while the call runs.
+struct SelectedKernel {
+  KernelFn fn = nullptr;
+  std::shared_ptr<const void> keep_alive;  // null for the reference executor
+  bool jit = false;
+};
+
+SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan);
+
+// The interned codegen settings new kernels are compiled with.
+std::uint32_t current_codegen_id();
+
+}  // namespace bcast
