@@ -87,6 +87,7 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
 KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen) {
   BroadcastPlan plan;
   plan.type = type;
+  plan.extents.assign(type.size(), 2);
   for (int k = 0; k < kNumOperands; ++k) plan.strides[k].assign(type.size(), 1);
   return make_kernel_key(target, op, dtype, plan, codegen);
 }

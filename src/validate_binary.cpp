@@ -13,9 +13,7 @@ namespace {
 
 using detail::fail;
 
-// Layout invariants plus: a view with elements needs memory.
-void validate_operand(Op op, const TensorView& x, const char* operand) {
-  validate_layout(x.layout, operand);
+void require_data(Op op, const TensorView& x, const char* operand) {
   if (x.data == nullptr && x.numel() > 0)
     fail(ErrorKind::value, "{}: {} has shape {} but its data pointer is null", op_name(op), operand,
          to_string(x.shape()));
@@ -24,16 +22,16 @@ void validate_operand(Op op, const TensorView& x, const char* operand) {
 // A sufficient test that no two indices of out share an element: with dims
 // sorted by |stride|, each stride must step past everything the smaller dims
 // reach. Stride 0 over extent > 1 (a broadcast view) always fails it.
-void require_no_self_overlap(Op op, const TensorView& out) {
+void require_no_self_overlap(Op op, const Layout& out) {
   std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (|stride|, extent)
   for (int d = 0; d < out.rank(); ++d)
-    if (out.shape()[d] > 1) dims.emplace_back(std::abs(out.strides()[d]), out.shape()[d]);
+    if (out.shape[d] > 1) dims.emplace_back(std::abs(out.strides[d]), out.shape[d]);
   std::sort(dims.begin(), dims.end());
   std::int64_t reach = 0;
   for (const auto& [stride, extent] : dims) {
     if (stride <= reach)
       fail(ErrorKind::value, "{}: out of shape {} and strides {} writes some elements more than once",
-           op_name(op), to_string(out.shape()), to_string(out.strides()));
+           op_name(op), to_string(out.shape), to_string(out.strides));
     reach += stride * (extent - 1);
   }
 }
@@ -70,16 +68,16 @@ bool ranges_overlap(const TensorView& x, const TensorView& y) {
   return rx.begin < ry.end && ry.begin < rx.end;
 }
 
-Shape validate_inputs(Op op, const TensorView& a, const TensorView& b) {
-  validate_operand(op, a, "a");
-  validate_operand(op, b, "b");
-  if (a.dtype != b.dtype)
-    fail(ErrorKind::dtype, "{}: operands have different dtypes: a is {}, b is {}", op_name(op),
-         dtype_name(a.dtype), dtype_name(b.dtype));
-  if (!op_supports(op, a.dtype))
-    fail(ErrorKind::dtype, "{}: not defined for dtype {}", op_name(op), dtype_name(a.dtype));
+Shape validate_input_layouts(Op op, DType a_dtype, const Layout& a, DType b_dtype, const Layout& b) {
+  validate_layout(a, "a");
+  validate_layout(b, "b");
+  if (a_dtype != b_dtype)
+    fail(ErrorKind::dtype, "{}: operands have different dtypes: a is {}, b is {}", op_name(op), dtype_name(a_dtype),
+         dtype_name(b_dtype));
+  if (!op_supports(op, a_dtype))
+    fail(ErrorKind::dtype, "{}: not defined for dtype {}", op_name(op), dtype_name(a_dtype));
   try {
-    Shape shape = broadcast_infer_shape(a.shape(), b.shape());
+    Shape shape = broadcast_infer_shape(a.shape, b.shape);
     checked_numel(shape, "the broadcast result");
     return shape;
   } catch (const Error& e) {
@@ -87,18 +85,36 @@ Shape validate_inputs(Op op, const TensorView& a, const TensorView& b) {
   }
 }
 
-void validate_out(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
-                  const Shape& out_shape) {
-  validate_operand(op, out, "out");
-  if (out.shape() != out_shape)
+void validate_out_layout(Op op, DType input, const Shape& a_shape, const Shape& b_shape, DType out_dtype,
+                         const Layout& out, const Shape& out_shape) {
+  validate_layout(out, "out");
+  if (out.shape != out_shape)
     fail(ErrorKind::shape, "{}: out has shape {} but a {} and b {} broadcast to {}", op_name(op),
-         to_string(out.shape()), to_string(a.shape()), to_string(b.shape()), to_string(out_shape));
-  if (out.dtype != result_dtype(op, a.dtype))
-    fail(ErrorKind::dtype, "{}: out has dtype {} but the result of {} on {} is {}", op_name(op),
-         dtype_name(out.dtype), op_name(op), dtype_name(a.dtype), dtype_name(result_dtype(op, a.dtype)));
+         to_string(out.shape), to_string(a_shape), to_string(b_shape), to_string(out_shape));
+  if (out_dtype != result_dtype(op, input))
+    fail(ErrorKind::dtype, "{}: out has dtype {} but the result of {} on {} is {}", op_name(op), dtype_name(out_dtype),
+         op_name(op), dtype_name(input), dtype_name(result_dtype(op, input)));
   require_no_self_overlap(op, out);
+}
+
+void validate_data(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  require_data(op, a, "a");
+  require_data(op, b, "b");
+  require_data(op, out, "out");
   require_no_partial_overlap(op, out, a, "a");
   require_no_partial_overlap(op, out, b, "b");
+}
+
+Shape validate_inputs(Op op, const TensorView& a, const TensorView& b) {
+  Shape shape = validate_input_layouts(op, a.dtype, a.layout, b.dtype, b.layout);
+  require_data(op, a, "a");
+  require_data(op, b, "b");
+  return shape;
+}
+
+void validate_out(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const Shape& out_shape) {
+  validate_out_layout(op, a.dtype, a.shape(), b.shape(), out.dtype, out.layout, out_shape);
+  validate_data(op, a, b, out);
 }
 
 }  // namespace bcast

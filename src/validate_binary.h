@@ -6,6 +6,14 @@
 
 namespace bcast {
 
+// The rules on layouts and dtypes alone (prepare() checks these once).
+Shape validate_input_layouts(Op op, DType a_dtype, const Layout& a, DType b_dtype, const Layout& b);
+void validate_out_layout(Op op, DType input, const Shape& a_shape, const Shape& b_shape, DType out_dtype,
+                         const Layout& out, const Shape& out_shape);
+// The rules on data pointers: memory for every non-empty view, and no overlap
+// between out and an input unless out is that input exactly.
+void validate_data(Op op, const TensorView& a, const TensorView& b, const TensorView& out);
+
 // Checks a and b for op; returns the broadcast (output) shape. Throws Error.
 Shape validate_inputs(Op op, const TensorView& a, const TensorView& b);
 

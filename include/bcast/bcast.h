@@ -7,6 +7,7 @@
 #include "bcast/layout.h"
 #include "bcast/npy.h"
 #include "bcast/ops.h"
+#include "bcast/prepared.h"
 #include "bcast/runtime.h"
 #include "bcast/tensor.h"
 #include "bcast/views.h"

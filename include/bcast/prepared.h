@@ -1,0 +1,57 @@
+// Prepared calls and pre-generation: for callers that know their shapes ahead.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bcast/ops.h"
+#include "bcast/tensor.h"
+
+namespace bcast {
+
+// A call with its shapes fixed: validated, planned and given its kernel once.
+// Each run skips shape validation, planning and the cache look-up; it checks
+// only what depends on the data (non-null pointers, no overlap of out with an
+// input other than in place).
+//   auto k = bcast::prepare(Op::add, DType::f32, a.layout(), b.layout());
+//   for (...) k(a, b, out);
+class PreparedOp {
+ public:
+  // The views must have the layouts and dtype given to prepare(): only their
+  // data pointers may change from call to call (not checked).
+  void operator()(const TensorView& a, const TensorView& b, const TensorView& out) const;
+  // Allocates a C-contiguous result.
+  Tensor operator()(const TensorView& a, const TensorView& b) const;
+
+  const Shape& out_shape() const;
+  DType out_dtype() const;
+  const std::string& broadcast_type() const;  // "[expand_b,same]"
+  const std::string& kernel_key() const;      // KernelKey::to_string(), or "reference" without the JIT
+
+  struct Impl;
+
+ private:
+  friend PreparedOp prepare(Op, DType, const Layout&, const Layout&, const Layout&);
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Throws the same errors as the op would, for the same mistakes.
+PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const Layout& out);
+// out is the C-contiguous layout of the broadcast shape.
+PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b);
+
+// Compiles (or finds in the cache) the kernel of every broadcast type with up
+// to `max_rank` levels, for contiguous operands, for each op in `ops` and
+// dtype in `dtypes` (op/dtype pairs that do not exist are skipped), on
+// `threads` threads (0: one per hardware thread). Returns the number of
+// kernels compiled or found in the cache; ones that failed are not counted
+// (their calls will use the reference executor). A cache smaller than the
+// set keeps the most recent ones.
+// Rank r has 3 * 2^(r-1) types (the codes of adjacent levels differ).
+std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads = 0);
+
+// Every broadcast type of contiguous operands with exactly `rank` levels.
+std::vector<std::string> broadcast_types_of_rank(int rank);
+
+}  // namespace bcast

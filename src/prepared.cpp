@@ -1,0 +1,119 @@
+// Prepared calls and pre-generation.
+#include "bcast/prepared.h"
+
+#include <atomic>
+#include <thread>
+
+#include "bcast/runtime.h"
+#include "broadcast_plan.h"
+#include "codegen_settings.h"
+#include "error_messages.h"
+#include "executor.h"
+#include "jit/kernel_cache.h"
+#include "kernel_key.h"
+#include "kernel_provider.h"
+#include "validate_binary.h"
+
+namespace bcast {
+
+struct PreparedOp::Impl {
+  Op op;
+  DType dtype;
+  Layout a, b, out;
+  BroadcastPlan plan;
+  SelectedKernel kernel;
+  std::string type, key;
+};
+
+PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const Layout& out) {
+  const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
+  validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
+  auto impl = std::make_shared<PreparedOp::Impl>();
+  *impl = {op, dtype, a, b, out, plan_broadcast(out, a, b), {}, "", "reference"};
+  impl->type = to_string(impl->plan.type);
+  if (impl->plan.numel > 0) {
+    impl->kernel = select_kernel(op, dtype, impl->plan);
+    if (impl->kernel.jit)
+      impl->key = make_kernel_key(Target::host, op, dtype, impl->plan, current_codegen_id()).to_string();
+  }
+  PreparedOp prepared;
+  prepared.impl_ = std::move(impl);
+  return prepared;
+}
+
+PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b) {
+  return prepare(op, dtype, a, b, Layout::contiguous(validate_input_layouts(op, dtype, a, dtype, b)));
+}
+
+void PreparedOp::operator()(const TensorView& a, const TensorView& b, const TensorView& out) const {
+  const Impl& p = *impl_;
+  validate_data(p.op, a, b, out);
+  if (p.plan.numel == 0) return;
+  execute_plan(p.plan, p.kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
+               num_threads());
+}
+
+Tensor PreparedOp::operator()(const TensorView& a, const TensorView& b) const {
+  Tensor out(out_dtype(), out_shape());
+  (*this)(a, b, out);
+  return out;
+}
+
+const Shape& PreparedOp::out_shape() const { return impl_->out.shape; }
+DType PreparedOp::out_dtype() const { return result_dtype(impl_->op, impl_->dtype); }
+const std::string& PreparedOp::broadcast_type() const { return impl_->type; }
+const std::string& PreparedOp::kernel_key() const { return impl_->key; }
+
+namespace {
+
+// Types of rank r: a first code, then each next code one of the two others.
+std::vector<BroadcastType> types_of_rank(int rank) {
+  if (rank == 0) return {BroadcastType{}};
+  std::vector<BroadcastType> types;
+  for (DimCode first : {DimCode::same, DimCode::expand_a, DimCode::expand_b}) types.push_back({first});
+  for (int level = 1; level < rank; ++level) {
+    std::vector<BroadcastType> longer;
+    for (const BroadcastType& t : types)
+      for (DimCode next : {DimCode::same, DimCode::expand_a, DimCode::expand_b})
+        if (next != t.back()) {
+          longer.push_back(t);
+          longer.back().push_back(next);
+        }
+    types = std::move(longer);
+  }
+  return types;
+}
+
+}  // namespace
+
+std::vector<std::string> broadcast_types_of_rank(int rank) {
+  std::vector<std::string> names;
+  for (const BroadcastType& t : types_of_rank(rank)) names.push_back(to_string(t));
+  return names;
+}
+
+std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads) {
+  if (max_rank < 0 || max_rank > kMaxRank)
+    detail::fail(ErrorKind::value, "pregenerate: max_rank {} is outside 0..{}", max_rank, kMaxRank);
+  std::vector<KernelKey> keys;
+  for (Op op : ops)
+    for (DType dtype : dtypes)
+      if (op_supports(op, dtype))
+        for (int rank = 0; rank <= max_rank; ++rank)
+          for (const BroadcastType& type : types_of_rank(rank))
+            keys.push_back(make_kernel_key(Target::host, op, dtype, type, current_codegen_id()));
+  std::atomic<std::size_t> next{0}, ready{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < keys.size(); i = next++)
+      if (jit::kernel_cache().get(keys[i])) ++ready;
+  };
+  const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 1; t < workers; ++t) pool.emplace_back(work);
+    work();
+  }
+  return ready.load();
+}
+
+}  // namespace bcast

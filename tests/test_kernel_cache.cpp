@@ -1,0 +1,141 @@
+// The kernel cache: counters, single-flight compilation, eviction that never
+// pulls code from under a running call, and the fallback when the JIT fails.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <barrier>
+#include <thread>
+
+#include "codegen_settings.h"
+#include "jit/host_compiler.h"
+#include "jit/kernel_cache.h"
+#include "kernel_key.h"
+#include "kernel_provider.h"
+#include "naive_executor.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+using DC = DimCode;
+
+// A key no other test compiles: its codegen settings carry a unique vector width.
+KernelKey fresh_key(Op op, const BroadcastType& type) {
+  static std::atomic<int> counter{0};
+  CodegenSettings settings = jit::host_codegen_settings(2);
+  settings.vector_width_bits = 100000 + counter.fetch_add(1);
+  return make_kernel_key(Target::host, op, DType::f32, type, intern_codegen_settings(settings));
+}
+
+struct CapacityGuard {
+  std::size_t saved = kernel_cache_capacity();
+  explicit CapacityGuard(std::size_t c) { set_kernel_cache_capacity(c); }
+  ~CapacityGuard() { set_kernel_cache_capacity(saved); }
+};
+
+TEST(KernelCache, CountsMissesThenHits) {
+  clear_kernel_cache();
+  const Tensor a = test::make(DType::f32, {16}, std::vector<double>(16, 1.5));
+  const Tensor b = test::make(DType::f32, {16}, std::vector<double>(16, 2.0));
+  add(a, b);
+  add(a, b);
+  const Tensor c = add(a, b);
+  EXPECT_EQ(test::get(c, 15), 3.5);
+  const KernelCacheStats stats = kernel_cache_stats();
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.compiles, 1u);
+  EXPECT_EQ(stats.hits, 2u);
+  EXPECT_GT(stats.compile_ms, 0.0);
+  EXPECT_GT(stats.code_bytes, 0u);
+  const std::vector<KernelStats> entries = kernel_cache_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].key.rfind("add.f32.[same].uuu.host.", 0), 0u) << entries[0].key;
+  EXPECT_EQ(entries[0].hits, 2u);
+  EXPECT_EQ(entries[0].misses, 1u);
+  EXPECT_TRUE(entries[0].resident);
+}
+
+TEST(KernelCache, EightThreadsMissingOneKeyCompileItOnce) {
+  const KernelKey key = fresh_key(Op::mul, {DC::expand_a, DC::same});
+  const std::uint64_t compiles_before = kernel_cache_stats().compiles;
+  std::barrier start(8);
+  std::vector<const jit::CompiledKernel*> got(8);
+  std::vector<std::jthread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      got[t] = jit::kernel_cache().get(key).get();
+    });
+  threads.clear();  // joins
+  EXPECT_EQ(kernel_cache_stats().compiles - compiles_before, 1u);
+  for (int t = 0; t < 8; ++t) {
+    ASSERT_NE(got[t], nullptr);
+    EXPECT_EQ(got[t], got[0]) << "thread " << t << " got another kernel";
+  }
+}
+
+TEST(KernelCache, EvictedKernelsStayLoadedWhileHeld) {
+  const CapacityGuard guard(2);
+  const KernelKey first = fresh_key(Op::sub, {DC::same});
+  std::shared_ptr<const jit::CompiledKernel> held = jit::kernel_cache().get(first);
+  ASSERT_NE(held, nullptr);
+  const std::uint64_t evictions = kernel_cache_stats().evictions;
+  for (int i = 0; i < 3; ++i) ASSERT_NE(jit::kernel_cache().get(fresh_key(Op::sub, {DC::same})), nullptr);
+  EXPECT_GE(kernel_cache_stats().evictions - evictions, 1u);
+  EXPECT_LE(kernel_cache_stats().resident, 2u);
+  // The evicted kernel's code is still there: run it.
+  const Tensor a = test::make(DType::f32, {5}, {1, 2, 3, 4, 5}), b = test::make(DType::f32, {5}, {5, 4, 3, 2, 1});
+  Tensor out(DType::f32, {5});
+  const std::int64_t extents[1] = {5}, strides[3] = {1, 1, 1}, spans[3] = {4, 4, 4};
+  const KernelArgs args{out.data(), a.data(), b.data(), extents, strides, spans, nullptr, 1, 1};
+  held->fn(&args);
+  EXPECT_EQ(test::get(out, 0), -4.0);
+  EXPECT_EQ(test::get(out, 4), 4.0);
+}
+
+TEST(KernelCache, CapacityTwoUnderConcurrentCallsStaysCorrect) {
+  const CapacityGuard guard(2);
+  // Six broadcast patterns cycling through a cache of two: constant eviction,
+  // with other threads running the kernels being evicted.
+  const std::vector<std::pair<Shape, Shape>> patterns{{{300, 301}, {301}}, {{300, 301}, {300, 1}}, {{90301}, {1}},
+                                                      {{1, 301}, {300, 1}}, {{30, 10, 301}, {10, 1}}, {{301, 300}, {300}}};
+  std::atomic<int> mismatches{0};
+  std::vector<std::jthread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(t);
+      for (int i = 0; i < 30; ++i) {
+        const auto& [sa, sb] = patterns[(t + i) % patterns.size()];
+        Tensor a(DType::f32, sa), b(DType::f32, sb);
+        test::fill_random(a, rng);
+        test::fill_random(b, rng);
+        const Tensor got = add(a, b);
+        Tensor want(DType::f32, got.shape());
+        run_naive(Op::add, a, b, want);
+        if (test::bytes_of(got) != test::bytes_of(want)) ++mismatches;
+      }
+    });
+  threads.clear();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_LE(kernel_cache_stats().resident, 2u);
+}
+
+TEST(KernelCache, CompileFailureFallsBackToTheReferenceAndIsRecorded) {
+  clear_kernel_cache();
+  jit::set_fail_compilation_for_testing(true);
+  const Tensor a = test::make(DType::i32, {2, 3}, {1, 2, 3, 4, 5, 6}), b = test::make(DType::i32, {3}, {10, 20, 30});
+  const Tensor c = add(a, b);
+  const Tensor d = add(a, b);  // the failure is remembered: no second attempt
+  jit::set_fail_compilation_for_testing(false);
+  EXPECT_EQ(test::get(c, 5), 36.0);
+  EXPECT_EQ(test::bytes_of(c), test::bytes_of(d));
+  const KernelCacheStats stats = kernel_cache_stats();
+  EXPECT_EQ(stats.failures, 1u);
+  EXPECT_EQ(stats.compiles, 1u);
+  ASSERT_EQ(kernel_cache_entries().size(), 1u);
+  EXPECT_EQ(kernel_cache_entries()[0].failures, 1u);
+  clear_kernel_cache();  // later tests get a working kernel for this key
+}
+
+}  // namespace
+}  // namespace bcast

@@ -1,0 +1,73 @@
+// Prepared calls give the op's results with the work done once; pre-generation
+// compiles every broadcast type so that later calls only hit the cache.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "naive_executor.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+TEST(Prepared, RepeatedCallsMatchTheNaiveExecutor) {
+  std::mt19937_64 rng(4);
+  const PreparedOp k = prepare(Op::mul, DType::f32, Layout::contiguous({6, 1, 5}), Layout::contiguous({4, 1}));
+  EXPECT_EQ(k.out_shape(), (Shape{6, 4, 5}));
+  EXPECT_EQ(k.broadcast_type(), "[expand_b,expand_a,expand_b]");
+  EXPECT_THAT(k.kernel_key(), ::testing::StartsWith("mul.f32.[expand_b,expand_a,expand_b].uuz."));
+  for (int i = 0; i < 3; ++i) {  // new data each time, same layouts
+    Tensor a(DType::f32, {6, 1, 5}), b(DType::f32, {4, 1});
+    test::fill_random(a, rng);
+    test::fill_random(b, rng);
+    const Tensor got = k(a, b);
+    Tensor want(DType::f32, {6, 4, 5});
+    run_naive(Op::mul, a, b, want);
+    EXPECT_EQ(test::bytes_of(got), test::bytes_of(want));
+  }
+}
+
+TEST(Prepared, StridedOutAndInPlace) {
+  Tensor x = test::make(DType::i32, {3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const Tensor row = test::make(DType::i32, {4}, {100, 200, 300, 400});
+  const PreparedOp k = prepare(Op::add, DType::i32, x.layout(), row.layout(), x.layout());
+  k(x, row, x);  // in place
+  EXPECT_EQ(test::get(x, 11), 411.0);
+  const TensorView flipped = index(x, {Slice{{}, {}, -1}});
+  const PreparedOp r = prepare(Op::sub, DType::i32, flipped.layout, row.layout(), flipped.layout);
+  r(flipped, row, flipped);
+  EXPECT_EQ(test::get(x, 11), 11.0);
+}
+
+TEST(Prepared, RefusesBadLayoutsAtPrepareAndBadDataAtCall) {
+  EXPECT_THROW(prepare(Op::add, DType::f32, Layout::contiguous({2, 2}), Layout::contiguous({3})), Error);
+  EXPECT_THROW(prepare(Op::pow, DType::i8, Layout::contiguous({2}), Layout::contiguous({2})), Error);
+  EXPECT_THROW(prepare(Op::lt, DType::f32, Layout::contiguous({2}), Layout::contiguous({2}), Layout::contiguous({3})),
+               Error);
+  const PreparedOp k = prepare(Op::add, DType::f32, Layout::contiguous({4}), Layout::contiguous({4}));
+  Tensor a(DType::f32, {4}), b(DType::f32, {4});
+  EXPECT_THROW(k(TensorView{nullptr, DType::f32, Layout::contiguous({4})}, b, a), Error);
+  Tensor big(DType::f32, {8});
+  const TensorView overlapping = index(big, {Slice{0, 4, {}}});
+  EXPECT_THROW(k(index(big, {Slice{2, 6, {}}}), b, overlapping), Error);
+}
+
+TEST(Pregenerate, CompilesEveryTypeUpToTheRankThenCallsHit) {
+  clear_kernel_cache();
+  EXPECT_EQ(broadcast_types_of_rank(0), (std::vector<std::string>{"[]"}));
+  for (int r = 1; r <= 6; ++r) EXPECT_EQ(broadcast_types_of_rank(r).size(), 3u << (r - 1));
+  const std::size_t ready = pregenerate({Op::add}, {DType::f32, DType::i16}, 3, 2);
+  EXPECT_EQ(ready, 2u * (1 + 3 + 6 + 12));
+  EXPECT_EQ(kernel_cache_stats().compiles, ready);
+  const std::uint64_t misses = kernel_cache_stats().misses;
+  // Contiguous calls of rank <= 3 after merging: all hits.
+  for (const auto& [sa, sb] : std::vector<std::pair<Shape, Shape>>{
+           {{5, 6}, {6}}, {{5, 1, 7}, {1, 6, 7}}, {{2, 3, 4}, {2, 3, 4}}, {{8, 1, 32}, {8, 16, 1}}, {{}, {}}}) {
+    add(Tensor(DType::f32, sa), Tensor(DType::f32, sb));
+    add(Tensor(DType::i16, sa), Tensor(DType::i16, sb));
+  }
+  EXPECT_EQ(kernel_cache_stats().misses, misses);
+  EXPECT_THROW(pregenerate({Op::add}, {DType::f32}, -1), Error);
+}
+
+}  // namespace
+}  // namespace bcast
