@@ -64,6 +64,11 @@ DType PreparedOp::out_dtype() const { return result_dtype(impl_->op, impl_->dtyp
 const std::string& PreparedOp::broadcast_type() const { return impl_->type; }
 const std::string& PreparedOp::kernel_key() const { return impl_->key; }
 
+std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& a, const Layout& b) {
+  if (!jit_enabled()) return "reference";
+  return make_kernel_key(Target::host, op, dtype, plan_broadcast(out, a, b), current_codegen_id()).to_string();
+}
+
 namespace {
 
 // Types of rank r: a first code, then each next code one of the two others.

@@ -31,7 +31,9 @@ void set_num_threads(int n) {
 int num_threads() {
   const int n = g_num_threads.load(std::memory_order_relaxed);
   if (n > 0) return n;
-  return std::max(1u, std::thread::hardware_concurrency());
+  // hardware_concurrency() reads /sys on every call (microseconds): ask once.
+  static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return hardware;
 }
 
 RuntimeInfo runtime_info() {

@@ -41,6 +41,10 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
 // out is the C-contiguous layout of the broadcast shape.
 PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b);
 
+// The kernel key of a call with these layouts (KernelKey::to_string()), or
+// "reference" when the JIT is off. Compiles nothing; the cache is not touched.
+std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& a, const Layout& b);
+
 // Compiles (or finds in the cache) the kernel of every broadcast type with up
 // to `max_rank` levels, for contiguous operands, for each op in `ops` and
 // dtype in `dtypes` (op/dtype pairs that do not exist are skipped), on

@@ -20,10 +20,38 @@ constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2, kExitInvalidInput 
 
 struct Options {
   std::string op, a, b, output;
-  bool check = false, json = false;
-  int repeat = 0, threads = 0;
+  bool check = false, json = false, no_jit = false;
+  int repeat = 0, threads = 0, warm = -1;
+  std::vector<std::string> warm_ops{"add", "sub", "mul", "div", "max", "min"}, warm_dtypes{"f32"};
   std::uint64_t seed = 0;
 };
+
+nlohmann::json cache_json() {
+  const KernelCacheStats s = kernel_cache_stats();
+  return {{"hits", s.hits},         {"misses", s.misses},       {"compiles", s.compiles},
+          {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}};
+}
+
+// --warm RANK: pre-generates every broadcast type up to RANK levels.
+int warm(const Options& o) {
+  std::vector<Op> ops;
+  std::vector<DType> dtypes;
+  for (const std::string& name : o.warm_ops) {
+    const std::optional<Op> op = parse_op(name);
+    if (!op) throw Error(ErrorKind::value, "--warm-ops: unknown op '" + name + "'");
+    ops.push_back(*op);
+  }
+  for (const std::string& name : o.warm_dtypes) {
+    const std::optional<DType> d = parse_dtype(name);
+    if (!d) throw Error(ErrorKind::value, "--warm-dtypes: unknown dtype '" + name + "'");
+    dtypes.push_back(*d);
+  }
+  const double ns = median_ns([&] { pregenerate(ops, dtypes, o.warm, o.threads); }, 1);
+  const KernelCacheStats s = kernel_cache_stats();
+  std::cout << fmt::format("warm: {} kernels for broadcast types up to rank {} ({} compiled, {} failed) in {:.0f} ms\n",
+                           s.resident, o.warm, s.compiles, s.failures, ns / 1e6);
+  return kExitOk;
+}
 
 int run_op(const Options& o) {
   const std::optional<Op> op = parse_op(o.op);
@@ -42,6 +70,7 @@ int run_op(const Options& o) {
   if (o.repeat > 0) ns = median_ns([&] { binary(*op, a.view, b.view, out); }, o.repeat);
   const std::int64_t bytes = unique_bytes(a.view) + unique_bytes(b.view) + unique_bytes(out);
   const std::string type = broadcast_type_of(out.layout(), a.view.layout, b.view.layout);
+  const std::string kernel = kernel_key_for(*op, a.view.dtype, out.layout(), a.view.layout, b.view.layout);
 
   if (o.check) {
     const Tensor expected = expected_result(*op, a.view, b.view);
@@ -53,8 +82,8 @@ int run_op(const Options& o) {
   }
   if (!o.output.empty()) save_npy(o.output, out);
 
-  std::cout << fmt::format("{} {} {} & {} -> {}  type {}", o.op, dtype_name(a.view.dtype),
-                           to_string(a.view.shape()), to_string(b.view.shape()), to_string(out.shape()), type);
+  std::cout << fmt::format("{} {} {} & {} -> {}  type {}  kernel {}", o.op, dtype_name(a.view.dtype),
+                           to_string(a.view.shape()), to_string(b.view.shape()), to_string(out.shape()), type, kernel);
   if (o.repeat > 0) std::cout << fmt::format("  median {:.0f} ns  {:.2f} GB/s", ns, static_cast<double>(bytes) / ns);
   if (o.check) std::cout << "  check ok";
   std::cout << "\n";
@@ -66,6 +95,8 @@ int run_op(const Options& o) {
                      {"b_shape", b.view.shape()},
                      {"out_shape", out.shape()},
                      {"broadcast_type", type},
+                     {"kernel", kernel},
+                     {"cache", cache_json()},
                      {"bytes", bytes},
                      {"threads", num_threads()}};
     if (o.repeat > 0) {
@@ -95,6 +126,11 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads per op call (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", o.json, "print one JSON object as the last line of stdout");
+  app.add_flag("--no-jit", o.no_jit, "run every op on the reference executor");
+  app.add_option("--warm", o.warm, "pre-generate the kernels of every broadcast type up to this rank, then go on")
+      ->check(CLI::Range(0, 16));
+  app.add_option("--warm-ops", o.warm_ops, "ops for --warm")->delimiter(',');
+  app.add_option("--warm-dtypes", o.warm_dtypes, "dtypes for --warm")->delimiter(',');
   app.set_version_flag("--version", [] {
     const bcast::RuntimeInfo info = bcast::runtime_info();
     return fmt::format("bcast-run {} (LLVM {}, host {} {})", info.version, info.llvm_version, info.host_triple,
@@ -108,7 +144,9 @@ int main(int argc, char** argv) {
   }
   try {
     bcast::set_num_threads(o.threads);
-    if (o.op.empty()) return run_demo(o.repeat > 0 ? o.repeat : 5);
+    bcast::set_jit_enabled(!o.no_jit);
+    if (o.warm >= 0) warm(o);
+    if (o.op.empty()) return o.warm >= 0 ? kExitOk : run_demo(o.repeat > 0 ? o.repeat : 5);
     if (o.b.empty()) {
       std::cerr << "bcast-run: an op needs two operands: bcast-run OP A B\n";
       return kExitUsage;
