@@ -222,9 +222,41 @@ CompileResult compile_host_kernel(const KernelKey& key) {
   return {std::move(*kernel), ""};
 }
 
-CodegenSettings host_codegen_settings(int opt_level) {
+namespace {
+
+// Feature-name prefixes each ISA cap turns off (x86-64). Turning a base feature
+// off also turns off, inside LLVM, every feature that implies it.
+struct IsaCap {
+  std::string_view isa;
+  std::initializer_list<std::string_view> above;
+};
+const IsaCap kIsaCaps[] = {
+    {"sse4.2", {"avx", "fma", "f16c", "vaes", "vpclmulqdq", "amx", "evex512"}},
+    {"avx", {"avx2", "avx512", "avxvnni", "avxifma", "avxneconvert", "fma", "amx", "evex512"}},
+    {"avx2", {"avx512", "amx", "evex512", "avx10"}},
+};
+
+std::string cap_features(const std::string& features, std::string_view max_isa) {
+  const IsaCap* cap = nullptr;
+  for (const IsaCap& c : kIsaCaps)
+    if (c.isa == max_isa) cap = &c;
+  if (cap == nullptr) return features;
+  llvm::SmallVector<llvm::StringRef, 64> names;
+  llvm::StringRef(features).split(names, ',', -1, false);
+  std::string out;
+  for (llvm::StringRef f : names) {
+    bool off = false;
+    for (std::string_view prefix : cap->above) off = off || f.drop_front().starts_with(prefix);
+    out += (out.empty() ? "" : ",") + ((off ? "-" : "+") + f.drop_front().str());
+  }
+  return out;
+}
+
+}  // namespace
+
+CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa) {
   const HostTarget& host = host_target();
-  return {opt_level, host.cpu, host.features, 0};
+  return {opt_level, host.cpu, cap_features(host.features, max_isa), 0};
 }
 
 std::string kernel_ir(const KernelKey& key, bool optimized) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "codegen_settings.h"
 #include "kernel_abi.h"
@@ -32,8 +33,10 @@ struct CompileResult {
 // comes back as text and the caller falls back to the reference executor.
 CompileResult compile_host_kernel(const KernelKey& key);
 
-// The settings of this host: LLVM's CPU name and features, the given opt level.
-CodegenSettings host_codegen_settings(int opt_level);
+// The settings of this host: LLVM's CPU name and features, the given opt
+// level, with vector extensions above `max_isa` (sse4.2, avx, avx2, avx512,
+// all; see BCAST_MAX_ISA) turned off.
+CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa = "all");
 
 // The kernel's IR before or after the optimisation pipeline, and its assembly:
 // for tests and dumps.

@@ -1,27 +1,18 @@
 // The in-memory kernel cache.
 #include "kernel_cache.h"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
 #include <future>
 #include <list>
 #include <mutex>
 #include <unordered_map>
 
+#include "config.h"
+#include "logging.h"
+
 namespace bcast::jit {
 namespace {
 
 using KernelPtr = std::shared_ptr<const CompiledKernel>;
-
-std::shared_ptr<spdlog::logger> jit_logger() {
-  static const std::shared_ptr<spdlog::logger> logger = [] {
-    auto l = spdlog::get("bcast.jit");
-    if (!l) l = spdlog::stderr_color_mt("bcast.jit");
-    return l;
-  }();
-  return logger;
-}
 
 }  // namespace
 
@@ -37,7 +28,7 @@ struct KernelCache::State {
   std::list<KernelKey> lru;
   std::unordered_map<KernelKey, KernelStats, KernelKeyHash> stats;  // every key ever asked for
   KernelCacheStats totals;
-  std::size_t capacity = kDefaultCapacity;
+  std::size_t capacity = config::cache_capacity();
 
   static bool ready(const Slot& slot) {
     return slot.kernel.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
@@ -66,7 +57,7 @@ struct KernelCache::State {
     if (!result.kernel) {
       ++totals.failures;
       if (s.failures++ == 0)
-        jit_logger()->warn("compiling {} failed; its calls run on the reference executor: {}", s.key, result.error);
+        logging::jit().warn("compiling {} failed; its calls run on the reference executor: {}", s.key, result.error);
       return;
     }
     s.compile_ms += result.kernel->compile_ms;

@@ -13,8 +13,6 @@ namespace bcast::jit {
 
 class KernelCache {
  public:
-  static constexpr std::size_t kDefaultCapacity = 1024;
-
   KernelCache();
   ~KernelCache();
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bcast/layout.h"
+#include "config.h"
 
 namespace bcast {
 namespace {
@@ -24,7 +25,7 @@ std::int64_t share(std::int64_t total, std::int64_t parts, std::int64_t part) {
 std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
   const std::int64_t outer = plan.outer_count();
   const std::int64_t inner = plan.rank() == 0 ? 1 : plan.extents.back();
-  const std::int64_t parts = plan.numel < kParallelGrain ? 1 : std::max(threads, 1);
+  const std::int64_t parts = plan.numel < config::grain() ? 1 : std::max(threads, 1);
   std::vector<Chunk> chunks;
   if (parts <= 1) {
     chunks.push_back({0, outer, 0, inner});

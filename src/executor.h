@@ -11,10 +11,6 @@
 
 namespace bcast {
 
-// Below this many output elements a call stays on the calling thread: starting
-// threads would cost more than the work.
-inline constexpr std::int64_t kParallelGrain = std::int64_t{1} << 18;
-
 // Pointers to element (0,...,0) of each operand's view, and element sizes.
 struct OperandPointers {
   void* out;
@@ -24,7 +20,7 @@ struct OperandPointers {
 using ElementSizes = std::array<std::size_t, kNumOperands>;
 
 // Runs `kernel` over every element of `plan` on up to `threads` threads (the
-// caller's among them). Work is split over the outer iterations, or, when there
+// caller's among them); calls under BCAST_GRAIN elements stay on the caller. Work is split over the outer iterations, or, when there
 // are fewer of them than threads, over the innermost level. A thread that
 // cannot be started leaves its share to the caller.
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,

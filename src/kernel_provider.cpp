@@ -1,15 +1,26 @@
 // The kernel provider: JIT cache first, the reference executor as the fallback.
 #include "kernel_provider.h"
 
+#include <atomic>
+
 #include "bcast/runtime.h"
+#include "config.h"
 #include "jit/kernel_cache.h"
 #include "reference_executor.h"
 
 namespace bcast {
 
 std::uint32_t current_codegen_id() {
-  static const std::uint32_t id = intern_codegen_settings(jit::host_codegen_settings(2));
-  return id;
+  // (generation << 32 | id): re-interned only after a setting that changes code changed.
+  static std::atomic<std::uint64_t> cached{~std::uint64_t{0}};
+  const std::uint64_t generation = config::codegen_generation();
+  std::uint64_t c = cached.load(std::memory_order_acquire);
+  if ((c >> 32) != (generation & 0xffffffffu)) {
+    const std::uint32_t id = intern_codegen_settings(jit::host_codegen_settings(config::opt_level(), config::max_isa()));
+    c = (generation << 32) | id;
+    cached.store(c, std::memory_order_release);
+  }
+  return static_cast<std::uint32_t>(c);
 }
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {

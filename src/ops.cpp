@@ -4,6 +4,7 @@
 #include <array>
 
 #include "bcast/runtime.h"
+#include "config.h"
 #include "broadcast_plan.h"
 #include "executor.h"
 #include "kernel_provider.h"

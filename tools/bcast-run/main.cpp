@@ -123,8 +123,8 @@ int main(int argc, char** argv) {
   app.add_flag("--check", o.check, "compare the result with the naive executor, bit for bit");
   app.add_option("--repeat", o.repeat, "time N runs and report the median and GB/s")->check(CLI::NonNegativeNumber);
   app.add_option("--seed", o.seed, "seed for random literal operands");
-  app.add_option("--threads", o.threads, "threads per op call (0: one per hardware thread)")
-      ->check(CLI::NonNegativeNumber);
+  CLI::Option* threads = app.add_option("--threads", o.threads, "threads per op call (0: one per hardware thread)")
+                             ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", o.json, "print one JSON object as the last line of stdout");
   app.add_flag("--no-jit", o.no_jit, "run every op on the reference executor");
   app.add_option("--warm", o.warm, "pre-generate the kernels of every broadcast type up to this rank, then go on")
@@ -143,8 +143,9 @@ int main(int argc, char** argv) {
     return status == 0 ? kExitOk : kExitUsage;
   }
   try {
-    bcast::set_num_threads(o.threads);
-    bcast::set_jit_enabled(!o.no_jit);
+    // Only flags given on the command line override the BCAST_* environment.
+    if (threads->count() > 0) bcast::set_num_threads(o.threads);
+    if (o.no_jit) bcast::set_jit_enabled(false);
     if (o.warm >= 0) warm(o);
     if (o.op.empty()) return o.warm >= 0 ? kExitOk : run_demo(o.repeat > 0 ? o.repeat : 5);
     if (o.b.empty()) {
