@@ -14,10 +14,15 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
 
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include "config.h"
 #include "host_target.h"
 #include "loop_nest_emitter.h"
 
@@ -86,15 +91,16 @@ class HostJit {
   std::unique_ptr<llvm::orc::LLJIT> jit_;
 };
 
+// A kernel in a JITDylib of its own: symbols never clash (a key may be loaded
+// again while an evicted copy still runs), and unloading removes the dylib.
 class LoadedKernel final : public CompiledKernel {
  public:
-  LoadedKernel(std::shared_ptr<HostJit> jit, llvm::orc::ResourceTrackerSP tracker)
-      : jit_(std::move(jit)), tracker_(std::move(tracker)) {}
-  ~LoadedKernel() override { llvm::consumeError(tracker_->remove()); }
+  LoadedKernel(std::shared_ptr<HostJit> jit, llvm::orc::JITDylib& dylib) : jit_(std::move(jit)), dylib_(&dylib) {}
+  ~LoadedKernel() override { llvm::consumeError(jit_->lljit().getExecutionSession().removeJITDylib(*dylib_)); }
 
  private:
   std::shared_ptr<HostJit> jit_;
-  llvm::orc::ResourceTrackerSP tracker_;
+  llvm::orc::JITDylib* dylib_;
 };
 
 // One kernel's module, in its own context so that compilations run in parallel.
@@ -170,56 +176,107 @@ std::size_t text_bytes(llvm::MemoryBufferRef object) {
   return bytes;
 }
 
-// Symbols must be unique in the JIT: a key compiled again after its first
-// kernel was evicted (and may still be running) gets a numbered symbol.
-std::string fresh_symbol(const KernelKey& key) {
-  static std::atomic<std::uint64_t> generation{0};
-  const std::uint64_t g = generation.fetch_add(1);
-  return g == 0 ? key.to_string() : key.to_string() + ".g" + std::to_string(g);
+std::string dump_name(const KernelKey& key) {
+  std::string name = key.to_string();
+  std::erase_if(name, [](char c) { return c == '[' || c == ']'; });
+  std::replace(name.begin(), name.end(), ',', '-');
+  return name;
 }
 
-llvm::Expected<std::shared_ptr<const CompiledKernel>> compile(const KernelKey& key) {
+// BCAST_DUMP_DIR: the IR before and after optimisation, and the assembly.
+void write_dump(const std::string& folder, const std::string& name, const std::string& suffix, llvm::StringRef text) {
+  std::error_code ec;
+  llvm::sys::fs::create_directories(folder);
+  llvm::raw_fd_ostream out(folder + "/" + name + suffix, ec);
+  if (!ec) out << text;
+}
+
+std::string module_text(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key) {
   const auto start = std::chrono::steady_clock::now();
-  if (g_fail_compilation.load()) return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (test hook)");
-  auto jit = HostJit::get();
-  if (!jit) return jit.takeError();
+  if (g_fail_compilation.load())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (test hook)");
+  initialise_llvm();
   const CodegenSettings settings = codegen_settings(key.codegen);
   auto tm = make_target_machine(settings);
   if (!tm) return tm.takeError();
-  const std::string symbol = fresh_symbol(key);
-  KernelModule km = build_module(key, settings, **tm, symbol);
+  CompiledObject result;
+  result.symbol = key.to_string();
+  KernelModule km = build_module(key, settings, **tm, result.symbol);
   std::string problems;
   llvm::raw_string_ostream problem_stream(problems);
   if (llvm::verifyModule(*km.module, &problem_stream))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "invalid IR: " + problems);
+  const std::string dump_dir = config::dump_dir();
+  if (!dump_dir.empty()) write_dump(dump_dir, dump_name(key), ".ll", module_text(*km.module));
   optimise(*km.module, **tm, settings.opt_level);
+  if (!dump_dir.empty()) {
+    write_dump(dump_dir, dump_name(key), ".opt.ll", module_text(*km.module));
+    auto clone = llvm::CloneModule(*km.module);
+    if (auto assembly = codegen(*clone, **tm, llvm::CodeGenFileType::AssemblyFile))
+      write_dump(dump_dir, dump_name(key), ".s", llvm::StringRef(assembly->data(), assembly->size()));
+    else
+      llvm::consumeError(assembly.takeError());
+  }
   auto object = codegen(*km.module, **tm, llvm::CodeGenFileType::ObjectFile);
   if (!object) return object.takeError();
+  result.object.assign(object->begin(), object->end());
+  result.code_bytes = text_bytes(llvm::MemoryBufferRef(llvm::StringRef(result.object.data(), result.object.size()), ""));
+  result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
 
+llvm::Expected<std::shared_ptr<const CompiledKernel>> load_or_error(const CompiledObject& object) {
+  const auto start = std::chrono::steady_clock::now();
+  auto jit = HostJit::get();
+  if (!jit) return jit.takeError();
+  static std::atomic<std::uint64_t> dylibs{0};
   llvm::orc::LLJIT& lljit = (*jit)->lljit();
-  llvm::orc::ResourceTrackerSP tracker = lljit.getMainJITDylib().createResourceTracker();
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object->data(), object->size()), symbol);
-  const std::size_t code = text_bytes(buffer->getMemBufferRef());
-  if (llvm::Error e = lljit.addObjectFile(tracker, std::move(buffer))) return e;
-  auto address = lljit.lookup(symbol);
-  if (!address) {
-    llvm::consumeError(tracker->remove());
-    return address.takeError();
-  }
-  auto kernel = std::make_shared<LoadedKernel>(*jit, tracker);
+  auto dylib = lljit.getExecutionSession().createJITDylib("bcast.kernel." + std::to_string(dylibs++));
+  if (!dylib) return dylib.takeError();
+  dylib->addToLinkOrder(lljit.getMainJITDylib());  // the C library and compiler runtime
+  auto kernel = std::make_shared<LoadedKernel>(*jit, *dylib);  // unloads the dylib on any failure below
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.object.data(), object.object.size()),
+                                                     object.symbol);
+  if (llvm::Error e = lljit.addObjectFile(*dylib, std::move(buffer))) return e;
+  auto address = lljit.lookup(*dylib, object.symbol);
+  if (!address) return address.takeError();
   kernel->fn = address->toPtr<KernelFn>();
-  kernel->symbol = symbol;
-  kernel->code_bytes = code;
-  kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  kernel->symbol = object.symbol;
+  kernel->code_bytes = object.code_bytes;
+  kernel->compile_ms =
+      object.compile_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return kernel;
 }
 
 }  // namespace
 
-CompileResult compile_host_kernel(const KernelKey& key) {
-  auto kernel = compile(key);
+CompiledObject compile_object(const KernelKey& key) {
+  auto object = compile_object_or_error(key);
+  if (!object) {
+    CompiledObject failed;
+    failed.error = message(object.takeError());
+    return failed;
+  }
+  return std::move(*object);
+}
+
+CompileResult load_object(const CompiledObject& object) {
+  auto kernel = load_or_error(object);
   if (!kernel) return {nullptr, message(kernel.takeError())};
   return {std::move(*kernel), ""};
+}
+
+CompileResult compile_host_kernel(const KernelKey& key) {
+  const CompiledObject object = compile_object(key);
+  if (!object.error.empty()) return {nullptr, object.error};
+  return load_object(object);
 }
 
 namespace {

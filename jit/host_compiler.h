@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "codegen_settings.h"
 #include "kernel_abi.h"
@@ -21,7 +22,7 @@ class CompiledKernel {
   KernelFn fn = nullptr;
   std::string symbol;
   std::size_t code_bytes = 0;  // size of the kernel's machine code (.text)
-  double compile_ms = 0;       // IR emission, optimisation and codegen
+  double compile_ms = 0;       // to obtain it: compile or read from disk, then load
 };
 
 struct CompileResult {
@@ -29,8 +30,22 @@ struct CompileResult {
   std::string error;                             // why, when kernel is null
 };
 
-// Compiles `key` for the host. Never throws for a compiler failure: the error
-// comes back as text and the caller falls back to the reference executor.
+// A kernel as an object file, ready to load or to store on disk.
+struct CompiledObject {
+  std::vector<char> object;
+  std::string symbol;          // the kernel's symbol in the object: the key string
+  std::size_t code_bytes = 0;
+  double compile_ms = 0;
+  std::string error;           // non-empty on failure
+};
+
+// IR emission, optimisation and codegen; writes BCAST_DUMP_DIR files when set.
+CompiledObject compile_object(const KernelKey& key);
+// Loads an object (fresh or from disk) into the process's JIT.
+CompileResult load_object(const CompiledObject& object);
+
+// Both steps. Never throws for a compiler failure: the error comes back as
+// text and the caller falls back to the reference executor.
 CompileResult compile_host_kernel(const KernelKey& key);
 
 // The settings of this host: LLVM's CPU name and features, the given opt

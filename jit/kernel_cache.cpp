@@ -1,18 +1,99 @@
 // The in-memory kernel cache.
 #include "kernel_cache.h"
 
+#include <llvm/Config/llvm-config.h>
+
+#include <chrono>
 #include <future>
+#include <set>
 #include <list>
 #include <mutex>
 #include <unordered_map>
 
 #include "config.h"
+#include "disk_cache.h"
 #include "logging.h"
 
 namespace bcast::jit {
 namespace {
 
 using KernelPtr = std::shared_ptr<const CompiledKernel>;
+
+// The disk cache of the folder BCAST_CACHE_DIR names now; null when it is off,
+// or when its folder turned out not to be writable (warned once per folder).
+class DiskCaches {
+ public:
+  std::shared_ptr<const DiskCache> current() {
+    const std::string folder = config::cache_dir();
+    const std::lock_guard lock(mutex_);
+    if (folder.empty() || unwritable_.contains(folder)) return nullptr;
+    if (!cache_ || cache_->folder() != folder || cache_->max_bytes() != config::cache_max_bytes())
+      cache_ = std::make_shared<const DiskCache>(folder, config::cache_max_bytes());
+    return cache_;
+  }
+  void mark_unwritable(const DiskCache& cache, const std::string& why) {
+    const std::lock_guard lock(mutex_);
+    if (unwritable_.insert(cache.folder()).second)
+      logging::jit().warn("disk cache off for this process: {}", why);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::shared_ptr<const DiskCache> cache_;
+  std::set<std::string> unwritable_;
+};
+
+DiskCaches& disk_caches() {
+  static DiskCaches d;
+  return d;
+}
+
+enum class Source { disk, compiled };
+
+struct Obtained {
+  CompileResult result;
+  Source source = Source::compiled;
+};
+
+// A kernel from the disk cache if a valid entry is there, else compiled (and
+// then stored on disk). NOTE: [Disk cache file]
+Obtained obtain(const KernelKey& key) {
+  const std::shared_ptr<const DiskCache> disk = disk_caches().current();
+  const std::string name = key.to_string();
+  const CodegenSettings settings = codegen_settings(key.codegen);
+  if (disk) {
+    const auto start = std::chrono::steady_clock::now();
+    std::string why;
+    if (std::optional<DiskEntry> entry = disk->load(name, settings, why)) {
+      CompiledObject object;
+      object.object = std::move(entry->object);
+      object.symbol = entry->symbol;
+      object.code_bytes = entry->code_bytes;
+      object.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      Obtained got{load_object(object), Source::disk};
+      if (got.result.kernel) {
+        disk->touch(*entry);
+        return got;
+      }
+      why = "cannot load: " + got.result.error;
+    }
+    if (why != "absent")
+      logging::jit().debug("disk cache: ignoring {}/{} for {}: {}", disk->folder(), DiskCache::file_name(name), name,
+                           why);
+  }
+  CompiledObject object = compile_object(key);
+  if (!object.error.empty()) return {{nullptr, object.error}, Source::compiled};
+  Obtained got{load_object(object), Source::compiled};
+  if (got.result.kernel && disk) {
+    DiskEntry entry{name, object.symbol, LLVM_VERSION_STRING, settings, std::string(op_name(key.op)),
+                    std::string(dtype_name(key.dtype)), to_string(key.type()), key.inner_code(), "host",
+                    std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count(),
+                    object.compile_ms, object.code_bytes, 0, std::move(object.object)};
+    std::string why;
+    if (!disk->store(entry, why)) disk_caches().mark_unwritable(*disk, why);
+  }
+  return got;
+}
 
 }  // namespace
 
@@ -50,10 +131,11 @@ struct KernelCache::State {
     }
   }
 
-  // Books a finished compilation.
-  void record(const KernelKey& key, const CompileResult& result, bool resident) {
+  // Books a finished disk load or compilation.
+  void record(const KernelKey& key, const CompileResult& result, bool from_disk, bool resident) {
     KernelStats& s = stats[key];
-    ++totals.compiles;
+    ++(from_disk ? s.disk_hits : s.compiles);
+    ++(from_disk ? totals.disk_hits : totals.compiles);
     if (!result.kernel) {
       ++totals.failures;
       if (s.failures++ == 0)
@@ -96,13 +178,13 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key) {
   }
   lock.unlock();
 
-  CompileResult result = compile_host_kernel(key);  // outside the lock: other keys go on
-  promise.set_value(result.kernel);
+  Obtained got = obtain(key);  // outside the lock: other keys go on
+  promise.set_value(got.result.kernel);
 
   lock.lock();
-  st.record(key, result, resident);
+  st.record(key, got.result, got.source == Source::disk, resident);
   st.evict_to_capacity();
-  return result.kernel;
+  return got.result.kernel;
 }
 
 void KernelCache::set_capacity(std::size_t kernels) {

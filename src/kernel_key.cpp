@@ -43,13 +43,16 @@ BroadcastType KernelKey::type() const {
   return t;
 }
 
+std::string KernelKey::inner_code() const {
+  return {stride_letter(inner[kOut]), stride_letter(inner[kA]), stride_letter(inner[kB])};
+}
+
 std::string KernelKey::to_string() const {
   const CodegenSettings settings = codegen_settings(codegen);
   const std::string tuning = settings.features + "/" + std::to_string(settings.vector_width_bits);
   const auto tuning_hash = static_cast<std::uint32_t>(XXH3_64bits(tuning.data(), tuning.size()));
-  return fmt::format("{}.{}.{}.{}{}{}.host.{}.O{}.{:08x}", op_name(op), dtype_name(dtype), bcast::to_string(type()),
-                     stride_letter(inner[kOut]), stride_letter(inner[kA]), stride_letter(inner[kB]), settings.cpu,
-                     settings.opt_level, tuning_hash);
+  return fmt::format("{}.{}.{}.{}.host.{}.O{}.{:08x}", op_name(op), dtype_name(dtype), bcast::to_string(type()),
+                     inner_code(), settings.cpu, settings.opt_level, tuning_hash);
 }
 
 std::uint64_t KernelKey::hash() const {

@@ -41,6 +41,7 @@ struct KernelKey {
   // (inner strides of out, a, b: u unit, z zero, s strided; then the target,
   // CPU, opt level and a hash of the CPU features and vector width).
   std::string to_string() const;
+  std::string inner_code() const;  // "uuz": the inner strides of out, a, b
   std::uint64_t hash() const;
 
   friend bool operator==(const KernelKey&, const KernelKey&) = default;

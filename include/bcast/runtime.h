@@ -29,15 +29,18 @@ void clear_kernel_cache();  // drops every kernel and resets the counters
 struct KernelStats {
   std::string key;            // KernelKey::to_string()
   std::uint64_t hits = 0;     // calls served by an already compiled (or compiling) kernel
-  std::uint64_t misses = 0;   // calls that had to compile it
+  std::uint64_t misses = 0;   // calls that found it neither compiled nor compiling
+  std::uint64_t disk_hits = 0;  // misses served by the disk cache
+  std::uint64_t compiles = 0;   // misses that compiled (disk cache off, absent or stale)
   std::uint64_t failures = 0; // compilations that failed (calls then fell back)
-  double compile_ms = 0;      // total time compiling this key
+  double compile_ms = 0;      // total time compiling or loading this key
   std::size_t code_bytes = 0; // machine code of the resident kernel
   bool resident = false;      // in the cache now
 };
 
+// misses = disk_hits + compiles: a miss loads from disk or compiles.
 struct KernelCacheStats {
-  std::uint64_t hits = 0, misses = 0, compiles = 0, failures = 0, evictions = 0;
+  std::uint64_t hits = 0, misses = 0, disk_hits = 0, compiles = 0, failures = 0, evictions = 0;
   double compile_ms = 0;
   std::size_t code_bytes = 0;  // of the resident kernels
   std::size_t resident = 0;

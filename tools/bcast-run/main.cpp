@@ -28,7 +28,7 @@ struct Options {
 
 nlohmann::json cache_json() {
   const KernelCacheStats s = kernel_cache_stats();
-  return {{"hits", s.hits},         {"misses", s.misses},       {"compiles", s.compiles},
+  return {{"hits", s.hits},         {"misses", s.misses},         {"disk_hits", s.disk_hits}, {"compiles", s.compiles},
           {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}};
 }
 
