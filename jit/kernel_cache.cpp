@@ -154,7 +154,17 @@ struct KernelCache::State {
 KernelCache::KernelCache() : state_(std::make_unique<State>()) {}
 KernelCache::~KernelCache() = default;
 
-std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key) {
+std::string_view cache_outcome_name(CacheOutcome outcome) {
+  switch (outcome) {
+    case CacheOutcome::memory_hit: return "hit";
+    case CacheOutcome::disk_hit: return "disk";
+    case CacheOutcome::compiled: return "compiled";
+    case CacheOutcome::failed: return "failed";
+  }
+  return "?";
+}
+
+std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, CacheOutcome* outcome) {
   State& st = *state_;
   std::unique_lock lock(st.mutex);
   if (const auto it = st.slots.find(key); it != st.slots.end()) {
@@ -163,7 +173,9 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key) {
     ++st.totals.hits;
     const std::shared_future<KernelPtr> kernel = it->second.kernel;
     lock.unlock();
-    return kernel.get();
+    KernelPtr k = kernel.get();
+    if (outcome) *outcome = k ? CacheOutcome::memory_hit : CacheOutcome::failed;
+    return k;
   }
   KernelStats& s = st.stats[key];
   if (s.key.empty()) s.key = key.to_string();
@@ -184,6 +196,10 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key) {
   lock.lock();
   st.record(key, got.result, got.source == Source::disk, resident);
   st.evict_to_capacity();
+  if (outcome)
+    *outcome = !got.result.kernel ? CacheOutcome::failed
+               : got.source == Source::disk ? CacheOutcome::disk_hit
+                                            : CacheOutcome::compiled;
   return got.result.kernel;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "bcast/runtime.h"
@@ -10,6 +11,10 @@
 #include "kernel_key.h"
 
 namespace bcast::jit {
+
+// How a get() was served, for BCAST_VERBOSE.
+enum class CacheOutcome { memory_hit, disk_hit, compiled, failed };
+std::string_view cache_outcome_name(CacheOutcome outcome);  // "hit", "disk", "compiled", "failed"
 
 class KernelCache {
  public:
@@ -20,7 +25,7 @@ class KernelCache {
   // a key being compiled wait for that compilation instead of starting their
   // own. Null when compilation failed (logged once per key): the caller falls
   // back to the reference executor.
-  std::shared_ptr<const CompiledKernel> get(const KernelKey& key);
+  std::shared_ptr<const CompiledKernel> get(const KernelKey& key, CacheOutcome* outcome = nullptr);
 
   void set_capacity(std::size_t kernels);
   std::size_t capacity() const;

@@ -2,6 +2,7 @@
 #include "executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -70,7 +71,11 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
   kernel(&args);
 }
 
+std::atomic<std::uint64_t> g_workers_started{0};
+
 }  // namespace
+
+std::uint64_t worker_threads_started() { return g_workers_started.load(); }
 
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads) {
@@ -81,6 +86,7 @@ void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPoint
   for (std::size_t c = 1; c < chunks.size(); ++c) {
     try {
       workers.emplace_back([&, c] { run_chunk(plan, kernel, ptrs, sizes, chunks[c]); });
+      ++g_workers_started;
     } catch (const std::system_error&) {
       left_to_caller.push_back(&chunks[c]);
     }

@@ -26,4 +26,8 @@ using ElementSizes = std::array<std::size_t, kNumOperands>;
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads);
 
+// Worker threads started by execute_plan since the process began (for tests
+// of BCAST_NUM_THREADS and BCAST_GRAIN).
+std::uint64_t worker_threads_started();
+
 }  // namespace bcast

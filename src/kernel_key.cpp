@@ -87,6 +87,35 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
   return key;
 }
 
+std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std::string_view dtype,
+                                         std::string_view type, std::string_view inner, std::uint32_t codegen) {
+  const std::optional<Op> o = parse_op(op);
+  const std::optional<DType> d = parse_dtype(dtype);
+  if (!o || !d || inner.size() != 3 || type.size() < 2 || type.front() != '[' || type.back() != ']')
+    return std::nullopt;
+  BroadcastType codes;
+  for (std::string_view rest = type.substr(1, type.size() - 2); !rest.empty();) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    if (name == "same") codes.push_back(DimCode::same);
+    else if (name == "expand_a") codes.push_back(DimCode::expand_a);
+    else if (name == "expand_b") codes.push_back(DimCode::expand_b);
+    else return std::nullopt;
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  if (codes.size() > static_cast<std::size_t>(kMaxRank)) return std::nullopt;
+  KernelKey key = make_kernel_key(target, *o, *d, codes, codegen);
+  for (int k = 0; k < kNumOperands; ++k) {
+    switch (inner[k]) {
+      case 'u': key.inner[k] = InnerStride::unit; break;
+      case 'z': key.inner[k] = InnerStride::zero; break;
+      case 's': key.inner[k] = InnerStride::strided; break;
+      default: return std::nullopt;
+    }
+  }
+  return key;
+}
+
 KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen) {
   BroadcastPlan plan;
   plan.type = type;

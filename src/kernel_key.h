@@ -3,7 +3,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "bcast/dtype.h"
 #include "bcast/ops.h"
@@ -54,6 +56,12 @@ struct KernelKeyHash {
 // The key of a planned call. Plans of rank above 64 levels cannot occur
 // (layouts are limited to kMaxRank dims).
 KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen);
+
+// A key from its printed parts, as the disk cache's header keeps them:
+// op "add", dtype "f32", type "[expand_b,same]", inner "uuz". nullopt if any
+// part does not parse.
+std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std::string_view dtype,
+                                         std::string_view type, std::string_view inner, std::uint32_t codegen);
 
 // The same from a broadcast type alone, for pre-generation: operands are
 // contiguous, so a `same` innermost level streams both inputs.

@@ -24,11 +24,15 @@ std::uint32_t current_codegen_id() {
 }
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
+  std::string_view outcome = "reference";
   if (jit_enabled()) {
     const KernelKey key = make_kernel_key(Target::host, op, dtype, plan, current_codegen_id());
-    if (auto kernel = jit::kernel_cache().get(key)) return {kernel->fn, std::move(kernel), true};
+    jit::CacheOutcome how{};
+    if (auto kernel = jit::kernel_cache().get(key, &how))
+      return {kernel->fn, std::move(kernel), true, jit::cache_outcome_name(how)};
+    outcome = jit::cache_outcome_name(how);
   }
-  return {reference_kernel(op, dtype), nullptr, false};
+  return {reference_kernel(op, dtype), nullptr, false, outcome};
 }
 
 }  // namespace bcast

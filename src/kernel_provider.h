@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "bcast/ops.h"
 #include "broadcast_plan.h"
@@ -16,6 +17,7 @@ struct SelectedKernel {
   KernelFn fn = nullptr;
   std::shared_ptr<const void> keep_alive;  // null for the reference executor
   bool jit = false;
+  std::string_view outcome = "reference";  // "hit", "disk", "compiled", "failed" or "reference"
 };
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan);

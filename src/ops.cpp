@@ -2,11 +2,16 @@
 #include "bcast/ops.h"
 
 #include <array>
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "bcast/runtime.h"
 #include "config.h"
 #include "broadcast_plan.h"
 #include "executor.h"
+#include "kernel_key.h"
 #include "kernel_provider.h"
 #include "scalar_ops.h"
 #include "validate_binary.h"
@@ -20,13 +25,30 @@ constexpr std::array<std::string_view, kNumOps> kOpNames{
 #undef BCAST_OP_NAME
 };
 
+// BCAST_VERBOSE: one line per call on stderr.
+void report_call(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan,
+                 const SelectedKernel& kernel, std::chrono::steady_clock::duration took) {
+  const std::string key =
+      kernel.jit ? make_kernel_key(Target::host, op, a.dtype, plan, current_codegen_id()).to_string() : "reference";
+  const std::string line = fmt::format(
+      "bcast: {} {} {} & {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", op_name(op), dtype_name(a.dtype),
+      to_string(a.shape()), to_string(b.shape()), to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
+      key, kernel.outcome, std::chrono::duration<double, std::micro>(took).count());
+  std::fputs(line.c_str(), stderr);
+}
+
 // Runs a validated call.
 void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  const bool verbose = config::verbose();
+  const auto start = verbose ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
-  if (plan.numel == 0) return;
-  const SelectedKernel kernel = select_kernel(op, a.dtype, plan);
-  execute_plan(plan, kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
-               num_threads());
+  SelectedKernel kernel;
+  if (plan.numel > 0) {
+    kernel = select_kernel(op, a.dtype, plan);
+    execute_plan(plan, kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
+                 num_threads());
+  }
+  if (verbose) report_call(op, a, b, out, plan, kernel, std::chrono::steady_clock::now() - start);
 }
 
 }  // namespace

@@ -1,0 +1,260 @@
+// bcast-cache: inspect and manage the persistent kernel cache.
+//   list | show KEY|HASH [--ir|--opt-ir|--asm] | stats | clear | verify | warm | env
+#include <CLI/CLI.hpp>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "bcast/bcast.h"
+#include "bcast/config.h"
+#include "codegen_settings.h"
+#include "config.h"
+#include "jit/disk_cache.h"
+#include "jit/host_compiler.h"
+#include "kernel_key.h"
+
+namespace bcast::tools {
+namespace {
+
+using nlohmann::json;
+constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;
+
+std::string when(std::int64_t unix_seconds) {
+  if (unix_seconds <= 0) return "-";
+  const std::time_t t = unix_seconds;
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  return fmt::format("{:%Y-%m-%d %H:%M:%S}", tm);
+}
+
+json entry_json(const jit::DiskFile& f) {
+  json j{{"file", f.path}, {"bytes", f.bytes}, {"last_used", when(f.last_used_unix)}};
+  if (!f.entry) {
+    j["problem"] = f.problem;
+    return j;
+  }
+  const jit::DiskEntry& e = *f.entry;
+  j.update({{"key", e.key},
+            {"op", e.op},
+            {"dtype", e.dtype},
+            {"broadcast_type", e.broadcast_type},
+            {"target", e.target},
+            {"code_bytes", e.code_bytes},
+            {"compile_ms", e.compile_ms},
+            {"created", when(e.created_unix)},
+            {"hits", e.hits},
+            {"llvm_version", e.llvm_version},
+            {"cpu", e.settings.cpu},
+            {"opt_level", e.settings.opt_level}});
+  return j;
+}
+
+int list(const jit::DiskCache& cache, bool as_json) {
+  const std::vector<jit::DiskFile> files = cache.list();
+  if (as_json) {
+    json all = json::array();
+    for (const jit::DiskFile& f : files) all.push_back(entry_json(f));
+    std::cout << all.dump(1) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("{:<6} {:<5} {:<36} {:<5} {:>6} {:>8} {:<19} {:<19} {:>5}  {}\n", "op", "dtype",
+                           "broadcast type", "tgt", "code", "compile", "created", "last used", "hits", "key");
+  for (const jit::DiskFile& f : files) {
+    if (!f.entry) {
+      std::cout << fmt::format("BAD {}: {}\n", f.path, f.problem);
+      continue;
+    }
+    const jit::DiskEntry& e = *f.entry;
+    std::cout << fmt::format("{:<6} {:<5} {:<36} {:<5} {:>6} {:>6.1f}ms {:<19} {:<19} {:>5}  {}\n", e.op, e.dtype,
+                             e.broadcast_type, e.target, e.code_bytes, e.compile_ms, when(e.created_unix),
+                             when(f.last_used_unix), e.hits, e.key);
+  }
+  std::cout << fmt::format("{} files in {}\n", files.size(), cache.folder());
+  return kExitOk;
+}
+
+// The key a `show` argument names: a file's hash or a key string; from the
+// file's header when it is on disk, else by matching this host's settings.
+std::optional<KernelKey> resolve_key(const jit::DiskCache& cache, const std::string& arg, std::string& key_text) {
+  const bool is_hash = arg.size() == 16 && arg.find_first_not_of("0123456789abcdef") == std::string::npos;
+  const std::string file = cache.folder() + "/" + (is_hash ? arg + ".bck" : jit::DiskCache::file_name(arg));
+  std::string why;
+  if (const auto e = jit::read_disk_entry(file, false, why)) {
+    key_text = e->key;
+    const auto key = make_kernel_key(Target::host, e->op, e->dtype, e->broadcast_type, e->inner,
+                                     intern_codegen_settings(e->settings));
+    if (key && key->to_string() == e->key) return key;
+    return std::nullopt;
+  }
+  if (is_hash) return std::nullopt;
+  key_text = arg;
+  // op.dtype.[type].inner.host.cpu.O<n>.<hash of features>: try this host's ISA caps.
+  std::vector<std::string> parts;
+  for (std::size_t start = 0, dot; start <= arg.size(); start = dot + 1) {
+    dot = arg.find('.', start);
+    if (dot == std::string::npos) dot = arg.size();
+    parts.push_back(arg.substr(start, dot - start));
+  }
+  if (parts.size() != 8 || parts[6].size() != 2 || parts[6][0] != 'O') return std::nullopt;
+  for (const char* isa : {"all", "avx512", "avx2", "avx", "sse4.2"}) {
+    const CodegenSettings s = jit::host_codegen_settings(parts[6][1] - '0', isa);
+    const auto key = make_kernel_key(Target::host, parts[0], parts[1], parts[2], parts[3], intern_codegen_settings(s));
+    if (key && key->to_string() == arg) return key;
+  }
+  return std::nullopt;
+}
+
+int show(const jit::DiskCache& cache, const std::string& arg, const std::string& what, bool as_json) {
+  std::string key_text;
+  const std::optional<KernelKey> key = resolve_key(cache, arg, key_text);
+  if (!key) {
+    std::cerr << "bcast-cache: no kernel '" << arg << "' in " << cache.folder()
+              << ", and it is not a key this host can build\n";
+    return kExitFailure;
+  }
+  if (what == "ir" || what == "opt-ir") {
+    std::cout << jit::kernel_ir(*key, what == "opt-ir");
+  } else if (what == "asm") {
+    std::cout << jit::kernel_assembly(*key);
+  } else {
+    for (const jit::DiskFile& f : cache.list())
+      if (f.entry && f.entry->key == key->to_string()) {
+        const json j = entry_json(f);
+        if (as_json) std::cout << j.dump(1) << "\n";
+        else
+          for (const auto& [name, value] : j.items())
+            std::cout << fmt::format("{:<15} {}\n", name, value.is_string() ? value.get<std::string>() : value.dump());
+        return kExitOk;
+      }
+    std::cout << (as_json ? json{{"key", key->to_string()}, {"on_disk", false}}.dump()
+                          : "key " + key->to_string() + " (not on disk)")
+              << "\n";
+  }
+  return kExitOk;
+}
+
+int stats(const jit::DiskCache& cache, bool as_json) {
+  const std::vector<jit::DiskFile> files = cache.list();
+  const auto bad = std::count_if(files.begin(), files.end(), [](const jit::DiskFile& f) { return !f.entry; });
+  const json j{{"folder", cache.folder()}, {"files", files.size()}, {"bad_files", bad},
+               {"bytes", cache.total_bytes()}, {"max_bytes", cache.max_bytes()}};
+  if (as_json) std::cout << j.dump() << "\n";
+  else
+    std::cout << fmt::format("{}: {} kernels ({} bad), {} bytes of {} allowed\n", cache.folder(), files.size(), bad,
+                             cache.total_bytes(), cache.max_bytes());
+  return kExitOk;
+}
+
+int verify(const jit::DiskCache& cache, bool as_json) {
+  const std::vector<jit::DiskFile> files = cache.list();
+  json bad = json::array();
+  for (const jit::DiskFile& f : files)
+    if (!f.entry) bad.push_back({{"file", f.path}, {"problem", f.problem}});
+  const std::size_t removed = cache.remove_bad();
+  if (as_json) {
+    std::cout << json{{"checked", files.size()}, {"bad", bad}, {"removed", removed}}.dump() << "\n";
+  } else {
+    for (const json& b : bad) std::cout << "bad: " << b["file"].get<std::string>() << ": " << b["problem"].get<std::string>() << "\n";
+    std::cout << fmt::format("{} files checked, {} bad, {} removed\n", files.size(), bad.size(), removed);
+  }
+  return kExitOk;
+}
+
+int env(bool as_json) {
+  json all = json::array();
+  for (const SettingInfo& s : effective_settings())
+    all.push_back({{"name", s.name}, {"value", s.value}, {"default", s.default_value},
+                   {"source", std::string(setting_source_name(s.source))}, {"accepted", s.accepted}, {"help", s.help}});
+  if (as_json) {
+    std::cout << all.dump(1) << "\n";
+    return kExitOk;
+  }
+  for (const json& s : all)
+    std::cout << fmt::format("{:<21} {:<32} {:<12} accepted: {}\n", s["name"].get<std::string>(),
+                             s["value"].get<std::string>().empty() ? "(none)" : s["value"].get<std::string>(),
+                             s["source"].get<std::string>(), s["accepted"].get<std::string>());
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace bcast::tools
+
+int main(int argc, char** argv) {
+  using namespace bcast::tools;
+  CLI::App app{"bcast-cache: inspect and manage bcast's persistent kernel cache", "bcast-cache"};
+  app.require_subcommand(1);
+  std::string dir;
+  bool as_json = false;
+  app.add_option("--dir", dir, "cache folder (default: BCAST_CACHE_DIR's effective value)");
+  app.add_flag("--json", as_json, "JSON output");
+  auto* list_cmd = app.add_subcommand("list", "every kernel in the disk cache");
+  auto* show_cmd = app.add_subcommand("show", "one kernel: header, or --ir / --opt-ir / --asm (regenerated from its key)");
+  std::string show_arg, show_what = "header";
+  show_cmd->add_option("key", show_arg, "a key string or a file's 16-digit hash")->required();
+  show_cmd->add_flag_callback("--ir", [&] { show_what = "ir"; }, "IR before optimisation");
+  show_cmd->add_flag_callback("--opt-ir", [&] { show_what = "opt-ir"; }, "IR after optimisation");
+  show_cmd->add_flag_callback("--asm", [&] { show_what = "asm"; }, "assembly");
+  auto* stats_cmd = app.add_subcommand("stats", "files, bytes and the size bound");
+  auto* clear_cmd = app.add_subcommand("clear", "delete every kernel file");
+  auto* verify_cmd = app.add_subcommand("verify", "check every file; report and remove bad ones");
+  auto* warm_cmd = app.add_subcommand("warm", "pre-generate every broadcast type up to a rank, in parallel");
+  std::vector<std::string> ops{"add", "sub", "mul", "div"}, dtypes{"f32"};
+  int max_rank = 3, threads = 0;
+  warm_cmd->add_option("--ops", ops, "ops")->delimiter(',');
+  warm_cmd->add_option("--dtypes", dtypes, "dtypes")->delimiter(',');
+  warm_cmd->add_option("--max-rank", max_rank, "largest rank")->check(CLI::Range(0, 16));
+  warm_cmd->add_option("--threads", threads, "compiling threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  auto* env_cmd = app.add_subcommand("env", "every BCAST_* setting: effective value and where it came from");
+  for (CLI::App* sub : {list_cmd, show_cmd, stats_cmd, verify_cmd, warm_cmd, env_cmd})
+    sub->add_flag("--json", as_json, "JSON output");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  try {
+    if (!dir.empty()) bcast::set_cache_dir(dir);
+    if (*env_cmd) return env(as_json);
+    const std::string folder = bcast::config::cache_dir();
+    if (folder.empty()) {
+      std::cerr << "bcast-cache: the disk cache is off (BCAST_CACHE_DIR=off); pass --dir\n";
+      return kExitUsage;
+    }
+    const bcast::jit::DiskCache cache(folder, bcast::config::cache_max_bytes());
+    if (*list_cmd) return list(cache, as_json);
+    if (*show_cmd) return show(cache, show_arg, show_what, as_json);
+    if (*stats_cmd) return stats(cache, as_json);
+    if (*verify_cmd) return verify(cache, as_json);
+    if (*clear_cmd) {
+      std::cout << fmt::format("removed {} files from {}\n", cache.clear(), folder);
+      return kExitOk;
+    }
+    if (*warm_cmd) {
+      std::vector<bcast::Op> op_list;
+      std::vector<bcast::DType> dtype_list;
+      for (const std::string& o : ops) {
+        if (!bcast::parse_op(o)) throw bcast::Error(bcast::ErrorKind::value, "unknown op '" + o + "'");
+        op_list.push_back(*bcast::parse_op(o));
+      }
+      for (const std::string& d : dtypes) {
+        if (!bcast::parse_dtype(d)) throw bcast::Error(bcast::ErrorKind::value, "unknown dtype '" + d + "'");
+        dtype_list.push_back(*bcast::parse_dtype(d));
+      }
+      const std::size_t n = bcast::pregenerate(op_list, dtype_list, max_rank, threads);
+      const bcast::KernelCacheStats s = bcast::kernel_cache_stats();
+      if (as_json)
+        std::cout << json{{"kernels", n}, {"compiled", s.compiles}, {"from_disk", s.disk_hits}, {"failed", s.failures}}.dump() << "\n";
+      else
+        std::cout << fmt::format("{} kernels ready in {} ({} compiled, {} already on disk, {} failed)\n", n, folder,
+                                 s.compiles, s.disk_hits, s.failures);
+      return s.failures == 0 ? kExitOk : kExitFailure;
+    }
+  } catch (const bcast::Error& e) {
+    std::cerr << "bcast-cache: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  return kExitUsage;
+}
