@@ -144,17 +144,54 @@ std::optional<DiskEntry> read_disk_entry(const std::string& path, bool with_obje
   if (!entry) return std::nullopt;
   const char* object = header + header_bytes;
   const std::size_t object_bytes = size - kPrefixBytes - header_bytes;
-  if (h.value("object_bytes", std::uint64_t{0}) != object_bytes) {
-    why = "object size " + std::to_string(object_bytes) + ", header says " +
-          std::to_string(h.value("object_bytes", std::uint64_t{0}));
+  std::uint64_t claimed_bytes = 0, claimed_sum = 0;
+  try {
+    claimed_bytes = h.at("object_bytes").get<std::uint64_t>();
+    claimed_sum = h.at("object_xxh3").get<std::uint64_t>();
+  } catch (const json::exception& ex) {
+    why = std::string("header field: ") + ex.what();
     return std::nullopt;
   }
-  if (h.value("object_xxh3", std::uint64_t{0}) != checksum(object, object_bytes)) {
+  if (claimed_bytes != object_bytes) {
+    why = "object size " + std::to_string(object_bytes) + ", header says " + std::to_string(claimed_bytes);
+    return std::nullopt;
+  }
+  if (claimed_sum != checksum(object, object_bytes)) {
     why = "object checksum mismatch";
     return std::nullopt;
   }
   if (with_object) entry->object.assign(object, object + object_bytes);
   return entry;
+}
+
+bool DiskCache::prepare_folder(const std::string& folder, std::string& why) {
+  std::error_code ec;
+  if (!fs::exists(folder, ec)) {
+    fs::create_directories(folder, ec);
+    if (ec) {
+      why = "cannot create " + folder + ": " + ec.message();
+      return false;
+    }
+    fs::permissions(folder, fs::perms::owner_all, fs::perm_options::replace, ec);
+  }
+  struct stat st{};
+  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    why = folder + " is not a folder";
+    return false;
+  }
+  if (st.st_uid != ::geteuid()) {
+    why = folder + " belongs to another user";
+    return false;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    why = folder + " is writable by other users";
+    return false;
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    why = folder + " is not writable";
+    return false;
+  }
+  return true;
 }
 
 DiskCache::DiskCache(std::string folder, std::uint64_t max_bytes) : folder_(std::move(folder)), max_bytes_(max_bytes) {}
@@ -169,7 +206,8 @@ std::string DiskCache::file_name(const std::string& key) {
 std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSettings& settings,
                                          std::string& why) const {
   const std::string path = folder_ + "/" + file_name(key);
-  if (!fs::exists(path)) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
     why = "absent";
     return std::nullopt;
   }
@@ -187,11 +225,6 @@ std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSe
 
 bool DiskCache::store(const DiskEntry& entry, std::string& why) const {
   std::error_code ec;
-  fs::create_directories(folder_, ec);
-  if (ec) {
-    why = "cannot create " + folder_ + ": " + ec.message();
-    return false;
-  }
   const std::string header = header_json(entry).dump();
   std::string prefix(kMagic, sizeof kMagic);
   const auto format = kFormat;

@@ -44,6 +44,10 @@ class DiskCache {
   const std::string& folder() const { return folder_; }
   static std::string file_name(const std::string& key);
 
+  // Creates the folder (mode 0700) if needed and checks that it is safe to
+  // execute code from: owned by this user, writable by nobody else.
+  static bool prepare_folder(const std::string& folder, std::string& why);
+
   // The entry for `key` if its file exists and everything in it matches
   // `settings` and this build's LLVM; `why` says what did not.
   std::optional<DiskEntry> load(const std::string& key, const CodegenSettings& settings, std::string& why) const;

@@ -68,7 +68,9 @@ class HostJit {
  public:
   static llvm::Expected<std::shared_ptr<HostJit>> get() {
     static std::mutex mutex;
-    static std::shared_ptr<HostJit> instance;
+    // Never destroyed (see kernel_cache()); kernels hold their own references.
+    static auto* instance_holder = new std::shared_ptr<HostJit>;
+    std::shared_ptr<HostJit>& instance = *instance_holder;
     const std::lock_guard lock(mutex);
     if (!instance) {
       initialise_llvm();
@@ -202,6 +204,8 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key) {
   const auto start = std::chrono::steady_clock::now();
   if (g_fail_compilation.load())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (test hook)");
+  if (!op_supports(key.op, key.dtype) || key.inner[kOut] == InnerStride::zero)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "no kernel exists for key " + key.to_string());
   initialise_llvm();
   const CodegenSettings settings = codegen_settings(key.codegen);
   auto tm = make_target_machine(settings);

@@ -100,6 +100,12 @@ llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v) {
   return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
 }
 
+// llvm.maximum/minimum propagate *a* NaN but leave which one unspecified; the
+// reference (like NumPy) returns a's NaN when both are NaN, payload and all.
+llvm::Value* emit_nan_first(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* extremum) {
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, b.CreateSelect(b.CreateFCmpUNO(y, y), y, extremum));
+}
+
 }  // namespace
 
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y) {
@@ -114,7 +120,10 @@ llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, l
     default: break;
   }
   const Lowering* l = find_lowering(op, kind);
-  return l ? emit_lowering(b, *l, x, y) : nullptr;
+  if (l == nullptr) return nullptr;
+  llvm::Value* v = emit_lowering(b, *l, x, y);
+  if (kind == NumberKind::floating && (op == Op::max || op == Op::min)) v = emit_nan_first(b, x, y, v);
+  return v;
 }
 
 }  // namespace bcast::jit

@@ -7,9 +7,9 @@
 
 namespace bcast::jit {
 
-// Returns op(x, y) in the compute type of the result dtype (i1 for bool).
-// Semantics are those of src/scalar_ops.h, which the differential tests hold
-// this to bit for bit.
+// Returns op(x, y) in the compute type of the result dtype (i1 for bool);
+// nullptr when op is not defined for dtype. Semantics are those of
+// src/scalar_ops.h, which the differential tests hold this to bit for bit.
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y);
 
 }  // namespace bcast::jit

@@ -27,6 +27,15 @@ class DiskCaches {
     const std::string folder = config::cache_dir();
     const std::lock_guard lock(mutex_);
     if (folder.empty() || unwritable_.contains(folder)) return nullptr;
+    if (cache_ == nullptr || cache_->folder() != folder) {
+      // Objects from the folder are executed: it must be ours alone.
+      std::string why;
+      if (!DiskCache::prepare_folder(folder, why)) {
+        unwritable_.insert(folder);
+        logging::jit().warn("disk cache off for this process: {}", why);
+        return nullptr;
+      }
+    }
     if (!cache_ || cache_->folder() != folder || cache_->max_bytes() != config::cache_max_bytes())
       cache_ = std::make_shared<const DiskCache>(folder, config::cache_max_bytes());
     return cache_;
@@ -190,11 +199,20 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Cac
   }
   lock.unlock();
 
-  Obtained got = obtain(key);  // outside the lock: other keys go on
-  promise.set_value(got.result.kernel);
-
+  Obtained got;
+  try {
+    got = obtain(key);  // outside the lock: other keys go on
+  } catch (const std::exception& e) {
+    // A failure of ours (file system, memory) must not poison the key for
+    // the waiters: it is a failed compilation like any other.
+    got = {{nullptr, std::string("internal error: ") + e.what()}, Source::compiled};
+  }
   lock.lock();
-  st.record(key, got.result, got.source == Source::disk, resident);
+  // Booked before the waiters wake, so that an eviction or clear() never
+  // sees a finished slot whose code size is not counted yet.
+  const auto slot = st.slots.find(key);
+  st.record(key, got.result, got.source == Source::disk, resident && slot != st.slots.end());
+  promise.set_value(got.result.kernel);
   st.evict_to_capacity();
   if (outcome)
     *outcome = !got.result.kernel ? CacheOutcome::failed
@@ -243,8 +261,10 @@ std::vector<KernelStats> KernelCache::entries() const {
 }
 
 KernelCache& kernel_cache() {
-  static KernelCache cache;
-  return cache;
+  // Never destroyed: threads the program did not join may still call it while
+  // static destructors run at exit.
+  static KernelCache* cache = new KernelCache;
+  return *cache;
 }
 
 }  // namespace bcast::jit

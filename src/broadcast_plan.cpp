@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "bcast/broadcast.h"
+#include "bcast/errors.h"
 
 namespace bcast {
 namespace {
@@ -143,6 +144,12 @@ BroadcastPlan plan_broadcast(const Layout& out, const Layout& a, const Layout& b
 }
 
 std::string broadcast_type_of(const Layout& out, const Layout& a, const Layout& b) {
+  validate_layout(a, "a");
+  validate_layout(b, "b");
+  validate_layout(out, "out");
+  if (out.shape != broadcast_infer_shape(a.shape, b.shape))
+    throw Error(ErrorKind::shape, "broadcast_type_of: out has shape " + to_string(out.shape) + ", not the broadcast of " +
+                                      to_string(a.shape) + " and " + to_string(b.shape));
   return to_string(plan_broadcast(out, a, b).type);
 }
 

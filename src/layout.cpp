@@ -7,12 +7,23 @@
 
 namespace bcast {
 
+namespace {
+
+// The next dense stride. A shape with a zero extent may have a product of
+// the other extents beyond int64: its strides are never used, so saturate.
+std::int64_t next_stride(std::int64_t stride, std::int64_t extent) {
+  std::int64_t next = 0;
+  return __builtin_mul_overflow(stride, std::max<std::int64_t>(extent, 1), &next) ? INT64_MAX : next;
+}
+
+}  // namespace
+
 Layout Layout::contiguous(const Shape& shape) {
   Layout l{shape, Strides(shape.size())};
   std::int64_t stride = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     l.strides[i] = stride;
-    stride *= std::max<std::int64_t>(shape[i], 1);
+    stride = next_stride(stride, shape[i]);
   }
   return l;
 }
@@ -22,7 +33,7 @@ Layout Layout::column_major(const Shape& shape) {
   std::int64_t stride = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     l.strides[i] = stride;
-    stride *= std::max<std::int64_t>(shape[i], 1);
+    stride = next_stride(stride, shape[i]);
   }
   return l;
 }

@@ -46,7 +46,19 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b) {
 }
 
 void PreparedOp::operator()(const TensorView& a, const TensorView& b, const TensorView& out) const {
+  if (!impl_) detail::fail(ErrorKind::value, "PreparedOp: not prepared (default-constructed)");
   const Impl& p = *impl_;
+  // Cheap and worth it: a view of another shape would make the kernel read
+  // and write out of bounds.
+  const auto check = [&](const TensorView& v, DType dtype, const Layout& layout, const char* operand) {
+    if (v.dtype != dtype || v.layout != layout)
+      detail::fail(ErrorKind::value, "{} (prepared): {} has dtype {} shape {} strides {}, prepared for {} {} {}",
+                   op_name(p.op), operand, dtype_name(v.dtype), to_string(v.shape()), to_string(v.strides()),
+                   dtype_name(dtype), to_string(layout.shape), to_string(layout.strides));
+  };
+  check(a, p.dtype, p.a, "a");
+  check(b, p.dtype, p.b, "b");
+  check(out, result_dtype(p.op, p.dtype), p.out, "out");
   validate_data(p.op, a, b, out);
   if (p.plan.numel == 0) return;
   execute_plan(p.plan, p.kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
@@ -65,6 +77,8 @@ const std::string& PreparedOp::broadcast_type() const { return impl_->type; }
 const std::string& PreparedOp::kernel_key() const { return impl_->key; }
 
 std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& a, const Layout& b) {
+  const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
+  validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   if (!jit_enabled()) return "reference";
   return make_kernel_key(Target::host, op, dtype, plan_broadcast(out, a, b), current_codegen_id()).to_string();
 }
@@ -98,8 +112,10 @@ std::vector<std::string> broadcast_types_of_rank(int rank) {
 }
 
 std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads) {
-  if (max_rank < 0 || max_rank > kMaxRank)
-    detail::fail(ErrorKind::value, "pregenerate: max_rank {} is outside 0..{}", max_rank, kMaxRank);
+  // Rank r has 3 * 2^(r-1) types: 12 is already 6,144 kernels per op and dtype.
+  constexpr int kMaxPregenerateRank = 12;
+  if (max_rank < 0 || max_rank > kMaxPregenerateRank)
+    detail::fail(ErrorKind::value, "pregenerate: max_rank {} is outside 0..{}", max_rank, kMaxPregenerateRank);
   std::vector<KernelKey> keys;
   for (Op op : ops)
     for (DType dtype : dtypes)
@@ -110,7 +126,7 @@ std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dt
   std::atomic<std::size_t> next{0}, ready{0};
   auto work = [&] {
     for (std::size_t i = next++; i < keys.size(); i = next++)
-      if (jit::kernel_cache().get(keys[i])) ++ready;
+      if (jit::kernel_cache().get(keys[i])) ++ready;  // get() reports failures, never throws them
   };
   const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   {

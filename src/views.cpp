@@ -37,12 +37,14 @@ TensorView keep_dims(const TensorView& x, const std::vector<bool>& removed) {
 }  // namespace
 
 TensorView squeeze(const TensorView& x) {
+  validate_layout(x.layout, "squeeze input");
   std::vector<bool> removed(x.rank());
   for (int d = 0; d < x.rank(); ++d) removed[d] = x.shape()[d] == 1;
   return keep_dims(x, removed);
 }
 
 TensorView squeeze(const TensorView& x, const std::vector<std::int64_t>& dims) {
+  validate_layout(x.layout, "squeeze input");
   std::vector<bool> removed(x.rank());
   for (std::int64_t dim : dims) {
     const std::int64_t d = normalize_dim(dim, x.rank(), "squeeze");
@@ -60,6 +62,7 @@ TensorView squeeze(const TensorView& x, std::initializer_list<std::int64_t> dims
 }
 
 TensorView squeeze(const TensorView& x, const std::vector<SqueezeMark>& pattern) {
+  validate_layout(x.layout, "squeeze input");
   if (static_cast<int>(pattern.size()) != x.rank())
     fail(ErrorKind::shape, "squeeze: pattern has {} marks for shape {} of rank {}", pattern.size(),
          to_string(x.shape()), x.rank());
@@ -74,10 +77,14 @@ TensorView squeeze(const TensorView& x, const std::vector<SqueezeMark>& pattern)
 }
 
 TensorView unsqueeze(const TensorView& x, std::int64_t dim) {
+  validate_layout(x.layout, "unsqueeze input");
   const std::int64_t d = normalize_dim(dim, x.rank() + 1, "unsqueeze");
   Layout out = x.layout;
-  // The new dim's stride never matters (extent 1); pick the dense value.
-  const std::int64_t stride = d < x.rank() ? x.strides()[d] * std::max<std::int64_t>(x.shape()[d], 1) : 1;
+  // The new dim's stride never matters (extent 1): the dense value when it
+  // fits, else 0.
+  std::int64_t stride = 1;
+  if (d < x.rank() && __builtin_mul_overflow(x.strides()[d], std::max<std::int64_t>(x.shape()[d], 1), &stride))
+    stride = 0;
   out.shape.insert(out.shape.begin() + d, 1);
   out.strides.insert(out.strides.begin() + d, stride);
   validate_layout(out, "unsqueeze result");
@@ -85,6 +92,7 @@ TensorView unsqueeze(const TensorView& x, std::int64_t dim) {
 }
 
 TensorView permute(const TensorView& x, const std::vector<std::int64_t>& order) {
+  validate_layout(x.layout, "permute input");
   if (static_cast<int>(order.size()) != x.rank())
     fail(ErrorKind::shape, "permute: order has {} dims for shape {} of rank {}", order.size(),
          to_string(x.shape()), x.rank());
@@ -101,6 +109,7 @@ TensorView permute(const TensorView& x, const std::vector<std::int64_t>& order) 
 }
 
 TensorView transpose(const TensorView& x, std::int64_t dim0, std::int64_t dim1) {
+  validate_layout(x.layout, "transpose input");
   const std::int64_t d0 = normalize_dim(dim0, x.rank(), "transpose");
   const std::int64_t d1 = normalize_dim(dim1, x.rank(), "transpose");
   Layout out = x.layout;
@@ -110,6 +119,7 @@ TensorView transpose(const TensorView& x, std::int64_t dim0, std::int64_t dim1) 
 }
 
 TensorView transpose(const TensorView& x) {
+  validate_layout(x.layout, "transpose input");
   Layout out = x.layout;
   std::reverse(out.shape.begin(), out.shape.end());
   std::reverse(out.strides.begin(), out.strides.end());
@@ -117,6 +127,7 @@ TensorView transpose(const TensorView& x) {
 }
 
 TensorView broadcast_to(const TensorView& x, const Shape& shape) {
+  validate_layout(x.layout, "broadcast_to input");
   checked_numel(shape, "broadcast_to target");
   if (shape.size() < x.shape().size() || !check_broadcast_shape(x.shape(), shape) ||
       broadcast_infer_shape(x.shape(), shape) != shape)
@@ -140,7 +151,8 @@ struct ResolvedSlice {
 };
 
 ResolvedSlice resolve_slice(const Slice& s, std::int64_t extent, std::size_t axis) {
-  const std::int64_t step = s.step.value_or(1);
+  // Python clamps a step below -INT64_MAX likewise, so that -step exists.
+  const std::int64_t step = std::max(s.step.value_or(1), -INT64_MAX);
   if (step == 0) fail(ErrorKind::index, "slice step cannot be zero (axis {})", axis);
   auto clamp_bound = [&](std::int64_t v, std::int64_t low, std::int64_t high) {
     if (v < 0) v = v < -extent ? low : v + extent;
@@ -171,6 +183,7 @@ std::size_t consumed_dims(const std::vector<IndexItem>& items) {
 }  // namespace
 
 TensorView index(const TensorView& x, const std::vector<IndexItem>& items) {
+  validate_layout(x.layout, "index input");
   const std::size_t rank = x.shape().size();
   const std::size_t ellipses =
       std::count_if(items.begin(), items.end(), [](const IndexItem& i) { return std::holds_alternative<Ellipsis>(i); });

@@ -33,7 +33,13 @@ struct CapacityGuard {
   ~CapacityGuard() { set_kernel_cache_capacity(saved); }
 };
 
-TEST(KernelCache, CountsMissesThenHits) {
+// Every test here counts compilations: the disk cache must not serve them.
+class KernelCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override { set_cache_dir("off"); }
+};
+
+TEST_F(KernelCacheTest, CountsMissesThenHits) {
   clear_kernel_cache();
   const Tensor a = test::make(DType::f32, {16}, std::vector<double>(16, 1.5));
   const Tensor b = test::make(DType::f32, {16}, std::vector<double>(16, 2.0));
@@ -55,7 +61,7 @@ TEST(KernelCache, CountsMissesThenHits) {
   EXPECT_TRUE(entries[0].resident);
 }
 
-TEST(KernelCache, EightThreadsMissingOneKeyCompileItOnce) {
+TEST_F(KernelCacheTest, EightThreadsMissingOneKeyCompileItOnce) {
   const KernelKey key = fresh_key(Op::mul, {DC::expand_a, DC::same});
   const std::uint64_t compiles_before = kernel_cache_stats().compiles;
   std::barrier start(8);
@@ -74,7 +80,7 @@ TEST(KernelCache, EightThreadsMissingOneKeyCompileItOnce) {
   }
 }
 
-TEST(KernelCache, EvictedKernelsStayLoadedWhileHeld) {
+TEST_F(KernelCacheTest, EvictedKernelsStayLoadedWhileHeld) {
   const CapacityGuard guard(2);
   const KernelKey first = fresh_key(Op::sub, {DC::same});
   std::shared_ptr<const jit::CompiledKernel> held = jit::kernel_cache().get(first);
@@ -93,7 +99,7 @@ TEST(KernelCache, EvictedKernelsStayLoadedWhileHeld) {
   EXPECT_EQ(test::get(out, 4), 4.0);
 }
 
-TEST(KernelCache, CapacityTwoUnderConcurrentCallsStaysCorrect) {
+TEST_F(KernelCacheTest, CapacityTwoUnderConcurrentCallsStaysCorrect) {
   const CapacityGuard guard(2);
   // Six broadcast patterns cycling through a cache of two: constant eviction,
   // with other threads running the kernels being evicted.
@@ -120,7 +126,7 @@ TEST(KernelCache, CapacityTwoUnderConcurrentCallsStaysCorrect) {
   EXPECT_LE(kernel_cache_stats().resident, 2u);
 }
 
-TEST(KernelCache, CompileFailureFallsBackToTheReferenceAndIsRecorded) {
+TEST_F(KernelCacheTest, CompileFailureFallsBackToTheReferenceAndIsRecorded) {
   clear_kernel_cache();
   jit::set_fail_compilation_for_testing(true);
   const Tensor a = test::make(DType::i32, {2, 3}, {1, 2, 3, 4, 5, 6}), b = test::make(DType::i32, {3}, {10, 20, 30});

@@ -51,7 +51,23 @@ TEST(Prepared, RefusesBadLayoutsAtPrepareAndBadDataAtCall) {
   EXPECT_THROW(k(index(big, {Slice{2, 6, {}}}), b, overlapping), Error);
 }
 
+TEST(Prepared, ViewsOfOtherLayoutsAreRefusedNotOverrun) {
+  const PreparedOp k = prepare(Op::add, DType::f32, Layout::contiguous({64}), Layout::contiguous({64}));
+  Tensor a(DType::f32, {2}), b(DType::f32, {2}), out(DType::f32, {2});
+  try {
+    k(a, b, out);
+    FAIL() << "ran on the wrong shape";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::value);
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("add (prepared): a has dtype f32 shape [2] strides [1], prepared for f32 [64] [1]"));
+  }
+  Tensor i(DType::i32, {64});
+  EXPECT_THROW(k(i, i), Error);
+  EXPECT_THROW(PreparedOp()(a, b, out), Error);
+}
+
 TEST(Pregenerate, CompilesEveryTypeUpToTheRankThenCallsHit) {
+  set_cache_dir("off");  // counts compilations
   clear_kernel_cache();
   EXPECT_EQ(broadcast_types_of_rank(0), (std::vector<std::string>{"[]"}));
   for (int r = 1; r <= 6; ++r) EXPECT_EQ(broadcast_types_of_rank(r).size(), 3u << (r - 1));
@@ -67,6 +83,7 @@ TEST(Pregenerate, CompilesEveryTypeUpToTheRankThenCallsHit) {
   }
   EXPECT_EQ(kernel_cache_stats().misses, misses);
   EXPECT_THROW(pregenerate({Op::add}, {DType::f32}, -1), Error);
+  EXPECT_THROW(pregenerate({Op::add}, {DType::f32}, 13), Error);  // 12,288 kernels per op and dtype
 }
 
 }  // namespace

@@ -144,6 +144,27 @@ TEST(Index, ViewsShareMemoryWithTheTensor) {
   EXPECT_EQ(test::get(rev, 5), 0);
 }
 
+TEST(Index, ExtremeStepsAndExtentsStayDefined) {
+  // Python clamps a step of -2^63 to -(2^63 - 1): x[::-2**63] of arange(10) is [9].
+  const TensorView x = view_of(Layout::contiguous({10}));
+  const TensorView v = index(x, {Slice{{}, {}, INT64_MIN}});
+  EXPECT_EQ(v.shape(), (Shape{1}));
+  EXPECT_EQ(start_offset(x, v), 9);
+  EXPECT_EQ(index(x, {Slice{{}, {}, INT64_MAX}}).shape(), (Shape{1}));
+  // A zero extent beside extents whose product overflows: no element, no overflow.
+  const Tensor empty(DType::f32, {0, std::int64_t{1} << 40, std::int64_t{1} << 40});
+  EXPECT_EQ(empty.numel(), 0);
+  EXPECT_EQ(unsqueeze(empty, 2).shape(), (Shape{0, std::int64_t{1} << 40, 1, std::int64_t{1} << 40}));
+}
+
+TEST(Index, MalformedInputViewsAreRefused) {
+  const TensorView bad{reinterpret_cast<void*>(std::uintptr_t{64}), DType::f32, {{2, 2}, {1}}};
+  expect_error([&] { index(bad, {0, 0}); }, ErrorKind::shape, "index input has 2 extents but 1 strides");
+  expect_error([&] { squeeze(bad); }, ErrorKind::shape, "squeeze input has 2 extents but 1 strides");
+  expect_error([&] { transpose(bad); }, ErrorKind::shape, "transpose input");
+  expect_error([&] { broadcast_to(bad, {2, 2}); }, ErrorKind::shape, "broadcast_to input");
+}
+
 TEST(Index, ErrorsNameTheAxisTheIndexAndTheExtent) {
   const TensorView x = view_of(Layout::contiguous({3, 4}));
   expect_error([&] { index(x, {0, 4}); }, ErrorKind::index, "index 4 is out of bounds for axis 1 with size 4");

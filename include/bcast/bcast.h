@@ -2,6 +2,7 @@
 #pragma once
 
 #include "bcast/broadcast.h"
+#include "bcast/config.h"
 #include "bcast/dtype.h"
 #include "bcast/errors.h"
 #include "bcast/layout.h"

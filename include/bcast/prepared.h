@@ -19,7 +19,7 @@ namespace bcast {
 class PreparedOp {
  public:
   // The views must have the layouts and dtype given to prepare(): only their
-  // data pointers may change from call to call (not checked).
+  // data pointers may change from call to call (an Error(value) otherwise).
   void operator()(const TensorView& a, const TensorView& b, const TensorView& out) const;
   // Allocates a C-contiguous result.
   Tensor operator()(const TensorView& a, const TensorView& b) const;
@@ -48,7 +48,7 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
 // Compiles (or finds in the cache) the kernel of every broadcast type with up
 // to `max_rank` levels, for contiguous operands, for each op in `ops` and
 // dtype in `dtypes` (op/dtype pairs that do not exist are skipped), on
-// `threads` threads (0: one per hardware thread). Returns the number of
+// `threads` threads (0: one per hardware thread); max_rank is 0..12. Returns the number of
 // kernels compiled or found in the cache; ones that failed are not counted
 // (their calls will use the reference executor). A cache smaller than the
 // set keeps the most recent ones.
