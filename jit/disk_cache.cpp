@@ -225,6 +225,8 @@ std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSe
 
 bool DiskCache::store(const DiskEntry& entry, std::string& why) const {
   std::error_code ec;
+  // The folder may have been removed since this process checked it.
+  if (!fs::exists(folder_, ec) && !prepare_folder(folder_, why)) return false;
   const std::string header = header_json(entry).dump();
   std::string prefix(kMagic, sizeof kMagic);
   const auto format = kFormat;
