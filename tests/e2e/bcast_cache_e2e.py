@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""End-to-end test of the persistent cache across processes, and of bcast-cache:
+a second bcast-run over a warm folder compiles nothing and gives the same bytes;
+two processes filling one folder at once leave only valid files; list, show,
+stats, verify, clear and warm work on a real folder.
+
+usage: bcast_cache_e2e.py PATH/TO/bcast-run PATH/TO/bcast-cache
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+RUN, CACHE = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+
+
+def run(cmd, folder, **kw):
+    env = dict(os.environ, BCAST_CACHE_DIR=folder)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, **kw)
+
+
+def last_json(p):
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def second_process_compiles_nothing(root):
+    folder = os.path.join(root, "two_runs")
+    outs = []
+    for i in range(2):
+        out = os.path.join(root, f"out{i}.npy")
+        p = run([RUN, "mul", "f32[64,1,7]", "f32[5,7]", "--seed", "3", "-o", out, "--json"], folder)
+        check(p.returncode == 0, f"run {i}: {p.stderr}")
+        outs.append((last_json(p)["cache"], open(out, "rb").read()))
+    (first, a), (second, b) = outs
+    check(first["compiles"] == 1 and first["disk_hits"] == 0, f"first process: {first}")
+    check(second["compiles"] == 0 and second["disk_hits"] == 1, f"second process compiled: {second}")
+    check(a == b, "the second process's result differs")
+
+
+def concurrent_writers_leave_a_valid_cache(root):
+    folder = os.path.join(root, "shared")
+    cmd = [CACHE, "warm", "--ops", "add,sub,mul", "--dtypes", "f32,i32", "--max-rank", "3", "--threads", "1"]
+    procs = [subprocess.Popen(cmd, env=dict(os.environ, BCAST_CACHE_DIR=folder), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        out, err = p.communicate()
+        check(p.returncode == 0, f"concurrent warm failed: {err}")
+    v = run([CACHE, "verify", "--json"], folder)
+    report = json.loads(v.stdout)
+    expected = 3 * 2 * (1 + 3 + 6 + 12)
+    check(report["checked"] == expected and not report["bad"], f"after concurrent writers: {report}")
+    leftovers = [f for f in os.listdir(folder) if f.startswith(".tmp")]
+    check(not leftovers, f"temporary files left: {leftovers}")
+
+
+def tool_commands(root):
+    folder = os.path.join(root, "tool")
+    w = run([CACHE, "warm", "--ops", "add", "--dtypes", "f16", "--max-rank", "2", "--json"], folder)
+    check(w.returncode == 0 and json.loads(w.stdout)["kernels"] == 10, f"warm: {w.stdout} {w.stderr}")
+    listing = json.loads(run([CACHE, "list", "--json"], folder).stdout)
+    check(len(listing) == 10 and all(e["op"] == "add" and e["dtype"] == "f16" for e in listing), f"list: {listing}")
+    key = next(e["key"] for e in listing if e["broadcast_type"] == "[expand_b,same]")
+    ir = run([CACHE, "show", key, "--ir"], folder).stdout
+    check(f'define void @"{key}"' in ir and " mul " not in ir, "show --ir")
+    opt_ir = run([CACHE, "show", key, "--opt-ir"], folder).stdout
+    check("fadd <" in opt_ir, "show --opt-ir: the inner loop is vectorised")
+    check("ret" in run([CACHE, "show", key, "--asm"], folder).stdout, "show --asm")
+    file_hash = next(f for f in os.listdir(folder) if f.endswith(".bck"))[:16]
+    shown = json.loads(run([CACHE, "show", file_hash, "--json"], folder).stdout)
+    check(shown.get("dtype") == "f16", f"show HASH: {shown}")
+    with open(os.path.join(folder, "00000000deadbeef.bck"), "wb") as f:
+        f.write(b"BCASTKRN garbage")
+    v = json.loads(run([CACHE, "verify", "--json"], folder).stdout)
+    check(len(v["bad"]) == 1 and v["removed"] == 1, f"verify: {v}")
+    s = json.loads(run([CACHE, "stats", "--json"], folder).stdout)
+    check(s["files"] == 10 and s["bad_files"] == 0 and s["bytes"] > 0, f"stats: {s}")
+    env = json.loads(run([CACHE, "env", "--json"], folder).stdout)
+    cache_dir = next(e for e in env if e["name"] == "BCAST_CACHE_DIR")
+    check(cache_dir["value"] == folder and cache_dir["source"] == "environment", f"env: {cache_dir}")
+    c = run([CACHE, "clear"], folder)
+    check(c.returncode == 0 and not [f for f in os.listdir(folder) if f.endswith(".bck")], "clear")
+    check(run([CACHE, "show", "nonsense"], folder).returncode == 1, "show of an unknown key")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as root:
+        second_process_compiles_nothing(root)
+        concurrent_writers_leave_a_valid_cache(root)
+        tool_commands(root)
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{len(failures)} failures")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
