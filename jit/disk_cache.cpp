@@ -2,6 +2,7 @@
 #define XXH_INLINE_ALL
 #include "disk_cache.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -30,6 +31,9 @@ constexpr const char* kExtension = ".bck";
 
 std::uint64_t checksum(const char* data, std::size_t size) { return XXH3_64bits(data, size); }
 
+// <hash>.bck -> <hash>.hits
+std::string hits_path(const fs::path& kernel_file) { return fs::path(kernel_file).replace_extension(".hits").string(); }
+
 json header_json(const DiskEntry& e) {
   return {{"key", e.key},
           {"symbol", e.symbol},
@@ -46,7 +50,6 @@ json header_json(const DiskEntry& e) {
           {"created_unix", e.created_unix},
           {"compile_ms", e.compile_ms},
           {"code_bytes", e.code_bytes},
-          {"hits", e.hits},
           {"object_bytes", e.object.size()},
           {"object_xxh3", checksum(e.object.data(), e.object.size())}};
 }
@@ -69,7 +72,6 @@ std::optional<DiskEntry> from_json(const json& h, std::string& why) {
     e.created_unix = h.at("created_unix").get<std::int64_t>();
     e.compile_ms = h.at("compile_ms").get<double>();
     e.code_bytes = h.at("code_bytes").get<std::uint64_t>();
-    e.hits = h.at("hits").get<std::uint64_t>();
     return e;
   } catch (const json::exception& ex) {
     why = std::string("header field: ") + ex.what();
@@ -259,11 +261,13 @@ bool DiskCache::store(const DiskEntry& entry, std::string& why) const {
   return true;
 }
 
-void DiskCache::touch(const DiskEntry& entry) const {
-  DiskEntry counted = entry;
-  ++counted.hits;
-  std::string why;
-  store(counted, why);  // rewrites atomically; a concurrent touch may lose one count
+void DiskCache::touch(const std::string& key) const {
+  const std::string path = folder_ + "/" + file_name(key);
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // now
+  const int fd = ::open(hits_path(path).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  [[maybe_unused]] const ssize_t n = ::write(fd, "+", 1);
+  ::close(fd);
 }
 
 std::vector<DiskFile> DiskCache::list() const {
@@ -275,6 +279,8 @@ std::vector<DiskFile> DiskCache::list() const {
     f.path = item.path().string();
     f.bytes = item.file_size(ec);
     f.last_used_unix = mtime_unix(item.path());
+    f.hits = fs::file_size(hits_path(item.path()), ec);
+    if (ec) f.hits = 0;
     f.entry = read_disk_entry(f.path, false, f.problem);
     if (f.entry && file_name(f.entry->key) != item.path().filename().string()) {
       f.problem = "file name does not match its key";
@@ -289,16 +295,25 @@ std::vector<DiskFile> DiskCache::list() const {
 std::size_t DiskCache::remove_bad() const {
   std::size_t removed = 0;
   std::error_code ec;
-  for (const DiskFile& f : list())
-    if (!f.entry && fs::remove(f.path, ec)) ++removed;
+  for (const DiskFile& f : list()) {
+    if (f.entry) continue;
+    removed += fs::remove(f.path, ec);
+    fs::remove(hits_path(f.path), ec);
+  }
+  // Hit counts whose kernel file is gone.
+  for (const auto& item : fs::directory_iterator(folder_, ec))
+    if (item.path().extension() == ".hits" && !fs::exists(fs::path(item.path()).replace_extension(kExtension), ec))
+      fs::remove(item.path(), ec);
   return removed;
 }
 
 std::size_t DiskCache::clear() const {
   std::size_t removed = 0;
   std::error_code ec;
-  for (const DiskFile& f : list())
-    if (fs::remove(f.path, ec)) ++removed;
+  for (const DiskFile& f : list()) {
+    removed += fs::remove(f.path, ec);
+    fs::remove(hits_path(f.path), ec);
+  }
   return removed;
 }
 
@@ -329,6 +344,7 @@ void DiskCache::trim() const {
   for (const File& f : files) {
     if (total <= max_bytes_) break;
     if (fs::remove(f.path, ec)) total -= f.bytes;
+    fs::remove(hits_path(f.path), ec);
   }
 }
 

@@ -16,15 +16,18 @@ namespace bcast::jit {
 // The header is JSON: the full key string, the kernel's symbol, the LLVM
 // version, the codegen settings (CPU, features, opt level, vector width), op,
 // dtype, broadcast type, inner strides and target (so that tools can rebuild
-// the key), creation time, compile time, code size, hits, and the object's
-// size and xxh3 checksum. A file is used only if every one of these matches.
+// the key), creation time, compile time, code size, and the object's size and
+// xxh3 checksum. A file is used only if every one of these matches.
+// A load touches the file (its time is "last used", which the size bound
+// evicts by) and appends one byte to <hash>.hits: appends are atomic, so
+// processes count hits without rewriting the kernel file.
 struct DiskEntry {
   std::string key, symbol, llvm_version;
   CodegenSettings settings;
   std::string op, dtype, broadcast_type, inner, target;
   std::int64_t created_unix = 0;
   double compile_ms = 0;
-  std::uint64_t code_bytes = 0, hits = 0;
+  std::uint64_t code_bytes = 0;
   std::vector<char> object;
 };
 
@@ -33,6 +36,7 @@ struct DiskFile {
   std::string path;
   std::uint64_t bytes = 0;
   std::int64_t last_used_unix = 0;  // the file's modification time: loads touch it
+  std::uint64_t hits = 0;           // loads recorded in its .hits file
   std::optional<DiskEntry> entry;   // header fields (object left empty); nullopt if unreadable
   std::string problem;              // why the file is bad, when it is
 };
@@ -57,8 +61,8 @@ class DiskCache {
   // written; `why` says why.
   bool store(const DiskEntry& entry, std::string& why) const;
 
-  // Records a load: bumps the hit count (best effort) and the file's time.
-  void touch(const DiskEntry& entry) const;
+  // Records a load: the file's time, and one more hit.
+  void touch(const std::string& key) const;
 
   std::vector<DiskFile> list() const;           // every *.bck file, checked
   std::size_t remove_bad() const;               // verify: deletes the files list() finds bad

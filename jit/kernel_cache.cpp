@@ -81,7 +81,7 @@ Obtained obtain(const KernelKey& key) {
       object.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       Obtained got{load_object(object), Source::disk};
       if (got.result.kernel) {
-        disk->touch(*entry);
+        disk->touch(name);
         return got;
       }
       why = "cannot load: " + got.result.error;
@@ -97,7 +97,7 @@ Obtained obtain(const KernelKey& key) {
     DiskEntry entry{name, object.symbol, LLVM_VERSION_STRING, settings, std::string(op_name(key.op)),
                     std::string(dtype_name(key.dtype)), to_string(key.type()), key.inner_code(), "host",
                     std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count(),
-                    object.compile_ms, object.code_bytes, 0, std::move(object.object)};
+                    object.compile_ms, object.code_bytes, std::move(object.object)};
     std::string why;
     if (!disk->store(entry, why)) disk_caches().mark_unwritable(*disk, why);
   }

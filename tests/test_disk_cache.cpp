@@ -57,17 +57,19 @@ TEST_F(DiskCacheTest, AFreshMemoryCacheLoadsFromDiskAndCompilesNothing) {
   const Tensor first = run();
   EXPECT_EQ(kernel_cache_stats().compiles, 1u);
   ASSERT_EQ(files().size(), 1u);
-  clear_kernel_cache();
-  const Tensor second = run();
-  EXPECT_EQ(kernel_cache_stats().compiles, 0u);
-  EXPECT_EQ(kernel_cache_stats().disk_hits, 1u);
-  EXPECT_EQ(test::bytes_of(first), test::bytes_of(second));
-  std::string why;
-  const auto entry = jit::read_disk_entry(files()[0].string(), false, why);
-  ASSERT_TRUE(entry) << why;
-  EXPECT_EQ(entry->hits, 1u);
-  EXPECT_EQ(entry->op, "sub");
-  EXPECT_EQ(entry->broadcast_type, "[expand_b,same]");
+  for (int process = 1; process <= 3; ++process) {  // each load rewrites the hit count: still loadable
+    clear_kernel_cache();
+    const Tensor again = run();
+    EXPECT_EQ(kernel_cache_stats().compiles, 0u) << "load " << process;
+    EXPECT_EQ(kernel_cache_stats().disk_hits, 1u) << "load " << process;
+    EXPECT_EQ(test::bytes_of(first), test::bytes_of(again));
+  }
+  const std::vector<jit::DiskFile> listed = jit::DiskCache(dir_.string(), 1 << 30).list();
+  ASSERT_EQ(listed.size(), 1u);
+  ASSERT_TRUE(listed[0].entry) << listed[0].problem;
+  EXPECT_EQ(listed[0].hits, 3u);
+  EXPECT_EQ(listed[0].entry->op, "sub");
+  EXPECT_EQ(listed[0].entry->broadcast_type, "[expand_b,same]");
 }
 
 TEST_F(DiskCacheTest, DamagedAndForeignFilesAreReplaced) {

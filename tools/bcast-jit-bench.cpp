@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <filesystem>
+#include <unistd.h>
 #include <random>
 
 #include "bcast/bcast.h"
@@ -29,6 +31,26 @@ void BM_ColdCompile(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ColdCompile)->Unit(benchmark::kMillisecond)->Iterations(40)->Repetitions(3)->ReportAggregatesOnly();
+
+// Each iteration loads one kernel from a warm disk cache into an empty memory
+// cache (read, check, link) and runs a tiny call: compare with BM_ColdCompile.
+void BM_DiskLoad(benchmark::State& state) {
+  const std::string folder = "/tmp/bcast-bench-disk-" + std::to_string(::getpid());
+  set_cache_dir(folder);
+  const Tensor a(DType::f32, {2, 3}), b(DType::f32, {3});
+  Tensor out = add(a, b);  // compiled once, written to disk
+  for (auto _ : state) {
+    state.PauseTiming();
+    clear_kernel_cache();
+    state.ResumeTiming();
+    add(a, b, out);
+  }
+  if (kernel_cache_stats().compiles != 0 || kernel_cache_stats().disk_hits != 1)
+    state.SkipWithError("the kernel did not come from the disk cache");
+  set_cache_dir("off");
+  std::filesystem::remove_all(folder);
+}
+BENCHMARK(BM_DiskLoad)->Unit(benchmark::kMicrosecond)->Repetitions(3)->ReportAggregatesOnly();
 
 void fill(const Tensor& t) {
   std::mt19937 rng(1);

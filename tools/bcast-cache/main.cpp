@@ -45,7 +45,7 @@ json entry_json(const jit::DiskFile& f) {
             {"code_bytes", e.code_bytes},
             {"compile_ms", e.compile_ms},
             {"created", when(e.created_unix)},
-            {"hits", e.hits},
+            {"hits", f.hits},
             {"llvm_version", e.llvm_version},
             {"cpu", e.settings.cpu},
             {"opt_level", e.settings.opt_level}});
@@ -70,7 +70,7 @@ int list(const jit::DiskCache& cache, bool as_json) {
     const jit::DiskEntry& e = *f.entry;
     std::cout << fmt::format("{:<6} {:<5} {:<36} {:<5} {:>6} {:>6.1f}ms {:<19} {:<19} {:>5}  {}\n", e.op, e.dtype,
                              e.broadcast_type, e.target, e.code_bytes, e.compile_ms, when(e.created_unix),
-                             when(f.last_used_unix), e.hits, e.key);
+                             when(f.last_used_unix), f.hits, e.key);
   }
   std::cout << fmt::format("{} files in {}\n", files.size(), cache.folder());
   return kExitOk;
