@@ -9,6 +9,7 @@
 
 #include "ir_dtypes.h"
 #include "ir_ops.h"
+#include "odometer.h"
 #include "kernel_abi.h"
 
 namespace bcast::jit {
@@ -64,16 +65,18 @@ class NestEmitter {
     load_levels();
     // Running offsets, the odometer and the remaining count live in allocas;
     // SROA turns them into registers.
-    std::array<Value*, kNumOperands> offset{};
+    Odometer odometer;
     for (int k = 0; k < kNumOperands; ++k) {
-      offset[k] = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "offset");
-      b_.CreateStore(b_.getInt64(0), offset[k]);
+      odometer.offset[k] = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "offset");
+      b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
+      odometer.stride[k].assign(stride_[k].begin(), stride_[k].end() - 1);
+      odometer.span[k].assign(span_[k].begin(), span_[k].end() - 1);
     }
-    std::vector<Value*> index(rank_ - 1);
+    odometer.extent.assign(extent_.begin(), extent_.end() - 1);
     Value* index_array = field(offsetof(KernelArgs, index), b_.getPtrTy(), "index");
     for (int l = 0; l + 1 < rank_; ++l) {
-      index[l] = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "i" + std::to_string(l));
-      b_.CreateStore(element(index_array, l, "start"), index[l]);
+      odometer.index.push_back(b_.CreateAlloca(b_.getInt64Ty(), nullptr, "i" + std::to_string(l)));
+      b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);
     }
     Value* remaining = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "remaining");
     b_.CreateStore(count, remaining);
@@ -84,34 +87,15 @@ class NestEmitter {
     b_.SetInsertPoint(row);
     std::array<Value*, kNumOperands> row_base{};
     for (int k = 0; k < kNumOperands; ++k)
-      row_base[k] = b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), offset[k]), "row_base");
+      row_base[k] =
+          b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "row_base");
     emit_inner_loop(row_base);
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
     b_.CreateStore(left, remaining);
-    BasicBlock* carry = rank_ >= 2 ? block("carry" + std::to_string(rank_ - 2)) : exit;
+    BasicBlock* carry = block("carry");
     b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
-
-    // Level l steps: add its strides and go on; or wraps: subtract its span and carry.
-    for (int l = rank_ - 2; l >= 0; --l) {
-      b_.SetInsertPoint(carry);
-      BasicBlock* step = block("step" + std::to_string(l));
-      BasicBlock* wrap = block("wrap" + std::to_string(l));
-      Value* next = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), index[l]), b_.getInt64(1));
-      b_.CreateCondBr(b_.CreateICmpSLT(next, extent_[l]), step, wrap);
-
-      b_.SetInsertPoint(step);
-      b_.CreateStore(next, index[l]);
-      for (int k = 0; k < kNumOperands; ++k)
-        b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), offset[k]), stride_[k][l]), offset[k]);
-      b_.CreateBr(row);
-
-      b_.SetInsertPoint(wrap);
-      b_.CreateStore(b_.getInt64(0), index[l]);
-      for (int k = 0; k < kNumOperands; ++k)
-        b_.CreateStore(b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), offset[k]), span_[k][l]), offset[k]);
-      carry = l > 0 ? block("carry" + std::to_string(l - 1)) : exit;
-      b_.CreateBr(carry);
-    }
+    b_.SetInsertPoint(carry);
+    odometer.emit_step(b_, row, exit);
   }
 
   // Extents, strides and spans of every level, loaded once at entry.
