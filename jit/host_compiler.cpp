@@ -24,6 +24,8 @@
 
 #include "config.h"
 #include "host_target.h"
+#include "ascend_emitter.h"
+#include "ascend_sim.h"
 #include "loop_nest_emitter.h"
 
 namespace bcast::jit {
@@ -81,6 +83,13 @@ class HostJit {
           (*jit)->getDataLayout().getGlobalPrefix());
       if (!process) return process.takeError();
       (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+      // Ascend-style kernels call the simulator's intrinsics.
+      llvm::orc::SymbolMap intrinsics;
+      for (const ascend::Intrinsic& i : ascend::intrinsics())
+        intrinsics[(*jit)->mangleAndIntern(i.name)] = {llvm::orc::ExecutorAddr::fromPtr(i.address),
+                                                        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+      if (llvm::Error e = (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(intrinsics))))
+        return e;
       instance.reset(new HostJit(std::move(*jit)));
     }
     return instance;
@@ -117,7 +126,8 @@ KernelModule build_module(const KernelKey& key, const CodegenSettings& settings,
   km.module = std::make_unique<llvm::Module>(key.to_string(), *km.context);
   km.module->setDataLayout(tm.createDataLayout());
   km.module->setTargetTriple(tm.getTargetTriple().str());
-  emit_kernel(*km.module, key, settings, symbol);
+  if (key.target == Target::ascend_sim) emit_ascend_kernel(*km.module, key, settings, symbol);
+  else emit_kernel(*km.module, key, settings, symbol);
   return km;
 }
 
@@ -252,6 +262,7 @@ llvm::Expected<std::shared_ptr<const CompiledKernel>> load_or_error(const Compil
   auto address = lljit.lookup(*dylib, object.symbol);
   if (!address) return address.takeError();
   kernel->fn = address->toPtr<KernelFn>();
+  kernel->entry = address->toPtr<void*>();
   kernel->symbol = object.symbol;
   kernel->code_bytes = object.code_bytes;
   kernel->compile_ms =

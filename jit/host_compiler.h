@@ -19,7 +19,8 @@ namespace bcast::jit {
 class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
-  KernelFn fn = nullptr;
+  KernelFn fn = nullptr;       // a host kernel's entry
+  void* entry = nullptr;       // any kernel's entry (an Ascend-style kernel has its own signature)
   std::string symbol;
   std::size_t code_bytes = 0;  // size of the kernel's machine code (.text)
   double compile_ms = 0;       // to obtain it: compile or read from disk, then load

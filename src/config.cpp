@@ -39,7 +39,8 @@ bool one_of(std::string_view v, std::initializer_list<std::string_view> words) {
 
 bool log_level_ok(std::string_view v) { return one_of(v, {"off", "error", "warn", "info", "debug", "trace"}); }
 bool isa_ok(std::string_view v) { return one_of(v, {"sse4.2", "avx", "avx2", "avx512", "all"}); }
-bool target_ok(std::string_view v) { return v == "host"; }
+bool target_ok(std::string_view v) { return v == "host" || v == "ascend-sim"; }
+bool ub_size_ok(std::string_view v) { return int_in<1024, (1 << 20)>(v) && *parse_int(v) % 32 == 0; }
 bool folder_ok(std::string_view v) { return !v.empty(); }
 bool anything(std::string_view) { return true; }
 
@@ -50,7 +51,7 @@ struct Variable {
 
 enum Index : std::size_t {
   kLogLevel, kVerbose, kJit, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
-  kDumpDir, kTarget, kCount
+  kDumpDir, kTarget, kUbSize, kBlockNum, kDoubleBuffer, kCount
 };
 
 constexpr std::array<Variable, kCount> kVariables{{
@@ -74,7 +75,13 @@ constexpr std::array<Variable, kCount> kVariables{{
      int_in<1, (1 << 20)>},
     {"BCAST_DUMP_DIR", "", "a folder", "write each compiled kernel's IR (before and after optimisation) and assembly",
      anything},
-    {"BCAST_TARGET", "host", "host", "where kernels run", target_ok},
+    {"BCAST_TARGET", "host", "host ascend-sim",
+     "where ops run: the host CPU, or the Ascend-style accelerator on its checking simulator", target_ok},
+    {"BCAST_UB_SIZE", "196608", "1024 .. 1048576, a multiple of 32", "ascend-sim: bytes of unified buffer per block",
+     ub_size_ok},
+    {"BCAST_BLOCK_NUM", "8", "1 .. 64", "ascend-sim: blocks (AI cores) a call runs on", int_in<1, 64>},
+    {"BCAST_DOUBLE_BUFFER", "1", "0 1", "ascend-sim: 1 gives every tile buffer two slots (copy-in overlaps compute)",
+     int_in<0, 1>},
 }};
 
 std::optional<std::size_t> find_variable(std::string_view name) {
@@ -205,6 +212,10 @@ std::string cache_dir() { return store().resolved_cache_dir(); }
 std::uint64_t cache_max_bytes() { return store().max_bytes.load(std::memory_order_relaxed); }
 std::string dump_dir() { return store().value(kDumpDir); }
 std::string target() { return store().value(kTarget); }
+ascend::SimConfig sim_config() {
+  return {*parse_int(store().value(kUbSize)), static_cast<int>(*parse_int(store().value(kBlockNum))),
+          store().value(kDoubleBuffer) == "1"};
+}
 
 void reload_from_environment() {
   store().read_environment();
@@ -257,6 +268,8 @@ void set_dump_dir(std::string_view folder) {
   // "" is the documented way to stop dumping; the table's check is for the environment.
   set_setting("BCAST_DUMP_DIR", folder);
 }
+
+void set_target(std::string_view target) { set_setting("BCAST_TARGET", target); }
 
 void set_num_threads(int n) {
   if (n < 0) detail::fail(ErrorKind::value, "set_num_threads: {} is negative (0 means one per hardware thread)", n);

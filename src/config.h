@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ascend_sim.h"
+
 namespace bcast::config {
 
 // Hot-path reads: atomics, no lock.
@@ -24,6 +26,7 @@ std::string cache_dir();  // resolved folder, or "" when the disk cache is off
 std::uint64_t cache_max_bytes();
 std::string dump_dir();   // "" when off
 std::string target();
+ascend::SimConfig sim_config();  // BCAST_UB_SIZE, BCAST_BLOCK_NUM, BCAST_DOUBLE_BUFFER
 
 // Test hook: forget API overrides and read the environment again.
 void reload_from_environment();

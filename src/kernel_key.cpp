@@ -33,6 +33,14 @@ InnerStride classify(std::int64_t stride, bool repeated) {
 
 }  // namespace
 
+std::string_view target_name(Target target) { return target == Target::host ? "host" : "ascend-sim"; }
+
+std::optional<Target> parse_target(std::string_view name) {
+  if (name == "host") return Target::host;
+  if (name == "ascend-sim") return Target::ascend_sim;
+  return std::nullopt;
+}
+
 DimCode KernelKey::code(int level) const {
   return static_cast<DimCode>((codes[level / 32] >> (2 * (level % 32))) & 3u);
 }
@@ -51,8 +59,8 @@ std::string KernelKey::to_string() const {
   const CodegenSettings settings = codegen_settings(codegen);
   const std::string tuning = settings.features + "/" + std::to_string(settings.vector_width_bits);
   const auto tuning_hash = static_cast<std::uint32_t>(XXH3_64bits(tuning.data(), tuning.size()));
-  return fmt::format("{}.{}.{}.{}.host.{}.O{}.{:08x}", op_name(op), dtype_name(dtype), bcast::to_string(type()),
-                     inner_code(), settings.cpu, settings.opt_level, tuning_hash);
+  return fmt::format("{}.{}.{}.{}.{}.{}.O{}.{:08x}", op_name(op), dtype_name(dtype), bcast::to_string(type()),
+                     inner_code(), target_name(target), settings.cpu, settings.opt_level, tuning_hash);
 }
 
 std::uint64_t KernelKey::hash() const {

@@ -13,7 +13,9 @@
 
 namespace bcast {
 
-enum class Target : std::uint8_t { host };
+enum class Target : std::uint8_t { host, ascend_sim };
+std::string_view target_name(Target target);  // "host", "ascend-sim"
+std::optional<Target> parse_target(std::string_view name);
 
 // How an operand moves along the innermost level, which the kernel's inner
 // loop is specialised for.

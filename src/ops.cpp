@@ -10,6 +10,7 @@
 #include "bcast/runtime.h"
 #include "config.h"
 #include "broadcast_plan.h"
+#include "ascend_dispatch.h"
 #include "executor.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
@@ -28,8 +29,9 @@ constexpr std::array<std::string_view, kNumOps> kOpNames{
 // BCAST_VERBOSE: one line per call on stderr.
 void report_call(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan,
                  const SelectedKernel& kernel, std::chrono::steady_clock::duration took) {
+  const Target target = kernel.outcome == "ascend-sim" ? Target::ascend_sim : Target::host;
   const std::string key =
-      kernel.jit ? make_kernel_key(Target::host, op, a.dtype, plan, current_codegen_id()).to_string() : "reference";
+      kernel.jit ? make_kernel_key(target, op, a.dtype, plan, current_codegen_id()).to_string() : "reference";
   const std::string line = fmt::format(
       "bcast: {} {} {} & {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", op_name(op), dtype_name(a.dtype),
       to_string(a.shape()), to_string(b.shape()), to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
@@ -43,7 +45,10 @@ void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& 
   const auto start = verbose ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
   SelectedKernel kernel;
-  if (plan.numel > 0) {
+  if (plan.numel > 0 && config::target() == "ascend-sim" && jit_enabled() && run_on_ascend(op, a, b, out, plan)) {
+    kernel.jit = true;
+    kernel.outcome = "ascend-sim";
+  } else if (plan.numel > 0) {
     kernel = select_kernel(op, a.dtype, plan);
     execute_plan(plan, kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
                  num_threads());

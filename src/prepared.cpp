@@ -7,6 +7,7 @@
 #include "bcast/runtime.h"
 #include "broadcast_plan.h"
 #include "codegen_settings.h"
+#include "config.h"
 #include "error_messages.h"
 #include "executor.h"
 #include "jit/kernel_cache.h"
@@ -80,7 +81,8 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   if (!jit_enabled()) return "reference";
-  return make_kernel_key(Target::host, op, dtype, plan_broadcast(out, a, b), current_codegen_id()).to_string();
+  const Target target = config::target() == "ascend-sim" ? Target::ascend_sim : Target::host;
+  return make_kernel_key(target, op, dtype, plan_broadcast(out, a, b), current_codegen_id()).to_string();
 }
 
 namespace {

@@ -41,14 +41,9 @@ struct ByteRange {
 };
 
 ByteRange byte_range(const TensorView& x) {
-  std::int64_t low = 0, high = 0;
-  for (int d = 0; d < x.rank(); ++d) {
-    const std::int64_t span = (x.shape()[d] - 1) * x.strides()[d];
-    (span < 0 ? low : high) += span;
-  }
+  const ByteSpan s = byte_span(x);
   const auto base = reinterpret_cast<std::intptr_t>(x.data);
-  const auto size = static_cast<std::int64_t>(x.element_size());
-  return {base + low * size, base + (high + 1) * size};
+  return {base + s.begin, base + s.end};
 }
 
 void require_no_partial_overlap(Op op, const TensorView& out, const TensorView& in, const char* operand) {
@@ -61,6 +56,16 @@ void require_no_partial_overlap(Op op, const TensorView& out, const TensorView& 
 }
 
 }  // namespace
+
+ByteSpan byte_span(const TensorView& x) {
+  std::int64_t low = 0, high = 0;
+  for (int d = 0; d < x.rank(); ++d) {
+    const std::int64_t span = (x.shape()[d] - 1) * x.strides()[d];
+    (span < 0 ? low : high) += span;
+  }
+  const auto size = static_cast<std::int64_t>(x.element_size());
+  return {low * size, (high + 1) * size};
+}
 
 bool ranges_overlap(const TensorView& x, const TensorView& y) {
   if (x.numel() == 0 || y.numel() == 0) return false;

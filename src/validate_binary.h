@@ -24,4 +24,10 @@ void validate_out(Op op, const TensorView& a, const TensorView& b, const TensorV
 // Memory overlap of two views, by the byte range each can touch.
 bool ranges_overlap(const TensorView& x, const TensorView& y);
 
+// The bytes a view can touch: [first, last + 1) relative to its data pointer.
+struct ByteSpan {
+  std::int64_t begin, end;
+};
+ByteSpan byte_span(const TensorView& x);
+
 }  // namespace bcast

@@ -13,7 +13,10 @@
 // | BCAST_CACHE_DIR      | $XDG_CACHE_HOME/bcast or ~/.cache/bcast | a folder, or off             |
 // | BCAST_CACHE_MAX_MB   | 256                          | 1 .. 2^20 MiB on disk                       |
 // | BCAST_DUMP_DIR       | (none)                       | a folder for IR and assembly dumps         |
-// | BCAST_TARGET         | host                         | host                                       |
+// | BCAST_TARGET         | host                         | host ascend-sim                            |
+// | BCAST_UB_SIZE        | 196608                       | 1024 .. 1048576, a multiple of 32          |
+// | BCAST_BLOCK_NUM      | 8                            | 1 .. 64                                    |
+// | BCAST_DOUBLE_BUFFER  | 1                            | 0 1                                        |
 // The README has the same table with the meaning of each.
 #pragma once
 
@@ -52,5 +55,6 @@ void set_opt_level(int level);
 void set_max_isa(std::string_view isa);
 void set_cache_dir(std::string_view folder);  // "off" disables the disk cache
 void set_dump_dir(std::string_view folder);   // "" stops dumping
+void set_target(std::string_view target);     // "host" or "ascend-sim"
 
 }  // namespace bcast

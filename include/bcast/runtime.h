@@ -50,6 +50,20 @@ struct KernelCacheStats {
 KernelCacheStats kernel_cache_stats();
 std::vector<KernelStats> kernel_cache_entries();
 
+// What the calling thread's last op under BCAST_TARGET=ascend-sim did.
+struct AscendBlockTrace {
+  std::int64_t tiles = 0, gm_to_ub_bytes = 0, ub_to_gm_bytes = 0, copy_calls = 0, vector_repeats = 0,
+               ub_high_water = 0;
+};
+struct AscendTrace {
+  std::string kernel;              // the kernel key; empty if the call did not run on the simulator
+  std::string fallback;            // why it ran on the reference executor instead, if it did
+  std::int64_t tile = 0, tiles = 0, slots = 0, ub_bytes = 0;
+  bool a_resident = false, b_resident = false;
+  std::vector<AscendBlockTrace> blocks;
+};
+AscendTrace last_ascend_trace();
+
 struct RuntimeInfo {
   std::string version;       // bcast's version
   std::string llvm_version;  // the LLVM that jit/ is built against

@@ -20,7 +20,8 @@ constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2, kExitInvalidInput 
 
 struct Options {
   std::string op, a, b, output;
-  bool check = false, json = false, no_jit = false;
+  bool check = false, json = false, no_jit = false, trace = false;
+  std::string target;
   int repeat = 0, threads = 0, warm = -1;
   std::vector<std::string> warm_ops{"add", "sub", "mul", "div", "max", "min"}, warm_dtypes{"f32"};
   std::uint64_t seed = 0;
@@ -30,6 +31,26 @@ nlohmann::json cache_json() {
   const KernelCacheStats s = kernel_cache_stats();
   return {{"hits", s.hits},         {"misses", s.misses},         {"disk_hits", s.disk_hits}, {"compiles", s.compiles},
           {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}};
+}
+
+// --trace: the Ascend-style simulator's counters of the last call, per block.
+void print_trace() {
+  const AscendTrace t = last_ascend_trace();
+  if (t.kernel.empty()) {
+    std::cout << "trace: the call did not run on the ascend-sim target\n";
+    return;
+  }
+  std::cout << fmt::format("trace: kernel {}\n  tile {} elements, {} tiles, {} slot(s), {} bytes of UB; resident: a {}, b {}\n",
+                           t.kernel, t.tile, t.tiles, t.slots, t.ub_bytes, t.a_resident ? "yes" : "no",
+                           t.b_resident ? "yes" : "no");
+  if (!t.fallback.empty()) std::cout << "  fell back to the reference executor: " << t.fallback << "\n";
+  std::cout << fmt::format("  {:>5} {:>6} {:>12} {:>12} {:>7} {:>8} {:>9}\n", "block", "tiles", "GM->UB B", "UB->GM B",
+                           "copies", "repeats", "UB peak");
+  for (std::size_t i = 0; i < t.blocks.size(); ++i) {
+    const AscendBlockTrace& c = t.blocks[i];
+    std::cout << fmt::format("  {:>5} {:>6} {:>12} {:>12} {:>7} {:>8} {:>9}\n", i, c.tiles, c.gm_to_ub_bytes,
+                             c.ub_to_gm_bytes, c.copy_calls, c.vector_repeats, c.ub_high_water);
+  }
 }
 
 // --warm RANK: pre-generates every broadcast type up to RANK levels.
@@ -72,6 +93,7 @@ int run_op(const Options& o) {
   const std::string type = broadcast_type_of(out.layout(), a.view.layout, b.view.layout);
   const std::string kernel = kernel_key_for(*op, a.view.dtype, out.layout(), a.view.layout, b.view.layout);
 
+  if (o.trace) print_trace();
   if (o.check) {
     const Tensor expected = expected_result(*op, a.view, b.view);
     if (const auto bad = first_difference(out, expected)) {
@@ -127,6 +149,9 @@ int main(int argc, char** argv) {
                              ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", o.json, "print one JSON object as the last line of stdout");
   app.add_flag("--no-jit", o.no_jit, "run every op on the reference executor");
+  app.add_option("--target", o.target, "host, or ascend-sim (the accelerator simulator)")
+      ->check(CLI::IsMember({"host", "ascend-sim"}));
+  app.add_flag("--trace", o.trace, "print the ascend-sim per-block counters of the call");
   app.add_option("--warm", o.warm, "pre-generate the kernels of every broadcast type up to this rank, then go on")
       ->check(CLI::Range(0, 16));
   app.add_option("--warm-ops", o.warm_ops, "ops for --warm")->delimiter(',');
@@ -146,6 +171,7 @@ int main(int argc, char** argv) {
     // Only flags given on the command line override the BCAST_* environment.
     if (threads->count() > 0) bcast::set_num_threads(o.threads);
     if (o.no_jit) bcast::set_jit_enabled(false);
+    if (!o.target.empty()) bcast::set_target(o.target);
     if (o.warm >= 0) warm(o);
     if (o.op.empty()) return o.warm >= 0 ? kExitOk : run_demo(o.repeat > 0 ? o.repeat : 5);
     if (o.b.empty()) {
