@@ -1,0 +1,183 @@
+// The Ascend-style target: results equal the host's bit for bit over random
+// cases and simulator configurations; the simulator catches broken kernels
+// with a message naming the block, the call and the address; traffic counters
+// show broadcast operands loaded once per block.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "ascend_launch.h"
+#include "bcast/config.h"
+#include "executor.h"
+#include "jit/kernel_cache.h"
+#include "kernel_key.h"
+#include "kernel_provider.h"
+#include "reference_executor.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+using ::testing::HasSubstr;
+
+class Ascend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    set_cache_dir("off");
+    set_target("ascend-sim");
+  }
+  void TearDown() override {
+    set_target("host");
+    set_setting("BCAST_UB_SIZE", "196608");
+    set_setting("BCAST_BLOCK_NUM", "8");
+    set_setting("BCAST_DOUBLE_BUFFER", "1");
+  }
+};
+
+// Bits equal, except any NaN for any NaN after arithmetic (see test_jit.cpp).
+std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want) {
+  const bool payload_free = is_floating(got.dtype) && op != Op::max && op != Op::min;
+  for (std::int64_t i = 0; i < got.numel(); ++i) {
+    if (payload_free && std::isnan(test::get(got, i)) && std::isnan(test::get(want, i))) continue;
+    const auto size = static_cast<std::int64_t>(got.element_size());
+    if (std::memcmp(static_cast<const char*>(got.data) + test::element_offset(got, i) * size,
+                    static_cast<const char*>(want.data) + test::element_offset(want, i) * size, got.element_size()))
+      return i;
+  }
+  return -1;
+}
+
+TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
+  std::mt19937_64 rng(55);
+  std::uniform_int_distribution<int> op_pick(0, kNumOps - 1), dtype_pick(0, kNumDTypes - 1), blocks(1, 48);
+  const std::int64_t ub_sizes[] = {1024, 2048, 4096, 16384, 65536, 196608, 262144};
+  int ran = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const auto op = static_cast<Op>(op_pick(rng));
+    const auto dtype = static_cast<DType>(dtype_pick(rng));
+    if (!op_supports(op, dtype)) continue;
+    const std::int64_t ub = ub_sizes[i % 7];
+    const int block_num = blocks(rng);
+    set_setting("BCAST_UB_SIZE", std::to_string(ub));
+    set_setting("BCAST_BLOCK_NUM", std::to_string(block_num));
+    set_setting("BCAST_DOUBLE_BUFFER", i % 3 ? "1" : "0");
+    // Rank 0 to 8, extents up to 9 (tails of every length), some views.
+    const test::ShapeTriple s = test::random_broadcast_shapes(rng, 8, 9, 4000);
+    test::RandomView a = test::random_view(dtype, s.a, rng, i % 4 == 0), b = test::random_view(dtype, s.b, rng, i % 5 == 0);
+    test::fill_random(a.view, rng);
+    test::fill_random(b.view, rng);
+    Tensor got(result_dtype(op, dtype), s.out), want(result_dtype(op, dtype), s.out);
+    binary(op, a.view, b.view, got);
+    const AscendTrace trace = last_ascend_trace();
+    const BroadcastPlan plan = plan_broadcast(want.layout(), a.view.layout, b.view.layout);
+    execute_plan(plan, reference_kernel(op, dtype), {want.data(), a.view.data, b.view.data},
+                 {want.view().element_size(), a.view.element_size(), b.view.element_size()}, 1);
+    const std::string label = std::string(op_name(op)) + "." + std::string(dtype_name(dtype)) + " " + to_string(s.a) +
+                              " & " + to_string(s.b) + ", UB " + std::to_string(ub) + ", " + std::to_string(block_num) +
+                              " blocks";
+    if (plan.numel > 0) {
+      ASSERT_FALSE(trace.kernel.empty()) << label << ": did not reach the simulator";
+      ASSERT_EQ(trace.fallback, "") << label;
+      ++ran;
+    }
+    ASSERT_EQ(first_mismatch(op, got, want), -1) << label;
+  }
+  EXPECT_GT(ran, 1500);
+}
+
+// Runs a + b (f16) on the simulator directly, with a fault injected.
+ascend::Launch launch_add(const Shape& sa, const Shape& sb, int block_num, ascend::Fault fault,
+                          std::int64_t ub_size = 196608) {
+  static Tensor a, b, out;
+  a = Tensor(DType::f16, sa);
+  b = Tensor(DType::f16, sb);
+  out = Tensor(DType::f16, broadcast_infer_shape(sa, sb));
+  const BroadcastPlan plan = plan_broadcast(out.layout(), a.layout(), b.layout());
+  const KernelKey key = make_kernel_key(Target::ascend_sim, Op::add, DType::f16, plan, current_codegen_id());
+  const auto kernel = jit::kernel_cache().get(key);
+  EXPECT_NE(kernel, nullptr);
+  return ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel->entry), Op::add, plan, a, b, out,
+                        {ub_size, block_num, true}, fault);
+}
+
+TEST_F(Ascend, TheSimulatorCatchesBrokenKernels) {
+  const ascend::Launch fine = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::none);
+  EXPECT_EQ(fine.error, "");
+  const ascend::Launch misaligned = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::misaligned_ub);
+  EXPECT_THAT(misaligned.error, ::testing::MatchesRegex(
+                                    "ascend-sim block [0-9]+: data_copy_gm_to_ub\\(0x[0-9a-f]+, .*\\): UB address 0x[0-9a-f]+ is "
+                                    "not a multiple of 32 bytes"));
+  const ascend::Launch overflow = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::ub_overflow);
+  EXPECT_THAT(overflow.error, HasSubstr("overflows the 196608-byte UB"));
+  EXPECT_THAT(overflow.error, HasSubstr("data_copy_gm_to_ub(0x2ffe0"));
+  const ascend::Launch outside = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::gm_out_of_bounds);
+  EXPECT_THAT(outside.error, HasSubstr("ascend-sim block 0: data_copy_gm_to_ub"));
+  EXPECT_THAT(outside.error, HasSubstr("is outside operand a's buffer"));
+}
+
+TEST(AscendSimulator, QueueDisciplineIsChecked) {
+  const ascend::GmRegion gm[3] = {};
+  ascend::BlockContext ctx(3, ascend::SimConfig{}, gm, 4, 4, 0, static_cast<int>(DType::f32));
+  ctx.deque(1, 0);
+  EXPECT_EQ(ctx.error(), "ascend-sim block 3: deque(queue 1, slot 0): nothing was enqueued there");
+  ascend::BlockContext twice(0, ascend::SimConfig{}, gm, 4, 4, 0, static_cast<int>(DType::f32));
+  twice.enque(2, 1);
+  twice.enque(2, 1);
+  EXPECT_THAT(twice.error(), HasSubstr("the slot is already queued"));
+  ascend::BlockContext left(0, ascend::SimConfig{}, gm, 4, 4, 0, static_cast<int>(DType::f32));
+  left.enque(0, 0);
+  left.finish();
+  EXPECT_THAT(left.error(), HasSubstr("end of block: queue 0 slot 0 is still enqueued"));
+}
+
+// Sums a trace's counters.
+ascend::BlockCounters total(const ascend::Launch& l, std::int64_t& max_tiles, int& busy_blocks) {
+  ascend::BlockCounters t;
+  max_tiles = 0;
+  busy_blocks = 0;
+  for (const ascend::BlockCounters& c : l.blocks) {
+    t.gm_to_ub_bytes += c.gm_to_ub_bytes;
+    t.ub_to_gm_bytes += c.ub_to_gm_bytes;
+    t.tiles += c.tiles;
+    max_tiles = std::max(max_tiles, c.tiles);
+    busy_blocks += c.tiles > 0;
+  }
+  return t;
+}
+
+TEST_F(Ascend, BroadcastOperandsAreLoadedOncePerBlock) {
+  struct Case {
+    Shape a, b;
+    int blocks;
+  };
+  // Per-channel bias, and a row; f16, 2 bytes an element.
+  for (const Case& c : {Case{{32, 64, 56, 56}, {1, 64, 1, 1}, 8}, Case{{4, 16, 30, 30}, {1, 16, 1, 1}, 7},
+                        Case{{1000, 300}, {1, 300}, 24}, Case{{33, 4096}, {4096}, 5}}) {
+    const ascend::Launch l = launch_add(c.a, c.b, c.blocks, ascend::Fault::none);
+    ASSERT_EQ(l.error, "");
+    ASSERT_TRUE(l.plan.resident[kB]) << to_string(c.b) << " is not kept in the UB";
+    std::int64_t max_tiles = 0;
+    int busy = 0;
+    const ascend::BlockCounters t = total(l, max_tiles, busy);
+    const std::int64_t a_bytes = checked_numel(c.a, "a") * 2, b_bytes = checked_numel(c.b, "b") * 2;
+    EXPECT_EQ(t.gm_to_ub_bytes, a_bytes + b_bytes * busy) << to_string(c.a);
+    EXPECT_EQ(t.ub_to_gm_bytes, checked_numel(broadcast_infer_shape(c.a, c.b), "out") * 2);
+    EXPECT_EQ(t.tiles, l.plan.tiles);
+    EXPECT_LE(max_tiles, (l.plan.tiles + c.blocks - 1) / c.blocks);
+  }
+}
+
+TEST_F(Ascend, TailsAndTinyBuffersStayInBounds) {
+  // Rows of 37 f16 elements (74 bytes: not a multiple of 32) in a 1 KiB UB.
+  const ascend::Launch l = launch_add({13, 37}, {13, 37}, 3, ascend::Fault::none, 1024);
+  EXPECT_EQ(l.error, "");
+  for (const ascend::BlockCounters& c : l.blocks) EXPECT_LE(c.ub_high_water, 1024);
+  std::int64_t max_tiles = 0;
+  int busy = 0;
+  EXPECT_EQ(total(l, max_tiles, busy).ub_to_gm_bytes, 13 * 37 * 2);
+}
+
+}  // namespace
+}  // namespace bcast
