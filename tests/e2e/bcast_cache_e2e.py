@@ -89,11 +89,24 @@ def tool_commands(root):
     check(run([CACHE, "show", "nonsense"], folder).returncode == 1, "show of an unknown key")
 
 
+def ascend_kernels_are_inspectable(root):
+    folder = os.path.join(root, "ascend")
+    p = run([RUN, "add", "f16[4,8,5]", "f16[1,8,1]", "--target", "ascend-sim", "--check", "--json"], folder)
+    check(p.returncode == 0, f"ascend-sim run: {p.stderr}")
+    listing = json.loads(run([CACHE, "list", "--json"], folder).stdout)
+    check(len(listing) == 1 and listing[0]["target"] == "ascend-sim", f"ascend-sim list: {listing}")
+    if listing:
+        ir = run([CACHE, "show", listing[0]["key"], "--ir"], folder).stdout
+        check("call void @bcast_sim_copy_in" in ir and "@bcast_sim_vector_binary" in ir, "ascend-sim show --ir")
+        check(" mul " not in ir, "the tile loop multiplies")
+
+
 def main():
     with tempfile.TemporaryDirectory() as root:
         second_process_compiles_nothing(root)
         concurrent_writers_leave_a_valid_cache(root)
         tool_commands(root)
+        ascend_kernels_are_inspectable(root)
     for f in failures:
         print("FAIL:", f)
     print(f"{len(failures)} failures")

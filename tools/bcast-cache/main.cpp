@@ -84,8 +84,8 @@ std::optional<KernelKey> resolve_key(const jit::DiskCache& cache, const std::str
   std::string why;
   if (const auto e = jit::read_disk_entry(file, false, why)) {
     key_text = e->key;
-    const auto key = make_kernel_key(Target::host, e->op, e->dtype, e->broadcast_type, e->inner,
-                                     intern_codegen_settings(e->settings));
+    const auto key = make_kernel_key(parse_target(e->target).value_or(Target::host), e->op, e->dtype,
+                                     e->broadcast_type, e->inner, intern_codegen_settings(e->settings));
     if (key && key->to_string() == e->key) return key;
     return std::nullopt;
   }
@@ -101,7 +101,9 @@ std::optional<KernelKey> resolve_key(const jit::DiskCache& cache, const std::str
   if (parts.size() != 8 || parts[6].size() != 2 || parts[6][0] != 'O') return std::nullopt;
   for (const char* isa : {"all", "avx512", "avx2", "avx", "sse4.2"}) {
     const CodegenSettings s = jit::host_codegen_settings(parts[6][1] - '0', isa);
-    const auto key = make_kernel_key(Target::host, parts[0], parts[1], parts[2], parts[3], intern_codegen_settings(s));
+    const std::optional<Target> target = parse_target(parts[4]);
+    if (!target) return std::nullopt;
+    const auto key = make_kernel_key(*target, parts[0], parts[1], parts[2], parts[3], intern_codegen_settings(s));
     if (key && key->to_string() == arg) return key;
   }
   return std::nullopt;
