@@ -76,7 +76,10 @@ TEST_F(Env, InvalidValuesWarnAndKeepTheDefault) {
       {"BCAST_CACHE_CAPACITY", "lots", "0 .. 1048576"},
       {"BCAST_CACHE_DIR", "", "a folder, or off"},
       {"BCAST_CACHE_MAX_MB", "0", "1 .. 1048576"},
-      {"BCAST_TARGET", "gpu", "host"},
+      {"BCAST_TARGET", "gpu", "host ascend-sim"},
+      {"BCAST_UB_SIZE", "1000", "1024 .. 1048576, a multiple of 32"},
+      {"BCAST_BLOCK_NUM", "0", "1 .. 64"},
+      {"BCAST_DOUBLE_BUFFER", "on", "0 1"},
   };
   for (const auto& [name, value, accepted] : bad) set(name, value);
   const std::string log = reload();
@@ -206,6 +209,23 @@ TEST_F(Env, CacheDirAndDumpDirReceiveFiles) {
   EXPECT_EQ(config::cache_dir(), "");
   fs::remove_all(cache);
   fs::remove_all(dump);
+}
+
+TEST_F(Env, AscendSettingsReachTheSimulator) {
+  set("BCAST_CACHE_DIR", "off");
+  set("BCAST_TARGET", "ascend-sim");
+  set("BCAST_UB_SIZE", "2048");
+  set("BCAST_BLOCK_NUM", "3");
+  set("BCAST_DOUBLE_BUFFER", "0");
+  reload();
+  const Tensor c = add(test::make(DType::f32, {40, 50}, std::vector<double>(2000, 1)), Tensor(DType::f32, {50}));
+  EXPECT_EQ(test::get(c, 1999), 1.0);
+  const AscendTrace t = last_ascend_trace();
+  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim."));
+  EXPECT_EQ(t.blocks.size(), 3u);
+  EXPECT_EQ(t.slots, 1);
+  EXPECT_LE(t.ub_bytes, 2048);
+  for (const AscendBlockTrace& b : t.blocks) EXPECT_LE(b.ub_high_water, 2048);
 }
 
 TEST_F(Env, ApiRejectsInvalidValuesWithTheAcceptedRange) {
