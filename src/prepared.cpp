@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "bcast/runtime.h"
+#include "ascend_dispatch.h"
 #include "broadcast_plan.h"
 #include "codegen_settings.h"
 #include "config.h"
@@ -62,6 +63,7 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   check(out, result_dtype(p.op, p.dtype), p.out, "out");
   validate_data(p.op, a, b, out);
   if (p.plan.numel == 0) return;
+  if (config::target() == "ascend-sim" && jit_enabled() && run_on_ascend(p.op, a, b, out, p.plan)) return;
   execute_plan(p.plan, p.kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
                num_threads());
 }
@@ -118,13 +120,15 @@ std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dt
   constexpr int kMaxPregenerateRank = 12;
   if (max_rank < 0 || max_rank > kMaxPregenerateRank)
     detail::fail(ErrorKind::value, "pregenerate: max_rank {} is outside 0..{}", max_rank, kMaxPregenerateRank);
+  // For the target ops run on now (BCAST_TARGET).
+  const Target target = config::target() == "ascend-sim" ? Target::ascend_sim : Target::host;
   std::vector<KernelKey> keys;
   for (Op op : ops)
     for (DType dtype : dtypes)
       if (op_supports(op, dtype))
         for (int rank = 0; rank <= max_rank; ++rank)
           for (const BroadcastType& type : types_of_rank(rank))
-            keys.push_back(make_kernel_key(Target::host, op, dtype, type, current_codegen_id()));
+            keys.push_back(make_kernel_key(target, op, dtype, type, current_codegen_id()));
   std::atomic<std::size_t> next{0}, ready{0};
   auto work = [&] {
     for (std::size_t i = next++; i < keys.size(); i = next++)

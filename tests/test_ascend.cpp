@@ -169,6 +169,21 @@ TEST_F(Ascend, BroadcastOperandsAreLoadedOncePerBlock) {
   }
 }
 
+TEST_F(Ascend, PreparedCallsAndPregenerationFollowTheTarget) {
+  const std::size_t ready = pregenerate({Op::mul}, {DType::i32}, 1, 1);
+  EXPECT_EQ(ready, 4u);
+  bool ascend_keys = true;
+  for (const KernelStats& s : kernel_cache_entries())
+    if (s.key.starts_with("mul.i32.")) ascend_keys = ascend_keys && s.key.find(".ascend-sim.") != std::string::npos;
+  EXPECT_TRUE(ascend_keys);
+  const Tensor a = test::make(DType::i32, {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  const Tensor row = test::make(DType::i32, {4}, {2, 2, 2, 2});
+  const PreparedOp k = prepare(Op::mul, DType::i32, a.layout(), row.layout());
+  const Tensor c = k(a, row);
+  EXPECT_EQ(test::get(c, 11), 24.0);
+  EXPECT_THAT(last_ascend_trace().kernel, HasSubstr("mul.i32.[expand_b,same].uuu.ascend-sim."));
+}
+
 TEST_F(Ascend, TailsAndTinyBuffersStayInBounds) {
   // Rows of 37 f16 elements (74 bytes: not a multiple of 32) in a 1 KiB UB.
   const ascend::Launch l = launch_add({13, 37}, {13, 37}, 3, ascend::Fault::none, 1024);
