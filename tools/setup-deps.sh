@@ -12,6 +12,7 @@ packages=(
   libxxhash-dev            # hashing kernel keys
   libgtest-dev libgmock-dev
   libbenchmark-dev
+  libeigen3-dev libdnnl-dev  # bcast-bench's peers (optional: the build goes on without them)
   python3 python3-numpy    # test oracle only
 )
 

@@ -1,0 +1,141 @@
+// bcast-bench: the performance issue's case list, each timed through bcast (one
+// thread and all threads) and, in the same run, a STREAM-style add of the same
+// output size (the bandwidth reference), Eigen and oneDNN.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "bcast/bcast.h"
+#include "peers.h"
+#include "timing.h"
+
+namespace bcast::bench {
+namespace {
+
+struct Case {
+  std::string id;
+  Op op;
+  DType dtype;
+  Shape a, b;
+  bool transpose_a = false;  // a is the transpose of a contiguous tensor
+  bool tiny = false;         // report ns per call instead of GB/s
+};
+
+std::vector<Case> cases() {
+  return {
+      {"1 same", Op::add, DType::f32, {4096, 4096}, {4096, 4096}},
+      {"2 row", Op::add, DType::f32, {4096, 4096}, {1, 4096}},
+      {"3 column", Op::add, DType::f32, {4096, 4096}, {4096, 1}},
+      {"4 scalar", Op::add, DType::f32, {4096, 4096}, {1}},
+      {"5 outer", Op::add, DType::f32, {4096, 1}, {1, 4096}},
+      {"6 middle", Op::add, DType::f32, {64, 256, 1024}, {64, 1, 1024}},
+      {"7 inner 3", Op::add, DType::f32, {5592405, 3}, {1, 3}},
+      {"8 inner 4 column", Op::add, DType::f32, {4194304, 4}, {4194304, 1}},
+      {"9 NCHW bias", Op::add, DType::f32, {32, 64, 56, 56}, {1, 64, 1, 1}},
+      {"10 5-D mixed", Op::add, DType::f32, {8, 1, 32, 1, 512}, {1, 16, 1, 64, 1}},
+      {"11 [16]+[16]", Op::add, DType::f32, {16}, {16}, false, true},
+      {"12 [4,4]+[1,4]", Op::add, DType::f32, {4, 4}, {1, 4}, false, true},
+      {"13a row f16", Op::add, DType::f16, {4096, 4096}, {1, 4096}},
+      {"13b row i8", Op::add, DType::i8, {4096, 4096}, {1, 4096}},
+      {"14 same, a transposed", Op::add, DType::f32, {4096, 4096}, {4096, 4096}, true},
+      {"15 HWC u8 - [3]", Op::sub, DType::u8, {1080, 1920, 3}, {3}},
+  };
+}
+
+void fill(const Tensor& t) {
+  std::mt19937 rng(7);
+  auto* bytes = static_cast<unsigned char*>(t.data());
+  // Small non-negative values are valid in every dtype (f16 0x00xx are tiny numbers).
+  for (std::size_t i = 0; i < t.nbytes(); ++i) bytes[i] = static_cast<unsigned char>(rng() & 0x3f);
+}
+
+// The bandwidth reference: c[i] = a[i] + b[i] over as many bytes as the case's
+// output, on `threads` threads.
+double stream_add_ns(std::int64_t out_bytes, int threads, int repeats) {
+  const std::int64_t n = std::max<std::int64_t>(out_bytes / 4, 1);
+  const Tensor a(DType::f32, {n}), b(DType::f32, {n}), c(DType::f32, {n});
+  const float* __restrict pa = a.data_as<const float>();
+  const float* __restrict pb = b.data_as<const float>();
+  float* __restrict pc = c.data_as<float>();
+  auto part = [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) pc[i] = pa[i] + pb[i];
+  };
+  return median_ns([&] {
+    std::vector<std::jthread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(part, n * t / threads, n * (t + 1) / threads);
+    part(0, n / threads);
+  }, repeats);
+}
+
+double gbps(std::int64_t bytes, std::optional<double> ns) { return ns ? static_cast<double>(bytes) / *ns : 0.0; }
+
+}  // namespace
+}  // namespace bcast::bench
+
+int main(int argc, char** argv) {
+  using namespace bcast;
+  using namespace bcast::bench;
+  CLI::App app{"bcast-bench: bcast against memory bandwidth and peer libraries, one run", "bcast-bench"};
+  int repeats = 11, threads = 0;
+  bool as_json = false;
+  std::string only;
+  app.add_option("--repeat", repeats, "timed runs per measurement (median reported)")->check(CLI::PositiveNumber);
+  app.add_option("--threads", threads, "threads for the all-threads column (0: hardware)")->check(CLI::NonNegativeNumber);
+  app.add_option("--cases", only, "comma-separated case numbers, e.g. 1,7,13a (default: all)");
+  app.add_flag("--json", as_json, "one JSON object per case, as a JSON array");
+  CLI11_PARSE(app, argc, argv);
+  const int all = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  nlohmann::json out = nlohmann::json::array();
+  if (!as_json)
+    std::cout << fmt::format("{:<24} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  (GB/s; tiny cases: ns/call)\n",
+                             "case", "MB", "bcast-1", "bcast-" + std::to_string(all), "stream-1",
+                             "stream-" + std::to_string(all), "1/strm", "eigen", "onednn");
+  for (const Case& c : cases()) {
+    if (!only.empty() && ("," + only + ",").find("," + c.id.substr(0, c.id.find(' ')) + ",") == std::string::npos) continue;
+    Tensor a_storage(c.dtype, c.a), b(c.dtype, c.b);
+    fill(a_storage);
+    fill(b);
+    const TensorView a = c.transpose_a ? transpose(a_storage) : a_storage.view();
+    Tensor result = binary(c.op, a, b);  // compiles the kernel
+    const std::int64_t bytes = static_cast<std::int64_t>(a_storage.nbytes() + b.nbytes() + result.nbytes());
+    nlohmann::json row{{"case", c.id}, {"bytes", bytes}, {"a", c.a}, {"b", c.b}, {"dtype", dtype_name(c.dtype)}};
+    const int reps = c.tiny ? 200001 : repeats;
+    set_num_threads(1);
+    const double one = median_ns([&] { binary(c.op, a, b, result); }, reps);
+    set_num_threads(all);
+    const double many = median_ns([&] { binary(c.op, a, b, result); }, reps);
+    const PeerResult eigen = time_eigen(c.op, a, b, result, reps);
+    const PeerResult dnnl = time_onednn(c.op, a, b, result, reps);
+    if (c.tiny) {
+      const PreparedOp k = prepare(c.op, c.dtype, a.layout, b.layout());
+      set_num_threads(1);
+      const double prepared = median_ns([&] { k(a, b, result); }, reps);
+      row.update({{"plain_ns", one}, {"prepared_ns", prepared}, {"onednn_ns", dnnl.ns.value_or(0)},
+                  {"eigen_ns", eigen.ns.value_or(0)}});
+      if (!as_json)
+        std::cout << fmt::format("{:<24} {:>9} {:>8.0f} {:>8} {:>8} {:>8} {:>7} {:>8.0f} {:>8.0f}  plain; prepared {:.0f} ns\n",
+                                 c.id, "", one, "", "", "", "", eigen.ns.value_or(0), dnnl.ns.value_or(0), prepared);
+    } else {
+      const double s1 = stream_add_ns(result.nbytes(), 1, repeats), sn = stream_add_ns(result.nbytes(), all, repeats);
+      // The STREAM loop moves 3 x its array; scale to GB/s.
+      const double stream1 = 3.0 * static_cast<double>(result.nbytes()) / s1;
+      const double streamn = 3.0 * static_cast<double>(result.nbytes()) / sn;
+      row.update({{"bcast_1t_gbps", gbps(bytes, one)}, {"bcast_nt_gbps", gbps(bytes, many)}, {"threads", all},
+                  {"stream_1t_gbps", stream1}, {"stream_nt_gbps", streamn},
+                  {"ratio_1t_vs_stream", gbps(bytes, one) / stream1}, {"eigen_gbps", gbps(bytes, eigen.ns)},
+                  {"eigen_form", eigen.note}, {"onednn_gbps", gbps(bytes, dnnl.ns)}, {"onednn_impl", dnnl.note}});
+      if (!as_json)
+        std::cout << fmt::format("{:<24} {:>9.1f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>7.2f} {:>8.2f} {:>8.2f}\n", c.id,
+                                 static_cast<double>(bytes) / 1e6, gbps(bytes, one), gbps(bytes, many), stream1, streamn,
+                                 gbps(bytes, one) / stream1, gbps(bytes, eigen.ns), gbps(bytes, dnnl.ns));
+    }
+    out.push_back(row);
+  }
+  if (as_json) std::cout << out.dump(1) << "\n";
+  return 0;
+}

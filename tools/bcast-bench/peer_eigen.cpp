@@ -1,0 +1,71 @@
+// Eigen as a peer: Array row/column-wise for 2-D cases, Tensor broadcast otherwise.
+#include "peers.h"
+
+#include <Eigen/Dense>
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "timing.h"
+
+namespace bcast::bench {
+namespace {
+
+using RowArray = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Map2 = Eigen::Map<RowArray>;
+using CMap2 = Eigen::Map<const RowArray>;
+
+template <int R>
+PeerResult tensor_broadcast(const TensorView& a, const TensorView& b, const TensorView& out, int repeats) {
+  Eigen::array<Eigen::Index, R> da{}, db{}, dout{}, ba{}, bb{};
+  const int lead_a = R - a.rank(), lead_b = R - b.rank();
+  for (int d = 0; d < R; ++d) {
+    da[d] = d < lead_a ? 1 : a.shape()[d - lead_a];
+    db[d] = d < lead_b ? 1 : b.shape()[d - lead_b];
+    dout[d] = out.shape()[d];
+    ba[d] = dout[d] / std::max<Eigen::Index>(da[d], 1);
+    bb[d] = dout[d] / std::max<Eigen::Index>(db[d], 1);
+  }
+  Eigen::TensorMap<const Eigen::Tensor<float, R, Eigen::RowMajor>> ta(a.data_as<const float>(), da),
+      tb(b.data_as<const float>(), db);
+  Eigen::TensorMap<Eigen::Tensor<float, R, Eigen::RowMajor>> to(out.data_as<float>(), dout);
+  return {median_ns([&] { to = ta.broadcast(ba) + tb.broadcast(bb); }, repeats), "Tensor broadcast"};
+}
+
+}  // namespace
+
+bool have_eigen() { return true; }
+
+PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats) {
+  if (op != Op::add || a.dtype != DType::f32) return {std::nullopt, "f32 add only"};
+  if (!a.layout.is_contiguous() || !b.layout.is_contiguous()) return {std::nullopt, "strided views: no Eigen form"};
+  const Shape& s = out.shape();
+  if (out.rank() == 2 && a.shape() == s) {
+    const CMap2 A(a.data_as<const float>(), s[0], s[1]);
+    Map2 O(out.data_as<float>(), s[0], s[1]);
+    if (b.shape() == s) {
+      const CMap2 B(b.data_as<const float>(), s[0], s[1]);
+      return {median_ns([&] { O = A + B; }, repeats), "Array a + b"};
+    }
+    if (b.numel() == s[1] && (b.rank() == 1 || b.shape()[0] == 1)) {
+      const Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>> row(b.data_as<const float>(), s[1]);
+      return {median_ns([&] { O = A.rowwise() + row; }, repeats), "Array rowwise"};
+    }
+    if (b.rank() == 2 && b.shape()[0] == s[0] && b.shape()[1] == 1) {
+      const Eigen::Map<const Eigen::Array<float, Eigen::Dynamic, 1>> col(b.data_as<const float>(), s[0]);
+      return {median_ns([&] { O = A.colwise() + col; }, repeats), "Array colwise"};
+    }
+    if (b.numel() == 1) {
+      const float x = *b.data_as<const float>();
+      return {median_ns([&] { O = A + x; }, repeats), "Array + scalar"};
+    }
+  }
+  switch (out.rank()) {
+    case 1: return tensor_broadcast<1>(a, b, out, repeats);
+    case 2: return tensor_broadcast<2>(a, b, out, repeats);
+    case 3: return tensor_broadcast<3>(a, b, out, repeats);
+    case 4: return tensor_broadcast<4>(a, b, out, repeats);
+    case 5: return tensor_broadcast<5>(a, b, out, repeats);
+    default: return {std::nullopt, "rank above 5"};
+  }
+}
+
+}  // namespace bcast::bench

@@ -1,0 +1,19 @@
+// Stand-ins when a peer library is not installed: bcast-bench says so.
+#include "peers.h"
+
+namespace bcast::bench {
+
+#ifndef BCAST_BENCH_HAVE_EIGEN
+bool have_eigen() { return false; }
+PeerResult time_eigen(Op, const TensorView&, const TensorView&, const TensorView&, int) {
+  return {std::nullopt, "not built (install libeigen3-dev)"};
+}
+#endif
+#ifndef BCAST_BENCH_HAVE_ONEDNN
+bool have_onednn() { return false; }
+PeerResult time_onednn(Op, const TensorView&, const TensorView&, const TensorView&, int) {
+  return {std::nullopt, "not built (install libdnnl-dev)"};
+}
+#endif
+
+}  // namespace bcast::bench
