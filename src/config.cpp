@@ -155,7 +155,7 @@ class Store {
     return cache_dir_;
   }
 
-  std::atomic<bool> jit{true}, verbose{false};
+  std::atomic<bool> jit{true}, verbose{false}, ascend{false};
   std::atomic<int> threads{1}, opt_level{2};
   std::atomic<std::int64_t> grain{0};
   std::atomic<std::size_t> capacity{0};
@@ -167,6 +167,7 @@ class Store {
   void publish() {
     const auto number = [&](Index i) { return *parse_int(value_[i]); };
     jit = number(kJit) == 1;
+    ascend = value_[kTarget] == "ascend-sim";
     verbose = number(kVerbose) == 1;
     const auto hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = number(kNumThreads) == 0 ? hardware : static_cast<int>(number(kNumThreads));
@@ -212,6 +213,7 @@ std::string cache_dir() { return store().resolved_cache_dir(); }
 std::uint64_t cache_max_bytes() { return store().max_bytes.load(std::memory_order_relaxed); }
 std::string dump_dir() { return store().value(kDumpDir); }
 std::string target() { return store().value(kTarget); }
+bool ascend_target() { return store().ascend.load(std::memory_order_relaxed); }
 ascend::SimConfig sim_config() {
   return {*parse_int(store().value(kUbSize)), static_cast<int>(*parse_int(store().value(kBlockNum))),
           store().value(kDoubleBuffer) == "1"};

@@ -26,6 +26,7 @@ std::string cache_dir();  // resolved folder, or "" when the disk cache is off
 std::uint64_t cache_max_bytes();
 std::string dump_dir();   // "" when off
 std::string target();
+bool ascend_target();  // target() == "ascend-sim", without the lock
 ascend::SimConfig sim_config();  // BCAST_UB_SIZE, BCAST_BLOCK_NUM, BCAST_DOUBLE_BUFFER
 
 // Test hook: forget API overrides and read the environment again.

@@ -45,7 +45,9 @@ std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
 void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                const Chunk& chunk) {
   const int rank = plan.rank();
-  std::array<std::int64_t, kMaxRank> index{}, extents{};
+  // Only the first `rank` entries are used: no need to clear the rest (this
+  // is the hot path of tiny calls).
+  std::array<std::int64_t, kMaxRank> index, extents;
   std::array<std::int64_t, kNumOperands> offset = plan.base;
   std::copy(plan.extents.begin(), plan.extents.end(), extents.begin());
   for (std::int64_t l = rank - 2, rest = chunk.outer_begin; l >= 0; --l) {
@@ -58,7 +60,7 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
     extents[rank - 1] = chunk.inner_end - chunk.inner_begin;
   }
   // Strides and spans are stored per operand; the ABI wants three rows back to back.
-  std::array<std::int64_t, kNumOperands * kMaxRank> strides{}, spans{};
+  std::array<std::int64_t, kNumOperands * kMaxRank> strides, spans;
   for (int k = 0; k < kNumOperands; ++k) {
     std::copy(plan.strides[k].begin(), plan.strides[k].end(), strides.begin() + k * rank);
     std::copy(plan.spans[k].begin(), plan.spans[k].end(), spans.begin() + k * rank);
@@ -80,6 +82,10 @@ std::uint64_t worker_threads_started() { return g_workers_started.load(); }
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads) {
   if (plan.numel == 0) return;
+  if (plan.numel < config::grain() || threads <= 1) {  // one chunk, no allocation
+    run_chunk(plan, kernel, ptrs, sizes, {0, plan.outer_count(), 0, plan.rank() == 0 ? 1 : plan.extents.back()});
+    return;
+  }
   const std::vector<Chunk> chunks = split(plan, threads);
   std::vector<std::jthread> workers;
   std::vector<const Chunk*> left_to_caller{&chunks[0]};

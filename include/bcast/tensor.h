@@ -49,7 +49,9 @@ class Tensor {
   T* data_as() const { return static_cast<T*>(view_.data); }
 
   const TensorView& view() const { return view_; }
-  operator TensorView() const { return view_; }  // NOLINT: views are the currency of the API
+  // NOLINT: views are the currency of the API. A reference: passing a Tensor
+  // where a view is expected copies nothing.
+  operator const TensorView&() const { return view_; }  // NOLINT
 
  private:
   struct Free {
