@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "bcast/runtime.h"
+#include "executor.h"
 #include "config.h"
 #include "jit/kernel_cache.h"
 #include "reference_executor.h"
@@ -21,6 +22,29 @@ std::uint32_t current_codegen_id() {
     cached.store(c, std::memory_order_release);
   }
   return static_cast<std::uint32_t>(c);
+}
+
+SelectedKernel run_on_host(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
+                           const BroadcastPlan& plan, const std::optional<FusedRows>& fused) {
+  const ElementSizes sizes{out.element_size(), a.element_size(), b.element_size()};
+  const OperandPointers ptrs{out.data, a.data, b.data};
+  if (!fused) {
+    SelectedKernel kernel = select_kernel(op, a.dtype, plan);
+    execute_plan(plan, kernel.fn, ptrs, sizes, num_threads());
+    return kernel;
+  }
+  // NOTE: [Short rows]
+  thread_local std::vector<std::byte> pattern;
+  fill_pattern(*fused, plan, fused->repeated == kA ? a.data : b.data, a.element_size(), pattern);
+  OperandPointers with_pattern = ptrs;
+  (fused->repeated == kA ? with_pattern.a : with_pattern.b) = pattern.data();
+  SelectedKernel kernel = select_kernel(op, a.dtype, fused->fused);
+  execute_plan(fused->fused, kernel.fn, with_pattern, sizes, num_threads());
+  if (fused->rest.numel > 0) {
+    const SelectedKernel rest = select_kernel(op, a.dtype, fused->rest);
+    execute_plan(fused->rest, rest.fn, ptrs, sizes, num_threads());
+  }
+  return kernel;
 }
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {

@@ -8,7 +8,9 @@
 
 #include "bcast/ops.h"
 #include "broadcast_plan.h"
+#include "bcast/tensor.h"
 #include "kernel_abi.h"
+#include "short_rows.h"
 
 namespace bcast {
 
@@ -21,6 +23,12 @@ struct SelectedKernel {
 };
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan);
+
+// Runs a validated, planned call on the host, split across threads; `fused`
+// is fuse_short_rows(plan), computed once by the caller. Returns the kernel
+// that ran (for BCAST_VERBOSE).
+SelectedKernel run_on_host(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
+                           const BroadcastPlan& plan, const std::optional<FusedRows>& fused);
 
 // The interned codegen settings new kernels are compiled with.
 std::uint32_t current_codegen_id();

@@ -51,6 +51,7 @@ struct CallMemo {
   Layout a, b, out;
   bool out_is_fresh = false;  // out was C-contiguous of the broadcast shape
   BroadcastPlan plan;
+  std::optional<FusedRows> fused;  // NOTE: [Short rows]
 
   bool matches(Op o, const TensorView& x, const TensorView& y) const {
     return valid && op == o && dtype == x.dtype && x.dtype == y.dtype && a == x.layout && b == y.layout;
@@ -65,12 +66,14 @@ struct CallMemo {
     out = z.layout;
     out_is_fresh = fresh;
     plan = std::move(p);
+    fused = fuse_short_rows(plan);
   }
 };
 thread_local CallMemo t_memo;
 
 // Runs a validated call.
-void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan) {
+void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan,
+             const std::optional<FusedRows>& fused) {
   const bool verbose = config::verbose();
   const auto start = verbose ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   SelectedKernel kernel;
@@ -78,9 +81,7 @@ void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& 
     kernel.jit = true;
     kernel.outcome = "ascend-sim";
   } else if (plan.numel > 0) {
-    kernel = select_kernel(op, a.dtype, plan);
-    execute_plan(plan, kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
-                 num_threads());
+    kernel = run_on_host(op, a, b, out, plan, fused);
   }
   if (verbose) report_call(op, a, b, out, plan, kernel, std::chrono::steady_clock::now() - start);
 }
@@ -102,26 +103,26 @@ Tensor binary(Op op, const TensorView& a, const TensorView& b) {
   if (t_memo.matches(op, a, b) && t_memo.out_is_fresh) {
     Tensor out(t_memo.out_dtype, t_memo.out.shape);
     validate_data(op, a, b, out);
-    execute(op, a, b, out, t_memo.plan);
+    execute(op, a, b, out, t_memo.plan, t_memo.fused);
     return out;
   }
   const Shape shape = validate_inputs(op, a, b);
   Tensor out(result_dtype(op, a.dtype), shape);
   t_memo.remember(op, a, b, out, true, plan_broadcast(out.layout(), a.layout, b.layout));
-  execute(op, a, b, out, t_memo.plan);
+  execute(op, a, b, out, t_memo.plan, t_memo.fused);
   return out;
 }
 
 void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
   if (t_memo.matches(op, a, b) && t_memo.out == out.layout && t_memo.out_dtype == out.dtype) {
     validate_data(op, a, b, out);
-    execute(op, a, b, out, t_memo.plan);
+    execute(op, a, b, out, t_memo.plan, t_memo.fused);
     return;
   }
   const Shape shape = validate_inputs(op, a, b);
   validate_out(op, a, b, out, shape);
   t_memo.remember(op, a, b, out, false, plan_broadcast(out.layout, a.layout, b.layout));
-  execute(op, a, b, out, t_memo.plan);
+  execute(op, a, b, out, t_memo.plan, t_memo.fused);
 }
 
 #define BCAST_OP_DEF(name)                                                                      \

@@ -23,6 +23,7 @@ struct PreparedOp::Impl {
   DType dtype;
   Layout a, b, out;
   BroadcastPlan plan;
+  std::optional<FusedRows> fused;
   SelectedKernel kernel;
   std::string type, key;
 };
@@ -31,7 +32,8 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   auto impl = std::make_shared<PreparedOp::Impl>();
-  *impl = {op, dtype, a, b, out, plan_broadcast(out, a, b), {}, "", "reference"};
+  *impl = {op, dtype, a, b, out, plan_broadcast(out, a, b), {}, {}, "", "reference"};
+  impl->fused = fuse_short_rows(impl->plan);
   impl->type = to_string(impl->plan.type);
   if (impl->plan.numel > 0) {
     impl->kernel = select_kernel(op, dtype, impl->plan);
@@ -64,6 +66,10 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   validate_data(p.op, a, b, out);
   if (p.plan.numel == 0) return;
   if (config::target() == "ascend-sim" && jit_enabled() && run_on_ascend(p.op, a, b, out, p.plan)) return;
+  if (p.fused) {
+    run_on_host(p.op, a, b, out, p.plan, p.fused);  // NOTE: [Short rows]: two kernels, looked up per call
+    return;
+  }
   execute_plan(p.plan, p.kernel.fn, {out.data, a.data, b.data}, {out.element_size(), a.element_size(), b.element_size()},
                num_threads());
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "naive_executor.h"
+#include "short_rows.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -111,6 +112,34 @@ TEST(Executor, HighRankNonMergeableViews) {
   test::fill_random(b.view, rng);
   Tensor out(DType::u8, broadcast_infer_shape(sa, sb));
   expect_matches_naive(Op::add, a.view, b.view, out);
+}
+
+TEST(Executor, ShortRowsFuseAndMatchNaive) {
+  // NOTE: [Short rows]: rows of 1 to 16 elements, a row count with and without
+  // rows left over, either input repeated, and every dtype size.
+  std::mt19937_64 rng(21);
+  int fused = 0;
+  for (DType dtype : {DType::f32, DType::u8, DType::f16, DType::f64, DType::i32}) {
+    for (std::int64_t m = 1; m <= 16; ++m) {
+      for (std::int64_t rows : {std::int64_t{3}, 2 * (kFusedRow / m), 2 * (kFusedRow / m) + 5, std::int64_t{1000}}) {
+        for (bool repeated_a : {false, true}) {
+          const Shape big{rows, m}, row{m};
+          Tensor x(dtype, repeated_a ? row : big), y(dtype, repeated_a ? big : row), out(dtype, big);
+          test::fill_random(x, rng);
+          test::fill_random(y, rng);
+          fused += fuse_short_rows(plan_broadcast(out.layout(), x.layout(), y.layout())).has_value();
+          expect_matches_naive(Op::sub, x, y, out);
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+  EXPECT_GT(fused, 200);  // most of these cases took the fused path
+  // Not fused: rows too long, or the repeated operand varies between rows.
+  EXPECT_FALSE(fuse_short_rows(plan_broadcast(Layout::contiguous({500, 17}), Layout::contiguous({500, 17}),
+                                              Layout::contiguous({17}))));
+  EXPECT_FALSE(fuse_short_rows(plan_broadcast(Layout::contiguous({500, 4}), Layout::contiguous({500, 4}),
+                                              Layout::contiguous({500, 1}))));
 }
 
 }  // namespace

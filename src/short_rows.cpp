@@ -1,0 +1,55 @@
+// Fusing short rows (NOTE: [Short rows]).
+#include "short_rows.h"
+
+#include <cstring>
+
+namespace bcast {
+
+std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan) {
+  if (plan.rank() != 2) return std::nullopt;
+  const std::int64_t rows = plan.extents[0], m = plan.extents[1];
+  if (m > kShortRow) return std::nullopt;
+  const std::int64_t k = kFusedRow / m;
+  if (rows < 2 * k) return std::nullopt;
+  // Which input is the one short row that every row reuses?
+  int repeated = -1;
+  for (int p : {kA, kB})
+    if (plan.strides[p][0] == 0 && plan.strides[p][1] == 1) repeated = p;
+  if (repeated < 0) return std::nullopt;
+  const int streaming = repeated == kA ? kB : kA;
+  for (const int q : {static_cast<int>(kOut), streaming})
+    if (plan.strides[q][1] != 1 || plan.strides[q][0] != m) return std::nullopt;
+
+  FusedRows f;
+  f.repeated = repeated;
+  f.rows_per_fused = k;
+  const std::int64_t fused_rows = rows / k, left = rows % k;
+  BroadcastPlan& p = f.fused;
+  p.type = plan.type;
+  p.extents = {fused_rows, k * m};
+  p.numel = fused_rows * k * m;
+  for (int op = 0; op < kNumOperands; ++op) {
+    const bool pattern = op == repeated;
+    p.strides[op] = {pattern ? 0 : k * m, 1};
+    p.spans[op] = {(fused_rows - 1) * p.strides[op][0], k * m - 1};
+    p.base[op] = pattern ? 0 : plan.base[op];
+  }
+  f.rest = plan;
+  f.rest.extents[0] = left;
+  f.rest.numel = left * m;
+  for (int op = 0; op < kNumOperands; ++op) {
+    f.rest.base[op] = plan.base[op] + fused_rows * k * plan.strides[op][0];
+    f.rest.spans[op][0] = (left - 1) * plan.strides[op][0];
+  }
+  return f;
+}
+
+void fill_pattern(const FusedRows& f, const BroadcastPlan& original, const void* repeated_data, std::size_t size,
+                  std::vector<std::byte>& pattern) {
+  const std::size_t row = static_cast<std::size_t>(original.extents[1]) * size;
+  pattern.resize(row * static_cast<std::size_t>(f.rows_per_fused));
+  const auto* src = static_cast<const std::byte*>(repeated_data) + original.base[f.repeated] * static_cast<std::int64_t>(size);
+  for (std::int64_t r = 0; r < f.rows_per_fused; ++r) std::memcpy(pattern.data() + r * row, src, row);
+}
+
+}  // namespace bcast
