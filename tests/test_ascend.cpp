@@ -36,19 +36,6 @@ class Ascend : public ::testing::Test {
   }
 };
 
-// Bits equal, except any NaN for any NaN after arithmetic (see test_jit.cpp).
-std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want) {
-  const bool payload_free = is_floating(got.dtype) && op != Op::max && op != Op::min;
-  for (std::int64_t i = 0; i < got.numel(); ++i) {
-    if (payload_free && std::isnan(test::get(got, i)) && std::isnan(test::get(want, i))) continue;
-    const auto size = static_cast<std::int64_t>(got.element_size());
-    if (std::memcmp(static_cast<const char*>(got.data) + test::element_offset(got, i) * size,
-                    static_cast<const char*>(want.data) + test::element_offset(want, i) * size, got.element_size()))
-      return i;
-  }
-  return -1;
-}
-
 TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
   std::mt19937_64 rng(55);
   std::uniform_int_distribution<int> op_pick(0, kNumOps - 1), dtype_pick(0, kNumDTypes - 1), blocks(1, 48);
@@ -82,7 +69,7 @@ TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
       ASSERT_EQ(trace.fallback, "") << label;
       ++ran;
     }
-    ASSERT_EQ(first_mismatch(op, got, want), -1) << label;
+    ASSERT_EQ(test::first_mismatch(op, got, want), -1) << label;
   }
   EXPECT_GT(ran, 1500);
 }

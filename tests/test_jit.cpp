@@ -56,24 +56,6 @@ TEST(GeneratedCode, UnitStrideF32AddUsesPackedVectorAdds) {
 
 // ---- differential: JIT against the reference executor ----
 
-// Index of the first element where two results differ, or -1. Bits must be
-// equal, with one exception: when both are NaN after an arithmetic op. IEEE
-// 754 leaves open which input's payload a NaN result carries, and each
-// compiler orders commutative operands its own way; max and min, whose NaN
-// choice bcast defines (a's), are compared bit for bit.
-std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want) {
-  const bool payload_free = is_floating(got.dtype) && op != Op::max && op != Op::min;
-  for (std::int64_t i = 0; i < got.numel(); ++i) {
-    const double x = test::get(got, i), y = test::get(want, i);
-    if (payload_free && std::isnan(x) && std::isnan(y)) continue;
-    const auto size = static_cast<std::int64_t>(got.element_size());
-    const char* p = static_cast<const char*>(got.data) + test::element_offset(got, i) * size;
-    const char* q = static_cast<const char*>(want.data) + test::element_offset(want, i) * size;
-    if (std::memcmp(p, q, got.element_size()) != 0) return i;
-  }
-  return -1;
-}
-
 // Runs op on the views twice, through the JIT and through the reference
 // kernel, with the same plan, and compares the outputs bit for bit.
 void expect_jit_equals_reference(Op op, const TensorView& a, const TensorView& b, const Shape& out_shape,
@@ -89,7 +71,7 @@ void expect_jit_equals_reference(Op op, const TensorView& a, const TensorView& b
   binary(op, a, b, jit_out);
   execute_plan(plan, reference_kernel(op, a.dtype), {ref_out.data(), a.data, b.data},
                {ref_out.view().element_size(), a.element_size(), b.element_size()}, 1);
-  if (const std::int64_t i = first_mismatch(op, jit_out, ref_out); i >= 0)
+  if (const std::int64_t i = test::first_mismatch(op, jit_out, ref_out); i >= 0)
     FAIL() << label << ": JIT and reference differ at element " << i << " of " << to_string(out_shape) << " ("
            << test::get(jit_out, i) << " vs " << test::get(ref_out, i) << "), plan " << to_string(plan.type);
 }
@@ -148,7 +130,7 @@ TEST_P(JitDifferential, RandomCasesMatchTheReferenceBitForBit) {
                    {expected.view().element_size(), a.view.element_size(), b.view.element_size()}, 1);
       if (result_dtype(op, dtype) == dtype) {
         binary(op, a.view, b.view, a.view);
-        ASSERT_EQ(first_mismatch(op, a.view, expected), -1) << label << " (in place)";
+        ASSERT_EQ(test::first_mismatch(op, a.view, expected), -1) << label << " (in place)";
         continue;
       }
     }

@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace bcast::test {
@@ -136,6 +137,18 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
   // out is the broadcast of the two, which may drop leading dims neither has.
   t.out = broadcast_infer_shape(t.a, t.b);
   return t;
+}
+
+std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want) {
+  const bool payload_free = is_floating(got.dtype) && op != Op::max && op != Op::min;
+  const auto size = static_cast<std::int64_t>(got.element_size());
+  for (std::int64_t i = 0; i < got.numel(); ++i) {
+    if (payload_free && std::isnan(get(got, i)) && std::isnan(get(want, i))) continue;
+    if (std::memcmp(static_cast<const char*>(got.data) + element_offset(got, i) * size,
+                    static_cast<const char*>(want.data) + element_offset(want, i) * size, got.element_size()) != 0)
+      return i;
+  }
+  return -1;
 }
 
 void fill_random(const TensorView& x, std::mt19937_64& rng) {

@@ -42,4 +42,11 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
 
 void fill_random(const TensorView& x, std::mt19937_64& rng);
 
+// Index (C order) of the first element where two results of `op` differ, or
+// -1. Bits must be equal, with one exception: both NaN after an arithmetic op.
+// IEEE 754 leaves open which input's payload a NaN result carries, and each
+// compiler orders commutative operands its own way; max and min, whose NaN
+// choice bcast defines (a's), are compared bit for bit.
+std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want);
+
 }  // namespace bcast::test
