@@ -50,6 +50,8 @@ class NestEmitter {
       b_.SetInsertPoint(body);
       emit_element(base_[kOut], base_[kA], base_[kB]);
       b_.CreateBr(exit);
+    } else if (key_.fixed_row > 0) {
+      emit_fixed_rows(count, exit);
     } else {
       emit_nest(count, exit);
     }
@@ -96,6 +98,40 @@ class NestEmitter {
     b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
     b_.SetInsertPoint(carry);
     odometer.emit_step(b_, row, exit);
+  }
+
+  // NOTE: [Fixed rows] Rank 2, rows of a constant m elements, every operand
+  // stepping a constant 0, 1 or m elements from row to row: one loop over the
+  // rows whose body is the row, unrolled. Every address is a running pointer
+  // plus a constant, so the vectoriser sees accesses of constant stride across
+  // rows and interleaves them, where a loop of m elements per row could not.
+  void emit_fixed_rows(Value* count, BasicBlock* exit) {
+    const int m = key_.fixed_row;
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* loop = block("rows");
+    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), loop, exit);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
+    r->addIncoming(b_.getInt64(0), pre);
+    std::array<llvm::PHINode*, kNumOperands> row{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "row");
+      row[k]->addIncoming(base_[k], pre);
+    }
+    for (int j = 0; j < m; ++j) {
+      auto at = [&](int k) -> Value* {
+        const int offset = key_.inner[k] == InnerStride::unit ? j : 0;
+        return b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], offset);
+      };
+      Value* x = emit_load(b_, key_.dtype, at(kA));
+      Value* y = emit_load(b_, key_.dtype, at(kB));
+      emit_store(b_, result_dtype(key_.op, key_.dtype), emit_op(b_, key_.op, key_.dtype, x, y), at(kOut));
+    }
+    for (int k = 0; k < kNumOperands; ++k)
+      row[k]->addIncoming(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], key_.row_step[k]), loop);
+    Value* next = b_.CreateAdd(r, b_.getInt64(1), "r_next");
+    r->addIncoming(next, loop);
+    b_.CreateCondBr(b_.CreateICmpSLT(next, count), loop, exit);
   }
 
   // Extents, strides and spans of every level, loaded once at entry.

@@ -9,6 +9,7 @@
 
 #include "bcast/layout.h"
 #include "config.h"
+#include "kernel_key.h"
 
 namespace bcast {
 namespace {
@@ -30,7 +31,7 @@ std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
   std::vector<Chunk> chunks;
   if (parts <= 1) {
     chunks.push_back({0, outer, 0, inner});
-  } else if (outer >= parts) {
+  } else if (outer >= parts || inner <= kFixedRowMax) {  // NOTE: [Fixed rows]: rows stay whole
     for (std::int64_t p = 0; p < parts; ++p) chunks.push_back({share(outer, parts, p), share(outer, parts, p + 1), 0, inner});
   } else {
     const std::int64_t inner_parts = std::min(parts, inner);

@@ -4,6 +4,7 @@
 
 #include <xxhash.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -55,12 +56,18 @@ std::string KernelKey::inner_code() const {
   return {stride_letter(inner[kOut]), stride_letter(inner[kA]), stride_letter(inner[kB])};
 }
 
+std::string KernelKey::layout_code() const {
+  if (fixed_row == 0) return inner_code();
+  return fmt::format("{}.r{}-{}-{}-{}", inner_code(), fixed_row, row_step[kOut], row_step[kA], row_step[kB]);
+}
+
 std::string KernelKey::to_string() const {
   const CodegenSettings settings = codegen_settings(codegen);
   const std::string tuning = settings.features + "/" + std::to_string(settings.vector_width_bits);
   const auto tuning_hash = static_cast<std::uint32_t>(XXH3_64bits(tuning.data(), tuning.size()));
+  // Fixed rows print as ".r4-4-4-1": row length, then each operand's row step.
   return fmt::format("{}.{}.{}.{}.{}.{}.O{}.{:08x}", op_name(op), dtype_name(dtype), bcast::to_string(type()),
-                     inner_code(), target_name(target), settings.cpu, settings.opt_level, tuning_hash);
+                     layout_code(), target_name(target), settings.cpu, settings.opt_level, tuning_hash);
 }
 
 std::uint64_t KernelKey::hash() const {
@@ -68,10 +75,11 @@ std::uint64_t KernelKey::hash() const {
   std::array<std::uint8_t, 8> small{static_cast<std::uint8_t>(target), static_cast<std::uint8_t>(op),
                                     static_cast<std::uint8_t>(dtype),   rank,
                                     static_cast<std::uint8_t>(inner[0]), static_cast<std::uint8_t>(inner[1]),
-                                    static_cast<std::uint8_t>(inner[2]), 0};
+                                    static_cast<std::uint8_t>(inner[2]), fixed_row};
   std::array<std::uint64_t, 4> words{};
   std::memcpy(&words[0], small.data(), small.size());
-  words[1] = codegen;
+  words[1] = codegen | (std::uint64_t{row_step[0]} << 32) | (std::uint64_t{row_step[1]} << 40) |
+             (std::uint64_t{row_step[2]} << 48);
   words[2] = codes[0];
   words[3] = codes[1];
   return XXH3_64bits(words.data(), sizeof words);
@@ -92,6 +100,21 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
     key.inner[kA] = classify(plan.strides[kA][inner], code == DimCode::expand_a);
     key.inner[kB] = classify(plan.strides[kB][inner], code == DimCode::expand_b);
   }
+  // NOTE: [Fixed rows]: host kernels of rank 2 with short rows whose operands
+  // step by 0, 1 or a whole row from one row to the next.
+  if (target == Target::host && plan.rank() == 2 && plan.extents[1] <= kFixedRowMax &&
+      !plan.extents.empty() && key.inner[kOut] == InnerStride::unit) {
+    const std::int64_t m = plan.extents[1];
+    bool fixed = key.inner[kA] != InnerStride::strided && key.inner[kB] != InnerStride::strided;
+    for (int k = 0; k < kNumOperands && fixed; ++k) {
+      const std::int64_t step = plan.strides[k][0];
+      fixed = step == 0 || step == 1 || step == m;
+      key.row_step[k] = static_cast<std::uint8_t>(step);
+    }
+    fixed = fixed && plan.strides[kOut][0] == m;
+    if (fixed) key.fixed_row = static_cast<std::uint8_t>(m);
+    else key.row_step = {};
+  }
   return key;
 }
 
@@ -99,6 +122,16 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
                                          std::string_view type, std::string_view inner, std::uint32_t codegen) {
   const std::optional<Op> o = parse_op(op);
   const std::optional<DType> d = parse_dtype(dtype);
+  // "uuz" or "uuz.r<m>-<out>-<a>-<b>"
+  int rows[4] = {0, 0, 0, 0};
+  if (inner.size() > 3) {
+    const std::string suffix(inner.substr(3));
+    if (std::sscanf(suffix.c_str(), ".r%d-%d-%d-%d", &rows[0], &rows[1], &rows[2], &rows[3]) != 4 ||
+        suffix != fmt::format(".r{}-{}-{}-{}", rows[0], rows[1], rows[2], rows[3]) || rows[0] < 1 ||
+        rows[0] > kFixedRowMax)
+      return std::nullopt;
+    inner = inner.substr(0, 3);
+  }
   if (!o || !d || inner.size() != 3 || type.size() < 2 || type.front() != '[' || type.back() != ']')
     return std::nullopt;
   BroadcastType codes;
@@ -119,6 +152,14 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
       case 'z': key.inner[k] = InnerStride::zero; break;
       case 's': key.inner[k] = InnerStride::strided; break;
       default: return std::nullopt;
+    }
+  }
+  if (rows[0] > 0) {
+    if (key.rank != 2) return std::nullopt;
+    key.fixed_row = static_cast<std::uint8_t>(rows[0]);
+    for (int k = 0; k < kNumOperands; ++k) {
+      if (rows[k + 1] != 0 && rows[k + 1] != 1 && rows[k + 1] != rows[0]) return std::nullopt;
+      key.row_step[k] = static_cast<std::uint8_t>(rows[k + 1]);
     }
   }
   return key;

@@ -36,6 +36,11 @@ struct KernelKey {
   std::array<InnerStride, kNumOperands> inner{};  // out, a, b
   std::uint32_t codegen = 0;                   // intern_codegen_settings id
   std::array<std::uint64_t, 2> codes{};        // level l's DimCode in bits [2l, 2l+2)
+  // NOTE: [Fixed rows] For a rank-2 type whose rows are short (at most
+  // kFixedRowMax elements): the row length, and each operand's step from one
+  // row to the next, when all are compile-time constants; 0 otherwise.
+  std::uint8_t fixed_row = 0;
+  std::array<std::uint8_t, kNumOperands> row_step{};  // 0, 1 or fixed_row
 
   DimCode code(int level) const;
   BroadcastType type() const;
@@ -46,10 +51,13 @@ struct KernelKey {
   // CPU, opt level and a hash of the CPU features and vector width).
   std::string to_string() const;
   std::string inner_code() const;  // "uuz": the inner strides of out, a, b
+  std::string layout_code() const;  // inner_code(), then ".r4-4-4-1" for fixed rows
   std::uint64_t hash() const;
 
   friend bool operator==(const KernelKey&, const KernelKey&) = default;
 };
+
+inline constexpr int kFixedRowMax = 16;
 
 struct KernelKeyHash {
   std::size_t operator()(const KernelKey& key) const { return key.hash(); }
@@ -60,7 +68,8 @@ struct KernelKeyHash {
 KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen);
 
 // A key from its printed parts, as the disk cache's header keeps them:
-// op "add", dtype "f32", type "[expand_b,same]", inner "uuz". nullopt if any
+// op "add", dtype "f32", type "[expand_b,same]", inner "uuz" (or a
+// layout_code() such as "uuz.r4-4-4-1"). nullopt if any
 // part does not parse.
 std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std::string_view dtype,
                                          std::string_view type, std::string_view inner, std::uint32_t codegen);

@@ -115,6 +115,26 @@ std::vector<BroadcastType> types_of_rank(int rank) {
 
 }  // namespace
 
+// The plan of contiguous operands for `type` with the given extents: each
+// operand's stride on a level is the product of the extents inside it that
+// the operand spans (0 where it repeats).
+BroadcastPlan contiguous_plan(const BroadcastType& type, const std::vector<std::int64_t>& extents) {
+  BroadcastPlan plan;
+  plan.type = type;
+  plan.extents = extents;
+  for (int k = 0; k < kNumOperands; ++k) {
+    plan.strides[k].assign(type.size(), 0);
+    std::int64_t stride = 1;
+    for (std::size_t l = type.size(); l-- > 0;) {
+      const bool repeats = (k == kA && type[l] == DimCode::expand_a) || (k == kB && type[l] == DimCode::expand_b);
+      if (repeats) continue;
+      plan.strides[k][l] = stride;
+      stride *= extents[l];
+    }
+  }
+  return plan;
+}
+
 std::vector<std::string> broadcast_types_of_rank(int rank) {
   std::vector<std::string> names;
   for (const BroadcastType& t : types_of_rank(rank)) names.push_back(to_string(t));
@@ -133,8 +153,14 @@ std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dt
     for (DType dtype : dtypes)
       if (op_supports(op, dtype))
         for (int rank = 0; rank <= max_rank; ++rank)
-          for (const BroadcastType& type : types_of_rank(rank))
+          for (const BroadcastType& type : types_of_rank(rank)) {
             keys.push_back(make_kernel_key(target, op, dtype, type, current_codegen_id()));
+            // NOTE: [Fixed rows]: rank 2 with rows of up to kFixedRowMax elements
+            // gets kernels of its own, one per row length.
+            if (rank == 2 && target == Target::host)
+              for (std::int64_t m = 1; m <= kFixedRowMax; ++m)
+                keys.push_back(make_kernel_key(target, op, dtype, contiguous_plan(type, {2, m}), current_codegen_id()));
+          }
   std::atomic<std::size_t> next{0}, ready{0};
   auto work = [&] {
     for (std::size_t i = next++; i < keys.size(); i = next++)

@@ -135,6 +135,22 @@ TEST(Executor, ShortRowsFuseAndMatchNaive) {
     }
   }
   EXPECT_GT(fused, 200);  // most of these cases took the fused path
+  // NOTE: [Fixed rows]: [R, m] with a per-row operand [R, 1], either side, and
+  // in place on the full operand.
+  for (DType dtype : {DType::f32, DType::u8, DType::bf16, DType::i64})
+    for (std::int64_t m = 1; m <= 17; ++m)
+      for (bool per_row_a : {false, true}) {
+        const Shape big{301, m}, column{301, 1};
+        Tensor x(dtype, per_row_a ? column : big), y(dtype, per_row_a ? big : column), out(dtype, big);
+        test::fill_random(x, rng);
+        test::fill_random(y, rng);
+        expect_matches_naive(Op::max, x, y, out);
+        Tensor expected(dtype, big);
+        run_naive(Op::sub, x, y, expected);
+        Tensor& full = per_row_a ? y : x;
+        sub(x, y, full);
+        ASSERT_EQ(test::bytes_of(full), test::bytes_of(expected)) << "in place, m " << m;
+      }
   // Not fused: rows too long, or the repeated operand varies between rows.
   EXPECT_FALSE(fuse_short_rows(plan_broadcast(Layout::contiguous({500, 17}), Layout::contiguous({500, 17}),
                                               Layout::contiguous({17}))));

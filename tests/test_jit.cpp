@@ -44,6 +44,21 @@ TEST(GeneratedCode, LoopNestHasNoMultiplication) {
   }
 }
 
+TEST(GeneratedCode, FixedRowKernelsAreAdditiveAndVectorised) {
+  // NOTE: [Fixed rows]: [R,4] + [R,1], the case of rows too short for a loop.
+  BroadcastPlan plan;
+  plan.type = {DC::same, DC::expand_b};
+  plan.extents = {1000, 4};
+  plan.strides = {std::vector<std::int64_t>{4, 1}, {4, 1}, {1, 0}};
+  const KernelKey key = make_kernel_key(Target::host, Op::add, DType::f32, plan, current_codegen_id());
+  ASSERT_EQ(key.fixed_row, 4);
+  EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".uuz.r4-4-4-1.host."));
+  EXPECT_FALSE(std::regex_search(jit::kernel_ir(key, false), std::regex(R"(= (mul|shl|fmul)\b)")));
+#if defined(__x86_64__)
+  EXPECT_TRUE(std::regex_search(jit::kernel_assembly(key), std::regex(R"(\bv?addps\b)")));
+#endif
+}
+
 TEST(GeneratedCode, UnitStrideF32AddUsesPackedVectorAdds) {
 #if defined(__x86_64__)
   // Every x86-64 CPU has SSE2, so a packed add is always available.

@@ -72,7 +72,7 @@ TEST(Pregenerate, CompilesEveryTypeUpToTheRankThenCallsHit) {
   EXPECT_EQ(broadcast_types_of_rank(0), (std::vector<std::string>{"[]"}));
   for (int r = 1; r <= 6; ++r) EXPECT_EQ(broadcast_types_of_rank(r).size(), 3u << (r - 1));
   const std::size_t ready = pregenerate({Op::add}, {DType::f32, DType::i16}, 3, 2);
-  EXPECT_EQ(ready, 2u * (1 + 3 + 6 + 12));
+  EXPECT_EQ(ready, 2u * (1 + 3 + 6 + 6 * 16 + 12));  // rank 2: each type also per row length 1..16
   EXPECT_EQ(kernel_cache_stats().compiles, ready);
   const std::uint64_t misses = kernel_cache_stats().misses;
   // Contiguous calls of rank <= 3 after merging: all hits.

@@ -52,7 +52,8 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
 // kernels compiled or found in the cache; ones that failed are not counted
 // (their calls will use the reference executor). A cache smaller than the
 // set keeps the most recent ones.
-// Rank r has 3 * 2^(r-1) types (the codes of adjacent levels differ).
+// Rank r has 3 * 2^(r-1) types (the codes of adjacent levels differ); on the
+// host, each rank-2 type also has a kernel per short row length, 1 to 16.
 std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads = 0);
 
 // Every broadcast type of contiguous operands with exactly `rank` levels.

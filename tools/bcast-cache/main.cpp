@@ -98,6 +98,11 @@ std::optional<KernelKey> resolve_key(const jit::DiskCache& cache, const std::str
     if (dot == std::string::npos) dot = arg.size();
     parts.push_back(arg.substr(start, dot - start));
   }
+  // A fixed-row kernel has one more part after the inner strides: "r4-4-4-1".
+  if (parts.size() == 9 && !parts[4].empty() && parts[4][0] == 'r') {
+    parts[3] += "." + parts[4];
+    parts.erase(parts.begin() + 4);
+  }
   if (parts.size() != 8 || parts[6].size() != 2 || parts[6][0] != 'O') return std::nullopt;
   for (const char* isa : {"all", "avx512", "avx2", "avx", "sse4.2"}) {
     const CodegenSettings s = jit::host_codegen_settings(parts[6][1] - '0', isa);
