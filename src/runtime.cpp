@@ -1,6 +1,13 @@
 // Process-wide runtime settings and the runtime description.
 #include "bcast/runtime.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "bcast/errors.h"
 #include "jit/host_target.h"
 #include "jit/kernel_cache.h"
 
@@ -9,6 +16,24 @@ namespace bcast {
 void clear_kernel_cache() { jit::kernel_cache().clear(); }
 KernelCacheStats kernel_cache_stats() { return jit::kernel_cache().stats(); }
 std::vector<KernelStats> kernel_cache_entries() { return jit::kernel_cache().entries(); }
+
+void write_kernel_cache_dump(const std::string& path) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const KernelStats& s : kernel_cache_entries())
+    entries.push_back({{"key", s.key}, {"hits", s.hits}, {"misses", s.misses}, {"disk_hits", s.disk_hits},
+                       {"compiles", s.compiles}, {"failures", s.failures}, {"compile_ms", s.compile_ms},
+                       {"code_bytes", s.code_bytes}, {"resident", s.resident}});
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << nlohmann::json{{"process", ::getpid()}, {"entries", entries}}.dump(1) << "\n";
+    if (!out) throw Error(ErrorKind::io, path + ": cannot write the kernel cache dump");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(ErrorKind::io, path + ": cannot write the kernel cache dump");
+  }
+}
 
 RuntimeInfo runtime_info() {
   const jit::HostTarget& host = jit::host_target();

@@ -50,6 +50,10 @@ struct KernelCacheStats {
 KernelCacheStats kernel_cache_stats();
 std::vector<KernelStats> kernel_cache_entries();
 
+// Writes the in-memory cache's entries (kernel_cache_entries()) as JSON, for
+// `bcast-cache list --memory FILE`. Written aside and renamed into place.
+void write_kernel_cache_dump(const std::string& path);
+
 // What the calling thread's last op under BCAST_TARGET=ascend-sim did.
 struct AscendBlockTrace {
   std::int64_t tiles = 0, gm_to_ub_bytes = 0, ub_to_gm_bytes = 0, copy_calls = 0, vector_repeats = 0,

@@ -44,6 +44,19 @@ def second_process_compiles_nothing(root):
     check(a == b, "the second process's result differs")
 
 
+def memory_dump_lists_a_processs_kernels(root):
+    folder = os.path.join(root, "memory")
+    dump = os.path.join(root, "dump.json")
+    p = run([RUN, "max", "i16[30,7]", "i16[7]", "--repeat", "5", "--dump-cache", dump], folder)
+    check(p.returncode == 0, f"--dump-cache: {p.stderr}")
+    listed = json.loads(run([CACHE, "list", "--memory", dump, "--json"], folder).stdout)
+    keys = {e["key"]: e for e in listed["entries"]}
+    check(any(k.startswith("max.i16.[expand_b,same]") and e["hits"] >= 5 for k, e in keys.items()),
+          f"list --memory: {listed}")
+    table = run([CACHE, "list", "--memory", dump], folder).stdout
+    check("kernels in the memory of process" in table, f"list --memory table: {table}")
+
+
 def concurrent_writers_leave_a_valid_cache(root):
     folder = os.path.join(root, "shared")
     cmd = [CACHE, "warm", "--ops", "add,sub,mul", "--dtypes", "f32,i32", "--max-rank", "3", "--threads", "1"]
@@ -104,6 +117,7 @@ def ascend_kernels_are_inspectable(root):
 def main():
     with tempfile.TemporaryDirectory() as root:
         second_process_compiles_nothing(root)
+        memory_dump_lists_a_processs_kernels(root)
         concurrent_writers_leave_a_valid_cache(root)
         tool_commands(root)
         ascend_kernels_are_inspectable(root)

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -50,6 +51,30 @@ json entry_json(const jit::DiskFile& f) {
             {"cpu", e.settings.cpu},
             {"opt_level", e.settings.opt_level}});
   return j;
+}
+
+// `list --memory FILE`: a process's in-memory cache, from write_kernel_cache_dump.
+int list_memory(const std::string& file, bool as_json) {
+  std::ifstream in(file);
+  const json dump = json::parse(in, nullptr, false);
+  if (dump.is_discarded() || !dump.contains("entries")) {
+    std::cerr << "bcast-cache: " << file << " is not a kernel cache dump\n";
+    return kExitFailure;
+  }
+  if (as_json) {
+    std::cout << dump.dump(1) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("{:>8} {:>7} {:>5} {:>8} {:>8} {:>6} {:>8}  {}\n", "hits", "misses", "disk", "compiles",
+                           "compile", "code", "resident", "key");
+  for (const json& e : dump["entries"])
+    std::cout << fmt::format("{:>8} {:>7} {:>5} {:>8} {:>6.1f}ms {:>6} {:>8}  {}\n", e["hits"].get<std::uint64_t>(),
+                             e["misses"].get<std::uint64_t>(), e["disk_hits"].get<std::uint64_t>(),
+                             e["compiles"].get<std::uint64_t>(), e["compile_ms"].get<double>(),
+                             e["code_bytes"].get<std::uint64_t>(), e["resident"].get<bool>() ? "yes" : "no",
+                             e["key"].get<std::string>());
+  std::cout << fmt::format("{} kernels in the memory of process {}\n", dump["entries"].size(), dump["process"].dump());
+  return kExitOk;
 }
 
 int list(const jit::DiskCache& cache, bool as_json) {
@@ -197,7 +222,9 @@ int main(int argc, char** argv) {
   bool as_json = false;
   app.add_option("--dir", dir, "cache folder (default: BCAST_CACHE_DIR's effective value)");
   app.add_flag("--json", as_json, "JSON output");
-  auto* list_cmd = app.add_subcommand("list", "every kernel in the disk cache");
+  auto* list_cmd = app.add_subcommand("list", "every kernel in the disk cache, or in a process's memory (--memory)");
+  std::string memory_dump;
+  list_cmd->add_option("--memory", memory_dump, "a dump written by bcast-run --dump-cache or write_kernel_cache_dump()");
   auto* show_cmd = app.add_subcommand("show", "one kernel: header, or --ir / --opt-ir / --asm (regenerated from its key)");
   std::string show_arg, show_what = "header";
   show_cmd->add_option("key", show_arg, "a key string or a file's 16-digit hash")->required();
@@ -225,6 +252,7 @@ int main(int argc, char** argv) {
   try {
     if (!dir.empty()) bcast::set_cache_dir(dir);
     if (*env_cmd) return env(as_json);
+    if (*list_cmd && !memory_dump.empty()) return list_memory(memory_dump, as_json);
     const std::string folder = bcast::config::cache_dir();
     if (folder.empty()) {
       std::cerr << "bcast-cache: the disk cache is off (BCAST_CACHE_DIR=off); pass --dir\n";

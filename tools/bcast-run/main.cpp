@@ -21,7 +21,7 @@ constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2, kExitInvalidInput 
 struct Options {
   std::string op, a, b, output;
   bool check = false, json = false, no_jit = false, trace = false;
-  std::string target;
+  std::string target, dump_cache;
   int repeat = 0, threads = 0, warm = -1;
   std::vector<std::string> warm_ops{"add", "sub", "mul", "div", "max", "min"}, warm_dtypes{"f32"};
   std::uint64_t seed = 0;
@@ -152,6 +152,7 @@ int main(int argc, char** argv) {
   app.add_option("--target", o.target, "host, or ascend-sim (the accelerator simulator)")
       ->check(CLI::IsMember({"host", "ascend-sim"}));
   app.add_flag("--trace", o.trace, "print the ascend-sim per-block counters of the call");
+  app.add_option("--dump-cache", o.dump_cache, "at the end, write the in-memory kernel cache as JSON (bcast-cache list --memory)");
   app.add_option("--warm", o.warm, "pre-generate the kernels of every broadcast type up to this rank, then go on")
       ->check(CLI::Range(0, 16));
   app.add_option("--warm-ops", o.warm_ops, "ops for --warm")->delimiter(',');
@@ -173,12 +174,13 @@ int main(int argc, char** argv) {
     if (o.no_jit) bcast::set_jit_enabled(false);
     if (!o.target.empty()) bcast::set_target(o.target);
     if (o.warm >= 0) warm(o);
-    if (o.op.empty()) return o.warm >= 0 ? kExitOk : run_demo(o.repeat > 0 ? o.repeat : 5);
-    if (o.b.empty()) {
+    if (!o.op.empty() && o.b.empty()) {
       std::cerr << "bcast-run: an op needs two operands: bcast-run OP A B\n";
       return kExitUsage;
     }
-    return run_op(o);
+    const int status = o.op.empty() ? (o.warm >= 0 ? kExitOk : run_demo(o.repeat > 0 ? o.repeat : 5)) : run_op(o);
+    if (!o.dump_cache.empty()) bcast::write_kernel_cache_dump(o.dump_cache);
+    return status;
   } catch (const bcast::Error& e) {
     std::cerr << "bcast-run: " << e.what() << "\n";
     return kExitInvalidInput;
