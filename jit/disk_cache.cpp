@@ -278,6 +278,7 @@ std::vector<DiskFile> DiskCache::list() const {
     DiskFile f;
     f.path = item.path().string();
     f.bytes = item.file_size(ec);
+    if (ec) continue;  // removed by another process meanwhile
     f.last_used_unix = mtime_unix(item.path());
     f.hits = fs::file_size(hits_path(item.path()), ec);
     if (ec) f.hits = 0;
@@ -321,7 +322,10 @@ std::uint64_t DiskCache::total_bytes() const {
   std::uint64_t total = 0;
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(folder_, ec))
-    if (item.is_regular_file() && item.path().extension() == kExtension) total += item.file_size(ec);
+    if (item.is_regular_file() && item.path().extension() == kExtension) {
+      const std::uintmax_t bytes = item.file_size(ec);
+      if (!ec) total += bytes;  // a file another process removed meanwhile counts nothing
+    }
   return total;
 }
 
@@ -336,8 +340,10 @@ void DiskCache::trim() const {
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(folder_, ec)) {
     if (!item.is_regular_file() || item.path().extension() != kExtension) continue;
-    files.push_back({item.path(), mtime_unix(item.path()), item.file_size(ec)});
-    total += files.back().bytes;
+    const std::uintmax_t bytes = item.file_size(ec);
+    if (ec) continue;  // removed by another process meanwhile
+    files.push_back({item.path(), mtime_unix(item.path()), bytes});
+    total += bytes;
   }
   if (total <= max_bytes_) return;
   std::sort(files.begin(), files.end(), [](const File& x, const File& y) { return x.used < y.used; });

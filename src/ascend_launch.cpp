@@ -43,6 +43,9 @@ bool may_stay_resident(const Levels& l, int k, const TensorView& view, std::int6
   for (int d = 0; d < l.rank(); ++d) repeated = repeated || (l.strides[k][d] == 0 && l.extents[d] > 1);
   if (!repeated) return false;
   if (l.strides[k].back() == 0) return true;  // broadcast one element: any UB address works
+  // A tile reads its slice of the resident copy forwards: only for an inner
+  // stride of +1 (a dim that out walks backwards is flipped for every operand).
+  if (l.strides[k].back() != 1) return false;
   if ((l.base[k] * size) % kAlign != 0) return false;
   for (int d = 0; d + 1 < l.rank(); ++d)
     if ((l.strides[k][d] * size) % kAlign != 0) return false;

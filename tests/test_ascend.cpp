@@ -14,6 +14,7 @@
 #include "jit/kernel_cache.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
+#include "naive_executor.h"
 #include "reference_executor.h"
 #include "test_support.h"
 
@@ -169,6 +170,24 @@ TEST_F(Ascend, PreparedCallsAndPregenerationFollowTheTarget) {
   const Tensor c = k(a, row);
   EXPECT_EQ(test::get(c, 11), 24.0);
   EXPECT_THAT(last_ascend_trace().kernel, HasSubstr("mul.i32.[expand_b,same].uuu.ascend-sim."));
+}
+
+TEST_F(Ascend, AnOutputWalkedBackwardsNeverReadsAResidentInputBackwards) {
+  // out reversed along its rows flips that dim for every operand: a's inner
+  // stride becomes -1, and a 9-element f32 row (36 bytes) can still start on a
+  // 32-byte boundary. a must then be copied per tile, not read from the UB.
+  std::mt19937_64 rng(8);
+  for (std::int64_t n : {9, 17, 8, 40}) {
+    Tensor a(DType::f32, {n}), b(DType::f32, {4, n}), storage(DType::f32, {4, n});
+    test::fill_random(a, rng);
+    test::fill_random(b, rng);
+    const TensorView out = index(storage, parse_index_expression("[:, ::-1]"));
+    add(a, b, out);
+    ASSERT_EQ(last_ascend_trace().fallback, "");
+    Tensor want(DType::f32, {4, n});
+    run_naive(Op::add, a, b, index(want, parse_index_expression("[:, ::-1]")));
+    EXPECT_EQ(test::bytes_of(storage), test::bytes_of(want)) << "row of " << n;
+  }
 }
 
 TEST_F(Ascend, TailsAndTinyBuffersStayInBounds) {
