@@ -56,7 +56,10 @@ TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
     test::RandomView a = test::random_view(dtype, s.a, rng, i % 4 == 0), b = test::random_view(dtype, s.b, rng, i % 5 == 0);
     test::fill_random(a.view, rng);
     test::fill_random(b.view, rng);
-    Tensor got(result_dtype(op, dtype), s.out), want(result_dtype(op, dtype), s.out);
+    // out too is sometimes a strided, permuted or reversed view.
+    test::RandomView got_view = test::random_view(result_dtype(op, dtype), s.out, rng, i % 3 == 0);
+    const TensorView got = got_view.view;
+    Tensor want(result_dtype(op, dtype), s.out);
     binary(op, a.view, b.view, got);
     const AscendTrace trace = last_ascend_trace();
     const BroadcastPlan plan = plan_broadcast(want.layout(), a.view.layout, b.view.layout);
