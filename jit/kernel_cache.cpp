@@ -112,6 +112,7 @@ struct KernelCache::State {
   struct Slot {
     std::shared_future<KernelPtr> kernel;
     std::list<KernelKey>::iterator lru;  // position in `lru`, most recent first
+    KernelStats* stats;                  // this key's entry in `stats` (nodes never move)
   };
 
   mutable std::mutex mutex;
@@ -179,7 +180,7 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Cac
   std::unique_lock lock(st.mutex);
   if (const auto it = st.slots.find(key); it != st.slots.end()) {
     st.lru.splice(st.lru.begin(), st.lru, it->second.lru);
-    ++st.stats[key].hits;
+    ++it->second.stats->hits;
     ++st.totals.hits;
     const std::shared_future<KernelPtr> kernel = it->second.kernel;
     lock.unlock();
@@ -195,7 +196,7 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Cac
   std::promise<KernelPtr> promise;
   if (resident) {
     st.lru.push_front(key);
-    st.slots.emplace(key, State::Slot{promise.get_future().share(), st.lru.begin()});
+    st.slots.emplace(key, State::Slot{promise.get_future().share(), st.lru.begin(), &s});
     s.resident = true;
   }
   lock.unlock();
