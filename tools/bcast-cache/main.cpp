@@ -16,6 +16,7 @@
 #include "jit/disk_cache.h"
 #include "jit/host_compiler.h"
 #include "kernel_key.h"
+#include "name_lists.h"
 
 namespace bcast::tools {
 namespace {
@@ -268,16 +269,8 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (*warm_cmd) {
-      std::vector<bcast::Op> op_list;
-      std::vector<bcast::DType> dtype_list;
-      for (const std::string& o : ops) {
-        if (!bcast::parse_op(o)) throw bcast::Error(bcast::ErrorKind::value, "unknown op '" + o + "'");
-        op_list.push_back(*bcast::parse_op(o));
-      }
-      for (const std::string& d : dtypes) {
-        if (!bcast::parse_dtype(d)) throw bcast::Error(bcast::ErrorKind::value, "unknown dtype '" + d + "'");
-        dtype_list.push_back(*bcast::parse_dtype(d));
-      }
+      const std::vector<bcast::Op> op_list = ops_from_names(ops, "--ops");
+      const std::vector<bcast::DType> dtype_list = dtypes_from_names(dtypes, "--dtypes");
       const std::size_t n = bcast::pregenerate(op_list, dtype_list, max_rank, threads);
       const bcast::KernelCacheStats s = bcast::kernel_cache_stats();
       if (as_json)

@@ -9,6 +9,7 @@
 
 #include "bcast/bcast.h"
 #include "demo.h"
+#include "name_lists.h"
 #include "operand_spec.h"
 #include "run_support.h"
 
@@ -55,18 +56,8 @@ void print_trace() {
 
 // --warm RANK: pre-generates every broadcast type up to RANK levels.
 int warm(const Options& o) {
-  std::vector<Op> ops;
-  std::vector<DType> dtypes;
-  for (const std::string& name : o.warm_ops) {
-    const std::optional<Op> op = parse_op(name);
-    if (!op) throw Error(ErrorKind::value, "--warm-ops: unknown op '" + name + "'");
-    ops.push_back(*op);
-  }
-  for (const std::string& name : o.warm_dtypes) {
-    const std::optional<DType> d = parse_dtype(name);
-    if (!d) throw Error(ErrorKind::value, "--warm-dtypes: unknown dtype '" + name + "'");
-    dtypes.push_back(*d);
-  }
+  const std::vector<Op> ops = ops_from_names(o.warm_ops, "--warm-ops");
+  const std::vector<DType> dtypes = dtypes_from_names(o.warm_dtypes, "--warm-dtypes");
   const double ns = median_ns([&] { pregenerate(ops, dtypes, o.warm, o.threads); }, 1);
   const KernelCacheStats s = kernel_cache_stats();
   std::cout << fmt::format("warm: {} kernels for broadcast types up to rank {} ({} compiled, {} failed) in {:.0f} ms\n",
