@@ -138,9 +138,13 @@ KernelModule build_module(const KernelKey& key, const CodegenSettings& settings,
 // ~8 ms a kernel with the same run-time speed. Levels:
 //   0 LLVM's O0 (no vectorisation)   1 lean, without the vectoriser
 //   2 lean (the default)             3 LLVM's full O3 pipeline
+// InstCombine runs as LLVM's own pipelines run it, <no-verify-fixpoint>: its
+// textual default in LLVM 19 aborts the process (LLVM ERROR) when one round
+// does not reach a fixpoint, which some kernels' IR provokes.
 constexpr const char* kLeanPipeline =
-    "function(sroa,instcombine,simplifycfg,loop-simplify,lcssa,loop-vectorize,instcombine,simplifycfg)";
-constexpr const char* kLeanScalarPipeline = "function(sroa,instcombine,simplifycfg)";
+    "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop-vectorize,"
+    "instcombine<no-verify-fixpoint>,simplifycfg)";
+constexpr const char* kLeanScalarPipeline = "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg)";
 
 void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   llvm::LoopAnalysisManager lam;
