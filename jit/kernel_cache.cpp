@@ -31,8 +31,7 @@ class DiskCaches {
       // Objects from the folder are executed: it must be ours alone.
       std::string why;
       if (!DiskCache::prepare_folder(folder, why)) {
-        unwritable_.insert(folder);
-        logging::jit().warn("disk cache off for this process: {}", why);
+        disable(folder, why);
         return nullptr;
       }
     }
@@ -42,11 +41,15 @@ class DiskCaches {
   }
   void mark_unwritable(const DiskCache& cache, const std::string& why) {
     const std::lock_guard lock(mutex_);
-    if (unwritable_.insert(cache.folder()).second)
-      logging::jit().warn("disk cache off for this process: {}", why);
+    disable(cache.folder(), why);
   }
 
  private:
+  // Called with mutex_ held: warns once per folder.
+  void disable(const std::string& folder, const std::string& why) {
+    if (unwritable_.insert(folder).second) logging::jit().warn("disk cache off for this process: {}", why);
+  }
+
   std::mutex mutex_;
   std::shared_ptr<const DiskCache> cache_;
   std::set<std::string> unwritable_;

@@ -123,9 +123,7 @@ class NestEmitter {
         const int offset = key_.inner[k] == InnerStride::unit ? j : 0;
         return b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], offset);
       };
-      Value* x = emit_load(b_, key_.dtype, at(kA));
-      Value* y = emit_load(b_, key_.dtype, at(kB));
-      emit_store(b_, result_dtype(key_.op, key_.dtype), emit_op(b_, key_.op, key_.dtype, x, y), at(kOut));
+      emit_element(at(kOut), at(kA), at(kB));
     }
     for (int k = 0; k < kNumOperands; ++k)
       row[k]->addIncoming(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], key_.row_step[k]), loop);
@@ -181,7 +179,7 @@ class NestEmitter {
     }
     Value* x = fixed[kA] ? fixed[kA] : emit_load(b_, key_.dtype, address[kA]);
     Value* y = fixed[kB] ? fixed[kB] : emit_load(b_, key_.dtype, address[kB]);
-    emit_store(b_, result_dtype(key_.op, key_.dtype), emit_op(b_, key_.op, key_.dtype, x, y), address[kOut]);
+    store_result(x, y, address[kOut]);
     for (int k = 0; k < kNumOperands; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), loop);
     Value* next = b_.CreateAdd(i, b_.getInt64(1), "i_next");
@@ -190,10 +188,14 @@ class NestEmitter {
     b_.SetInsertPoint(done);
   }
 
-  void emit_element(Value* out, Value* a, Value* b) {
-    Value* x = emit_load(b_, key_.dtype, a);
-    Value* y = emit_load(b_, key_.dtype, b);
+  // out = op(x, y), x and y already loaded.
+  void store_result(Value* x, Value* y, Value* out) {
     emit_store(b_, result_dtype(key_.op, key_.dtype), emit_op(b_, key_.op, key_.dtype, x, y), out);
+  }
+  void emit_element(Value* out, Value* a, Value* b) {
+    Value* x = emit_load(b_, key_.dtype, a);  // a first: argument order is unspecified
+    Value* y = emit_load(b_, key_.dtype, b);
+    store_result(x, y, out);
   }
 
   // ---- helpers ----
