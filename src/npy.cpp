@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "error_messages.h"
+#include "npy_reader.h"
 
 namespace bcast {
 namespace {
@@ -168,6 +169,12 @@ Tensor load_npy(const std::string& path) {
   if (!in) fail(ErrorKind::io, "{}: cannot open for reading: {}", path, std::strerror(errno));
   const auto file_size = static_cast<std::uint64_t>(in.tellg());
   in.seekg(0);
+  return detail::read_npy(in, file_size, path);
+}
+
+namespace detail {
+
+Tensor read_npy(std::istream& in, std::uint64_t file_size, const std::string& path) {
 
   std::array<unsigned char, 12> prefix{};
   if (file_size < 10 || !in.read(reinterpret_cast<char*>(prefix.data()), 8))
@@ -210,6 +217,8 @@ Tensor load_npy(const std::string& path) {
     fail(ErrorKind::io, "{}: read error in the data", path);
   return t;
 }
+
+}  // namespace detail
 
 namespace {
 

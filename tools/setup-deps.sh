@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages bcast builds and tests with; quiet and offline when
 # everything is already there (idempotent: run it as often as you like).
+#   tools/setup-deps.sh         what the build and tests need
+#   tools/setup-deps.sh fuzz    also clang-19 and its runtimes (libFuzzer, ASan, UBSan)
 set -euo pipefail
 
 packages=(
@@ -15,6 +17,9 @@ packages=(
   libeigen3-dev libdnnl-dev  # bcast-bench's peers (optional: the build goes on without them)
   python3 python3-numpy    # test oracle only
 )
+if [ "${1:-}" = fuzz ]; then
+  packages+=(clang-19 libclang-rt-19-dev)  # the sanitizer and fuzz builds (tools/bcast-fuzz)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -10,8 +10,10 @@ function(step)
   message(STATUS "${out}")
 endfunction()
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-# A sanitizer build's library needs its runtime in the consumer too.
+# A sanitizer build's library needs its runtime in the consumer too, from the
+# same compiler.
 string(REPLACE ";" " " flags "${CONSUMER_FLAGS}")
-step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix} "-DCMAKE_CXX_FLAGS=${flags}")
+step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix} "-DCMAKE_CXX_FLAGS=${flags}"
+     -DCMAKE_CXX_COMPILER=${CONSUMER_CXX})
 step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 step(${WORK_DIR}/build/consumer)

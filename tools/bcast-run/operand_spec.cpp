@@ -12,8 +12,9 @@ namespace {
   throw Error(ErrorKind::value, "operand '" + spec + "': " + why);
 }
 
-// "f32[8,1,3]" -> dtype and shape, or nullopt when spec is not a literal.
-std::optional<std::pair<DType, Shape>> parse_literal(const std::string& spec) {
+}  // namespace
+
+std::optional<std::pair<DType, Shape>> parse_shape_literal(const std::string& spec) {
   const std::size_t open = spec.find('[');
   if (open == std::string::npos || spec.back() != ']') return std::nullopt;
   const std::optional<DType> dtype = parse_dtype(std::string_view(spec).substr(0, open));
@@ -36,12 +37,10 @@ std::optional<std::pair<DType, Shape>> parse_literal(const std::string& spec) {
   return std::pair{*dtype, shape};
 }
 
-}  // namespace
-
 Operand load_operand(const std::string& spec, std::mt19937_64& rng) {
   Operand op;
   op.spec = spec;
-  if (const auto literal = parse_literal(spec)) {
+  if (const auto literal = parse_shape_literal(spec)) {
     op.storage = Tensor(literal->first, literal->second);
     fill_random(op.storage, rng);
     op.view = op.storage.view();

@@ -5,8 +5,10 @@
 //   f32[8,1,3]         random f32 data of shape (8,1,3); f32[] is a scalar
 #pragma once
 
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "bcast/bcast.h"
 
@@ -17,6 +19,11 @@ struct Operand {
   Tensor storage;   // owns the memory
   TensorView view;  // what the op sees: storage, or an indexed view of it
 };
+
+// "f32[8,1,3]" -> (f32, {8,1,3}); "f32[]" -> (f32, {}); nullopt when spec does
+// not look like a literal (no known dtype before '[' or no closing ']').
+// Throws Error(value) for a literal with a bad extent ("f32[2,x]", "f32[-1]").
+std::optional<std::pair<DType, Shape>> parse_shape_literal(const std::string& spec);
 
 // Throws bcast::Error for a malformed literal, an unreadable or corrupt file, or
 // a bad index expression.

@@ -1,0 +1,86 @@
+// Fuzz target: the JIT differential. Bytes -> op, dtype, two strided input
+// views, an output view (sometimes input a itself), and raw element bits.
+// bcast::binary must either refuse the case with the error the rules give, or
+// write exactly what the naive executor computes (NaN payloads of arithmetic
+// aside, see test::first_mismatch); a JIT kernel must really have run.
+#include <cstdio>
+#include <cstdlib>
+
+#include "bcast/bcast.h"
+#include "fuzz_input.h"
+#include "naive_executor.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace bcast;
+
+[[noreturn]] void finding(const std::string& what, Op op, DType dtype, const Shape& a, const Shape& b) {
+  std::fprintf(stderr, "%s.%s %s & %s: %s\n", op_name(op).data(), dtype_name(dtype).data(), to_string(a).c_str(),
+               to_string(b).c_str(), what.c_str());
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  set_cache_dir("off");  // every kernel is compiled in this process
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  fuzz::FuzzBytes in(data, size);
+  const Op op = static_cast<Op>(in.in_range(0, kNumOps - 1));
+  const DType dtype = static_cast<DType>(in.in_range(0, kNumDTypes - 1));
+  const auto [sa, sb] = fuzz::decode_shape_pair(in);
+  fuzz::FuzzView a = fuzz::decode_view(in, dtype, sa, false);
+  fuzz::FuzzView b = fuzz::decode_view(in, dtype, sb, false);
+  const bool in_place = in.in_range(0, 7) == 0;
+  Shape out_shape;
+  try {
+    out_shape = broadcast_infer_shape(sa, sb);
+  } catch (const Error& e) {
+    try {
+      (void)binary(op, a.view, b.view);
+    } catch (const Error& refused) {
+      if (refused.kind() == ErrorKind::shape || refused.kind() == ErrorKind::dtype) return 0;
+    }
+    finding("shapes that do not broadcast were not refused", op, dtype, sa, sb);
+  }
+  if (Layout::contiguous(out_shape).numel() > 4096) return 0;
+  const DType out_dtype = op_supports(op, dtype) ? result_dtype(op, dtype) : dtype;
+  fuzz::FuzzView out = fuzz::decode_view(in, out_dtype, out_shape, true);
+  const std::vector<std::uint8_t> values = in.rest();
+  fuzz::fill_bytes(a, values);
+  fuzz::fill_bytes(b, std::vector<std::uint8_t>(values.rbegin(), values.rend()));
+  if (!op_supports(op, dtype)) {
+    try {
+      binary(op, a.view, b.view, out.view);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::dtype) return 0;
+    }
+    finding("an op the dtype does not support was not refused", op, dtype, sa, sb);
+  }
+  Tensor want(out_dtype, out_shape);
+  run_naive(op, a.view, b.view, want);
+  // In place: out is a itself, when a already has the output's shape and dtype.
+  const TensorView target = in_place && sa == out_shape && out_dtype == dtype ? a.view : out.view;
+  const std::vector<std::uint8_t> a_before = a.buffer;
+  const std::uint64_t failures_before = kernel_cache_stats().failures;
+  try {
+    binary(op, a.view, b.view, target);
+  } catch (const Error& e) {
+    // Only an in-place out that overlaps itself (a with a stride-0 or
+    // interleaved dim) may be refused, and then nothing may be written.
+    if (target.data != a.view.data || e.kind() != ErrorKind::value)
+      finding(std::string("refused: ") + e.what(), op, dtype, sa, sb);
+    if (a.buffer != a_before) finding("a refused in-place call wrote to its output", op, dtype, sa, sb);
+    return 0;
+  }
+  if (kernel_cache_stats().failures != failures_before) finding("the JIT failed to compile", op, dtype, sa, sb);
+  if (const std::int64_t i = test::first_mismatch(op, target, want); i >= 0)
+    finding("element " + std::to_string(i) + " is " + std::to_string(test::get(target, i)) + ", naive gives " +
+                std::to_string(test::get(want, i)),
+            op, dtype, sa, sb);
+  return 0;
+}
