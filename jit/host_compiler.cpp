@@ -27,11 +27,10 @@
 #include "ascend_emitter.h"
 #include "ascend_sim.h"
 #include "loop_nest_emitter.h"
+#include "fault_injection.h"
 
 namespace bcast::jit {
 namespace {
-
-std::atomic<bool> g_fail_compilation{false};
 
 std::string message(llvm::Error error) { return llvm::toString(std::move(error)); }
 
@@ -216,8 +215,8 @@ std::string module_text(const llvm::Module& module) {
 
 llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key) {
   const auto start = std::chrono::steady_clock::now();
-  if (g_fail_compilation.load())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (test hook)");
+  if (fault::armed(fault::Fault::compile))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (fault injection)");
   if (!op_supports(key.op, key.dtype) || key.inner[kOut] == InnerStride::zero)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "no kernel exists for key " + key.to_string());
   initialise_llvm();
@@ -359,7 +358,5 @@ std::string kernel_assembly(const KernelKey& key) {
   if (!text) return "error: " + message(text.takeError());
   return std::string(text->data(), text->size());
 }
-
-void set_fail_compilation_for_testing(bool fail) { g_fail_compilation.store(fail); }
 
 }  // namespace bcast::jit

@@ -59,7 +59,4 @@ CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa = 
 std::string kernel_ir(const KernelKey& key, bool optimized);
 std::string kernel_assembly(const KernelKey& key);
 
-// Test-only switch: every compilation fails, as an LLVM error would.
-void set_fail_compilation_for_testing(bool fail);
-
 }  // namespace bcast::jit

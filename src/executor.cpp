@@ -2,14 +2,12 @@
 #include "executor.h"
 
 #include <algorithm>
-#include <atomic>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "bcast/layout.h"
 #include "config.h"
 #include "kernel_key.h"
+#include "thread_pool.h"
 
 namespace bcast {
 namespace {
@@ -24,19 +22,22 @@ std::int64_t share(std::int64_t total, std::int64_t parts, std::int64_t part) {
   return total / parts * part + std::min(part, total % parts);
 }
 
+// Pieces handed to the pool per thread: enough that a thread that wakes late
+// or runs slow (a shared machine) costs at most a piece, few enough that each
+// is a long contiguous stream (NOTE: [Thread pool]).
+constexpr std::int64_t kPartsPerThread = 4;
+
 std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
   const std::int64_t outer = plan.outer_count();
   const std::int64_t inner = plan.rank() == 0 ? 1 : plan.extents.back();
-  const std::int64_t parts = plan.numel < config::grain() ? 1 : std::max(threads, 1);
+  const std::int64_t parts = threads * kPartsPerThread;
   std::vector<Chunk> chunks;
-  if (parts <= 1) {
-    chunks.push_back({0, outer, 0, inner});
-  } else if (outer >= parts || inner <= kFixedRowMax) {  // NOTE: [Fixed rows]: rows stay whole
-    for (std::int64_t p = 0; p < parts; ++p) chunks.push_back({share(outer, parts, p), share(outer, parts, p + 1), 0, inner});
+  if (outer >= parts || inner <= kFixedRowMax) {  // NOTE: [Fixed rows]: rows stay whole
+    const std::int64_t n = std::min(parts, outer);
+    for (std::int64_t p = 0; p < n; ++p) chunks.push_back({share(outer, n, p), share(outer, n, p + 1), 0, inner});
   } else {
-    const std::int64_t inner_parts = std::min(parts, inner);
-    for (std::int64_t p = 0; p < inner_parts; ++p)
-      chunks.push_back({0, outer, share(inner, inner_parts, p), share(inner, inner_parts, p + 1)});
+    const std::int64_t n = std::min(parts, inner);
+    for (std::int64_t p = 0; p < n; ++p) chunks.push_back({0, outer, share(inner, n, p), share(inner, n, p + 1)});
   }
   return chunks;
 }
@@ -74,31 +75,18 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
   kernel(&args);
 }
 
-std::atomic<std::uint64_t> g_workers_started{0};
-
 }  // namespace
-
-std::uint64_t worker_threads_started() { return g_workers_started.load(); }
 
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads) {
   if (plan.numel == 0) return;
-  if (plan.numel < config::grain() || threads <= 1) {  // one chunk, no allocation
+  if (plan.numel < config::grain() || threads <= 1) {  // one chunk, no allocation, no other thread
     run_chunk(plan, kernel, ptrs, sizes, {0, plan.outer_count(), 0, plan.rank() == 0 ? 1 : plan.extents.back()});
     return;
   }
   const std::vector<Chunk> chunks = split(plan, threads);
-  std::vector<std::jthread> workers;
-  std::vector<const Chunk*> left_to_caller{&chunks[0]};
-  for (std::size_t c = 1; c < chunks.size(); ++c) {
-    try {
-      workers.emplace_back([&, c] { run_chunk(plan, kernel, ptrs, sizes, chunks[c]); });
-      ++g_workers_started;
-    } catch (const std::system_error&) {
-      left_to_caller.push_back(&chunks[c]);
-    }
-  }
-  for (const Chunk* chunk : left_to_caller) run_chunk(plan, kernel, ptrs, sizes, *chunk);
+  ThreadPool::instance().run(threads, static_cast<std::int64_t>(chunks.size()),
+                             [&](std::int64_t p) { run_chunk(plan, kernel, ptrs, sizes, chunks[p]); });
 }
 
 }  // namespace bcast

@@ -20,14 +20,10 @@ struct OperandPointers {
 using ElementSizes = std::array<std::size_t, kNumOperands>;
 
 // Runs `kernel` over every element of `plan` on up to `threads` threads (the
-// caller's among them); calls under BCAST_GRAIN elements stay on the caller. Work is split over the outer iterations, or, when there
-// are fewer of them than threads, over the innermost level. A thread that
-// cannot be started leaves its share to the caller.
+// caller's among them); calls under BCAST_GRAIN elements stay on the caller and
+// never touch the pool. Work is split over the outer iterations, or, when there
+// are fewer of them than pieces, over the innermost level (NOTE: [Thread pool]).
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads);
-
-// Worker threads started by execute_plan since the process began (for tests
-// of BCAST_NUM_THREADS and BCAST_GRAIN).
-std::uint64_t worker_threads_started();
 
 }  // namespace bcast

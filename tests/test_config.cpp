@@ -11,6 +11,7 @@
 
 #include "bcast/config.h"
 #include "config.h"
+#include "thread_pool.h"
 #include "executor.h"
 #include "jit/host_compiler.h"
 #include "kernel_key.h"
@@ -170,14 +171,18 @@ TEST_F(Env, ThreadsAndGrainDecideHowACallSplits) {
   set("BCAST_GRAIN", "1000");
   reload();
   EXPECT_EQ(num_threads(), 3);
-  std::uint64_t before = worker_threads_started();
+  ThreadPool::Stats before = ThreadPool::instance().stats();
   big_add(100000);
-  EXPECT_EQ(worker_threads_started() - before, 2u);
+  ThreadPool::Stats after = ThreadPool::instance().stats();
+  EXPECT_GE(after.workers_started, 2u) << "the pool holds the two workers a 3-thread call needs";
+  EXPECT_EQ(after.jobs - before.jobs, 1u) << "the call woke the workers once";
   set("BCAST_GRAIN", "1000000");
   reload();
-  before = worker_threads_started();
+  before = ThreadPool::instance().stats();
   big_add(100000);
-  EXPECT_EQ(worker_threads_started() - before, 0u);
+  after = ThreadPool::instance().stats();
+  EXPECT_EQ(after.jobs, before.jobs) << "a call under the grain never wakes a worker";
+  EXPECT_EQ(after.parts_on_workers, before.parts_on_workers);
 }
 
 TEST_F(Env, CacheCapacityBoundsResidentKernels) {

@@ -6,6 +6,7 @@
 #include <barrier>
 #include <thread>
 
+#include "fault_injection.h"
 #include "codegen_settings.h"
 #include "jit/host_compiler.h"
 #include "jit/kernel_cache.h"
@@ -128,11 +129,11 @@ TEST_F(KernelCacheTest, CapacityTwoUnderConcurrentCallsStaysCorrect) {
 
 TEST_F(KernelCacheTest, CompileFailureFallsBackToTheReferenceAndIsRecorded) {
   clear_kernel_cache();
-  jit::set_fail_compilation_for_testing(true);
+  std::optional<fault::Armed> failing(fault::Fault::compile);
   const Tensor a = test::make(DType::i32, {2, 3}, {1, 2, 3, 4, 5, 6}), b = test::make(DType::i32, {3}, {10, 20, 30});
   const Tensor c = add(a, b);
   const Tensor d = add(a, b);  // the failure is remembered: no second attempt
-  jit::set_fail_compilation_for_testing(false);
+  failing.reset();
   EXPECT_EQ(test::get(c, 5), 36.0);
   EXPECT_EQ(test::bytes_of(c), test::bytes_of(d));
   const KernelCacheStats stats = kernel_cache_stats();

@@ -53,6 +53,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::uint8_t> values = in.rest();
   fuzz::fill_bytes(a, values);
   fuzz::fill_bytes(b, std::vector<std::uint8_t>(values.rbegin(), values.rend()));
+  if (std::getenv("BCAST_FUZZ_VERBOSE"))
+    std::fprintf(stderr, "%s.%s a %s strides %s, b %s strides %s, out %s%s\n", op_name(op).data(),
+                 dtype_name(dtype).data(), to_string(sa).c_str(), to_string(a.view.strides()).c_str(),
+                 to_string(sb).c_str(), to_string(b.view.strides()).c_str(), to_string(out_shape).c_str(),
+                 in_place ? " (in place if a fits)" : "");
   if (!op_supports(op, dtype)) {
     try {
       binary(op, a.view, b.view, out.view);

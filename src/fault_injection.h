@@ -1,0 +1,28 @@
+// Test-only switches that make bcast's failure paths happen on demand, so the
+// tests can show each one ends in a correct result or a clear error: a kernel
+// that will not compile, a disk cache that cannot be read or written (full),
+// an output that cannot be allocated, worker threads that cannot start.
+#pragma once
+
+namespace bcast::fault {
+
+enum class Fault { compile, disk_read, disk_write, allocate, thread_start };
+inline constexpr int kNumFaults = 5;
+
+// Arms or disarms one fault for the whole process. Cheap to test when off.
+void set(Fault fault, bool armed);
+bool armed(Fault fault);
+
+// Arms a fault for one scope.
+class Armed {
+ public:
+  explicit Armed(Fault fault) : fault_(fault) { set(fault_, true); }
+  ~Armed() { set(fault_, false); }
+  Armed(const Armed&) = delete;
+  Armed& operator=(const Armed&) = delete;
+
+ private:
+  Fault fault_;
+};
+
+}  // namespace bcast::fault
