@@ -18,6 +18,8 @@
 #include <random>
 #include <thread>
 
+#include "fault_injection.h"
+
 namespace bcast::jit {
 namespace {
 
@@ -102,7 +104,7 @@ std::int64_t mtime_unix(const fs::path& p) {
 
 std::optional<DiskEntry> read_disk_entry(const std::string& path, bool with_object, std::string& why) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
+  if (!in || fault::armed(fault::Fault::disk_read)) {
     why = "cannot open";
     return std::nullopt;
   }
@@ -244,6 +246,10 @@ bool DiskCache::store(const DiskEntry& entry, std::string& why) const {
     out << prefix << header;
     out.write(entry.object.data(), static_cast<std::streamsize>(entry.object.size()));
     out.close();
+    if (fault::armed(fault::Fault::disk_write)) {  // as a full disk fails a write
+      out.setstate(std::ios::badbit);
+      errno = ENOSPC;
+    }
     if (!out) {
       why = "cannot write in " + folder_ + ": " + std::strerror(errno);
       fs::remove(tmp, ec);

@@ -12,6 +12,7 @@ std::string_view error_kind_name(ErrorKind kind) {
     case ErrorKind::index: return "index";
     case ErrorKind::value: return "value";
     case ErrorKind::io: return "io";
+    case ErrorKind::memory: return "memory";
   }
   return "unknown";
 }

@@ -9,6 +9,7 @@
 
 #include "bcast/runtime.h"
 #include "config.h"
+#include "error_messages.h"
 #include "broadcast_plan.h"
 #include "ascend_dispatch.h"
 #include "executor.h"
@@ -71,6 +72,16 @@ struct CallMemo {
 };
 thread_local CallMemo t_memo;
 
+// The fresh output of binary(op, a, b); a failed allocation names the op.
+Tensor allocate_output(Op op, DType dtype, const Shape& shape) {
+  try {
+    return Tensor(dtype, shape);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::memory) throw;
+    detail::fail(ErrorKind::memory, "{}: output: {}", op_name(op), e.what());
+  }
+}
+
 // Runs a validated call.
 void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan,
              const std::optional<FusedRows>& fused) {
@@ -101,13 +112,13 @@ DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, inpu
 
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
   if (t_memo.matches(op, a, b) && t_memo.out_is_fresh) {
-    Tensor out(t_memo.out_dtype, t_memo.out.shape);
+    Tensor out = allocate_output(op, t_memo.out_dtype, t_memo.out.shape);
     validate_data(op, a, b, out);
     execute(op, a, b, out, t_memo.plan, t_memo.fused);
     return out;
   }
   const Shape shape = validate_inputs(op, a, b);
-  Tensor out(result_dtype(op, a.dtype), shape);
+  Tensor out = allocate_output(op, result_dtype(op, a.dtype), shape);
   t_memo.remember(op, a, b, out, true, plan_broadcast(out.layout(), a.layout, b.layout));
   execute(op, a, b, out, t_memo.plan, t_memo.fused);
   return out;

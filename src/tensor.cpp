@@ -3,10 +3,10 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <utility>
 
 #include "error_messages.h"
+#include "fault_injection.h"
 
 namespace bcast {
 
@@ -21,8 +21,11 @@ Tensor::Tensor(DType dtype, const Shape& shape, Order order) {
   nbytes_ = bytes;
   // aligned_alloc wants a multiple of the alignment; never allocate 0 bytes.
   const std::size_t padded = (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, padded));
-  if (p == nullptr) throw std::bad_alloc();
+  auto* p = fault::armed(fault::Fault::allocate) ? nullptr
+                                                 : static_cast<std::byte*>(std::aligned_alloc(kAlignment, padded));
+  if (p == nullptr)
+    detail::fail(ErrorKind::memory, "cannot allocate {} bytes for a {} tensor of shape {}", padded, dtype_name(dtype),
+                 to_string(shape));
   std::memset(p, 0, padded);
   buffer_.reset(p);
   view_.data = p;

@@ -13,7 +13,8 @@ namespace bcast {
 //   index: an index or slice out of range or malformed
 //   value: any other invalid argument (null data, overlapping out, bad setting)
 //   io:    a file that cannot be read or written, a corrupt or unsupported .npy
-enum class ErrorKind { shape, dtype, index, value, io };
+//   memory: a tensor's buffer could not be allocated (nothing was written)
+enum class ErrorKind { shape, dtype, index, value, io, memory };
 
 std::string_view error_kind_name(ErrorKind kind);
 
