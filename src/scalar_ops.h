@@ -121,16 +121,17 @@ bool is_nan(T v) {
 
 // IEEE 754-2019 maximum / minimum: NaN in either operand wins (NumPy's
 // maximum / minimum), and -0 orders below +0 (NumPy leaves that tie to its
-// code path; LLVM's llvm.maximum agrees with us).
+// code path; LLVM's llvm.maximum agrees with us). Says whether the result is a:
+// the result is always one input, copied bit for bit (ScalarOp).
 template <bool Max, class T>
-T extremum(T a, T b) {
+bool extremum_picks_a(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    if (a == b) return std::signbit(a) == Max ? b : a;  // equal: differ at most in the sign of zero
+    if (is_nan(a)) return true;
+    if (is_nan(b)) return false;
+    if (a == b) return std::signbit(a) != Max;  // equal: differ at most in the sign of zero
   }
-  if constexpr (Max) return a > b ? a : b;
-  else return a < b ? a : b;
+  if constexpr (Max) return a > b;
+  else return a < b;
 }
 
 template <class T>
@@ -156,10 +157,8 @@ auto apply(T a, T b) {
   } else if constexpr (O == Op::div) {
     if constexpr (integral) return floor_divide(a, b);
     else return a / b;
-  } else if constexpr (O == Op::max) {
-    return extremum<true>(a, b);
-  } else if constexpr (O == Op::min) {
-    return extremum<false>(a, b);
+  } else if constexpr (O == Op::max || O == Op::min) {
+    return extremum_picks_a<O == Op::max>(a, b) ? a : b;
   } else if constexpr (O == Op::pow) {
     return power(a, b);
   } else if constexpr (O == Op::eq) {
@@ -196,7 +195,11 @@ struct ScalarOp {
   using In = Element<D>;
   using Out = Element<result_dtype_of(O, D)>;
   static typename Out::storage run(typename In::storage a, typename In::storage b) {
-    return Out::store(static_cast<typename Out::compute>(apply<O>(In::load(a), In::load(b))));
+    // max and min copy the chosen input's bits, as NumPy's loops do: a
+    // signalling NaN of f16 or bf16 must not come back quieted from a float
+    // round trip.
+    if constexpr (O == Op::max || O == Op::min) return extremum_picks_a<O == Op::max>(In::load(a), In::load(b)) ? a : b;
+    else return Out::store(static_cast<typename Out::compute>(apply<O>(In::load(a), In::load(b))));
   }
 };
 

@@ -5,6 +5,7 @@
 // aside, see test::first_mismatch); a JIT kernel must really have run.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "bcast/bcast.h"
 #include "fuzz_input.h"
@@ -19,6 +20,16 @@ using namespace bcast;
   std::fprintf(stderr, "%s.%s %s & %s: %s\n", op_name(op).data(), dtype_name(dtype).data(), to_string(a).c_str(),
                to_string(b).c_str(), what.c_str());
   std::abort();
+}
+
+// Element i's value and raw bits, "nan (0x7e01)".
+std::string bits_of(const TensorView& x, std::int64_t i) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, static_cast<const char*>(x.data) + test::element_offset(x, i) * static_cast<std::int64_t>(x.element_size()),
+              x.element_size());
+  char hex[32];
+  std::snprintf(hex, sizeof hex, " (0x%llx)", static_cast<unsigned long long>(bits));
+  return std::to_string(test::get(x, i)) + hex;
 }
 
 }  // namespace
@@ -84,8 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (kernel_cache_stats().failures != failures_before) finding("the JIT failed to compile", op, dtype, sa, sb);
   if (const std::int64_t i = test::first_mismatch(op, target, want); i >= 0)
-    finding("element " + std::to_string(i) + " is " + std::to_string(test::get(target, i)) + ", naive gives " +
-                std::to_string(test::get(want, i)),
-            op, dtype, sa, sb);
+    finding("element " + std::to_string(i) + " is " + bits_of(target, i) + ", naive gives " + bits_of(want, i), op,
+            dtype, sa, sb);
   return 0;
 }
