@@ -18,9 +18,13 @@
 #include <random>
 #include <thread>
 
+#include "codegen_revision.h"
 #include "fault_injection.h"
 
 namespace bcast::jit {
+
+const char* const kGeneratorRevision = BCAST_CODEGEN_REVISION;
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -40,6 +44,7 @@ json header_json(const DiskEntry& e) {
   return {{"key", e.key},
           {"symbol", e.symbol},
           {"llvm_version", e.llvm_version},
+          {"generator", e.generator},
           {"cpu", e.settings.cpu},
           {"features", e.settings.features},
           {"opt_level", e.settings.opt_level},
@@ -62,6 +67,7 @@ std::optional<DiskEntry> from_json(const json& h, std::string& why) {
     e.key = h.at("key").get<std::string>();
     e.symbol = h.at("symbol").get<std::string>();
     e.llvm_version = h.at("llvm_version").get<std::string>();
+    e.generator = h.at("generator").get<std::string>();
     e.settings.cpu = h.at("cpu").get<std::string>();
     e.settings.features = h.at("features").get<std::string>();
     e.settings.opt_level = h.at("opt_level").get<int>();
@@ -219,6 +225,7 @@ std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSe
   if (!e) return std::nullopt;
   if (e->key != key) why = "holds another key: " + e->key;
   else if (e->llvm_version != LLVM_VERSION_STRING) why = "compiled by LLVM " + e->llvm_version;
+  else if (e->generator != kGeneratorRevision) why = "made by code generator " + e->generator;
   else if (e->settings.cpu != settings.cpu) why = "compiled for CPU " + e->settings.cpu;
   else if (e->settings.features != settings.features) why = "compiled for other CPU features";
   else if (e->settings.opt_level != settings.opt_level || e->settings.vector_width_bits != settings.vector_width_bits)

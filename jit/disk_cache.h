@@ -14,15 +14,20 @@ namespace bcast::jit {
 // NOTE: [Disk cache file] A file is named <16 hex digits of xxh3(key)>.bck:
 //   "BCASTKRN"  u32 format  u32 header bytes  u64 xxh3(header)  header  object
 // The header is JSON: the full key string, the kernel's symbol, the LLVM
-// version, the codegen settings (CPU, features, opt level, vector width), op,
+// version, the code generator's revision (a hash of the emitter's sources,
+// so a kernel made by an older bcast is recompiled), the codegen settings (CPU, features, opt level, vector width), op,
 // dtype, broadcast type, inner strides and target (so that tools can rebuild
 // the key), creation time, compile time, code size, and the object's size and
 // xxh3 checksum. A file is used only if every one of these matches.
 // A load touches the file (its time is "last used", which the size bound
 // evicts by) and appends one byte to <hash>.hits: appends are atomic, so
 // processes count hits without rewriting the kernel file.
+// The revision of the code generator this build carries.
+extern const char* const kGeneratorRevision;
+
 struct DiskEntry {
   std::string key, symbol, llvm_version;
+  std::string generator = kGeneratorRevision;
   CodegenSettings settings;
   std::string op, dtype, broadcast_type, inner, target;
   std::int64_t created_unix = 0;

@@ -66,8 +66,7 @@ NumberKind number_kind(DType dtype) { return info(dtype).kind; }
 llvm::Type* storage_type(llvm::LLVMContext& c, DType dtype) { return to_llvm(c, info(dtype).storage); }
 llvm::Type* compute_type(llvm::LLVMContext& c, DType dtype) { return to_llvm(c, info(dtype).compute); }
 
-llvm::Value* emit_load(llvm::IRBuilder<>& b, DType dtype, llvm::Value* address) {
-  llvm::Value* v = b.CreateLoad(storage_type(b.getContext(), dtype), address);
+llvm::Value* to_compute(llvm::IRBuilder<>& b, DType dtype, llvm::Value* v) {
   switch (dtype) {
     case DType::f16: return b.CreateFPExt(v, b.getFloatTy());
     case DType::bf16: return b.CreateBitCast(b.CreateShl(b.CreateZExt(v, b.getInt32Ty()), 16), b.getFloatTy());

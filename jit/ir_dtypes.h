@@ -14,7 +14,8 @@ NumberKind number_kind(DType dtype);
 llvm::Type* storage_type(llvm::LLVMContext& context, DType dtype);  // what memory holds
 llvm::Type* compute_type(llvm::LLVMContext& context, DType dtype);  // what ops work on
 
-llvm::Value* emit_load(llvm::IRBuilder<>& b, DType dtype, llvm::Value* address);
+// A storage value (what a load of storage_type gives) as a compute value.
+llvm::Value* to_compute(llvm::IRBuilder<>& b, DType dtype, llvm::Value* storage);
 void emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address);
 
 }  // namespace bcast::jit

@@ -108,6 +108,14 @@ llvm::Value* emit_nan_first(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y
 
 }  // namespace
 
+llvm::Value* emit_extremum_picks_a(llvm::IRBuilder<>& b, Op op, llvm::Value* x, llvm::Value* y) {
+  const Lowering* l = find_lowering(op, NumberKind::floating);
+  llvm::Value* extremum = emit_lowering(b, *l, x, y);  // no NaN left when it decides
+  llvm::Type* bits = b.getIntNTy(static_cast<unsigned>(x->getType()->getPrimitiveSizeInBits()));
+  llvm::Value* is_a = b.CreateICmpEQ(b.CreateBitCast(extremum, bits), b.CreateBitCast(x, bits));
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), b.getTrue(), b.CreateSelect(b.CreateFCmpUNO(y, y), b.getFalse(), is_a));
+}
+
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y) {
   const NumberKind kind = number_kind(dtype);
   switch (op) {

@@ -12,4 +12,9 @@ namespace bcast::jit {
 // src/scalar_ops.h, which the differential tests hold this to bit for bit.
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y);
 
+// For float max and min: true where the result is x (x NaN, or x wins, -0
+// below +0), false where it is y. Lets f16 and bf16 copy the chosen input's
+// stored bits, as NumPy does, instead of rounding a float result back.
+llvm::Value* emit_extremum_picks_a(llvm::IRBuilder<>& b, Op op, llvm::Value* x, llvm::Value* y);
+
 }  // namespace bcast::jit

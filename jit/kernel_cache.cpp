@@ -97,7 +97,7 @@ Obtained obtain(const KernelKey& key) {
   if (!object.error.empty()) return {{nullptr, object.error}, Source::compiled};
   Obtained got{load_object(object), Source::compiled};
   if (got.result.kernel && disk) {
-    DiskEntry entry{name, object.symbol, LLVM_VERSION_STRING, settings, std::string(op_name(key.op)),
+    DiskEntry entry{name, object.symbol, LLVM_VERSION_STRING, kGeneratorRevision, settings, std::string(op_name(key.op)),
                     std::string(dtype_name(key.dtype)), to_string(key.type()), key.layout_code(),
                     std::string(target_name(key.target)),
                     std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count(),

@@ -155,7 +155,7 @@ class NestEmitter {
     // A repeated operand is loaded once, outside the loop.
     std::array<Value*, kNumOperands> fixed{};
     for (int k = kA; k <= kB; ++k)
-      if (key_.inner[k] == InnerStride::zero) fixed[k] = emit_load(b_, key_.dtype, row_base[k]);
+      if (key_.inner[k] == InnerStride::zero) fixed[k] = load(k, row_base[k]);
 
     BasicBlock* pre = b_.GetInsertBlock();
     BasicBlock* loop = block("inner");
@@ -177,8 +177,8 @@ class NestEmitter {
       if (key_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], i);
       if (key_.inner[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
-    Value* x = fixed[kA] ? fixed[kA] : emit_load(b_, key_.dtype, address[kA]);
-    Value* y = fixed[kB] ? fixed[kB] : emit_load(b_, key_.dtype, address[kB]);
+    Value* x = fixed[kA] ? fixed[kA] : load(kA, address[kA]);
+    Value* y = fixed[kB] ? fixed[kB] : load(kB, address[kB]);
     store_result(x, y, address[kOut]);
     for (int k = 0; k < kNumOperands; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), loop);
@@ -188,13 +188,21 @@ class NestEmitter {
     b_.SetInsertPoint(done);
   }
 
-  // out = op(x, y), x and y already loaded.
+  // out = op(x, y), x and y loaded as stored (storage_type).
   void store_result(Value* x, Value* y, Value* out) {
-    emit_store(b_, result_dtype(key_.op, key_.dtype), emit_op(b_, key_.op, key_.dtype, x, y), out);
+    const DType dtype = key_.dtype;
+    Value* cx = to_compute(b_, dtype, x);
+    Value* cy = to_compute(b_, dtype, y);
+    if ((key_.op == Op::max || key_.op == Op::min) && (dtype == DType::f16 || dtype == DType::bf16)) {
+      b_.CreateStore(b_.CreateSelect(emit_extremum_picks_a(b_, key_.op, cx, cy), x, y), out);
+      return;
+    }
+    emit_store(b_, result_dtype(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
   }
+  Value* load(int k, Value* address) { return b_.CreateLoad(element_type_[k], address); }
   void emit_element(Value* out, Value* a, Value* b) {
-    Value* x = emit_load(b_, key_.dtype, a);  // a first: argument order is unspecified
-    Value* y = emit_load(b_, key_.dtype, b);
+    Value* x = load(kA, a);  // a first: argument order is unspecified
+    Value* y = load(kB, b);
     store_result(x, y, out);
   }
 

@@ -104,6 +104,13 @@ TEST_F(DiskCacheTest, DamagedAndForeignFilesAreReplaced) {
          std::string w;
          ASSERT_TRUE(cache.store(e, w)) << w;
        }},
+      {"an older code generator",
+       [&] {
+         jit::DiskEntry e = good;
+         e.generator = "0123456789abcdef";
+         std::string w;
+         ASSERT_TRUE(cache.store(e, w)) << w;
+       }},
       {"other CPU features",
        [&] {
          jit::DiskEntry e = good;

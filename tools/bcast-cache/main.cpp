@@ -49,6 +49,7 @@ json entry_json(const jit::DiskFile& f) {
             {"created", when(e.created_unix)},
             {"hits", f.hits},
             {"llvm_version", e.llvm_version},
+            {"generator", e.generator},
             {"cpu", e.settings.cpu},
             {"opt_level", e.settings.opt_level}});
   return j;
