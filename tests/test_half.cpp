@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
+#include "bcast/bcast.h"
 #include "half.h"
 
 namespace bcast {
@@ -48,6 +50,64 @@ TEST(Half, Bf16RoundsTiesToEvenAndKeepsNaN) {
   EXPECT_EQ(bf16_to_f32(0xc0a0), -5.0f);
   EXPECT_TRUE(std::isnan(bf16_to_f32(f32_to_bf16(NAN))));
   EXPECT_EQ(f32_to_bf16(INFINITY), 0x7f80);
+}
+
+// bf16 has no NumPy dtype, so its op edge cases are checked here, against
+// exact arithmetic: every pair of the values below is added, subtracted,
+// multiplied and maxed; the exact double result is rounded to bf16 by hand
+// (nearest, ties to even), on the JIT and on the reference executor.
+std::uint16_t round_to_bf16(double exact) {
+  if (std::isnan(exact)) return 0x7fc0;
+  const float f = static_cast<float>(exact);  // exact: the chosen pairs' results fit in f32
+  EXPECT_EQ(static_cast<double>(f), exact);
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const std::uint32_t lower = u & 0xffff, kept = u >> 16;
+  const bool up = lower > 0x8000 || (lower == 0x8000 && (kept & 1));
+  return static_cast<std::uint16_t>(kept + up);
+}
+
+TEST(Half, Bf16OpsRoundTiesToEvenOnEveryExecutor) {
+  // 1 + k * 2^-8 for odd k are ties of bf16 (7 mantissa bits); sums of them and
+  // their products with small values land on ties and just off them.
+  const std::vector<std::uint16_t> bits{0x3f80, 0x3f81, 0x3f83, 0x3c00, 0x4000, 0xbf80, 0x8000, 0x0000,
+                                        0x0001, 0x8001, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x3b80};
+  const auto n = static_cast<std::int64_t>(bits.size());
+  Tensor a(DType::bf16, {n, 1}), b(DType::bf16, {1, n});
+  std::memcpy(a.data(), bits.data(), bits.size() * 2);
+  std::memcpy(b.data(), bits.data(), bits.size() * 2);
+  int checked = 0;
+  for (const bool jit : {true, false}) {
+    set_jit_enabled(jit);
+    for (const Op op : {Op::add, Op::sub, Op::mul, Op::max}) {
+      const Tensor c = binary(op, a, b);
+      const auto* got = static_cast<const std::uint16_t*>(c.data());
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          const double x = bf16_to_f32(bits[i]), y = bf16_to_f32(bits[j]);
+          const double exact = op == Op::add   ? x + y
+                               : op == Op::sub ? x - y
+                               : op == Op::mul ? x * y
+                                               : std::max(x, y);
+          // bcast computes in f32: pairs whose exact result f32 cannot hold
+          // (overflow, underflow, more bits) would round twice; leave them out.
+          if (std::isfinite(exact) && static_cast<double>(static_cast<float>(exact)) != exact) continue;
+          std::uint16_t want = round_to_bf16(exact);
+          if (op == Op::max) want = (std::isnan(x) || x > y || (x == y && !std::signbit(x))) ? bits[i] : bits[j];
+          const std::uint16_t g = got[i * n + j];
+          ++checked;
+          if (std::isnan(exact)) {
+            EXPECT_TRUE(std::isnan(bf16_to_f32(g))) << (jit ? "jit " : "reference ") << op_name(op) << " " << i << "," << j;
+          } else {
+            EXPECT_EQ(g, want) << (jit ? "jit " : "reference ") << op_name(op) << " of 0x" << std::hex << bits[i]
+                               << " and 0x" << bits[j];
+          }
+        }
+      }
+    }
+  }
+  set_jit_enabled(true);
+  EXPECT_GT(checked, 1500) << "most pairs are exact in f32 and really checked";
 }
 
 }  // namespace
