@@ -2,6 +2,7 @@
 #include "executor.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "bcast/layout.h"
@@ -75,11 +76,69 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
   kernel(&args);
 }
 
+// NOTE: [Blocked order] When an input walks memory faster along the
+// next-to-innermost level than along the innermost one (out [R,C] row-major
+// and a transposed, strides [1, R]), row-by-row order reads a new cache line,
+// often a new page, for every element of a, and has dropped the line by the
+// time the next row wants its neighbour. The last two levels then run in tiles
+// of kTileRows x kTileCols: a tile reads kTileCols lines of a and uses each for
+// kTileRows rows while it is still in L1. Tiles are sub-plans of the same
+// broadcast type and stride classes, so the same kernel runs them.
+constexpr std::int64_t kTileRows = 32, kTileCols = 128;
+
+bool wants_blocked_order(const BroadcastPlan& plan) {
+  const int rank = plan.rank();
+  if (rank < 2 || plan.extents[rank - 1] <= kTileCols || plan.extents[rank - 2] <= 1) return false;
+  for (int k = kA; k <= kB; ++k) {
+    const std::int64_t inner = std::abs(plan.strides[k][rank - 1]), next = std::abs(plan.strides[k][rank - 2]);
+    if (inner > 1 && next != 0 && next < inner) return true;
+  }
+  return false;
+}
+
+// Runs rows [r0, r1) of the last-but-one level, tile by tile along the last.
+void run_band(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
+              std::int64_t r0, std::int64_t r1) {
+  const int rows = plan.rank() - 2, cols = plan.rank() - 1;
+  BroadcastPlan tile = plan;
+  tile.extents[rows] = r1 - r0;
+  for (std::int64_t c0 = 0; c0 < plan.extents[cols]; c0 += kTileCols) {
+    const std::int64_t c1 = std::min(plan.extents[cols], c0 + kTileCols);
+    tile.extents[cols] = c1 - c0;
+    for (int k = 0; k < kNumOperands; ++k) {
+      tile.base[k] = plan.base[k] + r0 * plan.strides[k][rows] + c0 * plan.strides[k][cols];
+      tile.spans[k][rows] = (r1 - r0 - 1) * plan.strides[k][rows];
+      tile.spans[k][cols] = (c1 - c0 - 1) * plan.strides[k][cols];
+    }
+    run_chunk(tile, kernel, ptrs, sizes, {0, tile.outer_count(), 0, c1 - c0});
+  }
+}
+
+void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
+                 int threads) {
+  const std::int64_t rows = plan.extents[plan.rank() - 2];
+  const std::int64_t bands = (rows + kTileRows - 1) / kTileRows;
+  auto band = [&](std::int64_t b) {
+    run_band(plan, kernel, ptrs, sizes, b * kTileRows, std::min(rows, (b + 1) * kTileRows));
+  };
+  if (plan.numel < config::grain() || threads <= 1) {
+    for (std::int64_t b = 0; b < bands; ++b) band(b);
+  } else {
+    ThreadPool::instance().run(threads, bands, band);
+  }
+}
+
 }  // namespace
+
+bool uses_blocked_order(const BroadcastPlan& plan) { return wants_blocked_order(plan); }
 
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads) {
   if (plan.numel == 0) return;
+  if (wants_blocked_order(plan)) {
+    run_blocked(plan, kernel, ptrs, sizes, threads);
+    return;
+  }
   if (plan.numel < config::grain() || threads <= 1) {  // one chunk, no allocation, no other thread
     run_chunk(plan, kernel, ptrs, sizes, {0, plan.outer_count(), 0, plan.rank() == 0 ? 1 : plan.extents.back()});
     return;

@@ -26,4 +26,8 @@ using ElementSizes = std::array<std::size_t, kNumOperands>;
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads);
 
+// Whether execute_plan runs `plan` in tiles of its last two levels (NOTE:
+// [Blocked order]): an input that walks memory faster along the outer of them.
+bool uses_blocked_order(const BroadcastPlan& plan);
+
 }  // namespace bcast

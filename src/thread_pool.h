@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace bcast {
 
@@ -26,7 +27,8 @@ class ThreadPool {
 
   template <class F>
   void run(int threads, std::int64_t parts, F&& f) {
-    run(threads, parts, [](void* c, std::int64_t p) { (*static_cast<F*>(c))(p); }, &f);
+    using Fn = std::remove_reference_t<F>;
+    run(threads, parts, [](void* c, std::int64_t p) { (*static_cast<Fn*>(c))(p); }, const_cast<void*>(static_cast<const void*>(&f)));
   }
 
   struct Stats {

@@ -2,6 +2,7 @@
 // naive executor, bit for bit, on random views of every op and dtype.
 #include <gtest/gtest.h>
 
+#include "executor.h"
 #include "naive_executor.h"
 #include "short_rows.h"
 #include "test_support.h"
@@ -85,6 +86,43 @@ TEST(Executor, LargeCallsSplitAcrossThreadsMatchNaive) {
     Tensor out(DType::i32, broadcast_infer_shape(sa, sb));
     expect_matches_naive(Op::mul, a.view, b.view, out);
   }
+}
+
+TEST(Executor, TransposedInputsRunInTilesAndMatchNaive) {
+  // NOTE: [Blocked order]: rows and columns around the tile sizes (32 x 128),
+  // reversed and rank-3 views, a broadcast row, one thread and three.
+  std::mt19937_64 rng(14);
+  set_setting("BCAST_GRAIN", "5000");
+  int blocked = 0;
+  for (const int threads : {1, 3}) {
+    const ThreadsGuard guard(threads);
+    for (const std::int64_t rows : {2, 31, 33, 100}) {
+      for (const std::int64_t cols : {129, 300}) {
+        for (const DType dtype : {DType::f32, DType::i8, DType::f64}) {
+          Tensor parent(dtype, {cols, rows});  // a = parent transposed: strides [1, rows]
+          test::fill_random(parent, rng);
+          const TensorView a = transpose(parent);
+          const TensorView a_reversed = index(a, parse_index_expression("[::-1, ::-1]"));
+          Tensor b(dtype, {rows, cols}), row(dtype, {cols}), out(dtype, {rows, cols});
+          test::fill_random(b, rng);
+          test::fill_random(row, rng);
+          for (const TensorView& x : {a, a_reversed}) {
+            blocked += uses_blocked_order(plan_broadcast(out.layout(), x.layout, b.layout()));
+            expect_matches_naive(Op::sub, x, b, out);
+            expect_matches_naive(Op::add, row, x, out);
+            if (HasFailure()) return;
+          }
+          Tensor parent3(dtype, {2, cols, rows}), out3(dtype, {2, rows, cols});
+          test::fill_random(parent3, rng);
+          const TensorView a3 = permute(parent3, {0, 2, 1});
+          blocked += uses_blocked_order(plan_broadcast(out3.layout(), a3.layout, row.layout()));
+          expect_matches_naive(Op::max, a3, row, out3);
+        }
+      }
+    }
+  }
+  set_setting("BCAST_GRAIN", "262144");
+  EXPECT_EQ(blocked, 2 * 4 * 2 * 3 * 3) << "every case ran in tiles";
 }
 
 TEST(Executor, ZeroSizeAndRankZero) {

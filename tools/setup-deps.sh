@@ -3,6 +3,7 @@
 # everything is already there (idempotent: run it as often as you like).
 #   tools/setup-deps.sh         what the build and tests need
 #   tools/setup-deps.sh fuzz    also clang-19 and its runtimes (libFuzzer, ASan, UBSan)
+#   tools/setup-deps.sh static  also what -DBCAST_LLVM_STATIC=ON links (zstd)
 set -euo pipefail
 
 packages=(
@@ -17,9 +18,10 @@ packages=(
   libeigen3-dev libdnnl-dev  # bcast-bench's peers (optional: the build goes on without them)
   python3 python3-numpy    # test oracle only
 )
-if [ "${1:-}" = fuzz ]; then
-  packages+=(clang-19 libclang-rt-19-dev)  # the sanitizer and fuzz builds (tools/bcast-fuzz)
-fi
+case "${1:-}" in
+  fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;  # the sanitizer and fuzz builds (tools/bcast-fuzz)
+  static) packages+=(libzstd-dev) ;;               # LLVM's static libraries link zstd
+esac
 
 missing=()
 for p in "${packages[@]}"; do
