@@ -28,6 +28,6 @@ void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPoint
 
 // Whether execute_plan runs `plan` in tiles of its last two levels (NOTE:
 // [Blocked order]): an input that walks memory faster along the outer of them.
-bool uses_blocked_order(const BroadcastPlan& plan);
+bool uses_blocked_order(const BroadcastPlan& plan, std::size_t out_element_size);
 
 }  // namespace bcast

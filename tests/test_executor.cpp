@@ -89,15 +89,16 @@ TEST(Executor, LargeCallsSplitAcrossThreadsMatchNaive) {
 }
 
 TEST(Executor, TransposedInputsRunInTilesAndMatchNaive) {
-  // NOTE: [Blocked order]: rows and columns around the tile sizes (32 x 128),
+  // NOTE: [Blocked order]: rows and columns around the tile sizes (128 rows,
+  // 8 to 64 columns),
   // reversed and rank-3 views, a broadcast row, one thread and three.
   std::mt19937_64 rng(14);
   set_setting("BCAST_GRAIN", "5000");
   int blocked = 0;
   for (const int threads : {1, 3}) {
     const ThreadsGuard guard(threads);
-    for (const std::int64_t rows : {2, 31, 33, 100}) {
-      for (const std::int64_t cols : {129, 300}) {
+    for (const std::int64_t rows : {2, 127, 129, 300}) {
+      for (const std::int64_t cols : {17, 65, 300}) {
         for (const DType dtype : {DType::f32, DType::i8, DType::f64}) {
           Tensor parent(dtype, {cols, rows});  // a = parent transposed: strides [1, rows]
           test::fill_random(parent, rng);
@@ -107,7 +108,7 @@ TEST(Executor, TransposedInputsRunInTilesAndMatchNaive) {
           test::fill_random(b, rng);
           test::fill_random(row, rng);
           for (const TensorView& x : {a, a_reversed}) {
-            blocked += uses_blocked_order(plan_broadcast(out.layout(), x.layout, b.layout()));
+            blocked += uses_blocked_order(plan_broadcast(out.layout(), x.layout, b.layout()), dtype_size(dtype));
             expect_matches_naive(Op::sub, x, b, out);
             expect_matches_naive(Op::add, row, x, out);
             if (HasFailure()) return;
@@ -115,14 +116,16 @@ TEST(Executor, TransposedInputsRunInTilesAndMatchNaive) {
           Tensor parent3(dtype, {2, cols, rows}), out3(dtype, {2, rows, cols});
           test::fill_random(parent3, rng);
           const TensorView a3 = permute(parent3, {0, 2, 1});
-          blocked += uses_blocked_order(plan_broadcast(out3.layout(), a3.layout, row.layout()));
+          blocked += uses_blocked_order(plan_broadcast(out3.layout(), a3.layout, row.layout()), dtype_size(dtype));
           expect_matches_naive(Op::max, a3, row, out3);
         }
       }
     }
   }
   set_setting("BCAST_GRAIN", "262144");
-  EXPECT_EQ(blocked, 2 * 4 * 2 * 3 * 3) << "every case ran in tiles";
+  // Tiles are one 64-byte line of out wide: 16 f32, 8 f64, 64 i8 columns. The
+  // 17-column i8 cases (three per round) fit one tile and stay row by row.
+  EXPECT_EQ(blocked, 2 * 4 * (3 * 3 * 3 - 3)) << "the cases wider than a tile ran in tiles";
 }
 
 TEST(Executor, ZeroSizeAndRankZero) {
