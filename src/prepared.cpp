@@ -1,6 +1,7 @@
 // Prepared calls and pre-generation.
 #include "bcast/prepared.h"
 
+#include <array>
 #include <atomic>
 #include <thread>
 
@@ -13,10 +14,26 @@
 #include "executor.h"
 #include "jit/kernel_cache.h"
 #include "kernel_key.h"
+#include "kernel_abi.h"
 #include "kernel_provider.h"
 #include "validate_binary.h"
 
 namespace bcast {
+
+// NOTE: [Prepared fast path] What a call needs that depends only on the
+// layouts is worked out once, in prepare(): the kernel's argument rows, the
+// byte offset of each operand's first visited element, and each operand's
+// byte reach for the overlap check. A one-chunk host call then checks the
+// views against the prepared layouts, checks pointers and overlap with a few
+// additions, and calls the kernel: no planning, allocation or lookup.
+struct FastCall {
+  bool usable = false;  // a host kernel, one chunk, no short-row fusion, no blocked order
+  std::vector<std::int64_t> extents, strides, spans;
+  std::array<std::int64_t, kNumOperands> first_byte{};
+  std::array<ByteSpan, kNumOperands> reach{};
+  bool out_like_a = false, out_like_b = false;  // same layout and dtype: in place is allowed
+  std::int64_t count = 0;
+};
 
 struct PreparedOp::Impl {
   Op op;
@@ -26,13 +43,53 @@ struct PreparedOp::Impl {
   std::optional<FusedRows> fused;
   SelectedKernel kernel;
   std::string type, key;
+  FastCall fast;
 };
+
+namespace {
+
+FastCall make_fast_call(const PreparedOp::Impl& p) {
+  FastCall f;
+  const DType out_dtype = result_dtype(p.op, p.dtype);
+  const ElementSizes sizes{dtype_size(out_dtype), dtype_size(p.dtype), dtype_size(p.dtype)};
+  if (p.plan.numel == 0 || p.fused || !p.kernel.fn || uses_blocked_order(p.plan, sizes[kOut])) return f;
+  f.usable = true;
+  f.extents = p.plan.extents;
+  for (int k = 0; k < kNumOperands; ++k) {
+    f.strides.insert(f.strides.end(), p.plan.strides[k].begin(), p.plan.strides[k].end());
+    f.spans.insert(f.spans.end(), p.plan.spans[k].begin(), p.plan.spans[k].end());
+    f.first_byte[k] = p.plan.base[k] * static_cast<std::int64_t>(sizes[k]);
+  }
+  f.reach = {byte_span({nullptr, out_dtype, p.out}), byte_span({nullptr, p.dtype, p.a}),
+             byte_span({nullptr, p.dtype, p.b})};
+  f.out_like_a = out_dtype == p.dtype && p.out == p.a;
+  f.out_like_b = out_dtype == p.dtype && p.out == p.b;
+  f.count = p.plan.outer_count();
+  return f;
+}
+
+bool overlaps(const void* x, const ByteSpan& rx, const void* y, const ByteSpan& ry) {
+  const auto bx = reinterpret_cast<std::intptr_t>(x), by = reinterpret_cast<std::intptr_t>(y);
+  return bx + rx.begin < by + ry.end && by + ry.begin < bx + rx.end;
+}
+
+// The fast path's checks; false sends the call to the full validation, which
+// raises the error with its message.
+bool fast_checks_pass(const FastCall& f, const TensorView& a, const TensorView& b, const TensorView& out) {
+  if (a.data == nullptr || b.data == nullptr || out.data == nullptr) return false;
+  const bool in_place_a = out.data == a.data && f.out_like_a, in_place_b = out.data == b.data && f.out_like_b;
+  if (!in_place_a && overlaps(out.data, f.reach[kOut], a.data, f.reach[kA])) return false;
+  if (!in_place_b && overlaps(out.data, f.reach[kOut], b.data, f.reach[kB])) return false;
+  return true;
+}
+
+}  // namespace
 
 PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const Layout& out) {
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   auto impl = std::make_shared<PreparedOp::Impl>();
-  *impl = {op, dtype, a, b, out, plan_broadcast(out, a, b), {}, {}, "", "reference"};
+  *impl = {op, dtype, a, b, out, plan_broadcast(out, a, b), {}, {}, "", "reference", {}};
   impl->fused = fuse_short_rows(impl->plan);
   impl->type = to_string(impl->plan.type);
   if (impl->plan.numel > 0) {
@@ -40,6 +97,7 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
     if (impl->kernel.jit)
       impl->key = make_kernel_key(Target::host, op, dtype, impl->plan, current_codegen_id()).to_string();
   }
+  impl->fast = make_fast_call(*impl);
   PreparedOp prepared;
   prepared.impl_ = std::move(impl);
   return prepared;
@@ -63,9 +121,19 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   check(a, p.dtype, p.a, "a");
   check(b, p.dtype, p.b, "b");
   check(out, result_dtype(p.op, p.dtype), p.out, "out");
+  const FastCall& f = p.fast;
+  if (f.usable && (p.plan.numel < config::grain() || config::threads() <= 1) && !config::ascend_target() &&
+      fast_checks_pass(f, a, b, out)) {
+    std::array<std::int64_t, kMaxRank> index{};
+    auto at = [&](const void* data, int k) { return static_cast<const char*>(data) + f.first_byte[k]; };
+    const KernelArgs args{const_cast<char*>(at(out.data, kOut)), at(a.data, kA), at(b.data, kB), f.extents.data(),
+                          f.strides.data(), f.spans.data(), index.data(), f.count, p.plan.rank()};
+    p.kernel.fn(&args);
+    return;
+  }
   validate_data(p.op, a, b, out);
   if (p.plan.numel == 0) return;
-  if (config::target() == "ascend-sim" && jit_enabled() && run_on_ascend(p.op, a, b, out, p.plan)) return;
+  if (config::ascend_target() && jit_enabled() && run_on_ascend(p.op, a, b, out, p.plan)) return;
   if (p.fused) {
     run_on_host(p.op, a, b, out, p.plan, p.fused);  // NOTE: [Short rows]: two kernels, looked up per call
     return;

@@ -141,6 +141,19 @@ const std::vector<BadCase>& bad_cases() {
       {"prepared_call_on_another_layout",
        [](Fixture& f) { prepare(Op::add, DType::f32, f.f32_2x2.layout(), f.f32_2.layout())(f.f32_2x2, f.f32_2x2, f.out); },
        ErrorKind::value, "add (prepared): b has dtype f32 shape [2, 2] strides [2, 1], prepared for"},
+      {"prepared_out_partially_overlaps_a",
+       [](Fixture& f) {
+         const TensorView a = index(f.f32_4x4, parse_index_expression("[0:2, 0:2]"));
+         const TensorView o = index(f.f32_4x4, parse_index_expression("[1:3, 1:3]"));
+         prepare(Op::add, DType::f32, a.layout, f.f32_2x2.layout(), o.layout)(a, f.f32_2x2, o);
+       },
+       ErrorKind::value, "add: out overlaps a in memory without being the same view"},
+      {"prepared_null_b_data",
+       [](Fixture& f) {
+         prepare(Op::mul, DType::f32, f.f32_2x2.layout(), f.f32_2.layout())(
+             f.f32_2x2, TensorView{nullptr, DType::f32, f.f32_2.layout()}, f.out);
+       },
+       ErrorKind::value, "mul: b has shape [2] but its data pointer is null"},
       {"prepare_an_op_the_dtype_lacks",
        [](Fixture& f) { prepare(Op::bit_or, DType::f64, f.f32_2.layout(), f.f32_2.layout()); }, ErrorKind::dtype,
        "bit_or: not defined for dtype f64"},
