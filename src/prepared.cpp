@@ -30,8 +30,7 @@ struct FastCall {
   bool usable = false;  // a host kernel, one chunk, no short-row fusion, no blocked order
   std::vector<std::int64_t> extents, strides, spans;
   std::array<std::int64_t, kNumOperands> first_byte{};
-  std::array<ByteSpan, kNumOperands> reach{};
-  bool out_like_a = false, out_like_b = false;  // same layout and dtype: in place is allowed
+  DataCheck data;
   std::int64_t count = 0;
 };
 
@@ -60,27 +59,9 @@ FastCall make_fast_call(const PreparedOp::Impl& p) {
     f.spans.insert(f.spans.end(), p.plan.spans[k].begin(), p.plan.spans[k].end());
     f.first_byte[k] = p.plan.base[k] * static_cast<std::int64_t>(sizes[k]);
   }
-  f.reach = {byte_span({nullptr, out_dtype, p.out}), byte_span({nullptr, p.dtype, p.a}),
-             byte_span({nullptr, p.dtype, p.b})};
-  f.out_like_a = out_dtype == p.dtype && p.out == p.a;
-  f.out_like_b = out_dtype == p.dtype && p.out == p.b;
+  f.data = DataCheck(p.dtype, out_dtype, p.a, p.b, p.out);
   f.count = p.plan.outer_count();
   return f;
-}
-
-bool overlaps(const void* x, const ByteSpan& rx, const void* y, const ByteSpan& ry) {
-  const auto bx = reinterpret_cast<std::intptr_t>(x), by = reinterpret_cast<std::intptr_t>(y);
-  return bx + rx.begin < by + ry.end && by + ry.begin < bx + rx.end;
-}
-
-// The fast path's checks; false sends the call to the full validation, which
-// raises the error with its message.
-bool fast_checks_pass(const FastCall& f, const TensorView& a, const TensorView& b, const TensorView& out) {
-  if (a.data == nullptr || b.data == nullptr || out.data == nullptr) return false;
-  const bool in_place_a = out.data == a.data && f.out_like_a, in_place_b = out.data == b.data && f.out_like_b;
-  if (!in_place_a && overlaps(out.data, f.reach[kOut], a.data, f.reach[kA])) return false;
-  if (!in_place_b && overlaps(out.data, f.reach[kOut], b.data, f.reach[kB])) return false;
-  return true;
 }
 
 }  // namespace
@@ -123,7 +104,7 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   check(out, result_dtype(p.op, p.dtype), p.out, "out");
   const FastCall& f = p.fast;
   if (f.usable && (p.plan.numel < config::grain() || config::threads() <= 1) && !config::ascend_target() &&
-      fast_checks_pass(f, a, b, out)) {
+      f.data.passes(a.data, b.data, out.data)) {
     std::array<std::int64_t, kMaxRank> index{};
     auto at = [&](const void* data, int k) { return static_cast<const char*>(data) + f.first_byte[k]; };
     const KernelArgs args{const_cast<char*>(at(out.data, kOut)), at(a.data, kA), at(b.data, kB), f.extents.data(),

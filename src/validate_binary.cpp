@@ -110,6 +110,22 @@ void validate_data(Op op, const TensorView& a, const TensorView& b, const Tensor
   require_no_partial_overlap(op, out, b, "b");
 }
 
+DataCheck::DataCheck(DType in, DType out, const Layout& a, const Layout& b, const Layout& out_layout)
+    : reach_a_(byte_span({nullptr, in, a})), reach_b_(byte_span({nullptr, in, b})),
+      reach_out_(byte_span({nullptr, out, out_layout})), out_like_a_(in == out && a == out_layout),
+      out_like_b_(in == out && b == out_layout) {}
+
+bool DataCheck::passes(const void* a, const void* b, const void* out) const {
+  if (a == nullptr || b == nullptr || out == nullptr) return false;
+  const auto overlaps = [&](const void* x, const ByteSpan& rx) {
+    const auto bx = reinterpret_cast<std::intptr_t>(x), bo = reinterpret_cast<std::intptr_t>(out);
+    return bo + reach_out_.begin < bx + rx.end && bx + rx.begin < bo + reach_out_.end;
+  };
+  if (!(out == a && out_like_a_) && overlaps(a, reach_a_)) return false;
+  if (!(out == b && out_like_b_) && overlaps(b, reach_b_)) return false;
+  return true;
+}
+
 Shape validate_inputs(Op op, const TensorView& a, const TensorView& b) {
   Shape shape = validate_input_layouts(op, a.dtype, a.layout, b.dtype, b.layout);
   require_data(op, a, "a");

@@ -30,4 +30,20 @@ struct ByteSpan {
 };
 ByteSpan byte_span(const TensorView& x);
 
+// validate_data's checks for calls whose layouts were validated before (a
+// prepared op, a memoised call), with the layout-dependent part worked out
+// once: each operand's byte reach and whether out may be an input in place.
+// passes() is true when the data pointers are non-null and out overlaps no
+// input other than exactly; when it is false, validate_data names the problem.
+class DataCheck {
+ public:
+  DataCheck() = default;
+  DataCheck(DType in, DType out, const Layout& a, const Layout& b, const Layout& out_layout);
+  bool passes(const void* a, const void* b, const void* out) const;
+
+ private:
+  ByteSpan reach_a_{}, reach_b_{}, reach_out_{};
+  bool out_like_a_ = false, out_like_b_ = false;
+};
+
 }  // namespace bcast

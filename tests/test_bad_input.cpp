@@ -85,6 +85,14 @@ const std::vector<BadCase>& bad_cases() {
          add(a, f.f32_2x2, o);
        },
        ErrorKind::value, "add: out overlaps a in memory without being the same view"},
+      {"out_partially_overlaps_a_on_a_repeated_call",  // NOTE: [Call memo]: the second call skips planning
+       [](Fixture& f) {
+         const TensorView a = index(f.f32_4x4, parse_index_expression("[0:2, 0:2]"));
+         Tensor other(DType::f32, {4, 4});
+         add(a, f.f32_2x2, index(other, parse_index_expression("[1:3, 1:3]")));
+         add(a, f.f32_2x2, index(f.f32_4x4, parse_index_expression("[1:3, 1:3]")));
+       },
+       ErrorKind::value, "add: out overlaps a in memory without being the same view"},
       {"out_is_b_transposed",
        [](Fixture& f) { add(f.f32_2x2, transpose(f.out), f.out); }, ErrorKind::value,
        "out overlaps b in memory"},
