@@ -18,6 +18,10 @@ template <class... Args>
 // "dim 2" for a dim counted from the front, as users wrote it.
 inline std::string dim_label(std::int64_t dim) { return fmt::format("dim {}", dim); }
 
+// `text` with every byte outside printable ASCII written as \xNN: how messages
+// quote what the caller typed (a NUL would otherwise end the message early).
+std::string printable(std::string_view text);
+
 // Normalises a possibly negative dim against `rank`, or fails naming `what`.
 std::int64_t normalize_dim(std::int64_t dim, std::int64_t rank, const char* what);
 

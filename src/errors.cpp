@@ -21,6 +21,17 @@ Error::Error(ErrorKind kind, const std::string& message) : std::runtime_error(me
 
 namespace detail {
 
+std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) out += c;
+    else out += {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
+  }
+  return out;
+}
+
 std::int64_t normalize_dim(std::int64_t dim, std::int64_t rank, const char* what) {
   if (dim < -rank || dim >= rank)
     fail(ErrorKind::index, "{}: dim {} is out of range for rank {} (valid: {} to {})", what, dim,

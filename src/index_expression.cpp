@@ -86,7 +86,7 @@ class IndexParser {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
   [[noreturn]] void error(const std::string& what) const {
-    fail(ErrorKind::index, "bad index expression '{}': {} at column {}", text_, what, pos_ + 1);
+    fail(ErrorKind::index, "bad index expression '{}': {} at column {}", detail::printable(text_), what, pos_ + 1);
   }
 
   std::string_view text_;

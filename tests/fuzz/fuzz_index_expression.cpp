@@ -7,11 +7,12 @@
 #include <string>
 
 #include "bcast/bcast.h"
+#include "error_messages.h"
 
 namespace {
 
 [[noreturn]] void finding(const std::string& what, const std::string& text) {
-  std::fprintf(stderr, "%s (expression '%s')\n", what.c_str(), text.c_str());
+  std::fprintf(stderr, "%s (expression '%s')\n", what.c_str(), bcast::detail::printable(text).c_str());
   std::abort();
 }
 
@@ -34,6 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     items = parse_index_expression(text);
   } catch (const Error& e) {
     expect_kind(e, text);
+    if (std::string(e.what()).find("'" + detail::printable(text) + "'") == std::string::npos)
+      finding(std::string("message does not quote the expression: ") + e.what(), text);
     return 0;
   }
   const Tensor parent(DType::u8, parent_shape);

@@ -6,11 +6,12 @@
 #include <string>
 
 #include "bcast-run/operand_spec.h"
+#include "error_messages.h"
 
 namespace {
 
 [[noreturn]] void finding(const std::string& what, const std::string& text) {
-  std::fprintf(stderr, "%s (literal '%s')\n", what.c_str(), text.c_str());
+  std::fprintf(stderr, "%s (literal '%s')\n", what.c_str(), bcast::detail::printable(text).c_str());
   std::abort();
 }
 
@@ -26,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     literal = tools::parse_shape_literal(text);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::value) finding(std::string("unexpected error kind: ") + e.what(), text);
-    if (std::string(e.what()).find("operand '" + text + "'") == std::string::npos)
+    if (std::string(e.what()).find("operand '" + detail::printable(text) + "'") == std::string::npos)
       finding(std::string("message does not quote the operand: ") + e.what(), text);
     return 0;
   }

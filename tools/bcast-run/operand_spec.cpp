@@ -3,13 +3,14 @@
 
 #include <charconv>
 
+#include "error_messages.h"
 #include "run_support.h"
 
 namespace bcast::tools {
 namespace {
 
 [[noreturn]] void bad_literal(const std::string& spec, const std::string& why) {
-  throw Error(ErrorKind::value, "operand '" + spec + "': " + why);
+  throw Error(ErrorKind::value, "operand '" + detail::printable(spec) + "': " + why);
 }
 
 }  // namespace
@@ -29,7 +30,7 @@ std::optional<std::pair<DType, Shape>> parse_shape_literal(const std::string& sp
     std::int64_t extent = -1;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), extent);
     if (ec != std::errc() || end != item.data() + item.size() || extent < 0)
-      bad_literal(spec, "extent '" + std::string(item) + "' is not a non-negative integer");
+      bad_literal(spec, "extent '" + detail::printable(item) + "' is not a non-negative integer");
     shape.push_back(extent);
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
