@@ -15,8 +15,9 @@ inline float f16_to_f32(std::uint16_t h) {
     const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
     return std::bit_cast<float>(std::bit_cast<std::uint32_t>(magnitude) | sign);
   }
-  if (exponent == 0x1f)  // infinity or NaN, payload kept
-    return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0x1f && mantissa == 0) return std::bit_cast<float>(sign | 0x7f800000u);  // infinity
+  if (exponent == 0x1f)  // NaN: payload kept, made quiet, as IEEE 754 conversions and F16C's vcvtph2ps do
+    return std::bit_cast<float>(sign | 0x7fc00000u | (mantissa << 13));
   return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
