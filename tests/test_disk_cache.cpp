@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cache_folder_fixture.h"
 #include "codegen_settings.h"
 #include "config.h"
 #include "jit/disk_cache.h"
@@ -18,20 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class DiskCacheTest : public ::testing::Test {
+class DiskCacheTest : public test::CacheFolderTest {
  protected:
-  fs::path dir_ = fs::temp_directory_path() / ("bcast_disk_test_" + std::to_string(::getpid()));
-  void SetUp() override {
-    fs::remove_all(dir_);
-    set_cache_dir(dir_.string());
-    clear_kernel_cache();
-  }
-  void TearDown() override {
-    set_cache_dir("off");
-    set_opt_level(2);
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::replace);
-    fs::remove_all(dir_);
-  }
+  DiskCacheTest() : CacheFolderTest("bcast_disk_test_") {}
   // One call whose kernel the tests follow: [6,5] - [5] in f32.
   Tensor run() {
     const Tensor a = test::make(DType::f32, {6, 5}, std::vector<double>(30, 2.5));

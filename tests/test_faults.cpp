@@ -10,6 +10,7 @@
 #include <random>
 
 #include "bcast/bcast.h"
+#include "cache_folder_fixture.h"
 #include "fault_injection.h"
 #include "naive_executor.h"
 #include "test_support.h"
@@ -51,18 +52,9 @@ TEST(Faults, EveryCallIsCorrectWhenNoKernelCompiles) {
       << "every compilation attempted failed";
 }
 
-class DiskFaults : public ::testing::Test {
+class DiskFaults : public test::CacheFolderTest {
  protected:
-  fs::path dir_ = fs::temp_directory_path() / ("bcast_fault_test_" + std::to_string(::getpid()));
-  void SetUp() override {
-    fs::remove_all(dir_);
-    set_cache_dir(dir_.string());
-    clear_kernel_cache();
-  }
-  void TearDown() override {
-    set_cache_dir("off");
-    fs::remove_all(dir_);
-  }
+  DiskFaults() : CacheFolderTest("bcast_fault_test_") {}
   std::size_t entries() const {
     std::size_t n = 0;
     if (fs::exists(dir_))
