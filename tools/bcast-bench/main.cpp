@@ -83,18 +83,22 @@ int main(int argc, char** argv) {
   int repeats = 11, threads = 0;
   bool as_json = false;
   std::string only;
+  std::vector<int> sweep;
   app.add_option("--repeat", repeats, "timed runs per measurement (median reported)")->check(CLI::PositiveNumber);
   app.add_option("--threads", threads, "threads for the all-threads column (0: hardware)")->check(CLI::NonNegativeNumber);
   app.add_option("--cases", only, "comma-separated case numbers, e.g. 1,7,13a (default: all)");
+  app.add_option("--sweep", sweep, "thread counts to scale the large cases over, e.g. 1,2,4,8,16 (bcast and the STREAM add)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app.add_flag("--json", as_json, "one JSON object per case, as a JSON array");
   CLI11_PARSE(app, argc, argv);
   const int all = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   nlohmann::json out = nlohmann::json::array();
   if (!as_json)
-    std::cout << fmt::format("{:<24} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8}  (GB/s; tiny cases: ns/call)\n",
+    std::cout << fmt::format("{:<24} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8}  (GB/s; tiny cases: ns/call)\n",
                              "case", "MB", "bcast-1", "bcast-" + std::to_string(all), "stream-1",
-                             "stream-" + std::to_string(all), "1/strm", "eigen", "onednn");
+                             "stream-" + std::to_string(all), "1/strm", "n/strm", "eigen", "onednn");
   for (const Case& c : cases()) {
     if (!only.empty() && ("," + only + ",").find("," + c.id.substr(0, c.id.find(' ')) + ",") == std::string::npos) continue;
     Tensor a_storage(c.dtype, c.a), b(c.dtype, c.b);
@@ -118,8 +122,8 @@ int main(int argc, char** argv) {
       row.update({{"plain_ns", one}, {"prepared_ns", prepared}, {"onednn_ns", dnnl.ns.value_or(0)},
                   {"eigen_ns", eigen.ns.value_or(0)}});
       if (!as_json)
-        std::cout << fmt::format("{:<24} {:>9} {:>8.0f} {:>8} {:>8} {:>8} {:>7} {:>8.0f} {:>8.0f}  plain; prepared {:.0f} ns\n",
-                                 c.id, "", one, "", "", "", "", eigen.ns.value_or(0), dnnl.ns.value_or(0), prepared);
+        std::cout << fmt::format("{:<24} {:>9} {:>8.0f} {:>8} {:>8} {:>8} {:>7} {:>7} {:>8.0f} {:>8.0f}  plain; prepared {:.0f} ns\n",
+                                 c.id, "", one, "", "", "", "", "", eigen.ns.value_or(0), dnnl.ns.value_or(0), prepared);
     } else {
       const double s1 = stream_add_ns(result.nbytes(), 1, repeats), sn = stream_add_ns(result.nbytes(), all, repeats);
       // The STREAM loop moves 3 x its array; scale to GB/s.
@@ -127,12 +131,24 @@ int main(int argc, char** argv) {
       const double streamn = 3.0 * static_cast<double>(result.nbytes()) / sn;
       row.update({{"bcast_1t_gbps", gbps(bytes, one)}, {"bcast_nt_gbps", gbps(bytes, many)}, {"threads", all},
                   {"stream_1t_gbps", stream1}, {"stream_nt_gbps", streamn},
-                  {"ratio_1t_vs_stream", gbps(bytes, one) / stream1}, {"eigen_gbps", gbps(bytes, eigen.ns)},
-                  {"eigen_form", eigen.note}, {"onednn_gbps", gbps(bytes, dnnl.ns)}, {"onednn_impl", dnnl.note}});
+                  {"ratio_1t_vs_stream", gbps(bytes, one) / stream1}, {"ratio_nt_vs_stream", gbps(bytes, many) / streamn},
+                  {"eigen_gbps", gbps(bytes, eigen.ns)}, {"eigen_form", eigen.note},
+                  {"onednn_gbps", gbps(bytes, dnnl.ns)}, {"onednn_impl", dnnl.note}});
       if (!as_json)
-        std::cout << fmt::format("{:<24} {:>9.1f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>7.2f} {:>8.2f} {:>8.2f}\n", c.id,
-                                 static_cast<double>(bytes) / 1e6, gbps(bytes, one), gbps(bytes, many), stream1, streamn,
-                                 gbps(bytes, one) / stream1, gbps(bytes, eigen.ns), gbps(bytes, dnnl.ns));
+        std::cout << fmt::format("{:<24} {:>9.1f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>7.2f} {:>7.2f} {:>8.2f} {:>8.2f}\n",
+                                 c.id, static_cast<double>(bytes) / 1e6, gbps(bytes, one), gbps(bytes, many), stream1,
+                                 streamn, gbps(bytes, one) / stream1, gbps(bytes, many) / streamn, gbps(bytes, eigen.ns),
+                                 gbps(bytes, dnnl.ns));
+      // Scaling: bcast and the STREAM add on each thread count, in the same run.
+      for (const int t : sweep) {
+        set_num_threads(t);
+        const double b_gbps = gbps(bytes, median_ns([&] { binary(c.op, a, b, result); }, repeats));
+        const double s_gbps = 3.0 * static_cast<double>(result.nbytes()) / stream_add_ns(result.nbytes(), t, repeats);
+        row["sweep"].push_back({{"threads", t}, {"bcast_gbps", b_gbps}, {"stream_gbps", s_gbps}});
+        if (!as_json)
+          std::cout << fmt::format("{:<24} {:>9} {:>8.2f} {:>17.2f} {:>7.2f}   ({} threads: bcast, stream, ratio)\n", "",
+                                   "", b_gbps, s_gbps, b_gbps / s_gbps, t);
+      }
     }
     out.push_back(row);
   }
