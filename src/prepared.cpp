@@ -1,6 +1,7 @@
 // Prepared calls and pre-generation.
 #include "bcast/prepared.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <thread>
@@ -105,7 +106,8 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   const FastCall& f = p.fast;
   if (f.usable && (p.plan.numel < config::grain() || config::threads() <= 1) && !config::ascend_target() &&
       f.data.passes(a.data, b.data, out.data)) {
-    std::array<std::int64_t, kMaxRank> index{};
+    std::array<std::int64_t, kMaxRank> index;  // the odometer starts at 0; the kernel reads rank - 1 entries
+    std::fill_n(index.begin(), std::max(p.plan.rank() - 1, 0), 0);
     auto at = [&](const void* data, int k) { return static_cast<const char*>(data) + f.first_byte[k]; };
     const KernelArgs args{const_cast<char*>(at(out.data, kOut)), at(a.data, kA), at(b.data, kB), f.extents.data(),
                           f.strides.data(), f.spans.data(), index.data(), f.count, p.plan.rank()};

@@ -28,7 +28,15 @@ struct Layout {
   std::int64_t numel() const;  // product of extents; 1 for rank 0
   bool is_contiguous() const;  // row-major dense, ignoring dims of extent 1
 
-  friend bool operator==(const Layout&, const Layout&) = default;
+  // Element by element, inline: layouts are small and compared on every call
+  // of a memoised or prepared op, where a library memcmp per vector showed.
+  friend bool operator==(const Layout& x, const Layout& y) {
+    const std::size_t rank = x.shape.size();
+    if (rank != y.shape.size() || rank != x.strides.size() || rank != y.strides.size()) return false;
+    for (std::size_t d = 0; d < rank; ++d)
+      if (x.shape[d] != y.shape[d] || x.strides[d] != y.strides[d]) return false;
+    return true;
+  }
 };
 
 // Checks one layout's invariants: rank <= kMaxRank, extents >= 0, shape and
