@@ -86,8 +86,11 @@ struct ThreadPool::Impl {
 };
 
 ThreadPool& ThreadPool::instance() {
-  static ThreadPool pool;
-  return pool;
+  // Never destroyed, like the kernel cache: a thread the program did not join
+  // may still run an op while static destructors run at exit. The workers
+  // sleep until the process ends.
+  static ThreadPool* pool = new ThreadPool;
+  return *pool;
 }
 
 ThreadPool::ThreadPool() : impl_(new Impl) {}
