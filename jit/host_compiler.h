@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,9 @@ class CompiledKernel {
   std::string symbol;
   std::size_t code_bytes = 0;  // size of the kernel's machine code (.text)
   double compile_ms = 0;       // to obtain it: compile or read from disk, then load
+  // Calls served by a caller's memo of this kernel, without a cache look-up
+  // (NOTE: [Call memo]); the cache adds them to its hit counts.
+  mutable std::atomic<std::uint64_t> memo_hits{0};
 };
 
 struct CompileResult {

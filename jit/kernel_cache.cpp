@@ -124,6 +124,7 @@ struct KernelCache::State {
   std::unordered_map<KernelKey, KernelStats, KernelKeyHash> stats;  // every key ever asked for
   KernelCacheStats totals;
   std::size_t capacity = config::cache_capacity();
+  std::atomic<std::uint64_t> epoch{0};
 
   static bool ready(const Slot& slot) {
     return slot.kernel.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
@@ -136,7 +137,13 @@ struct KernelCache::State {
       --it;
       const auto slot = slots.find(*it);
       if (!ready(slot->second)) continue;  // still compiling: its caller is waiting for it
-      if (const KernelPtr& k = slot->second.kernel.get()) totals.code_bytes -= k->code_bytes;
+      if (const KernelPtr& k = slot->second.kernel.get()) {
+        totals.code_bytes -= k->code_bytes;
+        const std::uint64_t memo_hits = k->memo_hits.exchange(0);
+        stats[*it].hits += memo_hits;
+        totals.hits += memo_hits;
+      }
+      epoch.fetch_add(1, std::memory_order_release);
       stats[*it].resident = false;
       stats[*it].code_bytes = 0;
       slots.erase(slot);
@@ -246,13 +253,18 @@ void KernelCache::clear() {
   state_->capacity = capacity;
   std::erase_if(state_->stats, [&](const auto& kv) { return !state_->slots.contains(kv.first); });
   state_->totals = {};
+  state_->epoch.fetch_add(1, std::memory_order_release);
   for (const auto& [key, slot] : state_->slots)
     if (State::ready(slot) && slot.kernel.get()) state_->totals.code_bytes += slot.kernel.get()->code_bytes;
 }
 
+std::uint64_t KernelCache::epoch() const { return state_->epoch.load(std::memory_order_acquire); }
+
 KernelCacheStats KernelCache::stats() const {
   const std::lock_guard lock(state_->mutex);
   KernelCacheStats s = state_->totals;
+  for (const auto& [key, slot] : state_->slots)
+    if (State::ready(slot) && slot.kernel.get()) s.hits += slot.kernel.get()->memo_hits.load();
   s.resident = state_->slots.size();
   s.capacity = state_->capacity;
   return s;
@@ -261,7 +273,12 @@ KernelCacheStats KernelCache::stats() const {
 std::vector<KernelStats> KernelCache::entries() const {
   const std::lock_guard lock(state_->mutex);
   std::vector<KernelStats> out;
-  for (const auto& [key, s] : state_->stats) out.push_back(s);
+  for (const auto& [key, s] : state_->stats) {
+    out.push_back(s);
+    if (const auto slot = state_->slots.find(key); slot != state_->slots.end() && State::ready(slot->second) &&
+                                                   slot->second.kernel.get())
+      out.back().hits += slot->second.kernel.get()->memo_hits.load();
+  }
   return out;
 }
 

@@ -27,6 +27,10 @@ class KernelCache {
   // back to the reference executor.
   std::shared_ptr<const CompiledKernel> get(const KernelKey& key, CacheOutcome* outcome = nullptr);
 
+  // Changes whenever a kernel leaves the cache (eviction, clear, capacity):
+  // a memo of a kernel taken at another epoch must look it up again.
+  std::uint64_t epoch() const;
+
   void set_capacity(std::size_t kernels);
   std::size_t capacity() const;
   void clear();

@@ -47,13 +47,19 @@ SelectedKernel run_on_host(Op op, const TensorView& a, const TensorView& b, cons
   return kernel;
 }
 
+KernelStamp kernel_stamp() {
+  return {config::codegen_generation(), jit::kernel_cache().epoch(), jit_enabled()};
+}
+
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
   std::string_view outcome = "reference";
   if (jit_enabled()) {
     const KernelKey key = make_kernel_key(Target::host, op, dtype, plan, current_codegen_id());
     jit::CacheOutcome how{};
-    if (auto kernel = jit::kernel_cache().get(key, &how))
-      return {kernel->fn, std::move(kernel), true, jit::cache_outcome_name(how)};
+    if (auto kernel = jit::kernel_cache().get(key, &how)) {
+      std::atomic<std::uint64_t>* memo_hits = &kernel->memo_hits;
+      return {kernel->fn, std::move(kernel), true, jit::cache_outcome_name(how), memo_hits};
+    }
     outcome = jit::cache_outcome_name(how);
   }
   return {reference_kernel(op, dtype), nullptr, false, outcome};

@@ -2,6 +2,7 @@
 // and compilation succeeds, the reference executor otherwise.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -20,9 +21,21 @@ struct SelectedKernel {
   std::shared_ptr<const void> keep_alive;  // null for the reference executor
   bool jit = false;
   std::string_view outcome = "reference";  // "hit", "disk", "compiled", "failed" or "reference"
+  std::atomic<std::uint64_t>* memo_hits = nullptr;  // a JIT kernel's count of memoised calls
 };
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan);
+
+// What a selected kernel depends on besides the plan: the codegen settings,
+// the JIT switch and the cache's epoch (bumped when any kernel leaves it). A
+// caller may reuse a SelectedKernel while the stamp is unchanged, booking each
+// reuse in memo_hits (NOTE: [Call memo]).
+struct KernelStamp {
+  std::uint64_t codegen = 0, epoch = 0;
+  bool jit = false;
+  friend bool operator==(const KernelStamp&, const KernelStamp&) = default;
+};
+KernelStamp kernel_stamp();
 
 // Runs a validated, planned call on the host, split across threads; `fused`
 // is fuse_short_rows(plan), computed once by the caller. Returns the kernel

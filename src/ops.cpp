@@ -44,7 +44,12 @@ void report_call(Op op, const TensorView& a, const TensorView& b, const TensorVi
 // over, with new data each time. Each thread remembers its last call's op,
 // dtypes, layouts and plan; a call that matches skips shape validation and
 // planning (their outcome depends on nothing else) but not the checks on data
-// pointers, which may change.
+// pointers, which may change. It also keeps the kernel it selected, reused
+// while kernel_stamp() holds (no look-up: the kernel cache's mutex, hash and
+// LRU splice were a third of a tiny call); each reuse is booked as a cache hit
+// through the kernel's memo_hits. A kernel used only through memos is not
+// moved up the LRU list; when it is evicted the stamp changes and the next
+// call looks it up again.
 struct CallMemo {
   bool valid = false;
   Op op{};
@@ -54,6 +59,8 @@ struct CallMemo {
   BroadcastPlan plan;
   std::optional<FusedRows> fused;  // NOTE: [Short rows]
   DataCheck data;                  // the data-pointer checks, their layout part done
+  SelectedKernel kernel;           // for a host call without short-row fusion; fn null until selected
+  KernelStamp stamp;               // kernel_stamp() when `kernel` was selected
 
   bool matches(Op o, const TensorView& x, const TensorView& y) const {
     return valid && op == o && dtype == x.dtype && x.dtype == y.dtype && a == x.layout && b == y.layout;
@@ -70,6 +77,21 @@ struct CallMemo {
     plan = std::move(p);
     fused = fuse_short_rows(plan);
     data = DataCheck(x.dtype, z.dtype, x.layout, y.layout, z.layout);
+    kernel = {};
+  }
+
+  // The kernel for the remembered plan: the memoised one while the stamp
+  // holds, else a fresh selection.
+  const SelectedKernel& host_kernel() {
+    const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
+    if (kernel.fn != nullptr && stamp == now) {
+      if (kernel.memo_hits != nullptr) kernel.memo_hits->fetch_add(1, std::memory_order_relaxed);
+      kernel.outcome = kernel.jit ? "hit" : kernel.outcome;
+      return kernel;
+    }
+    kernel = select_kernel(op, dtype, plan);
+    stamp = now;
+    return kernel;
   }
 };
 thread_local CallMemo t_memo;
@@ -84,17 +106,22 @@ Tensor allocate_output(Op op, DType dtype, const Shape& shape) {
   }
 }
 
-// Runs a validated call.
-void execute(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan,
-             const std::optional<FusedRows>& fused) {
+// Runs a validated call: the one `memo` remembers.
+void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  const BroadcastPlan& plan = memo.plan;
   const bool verbose = config::verbose();
   const auto start = verbose ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   SelectedKernel kernel;
   if (plan.numel > 0 && config::ascend_target() && jit_enabled() && run_on_ascend(op, a, b, out, plan)) {
     kernel.jit = true;
     kernel.outcome = "ascend-sim";
+  } else if (plan.numel > 0 && !memo.fused) {
+    const SelectedKernel& selected = memo.host_kernel();
+    execute_plan(plan, selected.fn, {out.data, a.data, b.data},
+                 {out.element_size(), a.element_size(), b.element_size()}, num_threads());
+    if (verbose) kernel = selected;
   } else if (plan.numel > 0) {
-    kernel = run_on_host(op, a, b, out, plan, fused);
+    kernel = run_on_host(op, a, b, out, plan, memo.fused);
   }
   if (verbose) report_call(op, a, b, out, plan, kernel, std::chrono::steady_clock::now() - start);
 }
@@ -112,30 +139,34 @@ std::optional<Op> parse_op(std::string_view name) {
 bool op_supports(Op op, DType dtype) { return detail::supports(op, dtype); }
 DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, input); }
 
+// Each function touches the thread-local memo once: every access to a
+// thread_local of a shared library goes through __tls_get_addr.
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
-  if (t_memo.matches(op, a, b) && t_memo.out_is_fresh) {
-    Tensor out = allocate_output(op, t_memo.out_dtype, t_memo.out.shape);
-    if (!t_memo.data.passes(a.data, b.data, out.data())) validate_data(op, a, b, out);
-    execute(op, a, b, out, t_memo.plan, t_memo.fused);
+  CallMemo& memo = t_memo;
+  if (memo.matches(op, a, b) && memo.out_is_fresh) {
+    Tensor out = allocate_output(op, memo.out_dtype, memo.out.shape);
+    if (!memo.data.passes(a.data, b.data, out.data())) validate_data(op, a, b, out);
+    execute(memo, op, a, b, out);
     return out;
   }
   const Shape shape = validate_inputs(op, a, b);
   Tensor out = allocate_output(op, result_dtype(op, a.dtype), shape);
-  t_memo.remember(op, a, b, out, true, plan_broadcast(out.layout(), a.layout, b.layout));
-  execute(op, a, b, out, t_memo.plan, t_memo.fused);
+  memo.remember(op, a, b, out, true, plan_broadcast(out.layout(), a.layout, b.layout));
+  execute(memo, op, a, b, out);
   return out;
 }
 
 void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  if (t_memo.matches(op, a, b) && t_memo.out == out.layout && t_memo.out_dtype == out.dtype) {
-    if (!t_memo.data.passes(a.data, b.data, out.data)) validate_data(op, a, b, out);
-    execute(op, a, b, out, t_memo.plan, t_memo.fused);
+  CallMemo& memo = t_memo;
+  if (memo.matches(op, a, b) && memo.out == out.layout && memo.out_dtype == out.dtype) {
+    if (!memo.data.passes(a.data, b.data, out.data)) validate_data(op, a, b, out);
+    execute(memo, op, a, b, out);
     return;
   }
   const Shape shape = validate_inputs(op, a, b);
   validate_out(op, a, b, out, shape);
-  t_memo.remember(op, a, b, out, false, plan_broadcast(out.layout, a.layout, b.layout));
-  execute(op, a, b, out, t_memo.plan, t_memo.fused);
+  memo.remember(op, a, b, out, false, plan_broadcast(out.layout, a.layout, b.layout));
+  execute(memo, op, a, b, out);
 }
 
 #define BCAST_OP_DEF(name)                                                                      \

@@ -127,6 +127,34 @@ TEST_F(KernelCacheTest, CapacityTwoUnderConcurrentCallsStaysCorrect) {
   EXPECT_LE(kernel_cache_stats().resident, 2u);
 }
 
+TEST_F(KernelCacheTest, TheCallMemoNeverOutlivesItsKernelsCacheEntryOrSettings) {
+  // NOTE: [Call memo]: repeated calls reuse the kernel without a look-up, but
+  // are booked as hits, and a clear, an eviction or a settings change makes
+  // the next call look the kernel up again.
+  clear_kernel_cache();
+  const Tensor a = test::make(DType::f32, {2, 8}, std::vector<double>(16, 1.5));
+  const Tensor b = test::make(DType::f32, {8}, std::vector<double>(8, 2.0));
+  Tensor c(DType::f32, {2, 8});
+  for (int i = 0; i < 4; ++i) add(a, b, c);
+  EXPECT_EQ(kernel_cache_stats().hits, 3u);
+  EXPECT_EQ(kernel_cache_entries().at(0).hits, 3u);
+  clear_kernel_cache();
+  add(a, b, c);
+  EXPECT_EQ(kernel_cache_stats().misses, 1u) << "after a clear the memo looked the kernel up again";
+  EXPECT_EQ(kernel_cache_stats().compiles, 1u);
+  set_kernel_cache_capacity(1);
+  sub(a, b, c);  // evicts add's kernel
+  add(a, b, c);
+  EXPECT_EQ(kernel_cache_stats().misses, 3u) << "an evicted kernel is looked up (and compiled) again";
+  set_jit_enabled(false);
+  const KernelCacheStats before = kernel_cache_stats();
+  add(a, b, c);
+  EXPECT_EQ(kernel_cache_stats().hits, before.hits) << "with the JIT off the memoised kernel is not used";
+  EXPECT_EQ(test::get(c, 15), 3.5);
+  set_jit_enabled(true);
+  set_kernel_cache_capacity(1024);
+}
+
 TEST_F(KernelCacheTest, CompileFailureFallsBackToTheReferenceAndIsRecorded) {
   clear_kernel_cache();
   std::optional<fault::Armed> failing(fault::Fault::compile);
