@@ -188,6 +188,9 @@ const std::vector<BadCase>& bad_cases() {
        "bad index expression '[1:2:3:4]'"},
       {"expression_integer_overflow", [](Fixture&) { (void)parse_index_expression("[99999999999999999999]"); },
        ErrorKind::index, "bad index expression '[99999999999999999999]'"},
+      {"index_result_rank_over_the_limit",
+       [](Fixture& f) { (void)index(f.f32_2x2, std::vector<IndexItem>(kMaxRank, NewAxis{})); }, ErrorKind::shape,
+       "index result has rank 66, above the limit of 64"},
       {"expression_step_zero", [](Fixture& f) { (void)index(f.f32_2x2, parse_index_expression("[::0]")); },
        ErrorKind::index, "slice step cannot be zero"},
       // ---- squeeze, unsqueeze, permute, broadcast_to ----

@@ -1,7 +1,7 @@
 // Fuzz target: the index-expression parser and index(). The first byte picks a
 // parent shape, the rest is the expression text. A parse either fails with
 // Error(index) or yields items; applying them either fails with Error(index)
-// or gives a view whose every element lies inside the parent's buffer.
+// (Error(shape) for a result of too high a rank) or gives a view whose every element lies inside the parent's buffer.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -44,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     v = index(parent.view(), items);
   } catch (const Error& e) {
-    expect_kind(e, text);
+    // index() may also find the result's rank over the limit: a shape error.
+    if (e.kind() != ErrorKind::shape) expect_kind(e, text);
     return 0;
   }
   validate_layout(v.layout, "the indexed view");
