@@ -43,7 +43,6 @@ struct ThreadPool::Impl {
   Job* job = nullptr;           // the job open for joining, if any
   std::uint64_t generation = 0;  // bumped for every job
   int active = 0;               // workers inside the current job
-  bool stopping = false;
 
   std::atomic<std::uint64_t> workers_started{0}, start_failures{0}, jobs{0}, parts_on_workers{0};
 
@@ -51,8 +50,7 @@ struct ThreadPool::Impl {
     std::uint64_t seen = 0;
     std::unique_lock lock(mutex);
     for (;;) {
-      wake.wait(lock, [&] { return stopping || generation != seen; });
-      if (stopping) return;
+      wake.wait(lock, [&] { return generation != seen; });
       seen = generation;
       Job* const mine = job;
       if (mine == nullptr || index >= mine->workers_wanted) continue;
@@ -94,16 +92,6 @@ ThreadPool& ThreadPool::instance() {
 }
 
 ThreadPool::ThreadPool() : impl_(new Impl) {}
-
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard lock(impl_->mutex);
-    impl_->stopping = true;
-  }
-  impl_->wake.notify_all();
-  impl_->workers.clear();  // joins
-  delete impl_;
-}
 
 void ThreadPool::run(int threads, std::int64_t parts, PartFn part, void* context) {
   Job job{part, context, parts, 0};

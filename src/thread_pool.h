@@ -44,8 +44,7 @@ class ThreadPool {
 
  private:
   struct Impl;
-  ThreadPool();
-  ~ThreadPool();
+  ThreadPool();  // instance() makes the one pool, never destroyed
   Impl* impl_;
 };
 
