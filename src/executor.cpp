@@ -130,7 +130,7 @@ void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointe
   auto band = [&](std::int64_t b) {
     run_band(plan, kernel, ptrs, sizes, b * kTileRows, std::min(rows, (b + 1) * kTileRows));
   };
-  if (plan.numel < config::grain() || threads <= 1) {
+  if (stays_on_caller(plan, threads)) {
     for (std::int64_t b = 0; b < bands; ++b) band(b);
   } else {
     ThreadPool::instance().run(threads, bands, band);
@@ -138,6 +138,10 @@ void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointe
 }
 
 }  // namespace
+
+bool stays_on_caller(const BroadcastPlan& plan, int threads) {
+  return plan.numel < config::grain() || threads <= 1;
+}
 
 bool uses_blocked_order(const BroadcastPlan& plan, std::size_t out_element_size) {
   return wants_blocked_order(plan, tile_cols({out_element_size, 1, 1}));
@@ -150,7 +154,7 @@ void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPoint
     run_blocked(plan, kernel, ptrs, sizes, threads);
     return;
   }
-  if (plan.numel < config::grain() || threads <= 1) {  // one chunk, no allocation, no other thread
+  if (stays_on_caller(plan, threads)) {  // one chunk, no allocation
     run_chunk(plan, kernel, ptrs, sizes, {0, plan.outer_count(), 0, plan.rank() == 0 ? 1 : plan.extents.back()});
     return;
   }

@@ -26,6 +26,10 @@ using ElementSizes = std::array<std::size_t, kNumOperands>;
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads);
 
+// Whether execute_plan runs `plan` on the caller's thread alone: fewer
+// elements than BCAST_GRAIN, or one thread. Such calls never touch the pool.
+bool stays_on_caller(const BroadcastPlan& plan, int threads);
+
 // Whether execute_plan runs `plan` in tiles of its last two levels (NOTE:
 // [Blocked order]): an input that walks memory faster along the outer of them.
 bool uses_blocked_order(const BroadcastPlan& plan, std::size_t out_element_size);

@@ -47,6 +47,8 @@ SelectedKernel run_on_host(Op op, const TensorView& a, const TensorView& b, cons
   return kernel;
 }
 
+Target current_target() { return config::ascend_target() ? Target::ascend_sim : Target::host; }
+
 KernelStamp kernel_stamp() {
   return {config::codegen_generation(), jit::kernel_cache().epoch(), jit_enabled()};
 }

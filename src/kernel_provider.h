@@ -11,6 +11,7 @@
 #include "broadcast_plan.h"
 #include "bcast/tensor.h"
 #include "kernel_abi.h"
+#include "kernel_key.h"
 #include "short_rows.h"
 
 namespace bcast {
@@ -45,5 +46,8 @@ SelectedKernel run_on_host(Op op, const TensorView& a, const TensorView& b, cons
 
 // The interned codegen settings new kernels are compiled with.
 std::uint32_t current_codegen_id();
+
+// The target ops run on now (BCAST_TARGET).
+Target current_target();
 
 }  // namespace bcast

@@ -62,8 +62,8 @@ struct ThreadPool::Impl {
     }
   }
 
-  // Starts workers until there are `wanted`; false when one could not start.
-  bool grow(int wanted) {
+  // Starts workers until there are `wanted`, or one cannot start.
+  void grow(int wanted) {
     std::lock_guard lock(mutex);
     while (static_cast<int>(workers.size()) < wanted) {
       try {
@@ -76,10 +76,9 @@ struct ThreadPool::Impl {
         if (start_failures++ == 0)
           logging::core().warn("cannot start worker thread {} ({}); calls run on the threads there are", workers.size() + 1,
                             e.what());
-        return false;
+        return;
       }
     }
-    return true;
   }
 };
 

@@ -40,11 +40,13 @@ struct ByteRange {
   std::intptr_t begin, end;  // [begin, end)
 };
 
-ByteRange byte_range(const TensorView& x) {
-  const ByteSpan s = byte_span(x);
-  const auto base = reinterpret_cast<std::intptr_t>(x.data);
-  return {base + s.begin, base + s.end};
+// The bytes `span` covers when the view's data is at `data`.
+ByteRange at(const void* data, const ByteSpan& span) {
+  const auto base = reinterpret_cast<std::intptr_t>(data);
+  return {base + span.begin, base + span.end};
 }
+
+bool overlap(const ByteRange& x, const ByteRange& y) { return x.begin < y.end && y.begin < x.end; }
 
 void require_no_partial_overlap(Op op, const TensorView& out, const TensorView& in, const char* operand) {
   const bool same_view = out.data == in.data && out.layout == in.layout && out.dtype == in.dtype;
@@ -69,8 +71,7 @@ ByteSpan byte_span(const TensorView& x) {
 
 bool ranges_overlap(const TensorView& x, const TensorView& y) {
   if (x.numel() == 0 || y.numel() == 0) return false;
-  const ByteRange rx = byte_range(x), ry = byte_range(y);
-  return rx.begin < ry.end && ry.begin < rx.end;
+  return overlap(at(x.data, byte_span(x)), at(y.data, byte_span(y)));
 }
 
 Shape validate_input_layouts(Op op, DType a_dtype, const Layout& a, DType b_dtype, const Layout& b) {
@@ -117,12 +118,9 @@ DataCheck::DataCheck(DType in, DType out, const Layout& a, const Layout& b, cons
 
 bool DataCheck::passes(const void* a, const void* b, const void* out) const {
   if (a == nullptr || b == nullptr || out == nullptr) return false;
-  const auto overlaps = [&](const void* x, const ByteSpan& rx) {
-    const auto bx = reinterpret_cast<std::intptr_t>(x), bo = reinterpret_cast<std::intptr_t>(out);
-    return bo + reach_out_.begin < bx + rx.end && bx + rx.begin < bo + reach_out_.end;
-  };
-  if (!(out == a && out_like_a_) && overlaps(a, reach_a_)) return false;
-  if (!(out == b && out_like_b_) && overlaps(b, reach_b_)) return false;
+  const ByteRange o = at(out, reach_out_);
+  if (!(out == a && out_like_a_) && overlap(o, at(a, reach_a_))) return false;
+  if (!(out == b && out_like_b_) && overlap(o, at(b, reach_b_))) return false;
   return true;
 }
 

@@ -9,24 +9,25 @@
 
 namespace bcast::tools {
 
-inline std::vector<Op> ops_from_names(const std::vector<std::string>& names, const std::string& option) {
-  std::vector<Op> ops;
+// `parse` maps a name to a value, or nullopt for a name it does not know.
+template <class T, class Parse>
+std::vector<T> values_from_names(const std::vector<std::string>& names, const std::string& option, Parse parse,
+                                 const char* what) {
+  std::vector<T> values;
   for (const std::string& name : names) {
-    const std::optional<Op> op = parse_op(name);
-    if (!op) throw Error(ErrorKind::value, option + ": unknown op '" + name + "'");
-    ops.push_back(*op);
+    const std::optional<T> value = parse(name);
+    if (!value) throw Error(ErrorKind::value, option + ": unknown " + what + " '" + name + "'");
+    values.push_back(*value);
   }
-  return ops;
+  return values;
+}
+
+inline std::vector<Op> ops_from_names(const std::vector<std::string>& names, const std::string& option) {
+  return values_from_names<Op>(names, option, parse_op, "op");
 }
 
 inline std::vector<DType> dtypes_from_names(const std::vector<std::string>& names, const std::string& option) {
-  std::vector<DType> dtypes;
-  for (const std::string& name : names) {
-    const std::optional<DType> dtype = parse_dtype(name);
-    if (!dtype) throw Error(ErrorKind::value, option + ": unknown dtype '" + name + "'");
-    dtypes.push_back(*dtype);
-  }
-  return dtypes;
+  return values_from_names<DType>(names, option, parse_dtype, "dtype");
 }
 
 }  // namespace bcast::tools
