@@ -50,14 +50,14 @@ llvm::Type* to_llvm(llvm::LLVMContext& c, IRType t) {
 // integer recipe as the reference executor (src/half.h), so results agree bit
 // for bit on every host whatever its bf16 instructions.
 llvm::Value* f32_to_bf16_bits(llvm::IRBuilder<>& b, llvm::Value* f) {
-  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* i32 = shaped_like(f, b.getInt32Ty());
   llvm::Value* x = b.CreateBitCast(f, i32);
-  llvm::Value* is_nan = b.CreateICmpUGT(b.CreateAnd(x, 0x7fffffffu), b.getInt32(0x7f800000u));
+  llvm::Value* is_nan = b.CreateICmpUGT(b.CreateAnd(x, 0x7fffffffu), llvm::ConstantInt::get(i32, 0x7f800000u));
   llvm::Value* high = b.CreateLShr(x, 16);
   llvm::Value* odd = b.CreateAnd(high, 1u);
-  llvm::Value* rounded = b.CreateLShr(b.CreateAdd(b.CreateAdd(x, b.getInt32(0x7fffu)), odd), 16);
+  llvm::Value* rounded = b.CreateLShr(b.CreateAdd(b.CreateAdd(x, llvm::ConstantInt::get(i32, 0x7fffu)), odd), 16);
   llvm::Value* quiet = b.CreateOr(high, 0x40u);
-  return b.CreateTrunc(b.CreateSelect(is_nan, quiet, rounded), b.getInt16Ty());
+  return b.CreateTrunc(b.CreateSelect(is_nan, quiet, rounded), shaped_like(f, b.getInt16Ty()));
 }
 
 }  // namespace
@@ -66,23 +66,31 @@ NumberKind number_kind(DType dtype) { return info(dtype).kind; }
 llvm::Type* storage_type(llvm::LLVMContext& c, DType dtype) { return to_llvm(c, info(dtype).storage); }
 llvm::Type* compute_type(llvm::LLVMContext& c, DType dtype) { return to_llvm(c, info(dtype).compute); }
 
+llvm::Type* shaped_like(llvm::Value* v, llvm::Type* scalar) {
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(v->getType()))
+    return llvm::VectorType::get(scalar, vector->getElementCount());
+  return scalar;
+}
+
 llvm::Value* to_compute(llvm::IRBuilder<>& b, DType dtype, llvm::Value* v) {
   switch (dtype) {
-    case DType::f16: return b.CreateFPExt(v, b.getFloatTy());
-    case DType::bf16: return b.CreateBitCast(b.CreateShl(b.CreateZExt(v, b.getInt32Ty()), 16), b.getFloatTy());
-    case DType::boolean: return b.CreateICmpNE(v, b.getInt8(0));  // any non-zero byte is true
+    case DType::f16: return b.CreateFPExt(v, shaped_like(v, b.getFloatTy()));
+    case DType::bf16:
+      return b.CreateBitCast(b.CreateShl(b.CreateZExt(v, shaped_like(v, b.getInt32Ty())), 16),
+                             shaped_like(v, b.getFloatTy()));
+    case DType::boolean: return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));  // non-zero is true
     default: return v;
   }
 }
 
-void emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address) {
+llvm::StoreInst* emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address) {
   switch (dtype) {
-    case DType::f16: value = b.CreateFPTrunc(value, b.getHalfTy()); break;  // rounds to nearest even
+    case DType::f16: value = b.CreateFPTrunc(value, shaped_like(value, b.getHalfTy())); break;  // nearest even
     case DType::bf16: value = f32_to_bf16_bits(b, value); break;
-    case DType::boolean: value = b.CreateZExt(value, b.getInt8Ty()); break;
+    case DType::boolean: value = b.CreateZExt(value, shaped_like(value, b.getInt8Ty())); break;
     default: break;
   }
-  b.CreateStore(value, address);
+  return b.CreateStore(value, address);
 }
 
 }  // namespace bcast::jit

@@ -14,8 +14,14 @@ NumberKind number_kind(DType dtype);
 llvm::Type* storage_type(llvm::LLVMContext& context, DType dtype);  // what memory holds
 llvm::Type* compute_type(llvm::LLVMContext& context, DType dtype);  // what ops work on
 
+// `scalar`, or a vector of it with as many lanes as v when v is a vector: the
+// helpers here and in ir_ops.h take scalars and vectors alike.
+llvm::Type* shaped_like(llvm::Value* v, llvm::Type* scalar);
+
 // A storage value (what a load of storage_type gives) as a compute value.
 llvm::Value* to_compute(llvm::IRBuilder<>& b, DType dtype, llvm::Value* storage);
-void emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address);
+// Stores a compute value in its storage type; the caller may set the store's
+// alignment and metadata.
+llvm::StoreInst* emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address);
 
 }  // namespace bcast::jit

@@ -95,8 +95,9 @@ llvm::Value* emit_floor_divide(llvm::IRBuilder<>& b, bool is_signed, llvm::Value
 
 // "x is true": non-zero; NaN counts as true, as in NumPy.
 llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v) {
-  if (v->getType()->isIntegerTy(1)) return v;
-  if (v->getType()->isFloatingPointTy()) return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+  llvm::Type* element = v->getType()->getScalarType();
+  if (element->isIntegerTy(1)) return v;
+  if (element->isFloatingPointTy()) return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
   return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
 }
 
@@ -111,9 +112,11 @@ llvm::Value* emit_nan_first(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y
 llvm::Value* emit_extremum_picks_a(llvm::IRBuilder<>& b, Op op, llvm::Value* x, llvm::Value* y) {
   const Lowering* l = find_lowering(op, NumberKind::floating);
   llvm::Value* extremum = emit_lowering(b, *l, x, y);  // no NaN left when it decides
-  llvm::Type* bits = b.getIntNTy(static_cast<unsigned>(x->getType()->getPrimitiveSizeInBits()));
+  llvm::Type* bits = shaped_like(x, b.getIntNTy(x->getType()->getScalarSizeInBits()));
   llvm::Value* is_a = b.CreateICmpEQ(b.CreateBitCast(extremum, bits), b.CreateBitCast(x, bits));
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), b.getTrue(), b.CreateSelect(b.CreateFCmpUNO(y, y), b.getFalse(), is_a));
+  llvm::Type* truth = is_a->getType();
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), llvm::ConstantInt::getTrue(truth),
+                        b.CreateSelect(b.CreateFCmpUNO(y, y), llvm::ConstantInt::getFalse(truth), is_a));
 }
 
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y) {

@@ -1,4 +1,5 @@
-// The IR of one op on two compute-typed values (see ir_dtypes.h).
+// The IR of one op on two compute-typed values, scalars or vectors alike (see
+// ir_dtypes.h).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>

@@ -2,6 +2,8 @@
 #include "loop_nest_emitter.h"
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include <array>
 #include <cstddef>
@@ -16,6 +18,8 @@ namespace bcast::jit {
 namespace {
 
 using llvm::BasicBlock;
+
+constexpr std::uint64_t kLineBytes = 64;  // a cache line: what one streaming store writes
 using llvm::Value;
 
 class NestEmitter {
@@ -56,6 +60,9 @@ class NestEmitter {
       emit_nest(count, exit);
     }
     b_.SetInsertPoint(exit);
+    // NOTE: [Streaming stores]: non-temporal stores are weakly ordered; the
+    // fence makes them visible before whoever waits for the kernel reads out.
+    if (key_.stream) b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
     b_.CreateRetVoid();
     return fn_;
   }
@@ -91,7 +98,8 @@ class NestEmitter {
     for (int k = 0; k < kNumOperands; ++k)
       row_base[k] =
           b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "row_base");
-    emit_inner_loop(row_base);
+    if (key_.stream) emit_streaming_row(row_base);
+    else emit_inner_loop(row_base);
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
     b_.CreateStore(left, remaining);
     BasicBlock* carry = block("carry");
@@ -107,16 +115,11 @@ class NestEmitter {
   // rows and interleaves them, where a loop of m elements per row could not.
   void emit_fixed_rows(Value* count, BasicBlock* exit) {
     const int m = key_.fixed_row;
-    BasicBlock* pre = b_.GetInsertBlock();
-    BasicBlock* loop = block("rows");
-    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), loop, exit);
-    b_.SetInsertPoint(loop);
-    llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
-    r->addIncoming(b_.getInt64(0), pre);
+    CountedLoop rows = open_loop(b_.getInt64(0), count, "rows", exit);
     std::array<llvm::PHINode*, kNumOperands> row{};
     for (int k = 0; k < kNumOperands; ++k) {
       row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "row");
-      row[k]->addIncoming(base_[k], pre);
+      row[k]->addIncoming(base_[k], rows.preheader);
     }
     for (int j = 0; j < m; ++j) {
       auto at = [&](int k) -> Value* {
@@ -126,10 +129,9 @@ class NestEmitter {
       emit_element(at(kOut), at(kA), at(kB));
     }
     for (int k = 0; k < kNumOperands; ++k)
-      row[k]->addIncoming(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], key_.row_step[k]), loop);
-    Value* next = b_.CreateAdd(r, b_.getInt64(1), "r_next");
-    r->addIncoming(next, loop);
-    b_.CreateCondBr(b_.CreateICmpSLT(next, count), loop, exit);
+      row[k]->addIncoming(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], key_.row_step[k]),
+                          b_.GetInsertBlock());
+    close_loop(rows, b_.getInt64(1));
   }
 
   // Extents, strides and spans of every level, loaded once at entry.
@@ -151,55 +153,139 @@ class NestEmitter {
 
   void emit_inner_loop(const std::array<Value*, kNumOperands>& row_base) {
     const int inner = rank_ - 1;
-    Value* n = extent_[inner];
     // A repeated operand is loaded once, outside the loop.
-    std::array<Value*, kNumOperands> fixed{};
-    for (int k = kA; k <= kB; ++k)
-      if (key_.inner[k] == InnerStride::zero) fixed[k] = load(k, row_base[k]);
-
-    BasicBlock* pre = b_.GetInsertBlock();
-    BasicBlock* loop = block("inner");
-    BasicBlock* done = block("inner_done");
-    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), loop, done);
-
-    b_.SetInsertPoint(loop);
-    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
-    i->addIncoming(b_.getInt64(0), pre);
+    const std::array<Value*, kNumOperands> fixed = load_repeated(row_base);
+    CountedLoop loop = open_loop(b_.getInt64(0), extent_[inner], "inner");
     // Strided operands keep a running offset: a second induction variable.
     std::array<llvm::PHINode*, kNumOperands> running{};
     for (int k = 0; k < kNumOperands; ++k) {
       if (key_.inner[k] != InnerStride::strided) continue;
       running[k] = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
-      running[k]->addIncoming(b_.getInt64(0), pre);
+      running[k]->addIncoming(b_.getInt64(0), loop.preheader);
     }
     std::array<Value*, kNumOperands> address{};
     for (int k = 0; k < kNumOperands; ++k) {
-      if (key_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], i);
+      if (key_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
       if (key_.inner[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
     Value* x = fixed[kA] ? fixed[kA] : load(kA, address[kA]);
     Value* y = fixed[kB] ? fixed[kB] : load(kB, address[kB]);
     store_result(x, y, address[kOut]);
     for (int k = 0; k < kNumOperands; ++k)
-      if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), loop);
-    Value* next = b_.CreateAdd(i, b_.getInt64(1), "i_next");
-    i->addIncoming(next, loop);
-    b_.CreateCondBr(b_.CreateICmpSLT(next, n), loop, done);
-    b_.SetInsertPoint(done);
+      if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), b_.GetInsertBlock());
+    close_loop(loop, b_.getInt64(1));
   }
 
-  // out = op(x, y), x and y loaded as stored (storage_type).
-  void store_result(Value* x, Value* y, Value* out) {
+  // NOTE: [Streaming stores] One row as three loops: scalar elements up to
+  // out's first line boundary, one line of out per vector step (non-temporal,
+  // aligned), scalar elements after the last whole line. Operands are unit or
+  // zero stride here (layout_can_stream), so address i of each is row_base + i.
+  void emit_streaming_row(const std::array<Value*, kNumOperands>& row_base) {
+    const int inner = rank_ - 1;
+    Value* n = extent_[inner];
+    const std::uint64_t size = bytes(kOut);
+    const unsigned lanes = static_cast<unsigned>(kLineBytes / size);
+    const std::array<Value*, kNumOperands> fixed = load_repeated(row_base);
+    // Elements before out's first line boundary; all of them when out is not
+    // even element-aligned (then no store could be line-aligned).
+    Value* address = b_.CreatePtrToInt(row_base[kOut], b_.getInt64Ty(), "out_address");
+    Value* to_line = b_.CreateAnd(b_.CreateSub(b_.getInt64(0), address), kLineBytes - 1);
+    Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(address, size - 1), b_.getInt64(0));
+    Value* head = b_.CreateSelect(aligned, b_.CreateLShr(to_line, llvm::Log2_64(size)), n);
+    head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, head, n, nullptr, "head");
+    Value* body_end = b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(n, head), ~std::uint64_t{lanes - 1}), "body_end");
+
+    emit_scalar_loop(row_base, fixed, b_.getInt64(0), head, "head");
+    std::array<Value*, kNumOperands> splat{};
+    for (int k = kA; k <= kB; ++k)
+      if (fixed[k]) splat[k] = b_.CreateVectorSplat(lanes, fixed[k]);
+    CountedLoop lines = open_loop(head, body_end, "lines");
+    auto vector_at = [&](int k) -> Value* {
+      if (splat[k]) return splat[k];
+      Value* at = b_.CreateGEP(element_type_[k], row_base[k], lines.i);
+      return b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[k], lanes), at, llvm::Align(bytes(k)));
+    };
+    Value* x = vector_at(kA);
+    Value* y = vector_at(kB);
+    llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], row_base[kOut], lines.i));
+    store->setAlignment(llvm::Align(kLineBytes));
+    store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                       llvm::MDNode::get(b_.getContext(), llvm::ConstantAsMetadata::get(b_.getInt32(1))));
+    close_loop(lines, b_.getInt64(lanes));
+    emit_scalar_loop(row_base, fixed, body_end, n, "tail");
+  }
+
+  // Elements [begin, end) of a row of unit and zero stride operands, one at a
+  // time: the few elements around a streaming row's whole lines.
+  void emit_scalar_loop(const std::array<Value*, kNumOperands>& row_base, const std::array<Value*, kNumOperands>& fixed,
+                        Value* begin, Value* end, const std::string& name) {
+    CountedLoop loop = open_loop(begin, end, name);
+    auto at = [&](int k) { return b_.CreateGEP(element_type_[k], row_base[k], loop.i); };
+    Value* x = fixed[kA] ? fixed[kA] : load(kA, at(kA));
+    Value* y = fixed[kB] ? fixed[kB] : load(kB, at(kB));
+    store_result(x, y, at(kOut));
+    close_loop(loop, b_.getInt64(1), /*vectorise=*/false);
+  }
+
+  std::array<Value*, kNumOperands> load_repeated(const std::array<Value*, kNumOperands>& row_base) {
+    std::array<Value*, kNumOperands> fixed{};
+    for (int k = kA; k <= kB; ++k)
+      if (key_.inner[k] == InnerStride::zero) fixed[k] = load(k, row_base[k]);
+    return fixed;
+  }
+
+  // ---- counted loops ----
+
+  // for (i = begin; i < end; i += step): open_loop emits the guard and the
+  // loop block's induction variable and leaves the builder in the loop block
+  // (further PHIs go first); close_loop steps, branches back and leaves the
+  // builder after the loop. `skip` is where an empty loop goes (its own
+  // "_done" block when null).
+  struct CountedLoop {
+    llvm::PHINode* i = nullptr;
+    BasicBlock* preheader = nullptr;
+    BasicBlock* done = nullptr;
+    Value* end = nullptr;
+  };
+  CountedLoop open_loop(Value* begin, Value* end, const std::string& name, BasicBlock* skip = nullptr) {
+    CountedLoop loop;
+    loop.preheader = b_.GetInsertBlock();
+    loop.end = end;
+    BasicBlock* body = block(name);
+    loop.done = skip ? skip : block(name + "_done");
+    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), body, loop.done);
+    b_.SetInsertPoint(body);
+    loop.i = b_.CreatePHI(b_.getInt64Ty(), 2, name == "inner" ? "i" : name + "_i");
+    loop.i->addIncoming(begin, loop.preheader);
+    return loop;
+  }
+  void close_loop(const CountedLoop& loop, Value* step, bool vectorise = true) {
+    Value* next = b_.CreateAdd(loop.i, step, loop.i->getName() + "_next");
+    loop.i->addIncoming(next, b_.GetInsertBlock());
+    llvm::BranchInst* back = b_.CreateCondBr(b_.CreateICmpSLT(next, loop.end), loop.i->getParent(), loop.done);
+    if (!vectorise) {
+      // A loop of a few elements: the vectoriser's checks would cost more than they save.
+      llvm::LLVMContext& c = b_.getContext();
+      llvm::Metadata* off[] = {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                               llvm::ConstantAsMetadata::get(b_.getFalse())};
+      llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, off)});
+      id->replaceOperandWith(0, id);
+      back->setMetadata(llvm::LLVMContext::MD_loop, id);
+    }
+    b_.SetInsertPoint(loop.done);
+  }
+
+  // out = op(x, y), x and y loaded as stored (storage_type), scalars or vectors.
+  llvm::StoreInst* store_result(Value* x, Value* y, Value* out) {
     const DType dtype = key_.dtype;
     Value* cx = to_compute(b_, dtype, x);
     Value* cy = to_compute(b_, dtype, y);
-    if ((key_.op == Op::max || key_.op == Op::min) && (dtype == DType::f16 || dtype == DType::bf16)) {
-      b_.CreateStore(b_.CreateSelect(emit_extremum_picks_a(b_, key_.op, cx, cy), x, y), out);
-      return;
-    }
-    emit_store(b_, result_dtype(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
+    if ((key_.op == Op::max || key_.op == Op::min) && (dtype == DType::f16 || dtype == DType::bf16))
+      return b_.CreateStore(b_.CreateSelect(emit_extremum_picks_a(b_, key_.op, cx, cy), x, y), out);
+    return emit_store(b_, result_dtype(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
   }
   Value* load(int k, Value* address) { return b_.CreateLoad(element_type_[k], address); }
+  std::uint64_t bytes(int k) const { return element_type_[k]->getPrimitiveSizeInBits() / 8; }
   void emit_element(Value* out, Value* a, Value* b) {
     Value* x = load(kA, a);  // a first: argument order is unspecified
     Value* y = load(kB, b);

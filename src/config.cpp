@@ -6,6 +6,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -43,6 +44,29 @@ bool target_ok(std::string_view v) { return v == "host" || v == "ascend-sim"; }
 bool ub_size_ok(std::string_view v) { return int_in<1024, (1 << 20)>(v) && *parse_int(v) % 32 == 0; }
 bool folder_ok(std::string_view v) { return !v.empty(); }
 bool anything(std::string_view) { return true; }
+bool stream_ok(std::string_view v) { return v == "auto" || v == "off" || int_in<0, (std::int64_t{1} << 50)>(v); }
+
+// The size of the last-level cache the first CPU sees (one instance: on a
+// chip with several L3 slices, sysconf would report their sum): outputs larger
+// than it cannot stay in cache anyway, so their stores may bypass it.
+std::uint64_t last_level_cache_bytes() {
+  std::uint64_t bytes = std::uint64_t{32} << 20;  // when the system does not say
+  int best_level = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size");
+    int level = 0;
+    std::string size;
+    if (!(level_file >> level) || !(size_file >> size) || level <= best_level) continue;
+    const auto count = parse_int(std::string_view(size).substr(0, size.size() - 1));
+    if (!count || *count <= 0) continue;
+    const std::uint64_t unit = size.back() == 'K' ? 1 << 10 : size.back() == 'M' ? 1 << 20 : 0;
+    if (unit == 0) continue;
+    best_level = level;
+    bytes = static_cast<std::uint64_t>(*count) * unit;
+  }
+  return bytes;
+}
 
 struct Variable {
   std::string_view name, default_value, accepted, help;
@@ -51,7 +75,7 @@ struct Variable {
 
 enum Index : std::size_t {
   kLogLevel, kVerbose, kJit, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
-  kDumpDir, kTarget, kUbSize, kBlockNum, kDoubleBuffer, kCount
+  kStreamMinBytes, kDumpDir, kTarget, kUbSize, kBlockNum, kDoubleBuffer, kCount
 };
 
 constexpr std::array<Variable, kCount> kVariables{{
@@ -73,6 +97,10 @@ constexpr std::array<Variable, kCount> kVariables{{
      "disk cache folder; default $XDG_CACHE_HOME/bcast or ~/.cache/bcast; off disables it", folder_ok},
     {"BCAST_CACHE_MAX_MB", "256", "1 .. 1048576", "size bound of the disk cache; least recently used files go first",
      int_in<1, (1 << 20)>},
+    {"BCAST_STREAM_MIN_BYTES", "auto", "auto, off, or 0 .. 2^50 bytes",
+     "outputs of at least this many bytes are written with non-temporal (streaming) stores, which skip the "
+     "read-for-ownership of each line; auto: the last-level cache's size",
+     stream_ok},
     {"BCAST_DUMP_DIR", "", "a folder", "write each compiled kernel's IR (before and after optimisation) and assembly",
      anything},
     {"BCAST_TARGET", "host", "host ascend-sim",
@@ -161,6 +189,7 @@ class Store {
   std::atomic<std::size_t> capacity{0};
   std::atomic<std::uint64_t> generation{0};
   std::atomic<std::uint64_t> max_bytes{0};
+  std::atomic<std::uint64_t> stream_min_bytes{0};
 
  private:
   // Mirrors the text values into the typed fields. Called with mutex_ held.
@@ -174,7 +203,12 @@ class Store {
     grain = number(kGrain);
     capacity = static_cast<std::size_t>(number(kCacheCapacity));
     max_bytes = static_cast<std::uint64_t>(number(kCacheMaxMb)) << 20;
-    if (opt_level != number(kOptLevel) || isa_ != value_[kMaxIsa]) ++generation;
+    const std::uint64_t stream = value_[kStreamMinBytes] == "off"    ? ~std::uint64_t{0}
+                                 : value_[kStreamMinBytes] == "auto" ? last_level_cache_bytes()
+                                                                     : static_cast<std::uint64_t>(number(kStreamMinBytes));
+    // The streaming threshold picks kernels too: a change must reach call memos.
+    if (opt_level != number(kOptLevel) || isa_ != value_[kMaxIsa] || stream_min_bytes != stream) ++generation;
+    stream_min_bytes = stream;
     opt_level = static_cast<int>(number(kOptLevel));
     isa_ = value_[kMaxIsa];
     cache_dir_ = value_[kCacheDir] == "off" ? "" : value_[kCacheDir].empty() ? default_cache_dir() : value_[kCacheDir];
@@ -211,6 +245,7 @@ std::string log_level() { return store().value(kLogLevel); }
 std::string max_isa() { return store().value(kMaxIsa); }
 std::string cache_dir() { return store().resolved_cache_dir(); }
 std::uint64_t cache_max_bytes() { return store().max_bytes.load(std::memory_order_relaxed); }
+std::uint64_t stream_min_bytes() { return store().stream_min_bytes.load(std::memory_order_relaxed); }
 std::string dump_dir() { return store().value(kDumpDir); }
 std::string target() { return store().value(kTarget); }
 bool ascend_target() { return store().ascend.load(std::memory_order_relaxed); }

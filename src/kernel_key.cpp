@@ -32,6 +32,26 @@ InnerStride classify(std::int64_t stride, bool repeated) {
   return stride == 1 ? InnerStride::unit : InnerStride::strided;
 }
 
+// NOTE: [Streaming stores]: host kernels on x86-64 (the kernel ends with
+// sfence); out contiguous along the row and each input contiguous or repeated,
+// so that one vector step reads and writes whole vectors.
+bool layout_can_stream(const KernelKey& key) {
+#if defined(__x86_64__)
+  return key.target == Target::host && key.rank > 0 && key.fixed_row == 0 && key.inner[kOut] == InnerStride::unit &&
+         key.inner[kA] != InnerStride::strided && key.inner[kB] != InnerStride::strided;
+#else
+  (void)key;
+  return false;
+#endif
+}
+
+bool streams_output(const KernelKey& key, const BroadcastPlan& plan, std::size_t out_size,
+                    std::uint64_t stream_min_bytes) {
+  if (!layout_can_stream(key)) return false;
+  return plan.extents.back() * static_cast<std::int64_t>(out_size) >= kStreamMinRowBytes &&
+         static_cast<std::uint64_t>(plan.numel) * out_size >= stream_min_bytes;
+}
+
 }  // namespace
 
 std::string_view target_name(Target target) { return target == Target::host ? "host" : "ascend-sim"; }
@@ -57,6 +77,7 @@ std::string KernelKey::inner_code() const {
 }
 
 std::string KernelKey::layout_code() const {
+  if (stream) return inner_code() + ".nt";
   if (fixed_row == 0) return inner_code();
   return fmt::format("{}.r{}-{}-{}-{}", inner_code(), fixed_row, row_step[kOut], row_step[kA], row_step[kB]);
 }
@@ -76,16 +97,18 @@ std::uint64_t KernelKey::hash() const {
                                     static_cast<std::uint8_t>(dtype),   rank,
                                     static_cast<std::uint8_t>(inner[0]), static_cast<std::uint8_t>(inner[1]),
                                     static_cast<std::uint8_t>(inner[2]), fixed_row};
+  const std::uint64_t flags = stream ? 1 : 0;
   std::array<std::uint64_t, 4> words{};
   std::memcpy(&words[0], small.data(), small.size());
   words[1] = codegen | (std::uint64_t{row_step[0]} << 32) | (std::uint64_t{row_step[1]} << 40) |
-             (std::uint64_t{row_step[2]} << 48);
+             (std::uint64_t{row_step[2]} << 48) | (flags << 56);
   words[2] = codes[0];
   words[3] = codes[1];
   return XXH3_64bits(words.data(), sizeof words);
 }
 
-KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen) {
+KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen,
+                          std::uint64_t stream_min_bytes) {
   KernelKey key;
   key.target = target;
   key.op = op;
@@ -115,6 +138,7 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
     if (fixed) key.fixed_row = static_cast<std::uint8_t>(m);
     else key.row_step = {};
   }
+  key.stream = streams_output(key, plan, dtype_size(result_dtype(op, dtype)), stream_min_bytes);
   return key;
 }
 
@@ -124,6 +148,11 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
   const std::optional<DType> d = parse_dtype(dtype);
   // "uuz" or "uuz.r<m>-<out>-<a>-<b>"
   int rows[4] = {0, 0, 0, 0};
+  bool stream = false;
+  if (inner.size() == 6 && inner.substr(3) == ".nt") {
+    stream = true;
+    inner = inner.substr(0, 3);
+  }
   if (inner.size() > 3) {
     const std::string suffix(inner.substr(3));
     if (std::sscanf(suffix.c_str(), ".r%d-%d-%d-%d", &rows[0], &rows[1], &rows[2], &rows[3]) != 4 ||
@@ -153,6 +182,10 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
       case 's': key.inner[k] = InnerStride::strided; break;
       default: return std::nullopt;
     }
+  }
+  if (stream) {
+    if (!layout_can_stream(key)) return std::nullopt;
+    key.stream = true;
   }
   if (rows[0] > 0) {
     if (key.rank != 2) return std::nullopt;

@@ -41,6 +41,9 @@ struct KernelKey {
   // row to the next, when all are compile-time constants; 0 otherwise.
   std::uint8_t fixed_row = 0;
   std::array<std::uint8_t, kNumOperands> row_step{};  // 0, 1 or fixed_row
+  // NOTE: [Streaming stores] The inner loop writes out a cache line at a time
+  // with non-temporal stores.
+  bool stream = false;
 
   DimCode code(int level) const;
   BroadcastType type() const;
@@ -51,7 +54,7 @@ struct KernelKey {
   // CPU, opt level and a hash of the CPU features and vector width).
   std::string to_string() const;
   std::string inner_code() const;  // "uuz": the inner strides of out, a, b
-  std::string layout_code() const;  // inner_code(), then ".r4-4-4-1" for fixed rows
+  std::string layout_code() const;  // inner_code(), then ".r4-4-4-1" for fixed rows or ".nt" for streaming
   std::uint64_t hash() const;
 
   friend bool operator==(const KernelKey&, const KernelKey&) = default;
@@ -63,13 +66,27 @@ struct KernelKeyHash {
   std::size_t operator()(const KernelKey& key) const { return key.hash(); }
 };
 
-// The key of a planned call. Plans of rank above 64 levels cannot occur
-// (layouts are limited to kMaxRank dims).
-KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen);
+// NOTE: [Streaming stores] A store to a line that is not in cache first reads
+// the line (read-for-ownership), so an output far larger than the cache costs
+// twice its size in traffic. Non-temporal stores write whole lines without that
+// read: for a write-mostly call such as [4096,1] + [1,4096] they are worth a
+// quarter to a half more bandwidth. The kernel peels elements until out is
+// line-aligned, stores one line per vector step, finishes the row with scalar
+// stores, and ends with a store fence. They pay only where the output cannot
+// stay in cache (BCAST_STREAM_MIN_BYTES, by default the last-level cache) and
+// on rows long enough for the peeling not to dominate.
+inline constexpr std::int64_t kStreamMinRowBytes = 256;
+inline constexpr std::uint64_t kNeverStream = ~std::uint64_t{0};
+
+// The key of a planned call; a host call whose output has at least
+// stream_min_bytes bytes gets streaming stores where its layout allows them.
+// Plans of rank above 64 levels cannot occur (layouts are limited to kMaxRank dims).
+KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen,
+                          std::uint64_t stream_min_bytes = kNeverStream);
 
 // A key from its printed parts, as the disk cache's header keeps them:
 // op "add", dtype "f32", type "[expand_b,same]", inner "uuz" (or a
-// layout_code() such as "uuz.r4-4-4-1"). nullopt if any
+// layout_code() such as "uuz.r4-4-4-1" or "uuz.nt"). nullopt if any
 // part does not parse.
 std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std::string_view dtype,
                                          std::string_view type, std::string_view inner, std::uint32_t codegen);

@@ -24,6 +24,10 @@ std::uint32_t current_codegen_id() {
   return static_cast<std::uint32_t>(c);
 }
 
+KernelKey call_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan) {
+  return make_kernel_key(target, op, dtype, plan, current_codegen_id(), config::stream_min_bytes());
+}
+
 SelectedKernel run_on_host(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
                            const BroadcastPlan& plan, const std::optional<FusedRows>& fused) {
   const ElementSizes sizes{out.element_size(), a.element_size(), b.element_size()};
@@ -56,7 +60,7 @@ KernelStamp kernel_stamp() {
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
   std::string_view outcome = "reference";
   if (jit_enabled()) {
-    const KernelKey key = make_kernel_key(Target::host, op, dtype, plan, current_codegen_id());
+    const KernelKey key = call_kernel_key(Target::host, op, dtype, plan);
     jit::CacheOutcome how{};
     if (auto kernel = jit::kernel_cache().get(key, &how)) {
       std::atomic<std::uint64_t>* memo_hits = &kernel->memo_hits;

@@ -47,6 +47,10 @@ SelectedKernel run_on_host(Op op, const TensorView& a, const TensorView& b, cons
 // The interned codegen settings new kernels are compiled with.
 std::uint32_t current_codegen_id();
 
+// The key a planned call on `target` runs with under the current settings
+// (codegen, and the streaming threshold of NOTE: [Streaming stores]).
+KernelKey call_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan);
+
 // The target ops run on now (BCAST_TARGET).
 Target current_target();
 

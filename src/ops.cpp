@@ -32,7 +32,7 @@ void report_call(Op op, const TensorView& a, const TensorView& b, const TensorVi
                  const SelectedKernel& kernel, std::chrono::steady_clock::duration took) {
   const Target target = kernel.outcome == "ascend-sim" ? Target::ascend_sim : Target::host;
   const std::string key =
-      kernel.jit ? make_kernel_key(target, op, a.dtype, plan, current_codegen_id()).to_string() : "reference";
+      kernel.jit ? call_kernel_key(target, op, a.dtype, plan).to_string() : "reference";
   const std::string line = fmt::format(
       "bcast: {} {} {} & {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", op_name(op), dtype_name(a.dtype),
       to_string(a.shape()), to_string(b.shape()), to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),

@@ -77,7 +77,7 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   if (impl->plan.numel > 0) {
     impl->kernel = select_kernel(op, dtype, impl->plan);
     if (impl->kernel.jit)
-      impl->key = make_kernel_key(Target::host, op, dtype, impl->plan, current_codegen_id()).to_string();
+      impl->key = call_kernel_key(Target::host, op, dtype, impl->plan).to_string();
   }
   impl->fast = make_fast_call(*impl);
   PreparedOp prepared;
@@ -142,7 +142,7 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   if (!jit_enabled()) return "reference";
-  return make_kernel_key(current_target(), op, dtype, plan_broadcast(out, a, b), current_codegen_id()).to_string();
+  return call_kernel_key(current_target(), op, dtype, plan_broadcast(out, a, b)).to_string();
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "bcast/config.h"
+#include "bcast/prepared.h"
 #include "config.h"
 #include "thread_pool.h"
 #include "executor.h"
@@ -77,6 +78,7 @@ TEST_F(Env, InvalidValuesWarnAndKeepTheDefault) {
       {"BCAST_CACHE_CAPACITY", "lots", "0 .. 1048576"},
       {"BCAST_CACHE_DIR", "", "a folder, or off"},
       {"BCAST_CACHE_MAX_MB", "0", "1 .. 1048576"},
+      {"BCAST_STREAM_MIN_BYTES", "-1", "auto, off, or 0 .. 2^50 bytes"},
       {"BCAST_TARGET", "gpu", "host ascend-sim"},
       {"BCAST_UB_SIZE", "1000", "1024 .. 1048576, a multiple of 32"},
       {"BCAST_BLOCK_NUM", "0", "1 .. 64"},
@@ -183,6 +185,38 @@ TEST_F(Env, ThreadsAndGrainDecideHowACallSplits) {
   after = ThreadPool::instance().stats();
   EXPECT_EQ(after.jobs, before.jobs) << "a call under the grain never wakes a worker";
   EXPECT_EQ(after.parts_on_workers, before.parts_on_workers);
+}
+
+TEST_F(Env, StreamMinBytesDecidesWhichOutputsGetStreamingStores) {
+  // NOTE: [Streaming stores]: [2048,1] + [1,2048] f32 writes 16 MiB of out.
+  const Tensor a(DType::f32, {2048, 1}), b(DType::f32, {1, 2048});
+  const auto key = [&] { return kernel_key_for(Op::add, DType::f32, Layout::contiguous({2048, 2048}), a.layout(), b.layout()); };
+#if defined(__x86_64__)
+  set("BCAST_STREAM_MIN_BYTES", "16777216");
+  reload();
+  EXPECT_THAT(key(), HasSubstr(".uzu.nt."));
+  set("BCAST_STREAM_MIN_BYTES", "16777217");
+  reload();
+  EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt.")));
+  set("BCAST_STREAM_MIN_BYTES", "0");
+  reload();
+  EXPECT_THAT(key(), HasSubstr(".uzu.nt."));
+  // Rows under kStreamMinRowBytes never stream: [R,63] + [1,63] f32 rows are 252 bytes.
+  EXPECT_THAT(kernel_key_for(Op::add, DType::f32, Layout::contiguous({9, 63}), Layout::contiguous({9, 63}),
+                             Layout::contiguous({1, 63})),
+              ::testing::Not(HasSubstr(".nt.")));
+  set("BCAST_STREAM_MIN_BYTES", "off");
+  reload();
+  EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt.")));
+  set("BCAST_STREAM_MIN_BYTES", "auto");
+  reload();
+  EXPECT_GE(config::stream_min_bytes(), 1u << 20) << "auto is a last-level cache size";
+  EXPECT_LT(config::stream_min_bytes(), kNeverStream);
+#else
+  set("BCAST_STREAM_MIN_BYTES", "0");
+  reload();
+  EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt."))) << "streaming stores are x86-64 only";
+#endif
 }
 
 TEST_F(Env, CacheCapacityBoundsResidentKernels) {

@@ -69,6 +69,27 @@ TEST(GeneratedCode, UnitStrideF32AddUsesPackedVectorAdds) {
 #endif
 }
 
+TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
+#if defined(__x86_64__)
+  // NOTE: [Streaming stores], for a float, a half and a byte output.
+  for (const DType dtype : {DType::f32, DType::f16, DType::u8}) {
+    KernelKey key = key_for(Op::add, dtype, {DC::expand_a, DC::same});
+    key.stream = true;
+    EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".uuu.nt.host."));
+    // The disk cache's header names the key by these parts.
+    EXPECT_EQ(make_kernel_key(Target::host, "add", dtype_name(dtype), to_string(key.type()), key.layout_code(),
+                              key.codegen),
+              key);
+    EXPECT_FALSE(std::regex_search(jit::kernel_ir(key, false), std::regex(R"(= (mul|shl|fmul)\b)")));
+    const std::string assembly = jit::kernel_assembly(key);
+    EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?movnt(ps|dq)\s+%?[xyz]mm)"))) << assembly;
+    EXPECT_THAT(assembly, ::testing::HasSubstr("sfence"));
+  }
+#else
+  GTEST_SKIP() << "streaming stores are x86-64 only";
+#endif
+}
+
 // ---- differential: JIT against the reference executor ----
 
 // Runs op on the views twice, through the JIT and through the reference
@@ -156,6 +177,77 @@ TEST_P(JitDifferential, RandomCasesMatchTheReferenceBitForBit) {
   EXPECT_EQ(stats.failures, 0u);
   RecordProperty("distinct_kernels", static_cast<int>(keys.size()));
   std::cout << dtype_name(dtype) << ": " << cases << " cases over " << keys.size() << " kernels\n";
+}
+
+// NOTE: [Streaming stores]: every op and broadcast pattern a streaming kernel
+// serves, with out and the inputs starting at every offset within a line
+// (so the head, the whole lines and the tail all run), against the reference.
+TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
+#if defined(__x86_64__)
+  const DType dtype = GetParam();
+  const std::string saved = get_setting("BCAST_STREAM_MIN_BYTES");
+  set_setting("BCAST_STREAM_MIN_BYTES", "0");
+  struct Restore {
+    std::string value;
+    ~Restore() { set_setting("BCAST_STREAM_MIN_BYTES", value); }
+  } restore{saved};
+  std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 104729 + 7);
+  struct Pattern {
+    Shape out, a, b;
+  };
+  // Rows of at least 300 elements: kStreamMinRowBytes for every dtype.
+  const std::vector<Pattern> patterns{{{3, 301}, {3, 301}, {3, 301}},
+                                      {{4, 333}, {4, 1}, {1, 333}},
+                                      {{5, 300}, {5, 300}, {5, 1}},
+                                      {{2, 3, 300}, {2, 1, 300}, {1, 3, 1}},
+                                      {{1000}, {1}, {1000}}};
+  // A view of `shape` whose last dim starts `skip` elements into its parent's.
+  auto offset_view = [](const Tensor& parent, std::int64_t skip, std::int64_t extent) {
+    std::vector<IndexItem> items(parent.shape().size() - 1, Slice{});
+    items.push_back(Slice{skip, skip + extent, 1});
+    return index(parent, items);
+  };
+  auto with_room = [](Shape s) {
+    s.back() += 64;
+    return s;
+  };
+  std::set<std::string> keys;
+  for (int o = 0; o < kNumOps; ++o) {
+    const Op op = static_cast<Op>(o);
+    if (!op_supports(op, dtype)) continue;
+    for (const Pattern& p : patterns) {
+      const std::int64_t skip = std::uniform_int_distribution<std::int64_t>(0, 63)(rng);
+      const Tensor a_parent(dtype, with_room(p.a)), b_parent(dtype, with_room(p.b));
+      const Tensor out_parent(result_dtype(op, dtype), with_room(p.out));
+      const TensorView a = offset_view(a_parent, (skip * 7) % 64, p.a.back());
+      const TensorView b = offset_view(b_parent, (skip * 13) % 64, p.b.back());
+      const TensorView out = offset_view(out_parent, skip, p.out.back());
+      test::fill_random(a, rng);
+      test::fill_random(b, rng);
+      sprinkle_special_values(a, rng);
+      sprinkle_special_values(b, rng);
+      const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
+      const KernelKey key = call_kernel_key(Target::host, op, dtype, plan);
+      const std::string label = key.to_string() + " on " + to_string(p.a) + " & " + to_string(p.b) + ", out at +" +
+                                std::to_string(skip);
+      ASSERT_TRUE(key.stream) << label;
+      ASSERT_TRUE(select_kernel(op, dtype, plan).jit) << label << ": no JIT kernel";
+      keys.insert(key.to_string());
+      binary(op, a, b, out);
+      Tensor expected(out.dtype, p.out);
+      execute_plan(plan_broadcast(expected.layout(), a.layout, b.layout), reference_kernel(op, dtype),
+                   {expected.data(), a.data, b.data}, {expected.view().element_size(), a.element_size(), b.element_size()},
+                   1);
+      if (const std::int64_t i = test::first_mismatch(op, out, expected); i >= 0)
+        FAIL() << label << ": element " << i << " is " << test::get(out, i) << ", the reference gives "
+               << test::get(expected, i);
+    }
+  }
+  EXPECT_EQ(kernel_cache_stats().failures, 0u);
+  std::cout << dtype_name(dtype) << ": " << keys.size() << " streaming kernels\n";
+#else
+  GTEST_SKIP() << "streaming stores are x86-64 only";
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryDType, JitDifferential,
