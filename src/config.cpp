@@ -98,8 +98,8 @@ constexpr std::array<Variable, kCount> kVariables{{
     {"BCAST_CACHE_MAX_MB", "256", "1 .. 1048576", "size bound of the disk cache; least recently used files go first",
      int_in<1, (1 << 20)>},
     {"BCAST_STREAM_MIN_BYTES", "auto", "auto, off, or 0 .. 2^50 bytes",
-     "outputs of at least this many bytes are written with non-temporal (streaming) stores, which skip the "
-     "read-for-ownership of each line; auto: the last-level cache's size",
+     "calls that move at least this many bytes (inputs read plus output written) write out with non-temporal "
+     "(streaming) stores, which skip reading each line before writing it; auto: the last-level cache's size",
      stream_ok},
     {"BCAST_DUMP_DIR", "", "a folder", "write each compiled kernel's IR (before and after optimisation) and assembly",
      anything},

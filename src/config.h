@@ -14,8 +14,8 @@ bool jit();
 bool verbose();
 int threads();            // resolved: never 0
 std::int64_t grain();
-// Outputs of at least this many bytes get streaming stores (BCAST_STREAM_MIN_BYTES;
-// "off" is the largest value).
+// Calls that move at least this many bytes get streaming stores
+// (BCAST_STREAM_MIN_BYTES; "off" is the largest value).
 std::uint64_t stream_min_bytes();
 std::size_t cache_capacity();
 int opt_level();

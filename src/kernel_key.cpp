@@ -45,11 +45,24 @@ bool layout_can_stream(const KernelKey& key) {
 #endif
 }
 
-bool streams_output(const KernelKey& key, const BroadcastPlan& plan, std::size_t out_size,
+// The bytes a call moves: out written once, each input's distinct elements
+// read once (a repeated input is read once per element it holds).
+std::uint64_t bytes_moved(const BroadcastPlan& plan, const std::array<std::size_t, kNumOperands>& sizes) {
+  std::uint64_t total = 0;
+  for (int k = 0; k < kNumOperands; ++k) {
+    std::uint64_t elements = 1;
+    for (int l = 0; l < plan.rank(); ++l)
+      if (plan.strides[k][l] != 0) elements *= static_cast<std::uint64_t>(plan.extents[l]);
+    total += elements * sizes[k];
+  }
+  return total;
+}
+
+bool streams_output(const KernelKey& key, const BroadcastPlan& plan, const std::array<std::size_t, kNumOperands>& sizes,
                     std::uint64_t stream_min_bytes) {
   if (!layout_can_stream(key)) return false;
-  return plan.extents.back() * static_cast<std::int64_t>(out_size) >= kStreamMinRowBytes &&
-         static_cast<std::uint64_t>(plan.numel) * out_size >= stream_min_bytes;
+  return plan.extents.back() * static_cast<std::int64_t>(sizes[kOut]) >= kStreamMinRowBytes &&
+         bytes_moved(plan, sizes) >= stream_min_bytes;
 }
 
 }  // namespace
@@ -138,7 +151,8 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
     if (fixed) key.fixed_row = static_cast<std::uint8_t>(m);
     else key.row_step = {};
   }
-  key.stream = streams_output(key, plan, dtype_size(result_dtype(op, dtype)), stream_min_bytes);
+  const std::array<std::size_t, kNumOperands> sizes{dtype_size(result_dtype(op, dtype)), dtype_size(dtype), dtype_size(dtype)};
+  key.stream = streams_output(key, plan, sizes, stream_min_bytes);
   return key;
 }
 

@@ -73,13 +73,14 @@ struct KernelKeyHash {
 // quarter to a half more bandwidth. The kernel peels elements until out is
 // line-aligned, stores one line per vector step, finishes the row with scalar
 // stores, and ends with a store fence. They pay only where the output cannot
-// stay in cache (BCAST_STREAM_MIN_BYTES, by default the last-level cache) and
-// on rows long enough for the peeling not to dominate.
+// stay in cache: calls that move (read plus write) at least
+// BCAST_STREAM_MIN_BYTES, by default the last-level cache's size, on rows long
+// enough for the peeling not to dominate.
 inline constexpr std::int64_t kStreamMinRowBytes = 256;
 inline constexpr std::uint64_t kNeverStream = ~std::uint64_t{0};
 
-// The key of a planned call; a host call whose output has at least
-// stream_min_bytes bytes gets streaming stores where its layout allows them.
+// The key of a planned call; a host call that moves at least stream_min_bytes
+// bytes gets streaming stores where its layout allows them.
 // Plans of rank above 64 levels cannot occur (layouts are limited to kMaxRank dims).
 KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen,
                           std::uint64_t stream_min_bytes = kNeverStream);

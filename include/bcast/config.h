@@ -12,7 +12,7 @@
 // | BCAST_CACHE_CAPACITY | 1024                         | 0 .. 2^20 kernels in memory; 0 disables    |
 // | BCAST_CACHE_DIR      | $XDG_CACHE_HOME/bcast or ~/.cache/bcast | a folder, or off             |
 // | BCAST_CACHE_MAX_MB   | 256                          | 1 .. 2^20 MiB on disk                       |
-// | BCAST_STREAM_MIN_BYTES | auto (the last-level cache) | auto, off, 0 .. 2^50 bytes of output    |
+// | BCAST_STREAM_MIN_BYTES | auto (the last-level cache) | auto, off, 0 .. 2^50 bytes moved        |
 // | BCAST_DUMP_DIR       | (none)                       | a folder for IR and assembly dumps         |
 // | BCAST_TARGET         | host                         | host ascend-sim                            |
 // | BCAST_UB_SIZE        | 196608                       | 1024 .. 1048576, a multiple of 32          |
