@@ -39,7 +39,7 @@ struct KernelStamp {
 KernelStamp kernel_stamp();
 
 // Runs a validated, planned call on the host, split across threads; `fused`
-// is fuse_short_rows(plan), computed once by the caller. Returns the kernel
+// is fuse_short_rows(plan, input element size), computed once by the caller. Returns the kernel
 // that ran (for BCAST_VERBOSE).
 SelectedKernel run_on_host(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
                            const BroadcastPlan& plan, const std::optional<FusedRows>& fused);

@@ -75,7 +75,7 @@ struct CallMemo {
     out = z.layout;
     out_is_fresh = fresh;
     plan = std::move(p);
-    fused = fuse_short_rows(plan);
+    fused = fuse_short_rows(plan, dtype_size(x.dtype));
     data = DataCheck(x.dtype, z.dtype, x.layout, y.layout, z.layout);
     kernel = {};
   }

@@ -72,7 +72,7 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   auto impl = std::make_shared<PreparedOp::Impl>();
   *impl = {op, dtype, a, b, out, plan_broadcast(out, a, b), {}, {}, "", "reference", {}};
-  impl->fused = fuse_short_rows(impl->plan);
+  impl->fused = fuse_short_rows(impl->plan, dtype_size(dtype));
   impl->type = to_string(impl->plan.type);
   if (impl->plan.numel > 0) {
     impl->kernel = select_kernel(op, dtype, impl->plan);

@@ -1,15 +1,16 @@
 // Fusing short rows (NOTE: [Short rows]).
 #include "short_rows.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace bcast {
 
-std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan) {
+std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan, std::size_t element_size) {
   if (plan.rank() != 2) return std::nullopt;
   const std::int64_t rows = plan.extents[0], m = plan.extents[1];
   if (m > kShortRow) return std::nullopt;
-  const std::int64_t k = kFusedRow / m;
+  const std::int64_t k = rows_per_fused(m, element_size);
   if (rows < 2 * k) return std::nullopt;
   // Which input is the one short row that every row reuses?
   int repeated = -1;
@@ -47,9 +48,13 @@ std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan) {
 void fill_pattern(const FusedRows& f, const BroadcastPlan& original, const void* repeated_data, std::size_t size,
                   std::vector<std::byte>& pattern) {
   const std::size_t row = static_cast<std::size_t>(original.extents[1]) * size;
-  pattern.resize(row * static_cast<std::size_t>(f.rows_per_fused));
+  const std::size_t total = row * static_cast<std::size_t>(f.rows_per_fused);
+  pattern.resize(total);
   const auto* src = static_cast<const std::byte*>(repeated_data) + original.base[f.repeated] * static_cast<std::int64_t>(size);
-  for (std::int64_t r = 0; r < f.rows_per_fused; ++r) std::memcpy(pattern.data() + r * row, src, row);
+  std::memcpy(pattern.data(), src, row);
+  // Doubling: a few copies however many rows the pattern holds.
+  for (std::size_t filled = row; filled < total; filled *= 2)
+    std::memcpy(pattern.data() + filled, pattern.data(), std::min(filled, total - filled));
 }
 
 }  // namespace bcast

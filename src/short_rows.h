@@ -6,6 +6,7 @@
 // long, vectorised rows. Rows left over (R mod k) run unfused.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -14,8 +15,13 @@
 
 namespace bcast {
 
-inline constexpr std::int64_t kShortRow = 16;    // rows up to this many elements fuse
-inline constexpr std::int64_t kFusedRow = 128;   // elements a fused row aims for
+inline constexpr std::int64_t kShortRow = 16;        // rows up to this many elements fuse
+inline constexpr std::int64_t kFusedRowBytes = 2048;  // bytes of input a fused row aims for (the pattern stays in L1)
+
+// Rows of m elements of element_size bytes that one fused row holds.
+inline std::int64_t rows_per_fused(std::int64_t m, std::size_t element_size) {
+  return std::max<std::int64_t>(1, kFusedRowBytes / (m * static_cast<std::int64_t>(element_size)));
+}
 
 struct FusedRows {
   BroadcastPlan fused;           // over super-rows; the repeated operand reads `pattern`
@@ -24,8 +30,9 @@ struct FusedRows {
   std::int64_t rows_per_fused = 0;
 };
 
-// The fused form of `plan`, if it qualifies (see the note); nullopt otherwise.
-std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan);
+// The fused form of `plan`, whose inputs have elements of `element_size`
+// bytes, if it qualifies (see the note); nullopt otherwise.
+std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan, std::size_t element_size);
 
 // Fills `pattern` with the repeated operand's row, rows_per_fused times.
 void fill_pattern(const FusedRows& f, const BroadcastPlan& original, const void* repeated_data, std::size_t size,

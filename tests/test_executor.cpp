@@ -162,13 +162,14 @@ TEST(Executor, ShortRowsFuseAndMatchNaive) {
   int fused = 0;
   for (DType dtype : {DType::f32, DType::u8, DType::f16, DType::f64, DType::i32}) {
     for (std::int64_t m = 1; m <= 16; ++m) {
-      for (std::int64_t rows : {std::int64_t{3}, 2 * (kFusedRow / m), 2 * (kFusedRow / m) + 5, std::int64_t{1000}}) {
+      const std::int64_t k = rows_per_fused(m, dtype_size(dtype));
+      for (std::int64_t rows : {std::int64_t{3}, 2 * k, 2 * k + 5, 3 * k + 1}) {
         for (bool repeated_a : {false, true}) {
           const Shape big{rows, m}, row{m};
           Tensor x(dtype, repeated_a ? row : big), y(dtype, repeated_a ? big : row), out(dtype, big);
           test::fill_random(x, rng);
           test::fill_random(y, rng);
-          fused += fuse_short_rows(plan_broadcast(out.layout(), x.layout(), y.layout())).has_value();
+          fused += fuse_short_rows(plan_broadcast(out.layout(), x.layout(), y.layout()), dtype_size(dtype)).has_value();
           expect_matches_naive(Op::sub, x, y, out);
           if (HasFailure()) return;
         }
@@ -194,9 +195,9 @@ TEST(Executor, ShortRowsFuseAndMatchNaive) {
       }
   // Not fused: rows too long, or the repeated operand varies between rows.
   EXPECT_FALSE(fuse_short_rows(plan_broadcast(Layout::contiguous({500, 17}), Layout::contiguous({500, 17}),
-                                              Layout::contiguous({17}))));
+                                              Layout::contiguous({17})), 4));
   EXPECT_FALSE(fuse_short_rows(plan_broadcast(Layout::contiguous({500, 4}), Layout::contiguous({500, 4}),
-                                              Layout::contiguous({500, 1}))));
+                                              Layout::contiguous({500, 1})), 4));
 }
 
 }  // namespace
