@@ -18,9 +18,10 @@ namespace bcast::jit {
 namespace {
 
 using llvm::BasicBlock;
-
-constexpr std::uint64_t kLineBytes = 64;  // a cache line: what one streaming store writes
 using llvm::Value;
+
+constexpr std::uint64_t kLineBytes = 64;       // a cache line: what one streaming store writes
+constexpr std::uint64_t kTransposeBytes = 64;  // a column of a transposed tile: one line of t
 
 class NestEmitter {
  public:
@@ -56,6 +57,8 @@ class NestEmitter {
       b_.CreateBr(exit);
     } else if (key_.fixed_row > 0) {
       emit_fixed_rows(count, exit);
+    } else if (key_.transposed != 0) {
+      emit_transposed_tiles(count, exit);
     } else {
       emit_nest(count, exit);
     }
@@ -99,7 +102,7 @@ class NestEmitter {
       row_base[k] =
           b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "row_base");
     if (key_.stream) emit_streaming_row(row_base);
-    else emit_inner_loop(row_base);
+    else emit_inner_loop(row_base, extent_[rank_ - 1]);
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
     b_.CreateStore(left, remaining);
     BasicBlock* carry = block("carry");
@@ -134,6 +137,133 @@ class NestEmitter {
     close_loop(rows, b_.getInt64(1));
   }
 
+  // NOTE: [Transposed tiles] Rank 2, input t stepping 1 from row to row and a
+  // run-time stride along the row (a transposed view). Row by row, each of
+  // t's elements would be a load of its own from a different line. Instead,
+  // blocks of L x L elements, L = one cache line of t's elements: L loads of a
+  // whole line (t's columns of the block), a transpose in registers (log2 L
+  // rounds of interleaving shuffles), then L rows of out computed and stored
+  // as vectors. Each line of t is read once, whole: with strides of a power of
+  // two, lines kept for a second visit evict one another (half-line columns
+  // measured 23 GB/s on [4096,4096] f32, whole lines 26.5). Columns and rows
+  // left over run the scalar inner loop.
+  void emit_transposed_tiles(Value* count, BasicBlock* exit) {
+    load_levels();
+    const int t = key_.transposed, other = t == kA ? kB : kA;
+    const unsigned lanes = static_cast<unsigned>(kTransposeBytes / bytes(t));
+    Value* cols = extent_[1];
+    Value* full_rows = b_.CreateAnd(count, ~std::uint64_t{lanes - 1}, "full_rows");
+    Value* full_cols = b_.CreateAnd(cols, ~std::uint64_t{lanes - 1}, "full_cols");
+    BasicBlock* entry = b_.GetInsertBlock();
+
+    // Blocks of `lanes` rows.
+    CountedLoop blocks = open_loop(b_.getInt64(0), full_rows, "row_blocks");
+    std::array<llvm::PHINode*, kNumOperands> block_row{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      block_row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "block_row");
+      block_row[k]->addIncoming(base_[k], blocks.preheader);
+    }
+    // Row p of the block, for out and the other input (p = lanes: the next block).
+    std::array<std::vector<Value*>, kNumOperands> rows;
+    for (const int k : {static_cast<int>(kOut), other}) {
+      rows[k].push_back(block_row[k]);
+      for (unsigned p = 0; p < lanes; ++p)
+        rows[k].push_back(b_.CreateGEP(element_type_[k], rows[k].back(), stride_[k][0]));
+    }
+    std::vector<Value*> repeated(lanes);  // the other input's value per row, when it repeats along the row
+    if (key_.inner[other] == InnerStride::zero)
+      for (unsigned p = 0; p < lanes; ++p) repeated[p] = b_.CreateVectorSplat(lanes, load(other, rows[other][p]));
+
+    CountedLoop col_blocks = open_loop(b_.getInt64(0), full_cols, "col_blocks");
+    llvm::PHINode* t_col = b_.CreatePHI(b_.getPtrTy(), 2, "t_col");
+    t_col->addIncoming(block_row[t], col_blocks.preheader);
+    std::vector<Value*> columns;
+    Value* next_col = t_col;
+    for (unsigned q = 0; q < lanes; ++q) {
+      columns.push_back(b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[t], lanes), next_col,
+                                             llvm::Align(bytes(t))));
+      next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][1]);
+    }
+    const std::vector<Value*> out_rows = transpose(columns);
+    for (unsigned p = 0; p < lanes; ++p) {
+      Value* along = repeated[p];
+      if (!along) {
+        Value* at = b_.CreateGEP(element_type_[other], rows[other][p], col_blocks.i);
+        along = b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[other], lanes), at,
+                                     llvm::Align(bytes(other)));
+      }
+      Value* x = t == kA ? out_rows[p] : along;
+      Value* y = t == kA ? along : out_rows[p];
+      store_result(x, y, b_.CreateGEP(element_type_[kOut], rows[kOut][p], col_blocks.i));
+    }
+    t_col->addIncoming(next_col, b_.GetInsertBlock());
+    BasicBlock* col_latch = b_.GetInsertBlock();
+    close_loop(col_blocks, b_.getInt64(lanes));
+    // The columns left over, for the block's rows: t's column there is where the block loop stopped.
+    llvm::PHINode* t_rest = b_.CreatePHI(b_.getPtrTy(), 2, "t_rest");
+    t_rest->addIncoming(block_row[t], col_blocks.preheader);
+    t_rest->addIncoming(next_col, col_latch);
+    std::array<Value*, kNumOperands> first{};
+    first[kOut] = b_.CreateGEP(element_type_[kOut], block_row[kOut], full_cols);
+    first[other] = key_.inner[other] == InnerStride::unit
+                       ? b_.CreateGEP(element_type_[other], block_row[other], full_cols)
+                       : static_cast<Value*>(block_row[other]);
+    first[t] = t_rest;
+    emit_rows(first, b_.getInt64(lanes), b_.CreateSub(cols, full_cols));
+    rows[t].push_back(b_.CreateConstInBoundsGEP1_64(element_type_[t], block_row[t], lanes, "t_next"));
+    BasicBlock* block_latch = b_.GetInsertBlock();
+    for (int k = 0; k < kNumOperands; ++k) block_row[k]->addIncoming(rows[k].back(), block_latch);
+    close_loop(blocks, b_.getInt64(lanes));
+
+    // The rows left over, whole.
+    std::array<Value*, kNumOperands> rest{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      llvm::PHINode* at = b_.CreatePHI(b_.getPtrTy(), 2, "rest_row");
+      at->addIncoming(base_[k], entry);
+      at->addIncoming(rows[k].back(), block_latch);
+      rest[k] = at;
+    }
+    emit_rows(rest, b_.CreateSub(count, full_rows), cols);
+    b_.CreateBr(exit);
+  }
+
+  // `n` rows of `cols` elements from row_base, each with the scalar inner
+  // loop; t (NOTE: [Transposed tiles]) steps 1 element from row to row.
+  void emit_rows(const std::array<Value*, kNumOperands>& row_base, Value* n, Value* cols) {
+    CountedLoop rows = open_loop(b_.getInt64(0), n, "rows");
+    std::array<llvm::PHINode*, kNumOperands> row{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "row");
+      row[k]->addIncoming(row_base[k], rows.preheader);
+    }
+    emit_inner_loop({row[kOut], row[kA], row[kB]}, cols);
+    for (int k = 0; k < kNumOperands; ++k) {
+      Value* step = k == key_.transposed ? b_.getInt64(1) : stride_[k][0];
+      row[k]->addIncoming(b_.CreateGEP(element_type_[k], row[k], step), b_.GetInsertBlock());
+    }
+    close_loop(rows, b_.getInt64(1));
+  }
+
+  // The transpose of a square of vectors: result[p][q] = v[q][p]. Each round
+  // interleaves vector i with vector i + n/2; log2 n rounds transpose.
+  std::vector<Value*> transpose(std::vector<Value*> v) {
+    const unsigned n = static_cast<unsigned>(v.size());
+    std::vector<int> low, high;
+    for (unsigned j = 0; j < n / 2; ++j) {
+      low.insert(low.end(), {static_cast<int>(j), static_cast<int>(n + j)});
+      high.insert(high.end(), {static_cast<int>(n / 2 + j), static_cast<int>(n + n / 2 + j)});
+    }
+    for (unsigned width = 1; width < n; width *= 2) {
+      std::vector<Value*> next(n);
+      for (unsigned i = 0; i < n / 2; ++i) {
+        next[2 * i] = b_.CreateShuffleVector(v[i], v[i + n / 2], low);
+        next[2 * i + 1] = b_.CreateShuffleVector(v[i], v[i + n / 2], high);
+      }
+      v = std::move(next);
+    }
+    return v;
+  }
+
   // Extents, strides and spans of every level, loaded once at entry.
   void load_levels() {
     Value* extents = field(offsetof(KernelArgs, extents), b_.getPtrTy(), "extents");
@@ -151,11 +281,12 @@ class NestEmitter {
 
   // ---- the innermost level ----
 
-  void emit_inner_loop(const std::array<Value*, kNumOperands>& row_base) {
+  // Elements [0, n) of the innermost level from row_base.
+  void emit_inner_loop(const std::array<Value*, kNumOperands>& row_base, Value* n) {
     const int inner = rank_ - 1;
     // A repeated operand is loaded once, outside the loop.
     const std::array<Value*, kNumOperands> fixed = load_repeated(row_base);
-    CountedLoop loop = open_loop(b_.getInt64(0), extent_[inner], "inner");
+    CountedLoop loop = open_loop(b_.getInt64(0), n, "inner");
     // Strided operands keep a running offset: a second induction variable.
     std::array<llvm::PHINode*, kNumOperands> running{};
     for (int k = 0; k < kNumOperands; ++k) {
@@ -275,14 +406,19 @@ class NestEmitter {
     b_.SetInsertPoint(loop.done);
   }
 
-  // out = op(x, y), x and y loaded as stored (storage_type), scalars or vectors.
+  // out = op(x, y), x and y loaded as stored (storage_type), scalars or
+  // vectors; the store is aligned to one element (a vector type's own
+  // alignment would be its size).
   llvm::StoreInst* store_result(Value* x, Value* y, Value* out) {
     const DType dtype = key_.dtype;
     Value* cx = to_compute(b_, dtype, x);
     Value* cy = to_compute(b_, dtype, y);
-    if ((key_.op == Op::max || key_.op == Op::min) && (dtype == DType::f16 || dtype == DType::bf16))
-      return b_.CreateStore(b_.CreateSelect(emit_extremum_picks_a(b_, key_.op, cx, cy), x, y), out);
-    return emit_store(b_, result_dtype(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
+    llvm::StoreInst* store =
+        (key_.op == Op::max || key_.op == Op::min) && (dtype == DType::f16 || dtype == DType::bf16)
+            ? b_.CreateStore(b_.CreateSelect(emit_extremum_picks_a(b_, key_.op, cx, cy), x, y), out)
+            : emit_store(b_, result_dtype(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
+    store->setAlignment(llvm::Align(bytes(kOut)));
+    return store;
   }
   Value* load(int k, Value* address) { return b_.CreateLoad(element_type_[k], address); }
   std::uint64_t bytes(int k) const { return element_type_[k]->getPrimitiveSizeInBits() / 8; }

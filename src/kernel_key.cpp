@@ -58,6 +58,22 @@ std::uint64_t bytes_moved(const BroadcastPlan& plan, const std::array<std::size_
   return total;
 }
 
+// NOTE: [Transposed tiles]: rank 2, out contiguous along its rows, input t
+// strided along them and stepping 1 between rows, the other input unit or
+// zero stride along the rows.
+bool layout_can_transpose(const KernelKey& key, int t) {
+  const int other = t == kA ? kB : kA;
+  return key.target == Target::host && key.rank == 2 && key.fixed_row == 0 && !key.stream &&
+         key.inner[kOut] == InnerStride::unit && key.inner[t] == InnerStride::strided &&
+         key.inner[other] != InnerStride::strided;
+}
+
+std::uint8_t transposed_input(const KernelKey& key, const BroadcastPlan& plan) {
+  for (const int t : {kA, kB})
+    if (layout_can_transpose(key, t) && plan.strides[t][0] == 1) return static_cast<std::uint8_t>(t);
+  return 0;
+}
+
 bool streams_output(const KernelKey& key, const BroadcastPlan& plan, const std::array<std::size_t, kNumOperands>& sizes,
                     std::uint64_t stream_min_bytes) {
   if (!layout_can_stream(key)) return false;
@@ -91,6 +107,7 @@ std::string KernelKey::inner_code() const {
 
 std::string KernelKey::layout_code() const {
   if (stream) return inner_code() + ".nt";
+  if (transposed != 0) return inner_code() + (transposed == kA ? ".ta" : ".tb");
   if (fixed_row == 0) return inner_code();
   return fmt::format("{}.r{}-{}-{}-{}", inner_code(), fixed_row, row_step[kOut], row_step[kA], row_step[kB]);
 }
@@ -110,7 +127,7 @@ std::uint64_t KernelKey::hash() const {
                                     static_cast<std::uint8_t>(dtype),   rank,
                                     static_cast<std::uint8_t>(inner[0]), static_cast<std::uint8_t>(inner[1]),
                                     static_cast<std::uint8_t>(inner[2]), fixed_row};
-  const std::uint64_t flags = stream ? 1 : 0;
+  const std::uint64_t flags = (stream ? 1 : 0) | (std::uint64_t{transposed} << 1);
   std::array<std::uint64_t, 4> words{};
   std::memcpy(&words[0], small.data(), small.size());
   words[1] = codegen | (std::uint64_t{row_step[0]} << 32) | (std::uint64_t{row_step[1]} << 40) |
@@ -153,6 +170,7 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
   }
   const std::array<std::size_t, kNumOperands> sizes{dtype_size(result_dtype(op, dtype)), dtype_size(dtype), dtype_size(dtype)};
   key.stream = streams_output(key, plan, sizes, stream_min_bytes);
+  key.transposed = transposed_input(key, plan);
   return key;
 }
 
@@ -163,10 +181,11 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
   // "uuz" or "uuz.r<m>-<out>-<a>-<b>"
   int rows[4] = {0, 0, 0, 0};
   bool stream = false;
-  if (inner.size() == 6 && inner.substr(3) == ".nt") {
-    stream = true;
-    inner = inner.substr(0, 3);
-  }
+  int transposed = 0;
+  if (inner.size() == 6 && inner.substr(3) == ".nt") stream = true;
+  if (inner.size() == 6 && inner.substr(3) == ".ta") transposed = kA;
+  if (inner.size() == 6 && inner.substr(3) == ".tb") transposed = kB;
+  if (stream || transposed != 0) inner = inner.substr(0, 3);
   if (inner.size() > 3) {
     const std::string suffix(inner.substr(3));
     if (std::sscanf(suffix.c_str(), ".r%d-%d-%d-%d", &rows[0], &rows[1], &rows[2], &rows[3]) != 4 ||
@@ -200,6 +219,10 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
   if (stream) {
     if (!layout_can_stream(key)) return std::nullopt;
     key.stream = true;
+  }
+  if (transposed != 0) {
+    if (!layout_can_transpose(key, transposed)) return std::nullopt;
+    key.transposed = static_cast<std::uint8_t>(transposed);
   }
   if (rows[0] > 0) {
     if (key.rank != 2) return std::nullopt;

@@ -44,6 +44,10 @@ struct KernelKey {
   // NOTE: [Streaming stores] The inner loop writes out a cache line at a time
   // with non-temporal stores.
   bool stream = false;
+  // NOTE: [Transposed tiles] kA or kB when that input runs along out's rows
+  // with a stride and along its columns with stride 1 (a transposed view):
+  // rank 2, read in square tiles transposed in registers. 0 otherwise.
+  std::uint8_t transposed = 0;
 
   DimCode code(int level) const;
   BroadcastType type() const;
@@ -54,7 +58,8 @@ struct KernelKey {
   // CPU, opt level and a hash of the CPU features and vector width).
   std::string to_string() const;
   std::string inner_code() const;  // "uuz": the inner strides of out, a, b
-  std::string layout_code() const;  // inner_code(), then ".r4-4-4-1" for fixed rows or ".nt" for streaming
+  // inner_code(), then ".r4-4-4-1" for fixed rows, ".nt" for streaming, ".ta" or ".tb" for a transposed input
+  std::string layout_code() const;
   std::uint64_t hash() const;
 
   friend bool operator==(const KernelKey&, const KernelKey&) = default;
@@ -87,7 +92,7 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
 
 // A key from its printed parts, as the disk cache's header keeps them:
 // op "add", dtype "f32", type "[expand_b,same]", inner "uuz" (or a
-// layout_code() such as "uuz.r4-4-4-1" or "uuz.nt"). nullopt if any
+// layout_code() such as "uuz.r4-4-4-1", "uuz.nt" or "usu.ta"). nullopt if any
 // part does not parse.
 std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std::string_view dtype,
                                          std::string_view type, std::string_view inner, std::uint32_t codegen);

@@ -90,6 +90,24 @@ TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
 #endif
 }
 
+TEST(GeneratedCode, TransposedTileKernelsAreAdditiveAndShuffleInRegisters) {
+  // NOTE: [Transposed tiles]: out [R,C] = a^T + b, a stepping 1 between rows.
+  BroadcastPlan plan;
+  plan.type = {DC::same, DC::same};
+  plan.extents = {64, 64};
+  plan.strides = {std::vector<std::int64_t>{64, 1}, {1, 64}, {64, 1}};
+  const KernelKey key = make_kernel_key(Target::host, Op::add, DType::f32, plan, current_codegen_id());
+  ASSERT_EQ(key.transposed, kA);
+  EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".usu.ta.host."));
+  EXPECT_EQ(make_kernel_key(Target::host, "add", "f32", to_string(key.type()), key.layout_code(), key.codegen), key);
+  EXPECT_FALSE(std::regex_search(jit::kernel_ir(key, false), std::regex(R"(= (mul|shl|fmul)\b)")));
+#if defined(__x86_64__)
+  const std::string assembly = jit::kernel_assembly(key);
+  EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?(perm|unpck|shuf)\w*\s)"))) << assembly;
+  EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?addps\b)"))) << assembly;
+#endif
+}
+
 // ---- differential: JIT against the reference executor ----
 
 // Runs op on the views twice, through the JIT and through the reference
@@ -137,6 +155,19 @@ void sprinkle_special_values(const TensorView& x, std::mt19937_64& rng) {
     char* p = static_cast<char*>(x.data) + test::element_offset(x, i) * static_cast<std::int64_t>(x.element_size());
     std::memcpy(p, &bits, x.element_size());  // little-endian: the low bytes
   }
+}
+
+// binary(op, a, b, out) against the reference executor on the same views.
+void expect_call_matches_reference(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
+                                   const std::string& label) {
+  binary(op, a, b, out);
+  Tensor expected(out.dtype, out.shape());
+  execute_plan(plan_broadcast(expected.layout(), a.layout, b.layout), reference_kernel(op, a.dtype),
+               {expected.data(), a.data, b.data}, {expected.view().element_size(), a.element_size(), b.element_size()},
+               1);
+  if (const std::int64_t i = test::first_mismatch(op, out, expected); i >= 0)
+    FAIL() << label << ": element " << i << " is " << test::get(out, i) << ", the reference gives "
+           << test::get(expected, i);
 }
 
 class JitDifferential : public ::testing::TestWithParam<DType> {};
@@ -233,14 +264,8 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
       ASSERT_TRUE(key.stream) << label;
       ASSERT_TRUE(select_kernel(op, dtype, plan).jit) << label << ": no JIT kernel";
       keys.insert(key.to_string());
-      binary(op, a, b, out);
-      Tensor expected(out.dtype, p.out);
-      execute_plan(plan_broadcast(expected.layout(), a.layout, b.layout), reference_kernel(op, dtype),
-                   {expected.data(), a.data, b.data}, {expected.view().element_size(), a.element_size(), b.element_size()},
-                   1);
-      if (const std::int64_t i = test::first_mismatch(op, out, expected); i >= 0)
-        FAIL() << label << ": element " << i << " is " << test::get(out, i) << ", the reference gives "
-               << test::get(expected, i);
+      expect_call_matches_reference(op, a, b, out, label);
+      if (HasFailure()) return;
     }
   }
   EXPECT_EQ(kernel_cache_stats().failures, 0u);
@@ -248,6 +273,43 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
 #else
   GTEST_SKIP() << "streaming stores are x86-64 only";
 #endif
+}
+
+// NOTE: [Transposed tiles]: either input transposed, against a contiguous,
+// a per-row, a repeated-row and a transposed-broadcast other input, with
+// extents that leave rows and columns over after the L x L blocks.
+TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
+  const DType dtype = GetParam();
+  std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 15485863 + 3);
+  std::set<std::string> keys;
+  std::uniform_int_distribution<std::int64_t> extent(2, 150);
+  for (int o = 0; o < kNumOps; ++o) {
+    const Op op = static_cast<Op>(o);
+    if (!op_supports(op, dtype)) continue;
+    const std::int64_t rows = extent(rng), cols = extent(rng);
+    Tensor parent(dtype, {cols, rows}), full(dtype, {rows, cols}), column(dtype, {rows, 1}), row(dtype, {1, cols});
+    Tensor column_parent(dtype, {1, rows});
+    for (const Tensor* t : {&parent, &full, &column, &row, &column_parent}) {
+      test::fill_random(*t, rng);
+      sprinkle_special_values(*t, rng);
+    }
+    const TensorView transposed = transpose(parent);  // [rows, cols], strides [1, rows]
+    // [rows, cols] with strides [1, 0]: a column broadcast along the rows, stepping 1 between them.
+    const TensorView spread = broadcast_to(transpose(column_parent), {rows, cols});
+    const std::vector<std::pair<TensorView, TensorView>> pairs{
+        {transposed, full}, {full, transposed}, {transposed, column}, {row, transposed}, {spread, full}};
+    for (const auto& [a, b] : pairs) {
+      Tensor out(result_dtype(op, dtype), {rows, cols});
+      const KernelKey key = call_kernel_key(Target::host, op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
+      const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+      EXPECT_NE(key.transposed, 0) << label;
+      keys.insert(key.to_string());
+      expect_call_matches_reference(op, a, b, out, label);
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_EQ(kernel_cache_stats().failures, 0u);
+  std::cout << dtype_name(dtype) << ": " << keys.size() << " transposed-tile kernels\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryDType, JitDifferential,
