@@ -36,6 +36,8 @@ std::string bits_of(const TensorView& x, std::int64_t i) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   set_cache_dir("off");  // every kernel is compiled in this process
+  // Every call that may stream does (NOTE: [Streaming stores]), however small.
+  set_setting("BCAST_STREAM_MIN_BYTES", "0");
   return 0;
 }
 
