@@ -5,6 +5,7 @@
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <vector>
@@ -21,7 +22,8 @@ using llvm::BasicBlock;
 using llvm::Value;
 
 constexpr std::uint64_t kLineBytes = 64;       // a cache line: what one streaming store writes
-constexpr std::uint64_t kTransposeBytes = 64;  // a column of a transposed tile: one line of t
+constexpr std::uint64_t kTransposeBytes = 64;  // a column of a transposed tile: one line of t ...
+constexpr std::uint64_t kTransposeLanes = 16;  // ... or 16 elements of 1 or 2 bytes (fewer vectors than registers)
 
 class NestEmitter {
  public:
@@ -140,8 +142,9 @@ class NestEmitter {
   // NOTE: [Transposed tiles] Rank 2, input t stepping 1 from row to row and a
   // run-time stride along the row (a transposed view). Row by row, each of
   // t's elements would be a load of its own from a different line. Instead,
-  // blocks of L x L elements, L = one cache line of t's elements: L loads of a
-  // whole line (t's columns of the block), a transpose in registers (log2 L
+  // blocks of L x L elements, L = one cache line of t's elements (at most 16:
+  // more vectors than registers would spill): L loads of a whole line (t's
+  // columns of the block), a transpose in registers (log2 L
   // rounds of interleaving shuffles), then L rows of out computed and stored
   // as vectors. Each line of t is read once, whole: with strides of a power of
   // two, lines kept for a second visit evict one another (half-line columns
@@ -149,8 +152,29 @@ class NestEmitter {
   // left over run the scalar inner loop.
   void emit_transposed_tiles(Value* count, BasicBlock* exit) {
     load_levels();
+    if (!key_.stream) {
+      emit_transposed_blocks(count, exit, false);
+      return;
+    }
+    // NOTE: [Streaming stores]: a block's rows of out are whole lines when out
+    // and its row stride are line-aligned (the element sizes are equal, so a
+    // row of a block is one line); otherwise plain stores.
+    const std::uint64_t lanes = transpose_lanes();
+    Value* address = b_.CreatePtrToInt(base_[kOut], b_.getInt64Ty());
+    Value* aligned = b_.CreateAnd(b_.CreateICmpEQ(b_.CreateAnd(address, kLineBytes - 1), b_.getInt64(0)),
+                                  b_.CreateICmpEQ(b_.CreateAnd(stride_[kOut][0], lanes - 1), b_.getInt64(0)));
+    BasicBlock* streaming = block("streaming_blocks");
+    BasicBlock* plain = block("plain_blocks");
+    b_.CreateCondBr(aligned, streaming, plain);
+    b_.SetInsertPoint(streaming);
+    emit_transposed_blocks(count, exit, true);
+    b_.SetInsertPoint(plain);
+    emit_transposed_blocks(count, exit, false);
+  }
+
+  void emit_transposed_blocks(Value* count, BasicBlock* exit, bool nontemporal) {
     const int t = key_.transposed, other = t == kA ? kB : kA;
-    const unsigned lanes = static_cast<unsigned>(kTransposeBytes / bytes(t));
+    const auto lanes = static_cast<unsigned>(transpose_lanes());
     Value* cols = extent_[1];
     Value* full_rows = b_.CreateAnd(count, ~std::uint64_t{lanes - 1}, "full_rows");
     Value* full_cols = b_.CreateAnd(cols, ~std::uint64_t{lanes - 1}, "full_cols");
@@ -194,7 +218,8 @@ class NestEmitter {
       }
       Value* x = t == kA ? out_rows[p] : along;
       Value* y = t == kA ? along : out_rows[p];
-      store_result(x, y, b_.CreateGEP(element_type_[kOut], rows[kOut][p], col_blocks.i));
+      llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], rows[kOut][p], col_blocks.i));
+      if (nontemporal) make_nontemporal(store);
     }
     t_col->addIncoming(next_col, b_.GetInsertBlock());
     BasicBlock* col_latch = b_.GetInsertBlock();
@@ -339,11 +364,16 @@ class NestEmitter {
     Value* x = vector_at(kA);
     Value* y = vector_at(kB);
     llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], row_base[kOut], lines.i));
+    make_nontemporal(store);
+    close_loop(lines, b_.getInt64(lanes));
+    emit_scalar_loop(row_base, fixed, body_end, n, "tail");
+  }
+
+  // A whole, line-aligned line of out, written past the caches.
+  void make_nontemporal(llvm::StoreInst* store) {
     store->setAlignment(llvm::Align(kLineBytes));
     store->setMetadata(llvm::LLVMContext::MD_nontemporal,
                        llvm::MDNode::get(b_.getContext(), llvm::ConstantAsMetadata::get(b_.getInt32(1))));
-    close_loop(lines, b_.getInt64(lanes));
-    emit_scalar_loop(row_base, fixed, body_end, n, "tail");
   }
 
   // Elements [begin, end) of a row of unit and zero stride operands, one at a
@@ -422,6 +452,8 @@ class NestEmitter {
   }
   Value* load(int k, Value* address) { return b_.CreateLoad(element_type_[k], address); }
   std::uint64_t bytes(int k) const { return element_type_[k]->getPrimitiveSizeInBits() / 8; }
+  // L of NOTE: [Transposed tiles].
+  std::uint64_t transpose_lanes() const { return std::min(kTransposeBytes / bytes(key_.transposed), kTransposeLanes); }
   void emit_element(Value* out, Value* a, Value* b) {
     Value* x = load(kA, a);  // a first: argument order is unspecified
     Value* y = load(kB, b);

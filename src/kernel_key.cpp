@@ -34,15 +34,35 @@ InnerStride classify(std::int64_t stride, bool repeated) {
 
 // NOTE: [Streaming stores]: host kernels on x86-64 (the kernel ends with
 // sfence); out contiguous along the row and each input contiguous or repeated,
-// so that one vector step reads and writes whole vectors.
+// so that one vector step reads and writes whole vectors; or a transposed
+// input (NOTE: [Transposed tiles]) of 4 or 8 bytes, out's element size, whose
+// blocks store one line of out per row.
 bool layout_can_stream(const KernelKey& key) {
 #if defined(__x86_64__)
-  return key.target == Target::host && key.rank > 0 && key.fixed_row == 0 && key.inner[kOut] == InnerStride::unit &&
-         key.inner[kA] != InnerStride::strided && key.inner[kB] != InnerStride::strided;
+  if (key.target != Target::host || key.rank == 0 || key.fixed_row != 0 || key.inner[kOut] != InnerStride::unit)
+    return false;
+  if (key.transposed != 0)
+    return dtype_size(key.dtype) >= 4 && dtype_size(result_dtype(key.op, key.dtype)) == dtype_size(key.dtype);
+  return key.inner[kA] != InnerStride::strided && key.inner[kB] != InnerStride::strided;
 #else
   (void)key;
   return false;
 #endif
+}
+
+// NOTE: [Transposed tiles]: rank 2, out contiguous along its rows, input t
+// strided along them and stepping 1 between rows, the other input unit or
+// zero stride along the rows.
+bool layout_can_transpose(const KernelKey& key, int t) {
+  const int other = t == kA ? kB : kA;
+  return key.target == Target::host && key.rank == 2 && key.fixed_row == 0 && key.inner[kOut] == InnerStride::unit &&
+         key.inner[t] == InnerStride::strided && key.inner[other] != InnerStride::strided;
+}
+
+std::uint8_t transposed_input(const KernelKey& key, const BroadcastPlan& plan) {
+  for (const int t : {kA, kB})
+    if (layout_can_transpose(key, t) && plan.strides[t][0] == 1) return static_cast<std::uint8_t>(t);
+  return 0;
 }
 
 // The bytes a call moves: out written once, each input's distinct elements
@@ -56,22 +76,6 @@ std::uint64_t bytes_moved(const BroadcastPlan& plan, const std::array<std::size_
     total += elements * sizes[k];
   }
   return total;
-}
-
-// NOTE: [Transposed tiles]: rank 2, out contiguous along its rows, input t
-// strided along them and stepping 1 between rows, the other input unit or
-// zero stride along the rows.
-bool layout_can_transpose(const KernelKey& key, int t) {
-  const int other = t == kA ? kB : kA;
-  return key.target == Target::host && key.rank == 2 && key.fixed_row == 0 && !key.stream &&
-         key.inner[kOut] == InnerStride::unit && key.inner[t] == InnerStride::strided &&
-         key.inner[other] != InnerStride::strided;
-}
-
-std::uint8_t transposed_input(const KernelKey& key, const BroadcastPlan& plan) {
-  for (const int t : {kA, kB})
-    if (layout_can_transpose(key, t) && plan.strides[t][0] == 1) return static_cast<std::uint8_t>(t);
-  return 0;
 }
 
 bool streams_output(const KernelKey& key, const BroadcastPlan& plan, const std::array<std::size_t, kNumOperands>& sizes,
@@ -106,8 +110,8 @@ std::string KernelKey::inner_code() const {
 }
 
 std::string KernelKey::layout_code() const {
-  if (stream) return inner_code() + ".nt";
-  if (transposed != 0) return inner_code() + (transposed == kA ? ".ta" : ".tb");
+  if (transposed != 0 || stream)
+    return inner_code() + (transposed == kA ? ".ta" : transposed == kB ? ".tb" : "") + (stream ? ".nt" : "");
   if (fixed_row == 0) return inner_code();
   return fmt::format("{}.r{}-{}-{}-{}", inner_code(), fixed_row, row_step[kOut], row_step[kA], row_step[kB]);
 }
@@ -169,8 +173,8 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
     else key.row_step = {};
   }
   const std::array<std::size_t, kNumOperands> sizes{dtype_size(result_dtype(op, dtype)), dtype_size(dtype), dtype_size(dtype)};
-  key.stream = streams_output(key, plan, sizes, stream_min_bytes);
   key.transposed = transposed_input(key, plan);
+  key.stream = streams_output(key, plan, sizes, stream_min_bytes);
   return key;
 }
 
@@ -178,14 +182,19 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
                                          std::string_view type, std::string_view inner, std::uint32_t codegen) {
   const std::optional<Op> o = parse_op(op);
   const std::optional<DType> d = parse_dtype(dtype);
-  // "uuz" or "uuz.r<m>-<out>-<a>-<b>"
+  // "uuz", "uuz.r<m>-<out>-<a>-<b>", or "uuz" then ".ta" or ".tb", then ".nt", each optional
   int rows[4] = {0, 0, 0, 0};
-  bool stream = false;
   int transposed = 0;
-  if (inner.size() == 6 && inner.substr(3) == ".nt") stream = true;
-  if (inner.size() == 6 && inner.substr(3) == ".ta") transposed = kA;
-  if (inner.size() == 6 && inner.substr(3) == ".tb") transposed = kB;
-  if (stream || transposed != 0) inner = inner.substr(0, 3);
+  std::string_view flags = inner.size() > 3 ? inner.substr(3) : std::string_view{};
+  if (flags.starts_with(".ta") || flags.starts_with(".tb")) {
+    transposed = flags[2] == 'a' ? kA : kB;
+    flags.remove_prefix(3);
+  }
+  const bool stream = flags == ".nt";
+  if (transposed != 0 || stream) {
+    if (!stream && !flags.empty()) return std::nullopt;
+    inner = inner.substr(0, 3);
+  }
   if (inner.size() > 3) {
     const std::string suffix(inner.substr(3));
     if (std::sscanf(suffix.c_str(), ".r%d-%d-%d-%d", &rows[0], &rows[1], &rows[2], &rows[3]) != 4 ||
@@ -216,13 +225,13 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
       default: return std::nullopt;
     }
   }
-  if (stream) {
-    if (!layout_can_stream(key)) return std::nullopt;
-    key.stream = true;
-  }
   if (transposed != 0) {
     if (!layout_can_transpose(key, transposed)) return std::nullopt;
     key.transposed = static_cast<std::uint8_t>(transposed);
+  }
+  if (stream) {
+    if (!layout_can_stream(key)) return std::nullopt;
+    key.stream = true;
   }
   if (rows[0] > 0) {
     if (key.rank != 2) return std::nullopt;

@@ -277,16 +277,25 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
 
 // NOTE: [Transposed tiles]: either input transposed, against a contiguous,
 // a per-row, a repeated-row and a transposed-broadcast other input, with
-// extents that leave rows and columns over after the L x L blocks.
+// extents that leave rows and columns over after the L x L blocks; then again
+// with streaming stores (NOTE: [Streaming stores]) on rows of whole lines
+// (256 and 320 columns) and of a line and a part (300 columns).
 TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
   const DType dtype = GetParam();
   std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 15485863 + 3);
   std::set<std::string> keys;
-  std::uniform_int_distribution<std::int64_t> extent(2, 150);
-  for (int o = 0; o < kNumOps; ++o) {
-    const Op op = static_cast<Op>(o);
+  std::uniform_int_distribution<std::int64_t> extent(2, 150), wide(0, 2);
+  const std::string saved = get_setting("BCAST_STREAM_MIN_BYTES");
+  struct Restore {
+    std::string value;
+    ~Restore() { set_setting("BCAST_STREAM_MIN_BYTES", value); }
+  } restore{saved};
+  for (int round = 0; round < 2 * kNumOps; ++round) {
+    const Op op = static_cast<Op>(round % kNumOps);
+    const bool stream = round >= kNumOps;
     if (!op_supports(op, dtype)) continue;
-    const std::int64_t rows = extent(rng), cols = extent(rng);
+    set_setting("BCAST_STREAM_MIN_BYTES", stream ? "0" : "off");
+    const std::int64_t rows = extent(rng), cols = stream ? std::array<std::int64_t, 3>{256, 320, 300}[wide(rng)] : extent(rng);
     Tensor parent(dtype, {cols, rows}), full(dtype, {rows, cols}), column(dtype, {rows, 1}), row(dtype, {1, cols});
     Tensor column_parent(dtype, {1, rows});
     for (const Tensor* t : {&parent, &full, &column, &row, &column_parent}) {
@@ -303,6 +312,9 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
       const KernelKey key = call_kernel_key(Target::host, op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
       const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(cols) + "]";
       EXPECT_NE(key.transposed, 0) << label;
+#if defined(__x86_64__)
+      EXPECT_EQ(key.stream, stream && out.view().element_size() == a.element_size() && a.element_size() >= 4) << label;
+#endif
       keys.insert(key.to_string());
       expect_call_matches_reference(op, a, b, out, label);
       if (HasFailure()) return;
