@@ -147,9 +147,9 @@ class NestEmitter {
   // columns of the block), a transpose in registers (log2 L
   // rounds of interleaving shuffles), then L rows of out computed and stored
   // as vectors. Each line of t is read once, whole: with strides of a power of
-  // two, lines kept for a second visit evict one another (half-line columns
-  // measured 23 GB/s on [4096,4096] f32, whole lines 26.5). Columns and rows
-  // left over run the scalar inner loop.
+  // two, lines kept for a second visit evict one another (on [4096,4096] f32
+  // half-line columns measured 23 GB/s, whole lines 26.5, and 33 with
+  // streaming stores). Columns and rows left over run the scalar inner loop.
   void emit_transposed_tiles(Value* count, BasicBlock* exit) {
     load_levels();
     if (!key_.stream) {
@@ -201,26 +201,7 @@ class NestEmitter {
     CountedLoop col_blocks = open_loop(b_.getInt64(0), full_cols, "col_blocks");
     llvm::PHINode* t_col = b_.CreatePHI(b_.getPtrTy(), 2, "t_col");
     t_col->addIncoming(block_row[t], col_blocks.preheader);
-    std::vector<Value*> columns;
-    Value* next_col = t_col;
-    for (unsigned q = 0; q < lanes; ++q) {
-      columns.push_back(b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[t], lanes), next_col,
-                                             llvm::Align(bytes(t))));
-      next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][1]);
-    }
-    const std::vector<Value*> out_rows = transpose(columns);
-    for (unsigned p = 0; p < lanes; ++p) {
-      Value* along = repeated[p];
-      if (!along) {
-        Value* at = b_.CreateGEP(element_type_[other], rows[other][p], col_blocks.i);
-        along = b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[other], lanes), at,
-                                     llvm::Align(bytes(other)));
-      }
-      Value* x = t == kA ? out_rows[p] : along;
-      Value* y = t == kA ? along : out_rows[p];
-      llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], rows[kOut][p], col_blocks.i));
-      if (nontemporal) make_nontemporal(store);
-    }
+    Value* next_col = emit_transposed_block(t_col, col_blocks.i, rows, repeated, nontemporal);
     t_col->addIncoming(next_col, b_.GetInsertBlock());
     BasicBlock* col_latch = b_.GetInsertBlock();
     close_loop(col_blocks, b_.getInt64(lanes));
@@ -250,6 +231,36 @@ class NestEmitter {
     }
     emit_rows(rest, b_.CreateSub(count, full_rows), cols);
     b_.CreateBr(exit);
+  }
+
+  // One L x L block of NOTE: [Transposed tiles] at column `col` of the
+  // block's rows (`rows` of out and the other input; `repeated`: the other
+  // input's splat per row when it repeats along rows); t's columns from
+  // t_col. Returns t's column after the block.
+  Value* emit_transposed_block(Value* t_col, Value* col, const std::array<std::vector<Value*>, kNumOperands>& rows,
+                               const std::vector<Value*>& repeated, bool nontemporal) {
+    const int t = key_.transposed, other = t == kA ? kB : kA;
+    const auto lanes = static_cast<unsigned>(repeated.size());
+    auto vector_type = [&](int k) { return llvm::FixedVectorType::get(element_type_[k], lanes); };
+    std::vector<Value*> columns;
+    Value* next_col = t_col;
+    for (unsigned q = 0; q < lanes; ++q) {
+      columns.push_back(b_.CreateAlignedLoad(vector_type(t), next_col, llvm::Align(bytes(t))));
+      next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][1]);
+    }
+    const std::vector<Value*> t_rows = transpose(columns);
+    for (unsigned p = 0; p < lanes; ++p) {
+      Value* along = repeated[p];
+      if (!along) {
+        Value* at = b_.CreateGEP(element_type_[other], rows[other][p], col);
+        along = b_.CreateAlignedLoad(vector_type(other), at, llvm::Align(bytes(other)));
+      }
+      Value* x = t == kA ? t_rows[p] : along;
+      Value* y = t == kA ? along : t_rows[p];
+      llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], rows[kOut][p], col));
+      if (nontemporal) make_nontemporal(store);
+    }
+    return next_col;
   }
 
   // `n` rows of `cols` elements from row_base, each with the scalar inner
