@@ -21,7 +21,6 @@ namespace {
 using llvm::BasicBlock;
 using llvm::Value;
 
-constexpr std::uint64_t kLineBytes = 64;       // a cache line: what one streaming store writes
 constexpr std::uint64_t kTransposeBytes = 64;  // a column of a transposed tile: one line of t ...
 constexpr std::uint64_t kTransposeLanes = 16;  // ... or 16 elements of 1 or 2 bytes (fewer vectors than registers)
 
@@ -119,12 +118,39 @@ class NestEmitter {
   // plus a constant, so the vectoriser sees accesses of constant stride across
   // rows and interleaves them, where a loop of m elements per row could not.
   void emit_fixed_rows(Value* count, BasicBlock* exit) {
+    if (!key_.stream) {
+      emit_fixed_row_range(b_.getInt64(0), count, "rows", /*vectorise=*/true);
+      b_.CreateBr(exit);
+      return;
+    }
+    // NOTE: [Streaming stores]: rows up to out's first line boundary and after
+    // its last whole line as above, whole lines of L / m rows in between. When
+    // out does not start on a row boundary of its lines, every row as above.
+    const std::uint64_t row_bytes = key_.fixed_row * bytes(kOut);
+    const std::uint64_t rows_per_line = static_cast<std::uint64_t>(kLineBytes) / row_bytes;
+    Value* address = b_.CreatePtrToInt(base_[kOut], b_.getInt64Ty(), "out_address");
+    Value* to_line = b_.CreateAnd(b_.CreateSub(b_.getInt64(0), address), kLineBytes - 1);
+    Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(address, row_bytes - 1), b_.getInt64(0));
+    Value* head = b_.CreateSelect(aligned, b_.CreateLShr(to_line, llvm::Log2_64(row_bytes)), count);
+    head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, head, count, nullptr, "head_rows");
+    Value* lines_end =
+        b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(count, head), ~(rows_per_line - 1)), "lines_end");
+    emit_fixed_row_range(b_.getInt64(0), head, "head", false);
+    emit_streaming_fixed_rows(head, lines_end);
+    emit_fixed_row_range(lines_end, count, "tail", false);
+    b_.CreateBr(exit);
+  }
+
+  // Rows [begin, end) of NOTE: [Fixed rows].
+  void emit_fixed_row_range(Value* begin, Value* end, const std::string& name, bool vectorise) {
     const int m = key_.fixed_row;
-    CountedLoop rows = open_loop(b_.getInt64(0), count, "rows", exit);
+    std::array<Value*, kNumOperands> first{};
+    for (int k = 0; k < kNumOperands; ++k) first[k] = fixed_row_at(k, begin);
+    CountedLoop rows = open_loop(begin, end, name);
     std::array<llvm::PHINode*, kNumOperands> row{};
     for (int k = 0; k < kNumOperands; ++k) {
       row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "row");
-      row[k]->addIncoming(base_[k], rows.preheader);
+      row[k]->addIncoming(first[k], rows.preheader);
     }
     for (int j = 0; j < m; ++j) {
       auto at = [&](int k) -> Value* {
@@ -136,7 +162,56 @@ class NestEmitter {
     for (int k = 0; k < kNumOperands; ++k)
       row[k]->addIncoming(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], key_.row_step[k]),
                           b_.GetInsertBlock());
-    close_loop(rows, b_.getInt64(1));
+    close_loop(rows, b_.getInt64(1), vectorise);
+  }
+
+  // Operand k's row r of NOTE: [Fixed rows]: its base plus r row steps, as a
+  // GEP over rows (no multiplication in the IR).
+  Value* fixed_row_at(int k, Value* r) {
+    switch (key_.row_step[k]) {
+      case 0: return base_[k];
+      case 1: return b_.CreateGEP(element_type_[k], base_[k], r);
+      default: return b_.CreateGEP(llvm::ArrayType::get(element_type_[k], key_.row_step[k]), base_[k], r);
+    }
+  }
+
+  // Rows [begin, end) of NOTE: [Fixed rows], a line of out (L / m rows) per
+  // step with one streaming store; begin is on a line boundary of out.
+  void emit_streaming_fixed_rows(Value* begin, Value* end) {
+    const unsigned m = key_.fixed_row;
+    const auto lanes = static_cast<unsigned>(static_cast<std::uint64_t>(kLineBytes) / bytes(kOut));
+    auto vector_type = [&](int k, unsigned n) { return llvm::FixedVectorType::get(element_type_[k], n); };
+    auto align = [&](int k) { return llvm::Align(bytes(k)); };
+    // Lane j of the line lies in row j / m, column j % m.
+    std::vector<int> column_of, row_of;
+    for (unsigned j = 0; j < lanes; ++j) {
+      column_of.push_back(static_cast<int>(j % m));
+      row_of.push_back(static_cast<int>(j / m));
+    }
+    // Inputs that are the same for every line, built once.
+    std::array<Value*, kNumOperands> same{};
+    for (const int k : {kA, kB}) {
+      if (key_.row_step[k] != 0) continue;
+      if (key_.inner[k] == InnerStride::zero) {
+        same[k] = b_.CreateVectorSplat(lanes, load(k, base_[k]));
+      } else {  // one row of m elements, repeated
+        Value* row = b_.CreateAlignedLoad(vector_type(k, m), base_[k], align(k));
+        same[k] = b_.CreateShuffleVector(row, column_of);
+      }
+    }
+    CountedLoop lines = open_loop(begin, end, "line_rows");
+    auto input = [&](int k) -> Value* {
+      if (same[k]) return same[k];
+      Value* at = fixed_row_at(k, lines.i);
+      if (key_.inner[k] == InnerStride::unit) return b_.CreateAlignedLoad(vector_type(k, lanes), at, align(k));
+      // One value per row: L / m of them, each spread over its row's m lanes.
+      Value* values = b_.CreateAlignedLoad(vector_type(k, lanes / m), at, align(k));
+      return b_.CreateShuffleVector(values, row_of);
+    };
+    Value* x = input(kA);
+    Value* y = input(kB);
+    make_nontemporal(store_result(x, y, fixed_row_at(kOut, lines.i)));
+    close_loop(lines, b_.getInt64(lanes / m));
   }
 
   // NOTE: [Transposed tiles] Rank 2, input t stepping 1 from row to row and a

@@ -32,6 +32,23 @@ InnerStride classify(std::int64_t stride, bool repeated) {
   return stride == 1 ? InnerStride::unit : InnerStride::strided;
 }
 
+// NOTE: [Streaming stores] with NOTE: [Fixed rows]: out's rows are back to
+// back, so a line of out is L / m whole rows (L elements of out to a line, m
+// dividing L); each input must give those rows as one vector: contiguous rows
+// (unit, stepping m), one row for all (unit, stepping 0), one value per row
+// (zero, stepping 1) or one value for all (zero, stepping 0).
+bool fixed_rows_can_stream(const KernelKey& key) {
+  const auto lanes = static_cast<int>(kLineBytes / static_cast<std::int64_t>(dtype_size(result_dtype(key.op, key.dtype))));
+  const int m = key.fixed_row;
+  if (lanes % m != 0) return false;
+  for (const int k : {kA, kB}) {
+    const int step = key.row_step[k];
+    const bool ok = key.inner[k] == InnerStride::unit ? step == m || step == 0 : step <= 1;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 // NOTE: [Streaming stores]: host kernels on x86-64 (the kernel ends with
 // sfence); out contiguous along the row and each input contiguous or repeated,
 // so that one vector step reads and writes whole vectors; or a transposed
@@ -39,8 +56,8 @@ InnerStride classify(std::int64_t stride, bool repeated) {
 // blocks store one line of out per row.
 bool layout_can_stream(const KernelKey& key) {
 #if defined(__x86_64__)
-  if (key.target != Target::host || key.rank == 0 || key.fixed_row != 0 || key.inner[kOut] != InnerStride::unit)
-    return false;
+  if (key.target != Target::host || key.rank == 0 || key.inner[kOut] != InnerStride::unit) return false;
+  if (key.fixed_row != 0) return fixed_rows_can_stream(key);
   if (key.transposed != 0)
     return dtype_size(key.dtype) >= 4 && dtype_size(result_dtype(key.op, key.dtype)) == dtype_size(key.dtype);
   return key.inner[kA] != InnerStride::strided && key.inner[kB] != InnerStride::strided;
@@ -81,8 +98,10 @@ std::uint64_t bytes_moved(const BroadcastPlan& plan, const std::array<std::size_
 bool streams_output(const KernelKey& key, const BroadcastPlan& plan, const std::array<std::size_t, kNumOperands>& sizes,
                     std::uint64_t stream_min_bytes) {
   if (!layout_can_stream(key)) return false;
-  return plan.extents.back() * static_cast<std::int64_t>(sizes[kOut]) >= kStreamMinRowBytes &&
-         bytes_moved(plan, sizes) >= stream_min_bytes;
+  // Fixed rows are back to back in out: one long row.
+  const bool long_rows =
+      key.fixed_row != 0 || plan.extents.back() * static_cast<std::int64_t>(sizes[kOut]) >= kStreamMinRowBytes;
+  return long_rows && bytes_moved(plan, sizes) >= stream_min_bytes;
 }
 
 }  // namespace
@@ -110,10 +129,11 @@ std::string KernelKey::inner_code() const {
 }
 
 std::string KernelKey::layout_code() const {
-  if (transposed != 0 || stream)
-    return inner_code() + (transposed == kA ? ".ta" : transposed == kB ? ".tb" : "") + (stream ? ".nt" : "");
-  if (fixed_row == 0) return inner_code();
-  return fmt::format("{}.r{}-{}-{}-{}", inner_code(), fixed_row, row_step[kOut], row_step[kA], row_step[kB]);
+  std::string code = inner_code();
+  if (fixed_row != 0) code += fmt::format(".r{}-{}-{}-{}", fixed_row, row_step[kOut], row_step[kA], row_step[kB]);
+  if (transposed != 0) code += transposed == kA ? ".ta" : ".tb";
+  if (stream) code += ".nt";
+  return code;
 }
 
 std::string KernelKey::to_string() const {
@@ -182,25 +202,21 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
                                          std::string_view type, std::string_view inner, std::uint32_t codegen) {
   const std::optional<Op> o = parse_op(op);
   const std::optional<DType> d = parse_dtype(dtype);
-  // "uuz", "uuz.r<m>-<out>-<a>-<b>", or "uuz" then ".ta" or ".tb", then ".nt", each optional
+  // "uuz", then ".r<m>-<out>-<a>-<b>" (fixed rows) or ".ta" / ".tb" (a transposed
+  // input), then ".nt" (streaming stores), each optional.
   int rows[4] = {0, 0, 0, 0};
   int transposed = 0;
-  std::string_view flags = inner.size() > 3 ? inner.substr(3) : std::string_view{};
-  if (flags.starts_with(".ta") || flags.starts_with(".tb")) {
-    transposed = flags[2] == 'a' ? kA : kB;
-    flags.remove_prefix(3);
-  }
-  const bool stream = flags == ".nt";
-  if (transposed != 0 || stream) {
-    if (!stream && !flags.empty()) return std::nullopt;
-    inner = inner.substr(0, 3);
-  }
+  const bool stream = inner.size() > 3 && inner.ends_with(".nt");
+  if (stream) inner.remove_suffix(3);
   if (inner.size() > 3) {
     const std::string suffix(inner.substr(3));
-    if (std::sscanf(suffix.c_str(), ".r%d-%d-%d-%d", &rows[0], &rows[1], &rows[2], &rows[3]) != 4 ||
-        suffix != fmt::format(".r{}-{}-{}-{}", rows[0], rows[1], rows[2], rows[3]) || rows[0] < 1 ||
-        rows[0] > kFixedRowMax)
+    if (suffix == ".ta" || suffix == ".tb") {
+      transposed = suffix == ".ta" ? kA : kB;
+    } else if (std::sscanf(suffix.c_str(), ".r%d-%d-%d-%d", &rows[0], &rows[1], &rows[2], &rows[3]) != 4 ||
+               suffix != fmt::format(".r{}-{}-{}-{}", rows[0], rows[1], rows[2], rows[3]) || rows[0] < 1 ||
+               rows[0] > kFixedRowMax) {
       return std::nullopt;
+    }
     inner = inner.substr(0, 3);
   }
   if (!o || !d || inner.size() != 3 || type.size() < 2 || type.front() != '[' || type.back() != ']')
@@ -229,10 +245,6 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
     if (!layout_can_transpose(key, transposed)) return std::nullopt;
     key.transposed = static_cast<std::uint8_t>(transposed);
   }
-  if (stream) {
-    if (!layout_can_stream(key)) return std::nullopt;
-    key.stream = true;
-  }
   if (rows[0] > 0) {
     if (key.rank != 2) return std::nullopt;
     key.fixed_row = static_cast<std::uint8_t>(rows[0]);
@@ -240,6 +252,10 @@ std::optional<KernelKey> make_kernel_key(Target target, std::string_view op, std
       if (rows[k + 1] != 0 && rows[k + 1] != 1 && rows[k + 1] != rows[0]) return std::nullopt;
       key.row_step[k] = static_cast<std::uint8_t>(rows[k + 1]);
     }
+  }
+  if (stream) {
+    if (!layout_can_stream(key)) return std::nullopt;
+    key.stream = true;
   }
   return key;
 }

@@ -82,6 +82,7 @@ struct KernelKeyHash {
 // BCAST_STREAM_MIN_BYTES, by default the last-level cache's size, on rows long
 // enough for the peeling not to dominate.
 inline constexpr std::int64_t kStreamMinRowBytes = 256;
+inline constexpr std::int64_t kLineBytes = 64;  // a cache line: what one streaming store writes
 inline constexpr std::uint64_t kNeverStream = ~std::uint64_t{0};
 
 // The key of a planned call; a host call that moves at least stream_min_bytes

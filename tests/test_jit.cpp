@@ -275,6 +275,56 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
 #endif
 }
 
+// NOTE: [Streaming stores] on NOTE: [Fixed rows]: rows of 2 to 16 elements
+// against a per-row column and a repeated row, either side, out
+// starting 0 to 4 rows into its parent (so head rows, whole lines and tail
+// rows all run), against the reference.
+TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
+#if defined(__x86_64__)
+  const DType dtype = GetParam();
+  const std::string saved = get_setting("BCAST_STREAM_MIN_BYTES");
+  set_setting("BCAST_STREAM_MIN_BYTES", "0");
+  struct Restore {
+    std::string value;
+    ~Restore() { set_setting("BCAST_STREAM_MIN_BYTES", value); }
+  } restore{saved};
+  std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 49979687 + 11);
+  std::uniform_int_distribution<std::int64_t> row_count(50, 300), skip(0, 4);
+  std::set<std::string> keys;
+  for (int o = 0; o < kNumOps; ++o) {
+    const Op op = static_cast<Op>(o);
+    if (!op_supports(op, dtype)) continue;
+    for (const std::int64_t m : {2, 4, 8, 16}) {
+      const std::int64_t rows = row_count(rng), first = skip(rng);
+      Tensor full(dtype, {rows, m}), column(dtype, {rows, 1}), row(dtype, {1, m});
+      for (const Tensor* t : {&full, &column, &row}) {
+        test::fill_random(*t, rng);
+        sprinkle_special_values(*t, rng);
+      }
+      const std::vector<std::pair<TensorView, TensorView>> pairs{
+          {full, column}, {full, row}, {column, full}, {row, full}};
+      for (const auto& [a, b] : pairs) {
+        Tensor out_parent(result_dtype(op, dtype), {rows + 4, m});
+        const TensorView out = index(out_parent, {Slice{first, first + rows, 1}});
+        const KernelKey key =
+            call_kernel_key(Target::host, op, dtype, plan_broadcast(out.layout, a.layout, b.layout));
+        const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(m) +
+                                  "], out from row " + std::to_string(first);
+        ASSERT_EQ(key.fixed_row, m) << label;
+        EXPECT_EQ(key.stream, static_cast<std::int64_t>(kLineBytes / out.element_size()) % m == 0) << label;
+        keys.insert(key.to_string());
+        expect_call_matches_reference(op, a, b, out, label);
+        if (HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_EQ(kernel_cache_stats().failures, 0u);
+  std::cout << dtype_name(dtype) << ": " << keys.size() << " fixed-row kernels\n";
+#else
+  GTEST_SKIP() << "streaming stores are x86-64 only";
+#endif
+}
+
 // NOTE: [Transposed tiles]: either input transposed, against a contiguous,
 // a per-row, a repeated-row and a transposed-broadcast other input, with
 // extents that leave rows and columns over after the L x L blocks; then again
