@@ -85,6 +85,16 @@ TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
     EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?movnt(ps|dq)\s+%?[xyz]mm)"))) << assembly;
     EXPECT_THAT(assembly, ::testing::HasSubstr("sfence"));
   }
+  // NOTE: [Fixed rows]: [R,4] + [R,1], four rows to a line.
+  BroadcastPlan plan;
+  plan.type = {DC::same, DC::expand_b};
+  plan.extents = {1 << 20, 4};
+  plan.strides = {std::vector<std::int64_t>{4, 1}, {4, 1}, {1, 0}};
+  const KernelKey rows = make_kernel_key(Target::host, Op::add, DType::f32, plan, current_codegen_id(), 0);
+  EXPECT_THAT(rows.to_string(), ::testing::HasSubstr(".uuz.r4-4-4-1.nt.host."));
+  EXPECT_EQ(make_kernel_key(Target::host, "add", "f32", to_string(rows.type()), rows.layout_code(), rows.codegen), rows);
+  EXPECT_FALSE(std::regex_search(jit::kernel_ir(rows, false), std::regex(R"(= (mul|shl|fmul)\b)")));
+  EXPECT_TRUE(std::regex_search(jit::kernel_assembly(rows), std::regex(R"(\bv?movntps\s+%?[xyz]mm)")));
 #else
   GTEST_SKIP() << "streaming stores are x86-64 only";
 #endif
