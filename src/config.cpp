@@ -203,9 +203,10 @@ class Store {
     grain = number(kGrain);
     capacity = static_cast<std::size_t>(number(kCacheCapacity));
     max_bytes = static_cast<std::uint64_t>(number(kCacheMaxMb)) << 20;
-    const std::uint64_t stream = value_[kStreamMinBytes] == "off"    ? ~std::uint64_t{0}
-                                 : value_[kStreamMinBytes] == "auto" ? last_level_cache_bytes()
-                                                                     : static_cast<std::uint64_t>(number(kStreamMinBytes));
+    const std::string& stream_text = value_[kStreamMinBytes];
+    const std::uint64_t stream = stream_text == "off"    ? ~std::uint64_t{0}
+                                 : stream_text == "auto" ? last_level_cache_bytes()
+                                                         : static_cast<std::uint64_t>(number(kStreamMinBytes));
     // The streaming threshold picks kernels too: a change must reach call memos.
     if (opt_level != number(kOptLevel) || isa_ != value_[kMaxIsa] || stream_min_bytes != stream) ++generation;
     stream_min_bytes = stream;

@@ -38,7 +38,8 @@ InnerStride classify(std::int64_t stride, bool repeated) {
 // (unit, stepping m), one row for all (unit, stepping 0), one value per row
 // (zero, stepping 1) or one value for all (zero, stepping 0).
 bool fixed_rows_can_stream(const KernelKey& key) {
-  const auto lanes = static_cast<int>(kLineBytes / static_cast<std::int64_t>(dtype_size(result_dtype(key.op, key.dtype))));
+  const auto out_size = static_cast<std::int64_t>(dtype_size(result_dtype(key.op, key.dtype)));
+  const auto lanes = static_cast<int>(kLineBytes / out_size);
   const int m = key.fixed_row;
   if (lanes % m != 0) return false;
   for (const int k : {kA, kB}) {
@@ -192,7 +193,8 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
     if (fixed) key.fixed_row = static_cast<std::uint8_t>(m);
     else key.row_step = {};
   }
-  const std::array<std::size_t, kNumOperands> sizes{dtype_size(result_dtype(op, dtype)), dtype_size(dtype), dtype_size(dtype)};
+  const std::array<std::size_t, kNumOperands> sizes{dtype_size(result_dtype(op, dtype)), dtype_size(dtype),
+                                                    dtype_size(dtype)};
   key.transposed = transposed_input(key, plan);
   key.stream = streams_output(key, plan, sizes, stream_min_bytes);
   return key;

@@ -50,7 +50,8 @@ void fill_pattern(const FusedRows& f, const BroadcastPlan& original, const void*
   const std::size_t row = static_cast<std::size_t>(original.extents[1]) * size;
   const std::size_t total = row * static_cast<std::size_t>(f.rows_per_fused);
   pattern.resize(total);
-  const auto* src = static_cast<const std::byte*>(repeated_data) + original.base[f.repeated] * static_cast<std::int64_t>(size);
+  const auto* src =
+      static_cast<const std::byte*>(repeated_data) + original.base[f.repeated] * static_cast<std::int64_t>(size);
   std::memcpy(pattern.data(), src, row);
   // Doubling: a few copies however many rows the pattern holds.
   for (std::size_t filled = row; filled < total; filled *= 2)

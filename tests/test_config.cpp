@@ -191,7 +191,9 @@ TEST_F(Env, StreamMinBytesDecidesWhichOutputsGetStreamingStores) {
   // NOTE: [Streaming stores]: [2048,1] + [1,2048] f32 writes 16 MiB of out and
   // reads 8 KiB of each input: 16,793,600 bytes moved.
   const Tensor a(DType::f32, {2048, 1}), b(DType::f32, {1, 2048});
-  const auto key = [&] { return kernel_key_for(Op::add, DType::f32, Layout::contiguous({2048, 2048}), a.layout(), b.layout()); };
+  const auto key = [&] {
+    return kernel_key_for(Op::add, DType::f32, Layout::contiguous({2048, 2048}), a.layout(), b.layout());
+  };
 #if defined(__x86_64__)
   set("BCAST_STREAM_MIN_BYTES", "16793600");
   reload();

@@ -92,7 +92,8 @@ TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
   plan.strides = {std::vector<std::int64_t>{4, 1}, {4, 1}, {1, 0}};
   const KernelKey rows = make_kernel_key(Target::host, Op::add, DType::f32, plan, current_codegen_id(), 0);
   EXPECT_THAT(rows.to_string(), ::testing::HasSubstr(".uuz.r4-4-4-1.nt.host."));
-  EXPECT_EQ(make_kernel_key(Target::host, "add", "f32", to_string(rows.type()), rows.layout_code(), rows.codegen), rows);
+  EXPECT_EQ(make_kernel_key(Target::host, "add", "f32", to_string(rows.type()), rows.layout_code(), rows.codegen),
+            rows);
   EXPECT_FALSE(std::regex_search(jit::kernel_ir(rows, false), std::regex(R"(= (mul|shl|fmul)\b)")));
   EXPECT_TRUE(std::regex_search(jit::kernel_assembly(rows), std::regex(R"(\bv?movntps\s+%?[xyz]mm)")));
 #else
@@ -355,7 +356,8 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
     const bool stream = round >= kNumOps;
     if (!op_supports(op, dtype)) continue;
     set_setting("BCAST_STREAM_MIN_BYTES", stream ? "0" : "off");
-    const std::int64_t rows = extent(rng), cols = stream ? std::array<std::int64_t, 3>{256, 320, 300}[wide(rng)] : extent(rng);
+    constexpr std::array<std::int64_t, 3> kLineColumns{256, 320, 300};
+    const std::int64_t rows = extent(rng), cols = stream ? kLineColumns[wide(rng)] : extent(rng);
     Tensor parent(dtype, {cols, rows}), full(dtype, {rows, cols}), column(dtype, {rows, 1}), row(dtype, {1, cols});
     Tensor column_parent(dtype, {1, rows});
     for (const Tensor* t : {&parent, &full, &column, &row, &column_parent}) {
