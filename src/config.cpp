@@ -68,6 +68,12 @@ std::uint64_t last_level_cache_bytes() {
   return bytes;
 }
 
+// BCAST_STREAM_MIN_BYTES=auto, read from the system once.
+std::uint64_t auto_stream_min_bytes() {
+  static const std::uint64_t bytes = last_level_cache_bytes();
+  return bytes;
+}
+
 struct Variable {
   std::string_view name, default_value, accepted, help;
   bool (*valid)(std::string_view);
@@ -205,7 +211,7 @@ class Store {
     max_bytes = static_cast<std::uint64_t>(number(kCacheMaxMb)) << 20;
     const std::string& stream_text = value_[kStreamMinBytes];
     const std::uint64_t stream = stream_text == "off"    ? ~std::uint64_t{0}
-                                 : stream_text == "auto" ? last_level_cache_bytes()
+                                 : stream_text == "auto" ? auto_stream_min_bytes()
                                                          : static_cast<std::uint64_t>(number(kStreamMinBytes));
     // The streaming threshold picks kernels too: a change must reach call memos.
     if (opt_level != number(kOptLevel) || isa_ != value_[kMaxIsa] || stream_min_bytes != stream) ++generation;
