@@ -15,6 +15,7 @@
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "reference_executor.h"
+#include "thread_pool.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -227,12 +228,7 @@ TEST_P(JitDifferential, RandomCasesMatchTheReferenceBitForBit) {
 TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
 #if defined(__x86_64__)
   const DType dtype = GetParam();
-  const std::string saved = get_setting("BCAST_STREAM_MIN_BYTES");
-  set_setting("BCAST_STREAM_MIN_BYTES", "0");
-  struct Restore {
-    std::string value;
-    ~Restore() { set_setting("BCAST_STREAM_MIN_BYTES", value); }
-  } restore{saved};
+  const test::ScopedSetting stream_everything("BCAST_STREAM_MIN_BYTES", "0");
   std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 104729 + 7);
   struct Pattern {
     Shape out, a, b;
@@ -293,12 +289,7 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
 TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
 #if defined(__x86_64__)
   const DType dtype = GetParam();
-  const std::string saved = get_setting("BCAST_STREAM_MIN_BYTES");
-  set_setting("BCAST_STREAM_MIN_BYTES", "0");
-  struct Restore {
-    std::string value;
-    ~Restore() { set_setting("BCAST_STREAM_MIN_BYTES", value); }
-  } restore{saved};
+  const test::ScopedSetting stream_everything("BCAST_STREAM_MIN_BYTES", "0");
   std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 49979687 + 11);
   std::uniform_int_distribution<std::int64_t> row_count(50, 300), skip(0, 4);
   std::set<std::string> keys;
@@ -346,11 +337,7 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 15485863 + 3);
   std::set<std::string> keys;
   std::uniform_int_distribution<std::int64_t> extent(2, 150), wide(0, 2);
-  const std::string saved = get_setting("BCAST_STREAM_MIN_BYTES");
-  struct Restore {
-    std::string value;
-    ~Restore() { set_setting("BCAST_STREAM_MIN_BYTES", value); }
-  } restore{saved};
+  const test::ScopedSetting restore("BCAST_STREAM_MIN_BYTES", get_setting("BCAST_STREAM_MIN_BYTES"));
   for (int round = 0; round < 2 * kNumOps; ++round) {
     const Op op = static_cast<Op>(round % kNumOps);
     const bool stream = round >= kNumOps;
@@ -384,6 +371,32 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
   }
   EXPECT_EQ(kernel_cache_stats().failures, 0u);
   std::cout << dtype_name(dtype) << ": " << keys.size() << " transposed-tile kernels\n";
+}
+
+// NOTE: [Streaming stores] and NOTE: [Transposed tiles] on calls split across
+// three threads: chunks and tiles start anywhere in a line, and each worker's
+// stores must be fenced before the caller reads out.
+TEST(JitThreads, StreamingAndTransposedCallsSplitAcrossThreadsMatchTheReference) {
+  const test::ScopedSetting stream_everything("BCAST_STREAM_MIN_BYTES", "0");
+  const test::ScopedSetting small_grain("BCAST_GRAIN", "1000");
+  const test::ScopedSetting threads("BCAST_NUM_THREADS", "3");
+  std::mt19937_64 rng(77);
+  Tensor full(DType::f32, {777, 1031}), column(DType::f32, {777, 1}), row(DType::f32, {1, 1031});
+  Tensor parent(DType::f32, {1031, 777}), narrow(DType::f32, {50001, 4}), per_row(DType::f32, {50001, 1});
+  for (const Tensor* t : {&full, &column, &row, &parent, &narrow, &per_row}) test::fill_random(*t, rng);
+  const TensorView transposed = transpose(parent);
+  const std::vector<std::tuple<Op, TensorView, TensorView>> calls{
+      {Op::add, full, full}, {Op::sub, column, row}, {Op::mul, full, column},
+      {Op::max, transposed, full}, {Op::div, row, transposed}, {Op::add, narrow, per_row}};
+  for (const auto& [op, a, b] : calls) {
+    Tensor out(DType::f32, broadcast_infer_shape(a.shape(), b.shape()));
+    const KernelKey key = call_kernel_key(Target::host, op, DType::f32, plan_broadcast(out.layout(), a.layout, b.layout));
+#if defined(__x86_64__)
+    EXPECT_TRUE(key.stream) << key.to_string();
+#endif
+    expect_call_matches_reference(op, a, b, out, key.to_string());
+  }
+  EXPECT_GT(ThreadPool::instance().stats().parts_on_workers, 0u) << "the calls really ran on the pool";
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryDType, JitDifferential,

@@ -5,12 +5,29 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "bcast/bcast.h"
 #include "half.h"
 
 namespace bcast::test {
+
+// Sets a BCAST_* setting through the API for a scope, then puts back the
+// value it had.
+class ScopedSetting {
+ public:
+  ScopedSetting(std::string name, const std::string& value) : name_(std::move(name)), saved_(get_setting(name_)) {
+    set_setting(name_, value);
+  }
+  ~ScopedSetting() { set_setting(name_, saved_); }
+  ScopedSetting(const ScopedSetting&) = delete;
+  ScopedSetting& operator=(const ScopedSetting&) = delete;
+
+ private:
+  std::string name_, saved_;
+};
 
 // Element i (C order over the view's index space) as a double, and back.
 // Every value the tests use is exactly representable in the dtype involved.
