@@ -3,11 +3,11 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsX86.h>
-#include <llvm/IR/MDBuilder.h>
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "ir_dtypes.h"
@@ -126,15 +126,7 @@ class NestEmitter {
     // NOTE: [Streaming stores]: rows up to out's first line boundary and after
     // its last whole line as above, whole lines of L / m rows in between. When
     // out does not start on a row boundary of its lines, every row as above.
-    const std::uint64_t row_bytes = key_.fixed_row * bytes(kOut);
-    const std::uint64_t rows_per_line = static_cast<std::uint64_t>(kLineBytes) / row_bytes;
-    Value* address = b_.CreatePtrToInt(base_[kOut], b_.getInt64Ty(), "out_address");
-    Value* to_line = b_.CreateAnd(b_.CreateSub(b_.getInt64(0), address), kLineBytes - 1);
-    Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(address, row_bytes - 1), b_.getInt64(0));
-    Value* head = b_.CreateSelect(aligned, b_.CreateLShr(to_line, llvm::Log2_64(row_bytes)), count);
-    head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, head, count, nullptr, "head_rows");
-    Value* lines_end =
-        b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(count, head), ~(rows_per_line - 1)), "lines_end");
+    const auto [head, lines_end] = split_at_lines(base_[kOut], count, key_.fixed_row * bytes(kOut));
     emit_fixed_row_range(b_.getInt64(0), head, "head", false);
     emit_streaming_fixed_rows(head, lines_end);
     emit_fixed_row_range(lines_end, count, "tail", false);
@@ -428,14 +420,7 @@ class NestEmitter {
     const std::uint64_t size = bytes(kOut);
     const unsigned lanes = static_cast<unsigned>(kLineBytes / size);
     const std::array<Value*, kNumOperands> fixed = load_repeated(row_base);
-    // Elements before out's first line boundary; all of them when out is not
-    // even element-aligned (then no store could be line-aligned).
-    Value* address = b_.CreatePtrToInt(row_base[kOut], b_.getInt64Ty(), "out_address");
-    Value* to_line = b_.CreateAnd(b_.CreateSub(b_.getInt64(0), address), kLineBytes - 1);
-    Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(address, size - 1), b_.getInt64(0));
-    Value* head = b_.CreateSelect(aligned, b_.CreateLShr(to_line, llvm::Log2_64(size)), n);
-    head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, head, n, nullptr, "head");
-    Value* body_end = b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(n, head), ~std::uint64_t{lanes - 1}), "body_end");
+    const auto [head, body_end] = split_at_lines(row_base[kOut], n, size);
 
     emit_scalar_loop(row_base, fixed, b_.getInt64(0), head, "head");
     std::array<Value*, kNumOperands> splat{};
@@ -453,6 +438,21 @@ class NestEmitter {
     make_nontemporal(store);
     close_loop(lines, b_.getInt64(lanes));
     emit_scalar_loop(row_base, fixed, body_end, n, "tail");
+  }
+
+  // n units of `unit_bytes` (a power of two dividing a line) from `out`, split
+  // at line boundaries: [0, head) before the first, [head, lines_end) whole
+  // lines, the rest after. When out does not start on a unit boundary no
+  // store could be line-aligned: head is n.
+  std::pair<Value*, Value*> split_at_lines(Value* out, Value* n, std::uint64_t unit_bytes) {
+    const std::uint64_t per_line = static_cast<std::uint64_t>(kLineBytes) / unit_bytes;
+    Value* address = b_.CreatePtrToInt(out, b_.getInt64Ty(), "out_address");
+    Value* to_line = b_.CreateAnd(b_.CreateSub(b_.getInt64(0), address), kLineBytes - 1);
+    Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(address, unit_bytes - 1), b_.getInt64(0));
+    Value* head = b_.CreateSelect(aligned, b_.CreateLShr(to_line, llvm::Log2_64(unit_bytes)), n);
+    head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, head, n, nullptr, "head");
+    Value* lines_end = b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(n, head), ~(per_line - 1)), "lines_end");
+    return {head, lines_end};
   }
 
   // A whole, line-aligned line of out, written past the caches.
