@@ -172,8 +172,6 @@ class NestEmitter {
   void emit_streaming_fixed_rows(Value* begin, Value* end) {
     const unsigned m = key_.fixed_row;
     const auto lanes = static_cast<unsigned>(static_cast<std::uint64_t>(kLineBytes) / bytes(kOut));
-    auto vector_type = [&](int k, unsigned n) { return llvm::FixedVectorType::get(element_type_[k], n); };
-    auto align = [&](int k) { return llvm::Align(bytes(k)); };
     // Lane j of the line lies in row j / m, column j % m.
     std::vector<int> column_of, row_of;
     for (unsigned j = 0; j < lanes; ++j) {
@@ -187,18 +185,16 @@ class NestEmitter {
       if (key_.inner[k] == InnerStride::zero) {
         same[k] = b_.CreateVectorSplat(lanes, load(k, base_[k]));
       } else {  // one row of m elements, repeated
-        Value* row = b_.CreateAlignedLoad(vector_type(k, m), base_[k], align(k));
-        same[k] = b_.CreateShuffleVector(row, column_of);
+        same[k] = b_.CreateShuffleVector(load_vector(k, base_[k], m), column_of);
       }
     }
     CountedLoop lines = open_loop(begin, end, "line_rows");
     auto input = [&](int k) -> Value* {
       if (same[k]) return same[k];
       Value* at = fixed_row_at(k, lines.i);
-      if (key_.inner[k] == InnerStride::unit) return b_.CreateAlignedLoad(vector_type(k, lanes), at, align(k));
+      if (key_.inner[k] == InnerStride::unit) return load_vector(k, at, lanes);
       // One value per row: L / m of them, each spread over its row's m lanes.
-      Value* values = b_.CreateAlignedLoad(vector_type(k, lanes / m), at, align(k));
-      return b_.CreateShuffleVector(values, row_of);
+      return b_.CreateShuffleVector(load_vector(k, at, lanes / m), row_of);
     };
     Value* x = input(kA);
     Value* y = input(kB);
@@ -308,20 +304,16 @@ class NestEmitter {
                                const std::vector<Value*>& repeated, bool nontemporal) {
     const int t = key_.transposed, other = t == kA ? kB : kA;
     const auto lanes = static_cast<unsigned>(repeated.size());
-    auto vector_type = [&](int k) { return llvm::FixedVectorType::get(element_type_[k], lanes); };
     std::vector<Value*> columns;
     Value* next_col = t_col;
     for (unsigned q = 0; q < lanes; ++q) {
-      columns.push_back(b_.CreateAlignedLoad(vector_type(t), next_col, llvm::Align(bytes(t))));
+      columns.push_back(load_vector(t, next_col, lanes));
       next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][1]);
     }
     const std::vector<Value*> t_rows = transpose(columns);
     for (unsigned p = 0; p < lanes; ++p) {
       Value* along = repeated[p];
-      if (!along) {
-        Value* at = b_.CreateGEP(element_type_[other], rows[other][p], col);
-        along = b_.CreateAlignedLoad(vector_type(other), at, llvm::Align(bytes(other)));
-      }
+      if (!along) along = load_vector(other, b_.CreateGEP(element_type_[other], rows[other][p], col), lanes);
       Value* x = t == kA ? t_rows[p] : along;
       Value* y = t == kA ? along : t_rows[p];
       llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], rows[kOut][p], col));
@@ -386,10 +378,18 @@ class NestEmitter {
 
   // Elements [0, n) of the innermost level from row_base.
   void emit_inner_loop(const std::array<Value*, kNumOperands>& row_base, Value* n) {
-    const int inner = rank_ - 1;
     // A repeated operand is loaded once, outside the loop.
-    const std::array<Value*, kNumOperands> fixed = load_repeated(row_base);
-    CountedLoop loop = open_loop(b_.getInt64(0), n, "inner");
+    emit_element_loop(row_base, load_repeated(row_base), b_.getInt64(0), n, "inner", /*vectorise=*/true);
+  }
+
+  // Elements [begin, end) from row_base, one at a time (`fixed`: the repeated
+  // operands' values). Strided operands start their running offset at 0, so
+  // begin is 0 whenever one is strided (streaming rows have none).
+  void emit_element_loop(const std::array<Value*, kNumOperands>& row_base,
+                         const std::array<Value*, kNumOperands>& fixed, Value* begin, Value* end,
+                         const std::string& name, bool vectorise) {
+    const int inner = rank_ - 1;
+    CountedLoop loop = open_loop(begin, end, name);
     // Strided operands keep a running offset: a second induction variable.
     std::array<llvm::PHINode*, kNumOperands> running{};
     for (int k = 0; k < kNumOperands; ++k) {
@@ -407,7 +407,7 @@ class NestEmitter {
     store_result(x, y, address[kOut]);
     for (int k = 0; k < kNumOperands; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), b_.GetInsertBlock());
-    close_loop(loop, b_.getInt64(1));
+    close_loop(loop, b_.getInt64(1), vectorise);
   }
 
   // NOTE: [Streaming stores] One row as three loops: scalar elements up to
@@ -422,22 +422,20 @@ class NestEmitter {
     const std::array<Value*, kNumOperands> fixed = load_repeated(row_base);
     const auto [head, body_end] = split_at_lines(row_base[kOut], n, size);
 
-    emit_scalar_loop(row_base, fixed, b_.getInt64(0), head, "head");
+    emit_element_loop(row_base, fixed, b_.getInt64(0), head, "head", false);
     std::array<Value*, kNumOperands> splat{};
     for (int k = kA; k <= kB; ++k)
       if (fixed[k]) splat[k] = b_.CreateVectorSplat(lanes, fixed[k]);
     CountedLoop lines = open_loop(head, body_end, "lines");
-    auto vector_at = [&](int k) -> Value* {
-      if (splat[k]) return splat[k];
-      Value* at = b_.CreateGEP(element_type_[k], row_base[k], lines.i);
-      return b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[k], lanes), at, llvm::Align(bytes(k)));
+    auto vector_at = [&](int k) {
+      return splat[k] ? splat[k] : load_vector(k, b_.CreateGEP(element_type_[k], row_base[k], lines.i), lanes);
     };
     Value* x = vector_at(kA);
     Value* y = vector_at(kB);
     llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], row_base[kOut], lines.i));
     make_nontemporal(store);
     close_loop(lines, b_.getInt64(lanes));
-    emit_scalar_loop(row_base, fixed, body_end, n, "tail");
+    emit_element_loop(row_base, fixed, body_end, n, "tail", false);
   }
 
   // n units of `unit_bytes` (a power of two dividing a line) from `out`, split
@@ -462,18 +460,6 @@ class NestEmitter {
                        llvm::MDNode::get(b_.getContext(), llvm::ConstantAsMetadata::get(b_.getInt32(1))));
   }
 
-  // Elements [begin, end) of a row of unit and zero stride operands, one at a
-  // time: the few elements around a streaming row's whole lines.
-  void emit_scalar_loop(const std::array<Value*, kNumOperands>& row_base, const std::array<Value*, kNumOperands>& fixed,
-                        Value* begin, Value* end, const std::string& name) {
-    CountedLoop loop = open_loop(begin, end, name);
-    auto at = [&](int k) { return b_.CreateGEP(element_type_[k], row_base[k], loop.i); };
-    Value* x = fixed[kA] ? fixed[kA] : load(kA, at(kA));
-    Value* y = fixed[kB] ? fixed[kB] : load(kB, at(kB));
-    store_result(x, y, at(kOut));
-    close_loop(loop, b_.getInt64(1), /*vectorise=*/false);
-  }
-
   std::array<Value*, kNumOperands> load_repeated(const std::array<Value*, kNumOperands>& row_base) {
     std::array<Value*, kNumOperands> fixed{};
     for (int k = kA; k <= kB; ++k)
@@ -486,20 +472,19 @@ class NestEmitter {
   // for (i = begin; i < end; i += step): open_loop emits the guard and the
   // loop block's induction variable and leaves the builder in the loop block
   // (further PHIs go first); close_loop steps, branches back and leaves the
-  // builder after the loop. `skip` is where an empty loop goes (its own
-  // "_done" block when null).
+  // builder after the loop.
   struct CountedLoop {
     llvm::PHINode* i = nullptr;
     BasicBlock* preheader = nullptr;
     BasicBlock* done = nullptr;
     Value* end = nullptr;
   };
-  CountedLoop open_loop(Value* begin, Value* end, const std::string& name, BasicBlock* skip = nullptr) {
+  CountedLoop open_loop(Value* begin, Value* end, const std::string& name) {
     CountedLoop loop;
     loop.preheader = b_.GetInsertBlock();
     loop.end = end;
     BasicBlock* body = block(name);
-    loop.done = skip ? skip : block(name + "_done");
+    loop.done = block(name + "_done");
     b_.CreateCondBr(b_.CreateICmpSLT(begin, end), body, loop.done);
     b_.SetInsertPoint(body);
     loop.i = b_.CreatePHI(b_.getInt64Ty(), 2, name == "inner" ? "i" : name + "_i");
@@ -537,6 +522,10 @@ class NestEmitter {
     return store;
   }
   Value* load(int k, Value* address) { return b_.CreateLoad(element_type_[k], address); }
+  // `lanes` consecutive elements of operand k, aligned to one element.
+  Value* load_vector(int k, Value* address, unsigned lanes) {
+    return b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[k], lanes), address, llvm::Align(bytes(k)));
+  }
   std::uint64_t bytes(int k) const { return element_type_[k]->getPrimitiveSizeInBits() / 8; }
   // L of NOTE: [Transposed tiles].
   std::uint64_t transpose_lanes() const { return std::min(kTransposeBytes / bytes(key_.transposed), kTransposeLanes); }
