@@ -80,7 +80,7 @@ class NestEmitter {
     // SROA turns them into registers.
     Odometer odometer;
     for (int k = 0; k < kNumOperands; ++k) {
-      odometer.offset[k] = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "offset");
+      odometer.offset[k] = local("offset");
       b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
       odometer.stride[k].assign(stride_[k].begin(), stride_[k].end() - 1);
       odometer.span[k].assign(span_[k].begin(), span_[k].end() - 1);
@@ -88,10 +88,10 @@ class NestEmitter {
     odometer.extent.assign(extent_.begin(), extent_.end() - 1);
     Value* index_array = field(offsetof(KernelArgs, index), b_.getPtrTy(), "index");
     for (int l = 0; l + 1 < rank_; ++l) {
-      odometer.index.push_back(b_.CreateAlloca(b_.getInt64Ty(), nullptr, "i" + std::to_string(l)));
+      odometer.index.push_back(local("i" + std::to_string(l)));
       b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);
     }
-    Value* remaining = b_.CreateAlloca(b_.getInt64Ty(), nullptr, "remaining");
+    Value* remaining = local("remaining");
     b_.CreateStore(count, remaining);
     BasicBlock* row = block("row");
     b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), row, exit);
@@ -202,44 +202,111 @@ class NestEmitter {
     close_loop(lines, b_.getInt64(lanes / m));
   }
 
-  // NOTE: [Transposed tiles] Rank 2, input t stepping 1 from row to row and a
-  // run-time stride along the row (a transposed view). Row by row, each of
-  // t's elements would be a load of its own from a different line. Instead,
-  // blocks of L x L elements, L = one cache line of t's elements (at most 16:
-  // more vectors than registers would spill): L loads of a whole line (t's
-  // columns of the block), a transpose in registers (log2 L
-  // rounds of interleaving shuffles), then L rows of out computed and stored
-  // as vectors. Each line of t is read once, whole: with strides of a power of
-  // two, lines kept for a second visit evict one another (on [4096,4096] f32
-  // half-line columns measured 23 GB/s, whole lines 26.5, and 33 with
-  // streaming stores). Columns and rows left over run the scalar inner loop.
+  // NOTE: [Transposed tiles] The last two levels are rows and columns; input
+  // t steps 1 from row to row and a run-time stride along the row (a
+  // transposed view). Row by row, each of t's elements would be a load of its
+  // own from a different line. Instead, blocks of L x L elements, L = one
+  // cache line of t's elements (at most 16: more vectors than registers would
+  // spill): L loads of a whole line (t's columns of the block), a transpose in
+  // registers (log2 L rounds of interleaving shuffles), then L rows of out
+  // computed and stored as vectors. Each line of t is read once, whole: with
+  // strides of a power of two, lines kept for a second visit evict one another
+  // (on [4096,4096] f32 half-line columns measured 23 GB/s, whole lines 26.5,
+  // and 33 with streaming stores). Columns and rows left over run the scalar
+  // inner loop. Levels above the rows (a batch of matrices) step as an
+  // odometer, one matrix's rows at a time.
   void emit_transposed_tiles(Value* count, BasicBlock* exit) {
     load_levels();
     if (!key_.stream) {
-      emit_transposed_blocks(count, exit, false);
+      emit_transposed_matrices(count, exit, false);
       return;
     }
     // NOTE: [Streaming stores]: a block's rows of out are whole lines when out
-    // and its row stride are line-aligned (the element sizes are equal, so a
-    // row of a block is one line); otherwise plain stores.
+    // and its strides above the columns are line-aligned (the element sizes
+    // are equal, so a row of a block is one line); otherwise plain stores.
     const std::uint64_t lanes = transpose_lanes();
     Value* address = b_.CreatePtrToInt(base_[kOut], b_.getInt64Ty());
-    Value* aligned = b_.CreateAnd(b_.CreateICmpEQ(b_.CreateAnd(address, kLineBytes - 1), b_.getInt64(0)),
-                                  b_.CreateICmpEQ(b_.CreateAnd(stride_[kOut][0], lanes - 1), b_.getInt64(0)));
+    Value* misaligned = b_.CreateAnd(address, kLineBytes - 1);
+    for (int l = 0; l + 1 < rank_; ++l) misaligned = b_.CreateOr(misaligned, b_.CreateAnd(stride_[kOut][l], lanes - 1));
     BasicBlock* streaming = block("streaming_blocks");
     BasicBlock* plain = block("plain_blocks");
-    b_.CreateCondBr(aligned, streaming, plain);
+    b_.CreateCondBr(b_.CreateICmpEQ(misaligned, b_.getInt64(0)), streaming, plain);
     b_.SetInsertPoint(streaming);
-    emit_transposed_blocks(count, exit, true);
+    emit_transposed_matrices(count, exit, true);
     b_.SetInsertPoint(plain);
-    emit_transposed_blocks(count, exit, false);
+    emit_transposed_matrices(count, exit, false);
   }
 
-  void emit_transposed_blocks(Value* count, BasicBlock* exit, bool nontemporal) {
+  // `count` rows from the odometer's start (NOTE: [Kernel ABI]), one matrix
+  // (a pass of the rows level) at a time: the first from its start row, the
+  // rest whole. A matrix's rows leave each operand one row past its last; the
+  // rows' span and stride take it back to the first, and the odometer of the
+  // levels above steps from there.
+  void emit_transposed_matrices(Value* count, BasicBlock* exit, bool nontemporal) {
+    const int rows_level = rank_ - 2;
+    Value* index_array = field(offsetof(KernelArgs, index), b_.getPtrTy(), "index");
+    Odometer odometer;
+    for (int l = 0; l < rows_level; ++l) {
+      odometer.index.push_back(local("i" + std::to_string(l)));
+      b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);
+      odometer.extent.push_back(extent_[l]);
+    }
+    for (int k = 0; k < kNumOperands; ++k) {
+      odometer.offset[k] = local("offset");
+      odometer.stride[k].assign(stride_[k].begin(), stride_[k].begin() + rows_level);
+      odometer.span[k].assign(span_[k].begin(), span_[k].begin() + rows_level);
+    }
+    Value* first_row = local("first_row");
+    b_.CreateStore(element(index_array, rows_level, "start_row"), first_row);
+    Value* remaining = local("remaining");
+    b_.CreateStore(count, remaining);
+    BasicBlock* entry = b_.GetInsertBlock();
+    BasicBlock* matrix = block("matrix");
+    BasicBlock* next = block("next_matrix");
+    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), matrix, exit);
+
+    b_.SetInsertPoint(matrix);
+    std::array<llvm::PHINode*, kNumOperands> start{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      start[k] = b_.CreatePHI(b_.getPtrTy(), 2, "matrix_start");
+      start[k]->addIncoming(base_[k], entry);
+    }
+    Value* left_in_matrix = b_.CreateSub(extent_[rows_level], b_.CreateLoad(b_.getInt64Ty(), first_row));
+    Value* rows = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(b_.getInt64Ty(), remaining),
+                                           left_in_matrix, nullptr, "matrix_rows");
+    const std::array<Value*, kNumOperands> end = emit_transposed_rows({start[kOut], start[kA], start[kB]}, rows,
+                                                                       nontemporal);
+    Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), rows, "left");
+    b_.CreateStore(left, remaining);
+    BasicBlock* carry = block("matrix_carry");
+    b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
+
+    b_.SetInsertPoint(carry);
+    std::array<Value*, kNumOperands> row0{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      Value* back = b_.CreateAdd(span_[k][rows_level], stride_[k][rows_level]);
+      row0[k] = b_.CreateGEP(element_type_[k], end[k], b_.CreateNeg(back), "matrix_row0");
+      b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
+    }
+    b_.CreateStore(b_.getInt64(0), first_row);
+    odometer.emit_step(b_, next, exit);
+
+    b_.SetInsertPoint(next);
+    for (int k = 0; k < kNumOperands; ++k)
+      start[k]->addIncoming(
+          b_.CreateGEP(element_type_[k], row0[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k])), next);
+    b_.CreateBr(matrix);
+  }
+
+  // `n` rows of one matrix from row_base, in L x L blocks; returns each
+  // operand's position one row past the last.
+  std::array<Value*, kNumOperands> emit_transposed_rows(const std::array<Value*, kNumOperands>& row_base, Value* n,
+                                                        bool nontemporal) {
     const int t = key_.transposed, other = t == kA ? kB : kA;
+    const int rows_level = rank_ - 2, cols_level = rank_ - 1;
     const auto lanes = static_cast<unsigned>(transpose_lanes());
-    Value* cols = extent_[1];
-    Value* full_rows = b_.CreateAnd(count, ~std::uint64_t{lanes - 1}, "full_rows");
+    Value* cols = extent_[cols_level];
+    Value* full_rows = b_.CreateAnd(n, ~std::uint64_t{lanes - 1}, "full_rows");
     Value* full_cols = b_.CreateAnd(cols, ~std::uint64_t{lanes - 1}, "full_cols");
     BasicBlock* entry = b_.GetInsertBlock();
 
@@ -248,14 +315,14 @@ class NestEmitter {
     std::array<llvm::PHINode*, kNumOperands> block_row{};
     for (int k = 0; k < kNumOperands; ++k) {
       block_row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "block_row");
-      block_row[k]->addIncoming(base_[k], blocks.preheader);
+      block_row[k]->addIncoming(row_base[k], blocks.preheader);
     }
     // Row p of the block, for out and the other input (p = lanes: the next block).
     std::array<std::vector<Value*>, kNumOperands> rows;
     for (const int k : {static_cast<int>(kOut), other}) {
       rows[k].push_back(block_row[k]);
       for (unsigned p = 0; p < lanes; ++p)
-        rows[k].push_back(b_.CreateGEP(element_type_[k], rows[k].back(), stride_[k][0]));
+        rows[k].push_back(b_.CreateGEP(element_type_[k], rows[k].back(), stride_[k][rows_level]));
     }
     std::vector<Value*> repeated(lanes);  // the other input's value per row, when it repeats along the row
     if (key_.inner[other] == InnerStride::zero)
@@ -288,12 +355,11 @@ class NestEmitter {
     std::array<Value*, kNumOperands> rest{};
     for (int k = 0; k < kNumOperands; ++k) {
       llvm::PHINode* at = b_.CreatePHI(b_.getPtrTy(), 2, "rest_row");
-      at->addIncoming(base_[k], entry);
+      at->addIncoming(row_base[k], entry);
       at->addIncoming(rows[k].back(), block_latch);
       rest[k] = at;
     }
-    emit_rows(rest, b_.CreateSub(count, full_rows), cols);
-    b_.CreateBr(exit);
+    return emit_rows(rest, b_.CreateSub(n, full_rows), cols);
   }
 
   // One L x L block of NOTE: [Transposed tiles] at column `col` of the
@@ -308,7 +374,7 @@ class NestEmitter {
     Value* next_col = t_col;
     for (unsigned q = 0; q < lanes; ++q) {
       columns.push_back(load_vector(t, next_col, lanes));
-      next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][1]);
+      next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][rank_ - 1]);
     }
     const std::vector<Value*> t_rows = transpose(columns);
     for (unsigned p = 0; p < lanes; ++p) {
@@ -324,7 +390,9 @@ class NestEmitter {
 
   // `n` rows of `cols` elements from row_base, each with the scalar inner
   // loop; t (NOTE: [Transposed tiles]) steps 1 element from row to row.
-  void emit_rows(const std::array<Value*, kNumOperands>& row_base, Value* n, Value* cols) {
+  // Returns each operand's position one row past the last.
+  std::array<Value*, kNumOperands> emit_rows(const std::array<Value*, kNumOperands>& row_base, Value* n, Value* cols) {
+    const int rows_level = rank_ - 2;
     CountedLoop rows = open_loop(b_.getInt64(0), n, "rows");
     std::array<llvm::PHINode*, kNumOperands> row{};
     for (int k = 0; k < kNumOperands; ++k) {
@@ -332,11 +400,22 @@ class NestEmitter {
       row[k]->addIncoming(row_base[k], rows.preheader);
     }
     emit_inner_loop({row[kOut], row[kA], row[kB]}, cols);
+    std::array<Value*, kNumOperands> next{};
     for (int k = 0; k < kNumOperands; ++k) {
-      Value* step = k == key_.transposed ? b_.getInt64(1) : stride_[k][0];
-      row[k]->addIncoming(b_.CreateGEP(element_type_[k], row[k], step), b_.GetInsertBlock());
+      Value* step = k == key_.transposed ? b_.getInt64(1) : stride_[k][rows_level];
+      next[k] = b_.CreateGEP(element_type_[k], row[k], step);
+      row[k]->addIncoming(next[k], b_.GetInsertBlock());
     }
+    BasicBlock* latch = b_.GetInsertBlock();
     close_loop(rows, b_.getInt64(1));
+    std::array<Value*, kNumOperands> end{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      llvm::PHINode* at = b_.CreatePHI(b_.getPtrTy(), 2, "rows_end");
+      at->addIncoming(row_base[k], rows.preheader);
+      at->addIncoming(next[k], latch);
+      end[k] = at;
+    }
+    return end;
   }
 
   // The transpose of a square of vectors: result[p][q] = v[q][p]. Each round
@@ -544,6 +623,12 @@ class NestEmitter {
     return b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), array, i), name);
   }
   BasicBlock* block(const std::string& name) { return BasicBlock::Create(b_.getContext(), name, fn_); }
+  // An i64 local in the entry block, where SROA turns it into registers
+  // wherever the code using it is.
+  Value* local(const std::string& name) {
+    llvm::IRBuilder<> at(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    return at.CreateAlloca(b_.getInt64Ty(), nullptr, name);
+  }
 
   const KernelKey& key_;
   llvm::IRBuilder<> b_;

@@ -68,18 +68,18 @@ bool layout_can_stream(const KernelKey& key) {
 #endif
 }
 
-// NOTE: [Transposed tiles]: rank 2, out contiguous along its rows, input t
-// strided along them and stepping 1 between rows, the other input unit or
-// zero stride along the rows.
+// NOTE: [Transposed tiles]: rows and columns (the last two levels), out
+// contiguous along its rows, input t strided along them and stepping 1
+// between rows, the other input unit or zero stride along the rows.
 bool layout_can_transpose(const KernelKey& key, int t) {
   const int other = t == kA ? kB : kA;
-  return key.target == Target::host && key.rank == 2 && key.fixed_row == 0 && key.inner[kOut] == InnerStride::unit &&
+  return key.target == Target::host && key.rank >= 2 && key.fixed_row == 0 && key.inner[kOut] == InnerStride::unit &&
          key.inner[t] == InnerStride::strided && key.inner[other] != InnerStride::strided;
 }
 
 std::uint8_t transposed_input(const KernelKey& key, const BroadcastPlan& plan) {
   for (const int t : {kA, kB})
-    if (layout_can_transpose(key, t) && plan.strides[t][0] == 1) return static_cast<std::uint8_t>(t);
+    if (layout_can_transpose(key, t) && plan.strides[t][plan.rank() - 2] == 1) return static_cast<std::uint8_t>(t);
   return 0;
 }
 

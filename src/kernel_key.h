@@ -45,8 +45,9 @@ struct KernelKey {
   // with non-temporal stores.
   bool stream = false;
   // NOTE: [Transposed tiles] kA or kB when that input runs along out's rows
-  // with a stride and along its columns with stride 1 (a transposed view):
-  // rank 2, read in square tiles transposed in registers. 0 otherwise.
+  // with a stride and along its columns with stride 1 (a transposed view,
+  // rows and columns being the last two levels): read in square tiles
+  // transposed in registers. 0 otherwise.
   std::uint8_t transposed = 0;
 
   DimCode code(int level) const;

@@ -103,21 +103,28 @@ TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
 }
 
 TEST(GeneratedCode, TransposedTileKernelsAreAdditiveAndShuffleInRegisters) {
-  // NOTE: [Transposed tiles]: out [R,C] = a^T + b, a stepping 1 between rows.
+  // NOTE: [Transposed tiles]: out [R,C] = a^T + b, a stepping 1 between rows;
+  // then the same on a batch of 3 matrices that b repeats (rank 3).
   BroadcastPlan plan;
   plan.type = {DC::same, DC::same};
   plan.extents = {64, 64};
   plan.strides = {std::vector<std::int64_t>{64, 1}, {1, 64}, {64, 1}};
-  const KernelKey key = make_kernel_key(Target::host, Op::add, DType::f32, plan, current_codegen_id());
-  ASSERT_EQ(key.transposed, kA);
-  EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".usu.ta.host."));
-  EXPECT_EQ(make_kernel_key(Target::host, "add", "f32", to_string(key.type()), key.layout_code(), key.codegen), key);
-  EXPECT_FALSE(std::regex_search(jit::kernel_ir(key, false), std::regex(R"(= (mul|shl|fmul)\b)")));
+  BroadcastPlan batch;
+  batch.type = {DC::expand_b, DC::same, DC::same};
+  batch.extents = {3, 64, 64};
+  batch.strides = {std::vector<std::int64_t>{4096, 64, 1}, {4096, 1, 64}, {0, 64, 1}};
+  for (const BroadcastPlan& p : {plan, batch}) {
+    const KernelKey key = make_kernel_key(Target::host, Op::add, DType::f32, p, current_codegen_id());
+    ASSERT_EQ(key.transposed, kA);
+    EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".usu.ta.host."));
+    EXPECT_EQ(make_kernel_key(Target::host, "add", "f32", to_string(key.type()), key.layout_code(), key.codegen), key);
+    EXPECT_FALSE(std::regex_search(jit::kernel_ir(key, false), std::regex(R"(= (mul|shl|fmul)\b)")));
 #if defined(__x86_64__)
-  const std::string assembly = jit::kernel_assembly(key);
-  EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?(perm|unpck|shuf)\w*\s)"))) << assembly;
-  EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?addps\b)"))) << assembly;
+    const std::string assembly = jit::kernel_assembly(key);
+    EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?(perm|unpck|shuf)\w*\s)"))) << assembly;
+    EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?addps\b)"))) << assembly;
 #endif
+  }
 }
 
 // ---- differential: JIT against the reference executor ----
@@ -371,6 +378,60 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
   }
   EXPECT_EQ(kernel_cache_stats().failures, 0u);
   std::cout << dtype_name(dtype) << ": " << keys.size() << " transposed-tile kernels\n";
+}
+
+// NOTE: [Transposed tiles] on batches of matrices: a 4-D input transposed in
+// its last two dims, against a contiguous, a repeated-row and a
+// batch-repeated other input (plans of rank 3, the batch dims merged, and
+// rank 4, b repeated along one of them), plain and streaming, on one thread
+// and split across three. Narrow matrices do not run in tiles: the threads'
+// pieces are ranges of rows that start and end inside a matrix, so the
+// kernel's odometer over the matrices starts part way. Wide ones run in
+// square tiles, matrix by matrix (NOTE: [Blocked order]).
+TEST_P(JitDifferential, BatchedTransposedTilesMatchTheReferenceBitForBit) {
+  const DType dtype = GetParam();
+  std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 104729 + 5);
+  std::set<std::string> keys;
+  std::uniform_int_distribution<std::int64_t> extent(2, 70), batch(2, 4);
+  const test::ScopedSetting restore_stream("BCAST_STREAM_MIN_BYTES", get_setting("BCAST_STREAM_MIN_BYTES"));
+  const test::ScopedSetting restore_threads("BCAST_NUM_THREADS", get_setting("BCAST_NUM_THREADS"));
+  const test::ScopedSetting small_grain("BCAST_GRAIN", "1000");
+  // Each op once (every kernel is a compile); forms and thread counts turn
+  // over with the ops, so each dtype sees all six combinations.
+  int round = 0;
+  for (int o = 0; o < kNumOps; ++o) {
+    const Op op = static_cast<Op>(o);
+    if (!op_supports(op, dtype)) continue;
+    const int form = round % 3;  // narrow, plain; narrow, streaming; wide, streaming
+    set_setting("BCAST_STREAM_MIN_BYTES", form == 0 ? "off" : "0");
+    set_setting("BCAST_NUM_THREADS", round / 3 % 2 == 0 ? "1" : "3");
+    ++round;
+    const std::int64_t n0 = batch(rng), n1 = batch(rng);
+    const std::int64_t rows = form == 2 ? 20 : extent(rng), cols = form == 0 ? extent(rng) : form == 1 ? 64 : 1104;
+    Tensor parent(dtype, {n0, n1, cols, rows}), full(dtype, {n0, n1, rows, cols}), row(dtype, {cols});
+    Tensor repeated(dtype, {n0, 1, rows, cols});
+    for (const Tensor* t : {&parent, &full, &row, &repeated}) {
+      test::fill_random(*t, rng);
+      sprinkle_special_values(*t, rng);
+    }
+    const TensorView transposed = permute(parent, {0, 1, 3, 2});  // [n0, n1, rows, cols], rows stepping 1
+    const std::vector<std::tuple<TensorView, TensorView, int>> pairs{
+        {transposed, full, 3}, {full, transposed, 3}, {transposed, row, 3}, {transposed, repeated, 4},
+        {repeated, transposed, 4}};
+    for (const auto& [a, b, rank] : pairs) {
+      Tensor out(result_dtype(op, dtype), {n0, n1, rows, cols});
+      const KernelKey key = call_kernel_key(Target::host, op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
+      const std::string label = key.to_string() + " on " + to_string(out.view().shape()) + ", " +
+                                get_setting("BCAST_NUM_THREADS") + " threads";
+      EXPECT_NE(key.transposed, 0) << label;
+      EXPECT_EQ(key.rank, rank) << label;
+      keys.insert(key.to_string());
+      expect_call_matches_reference(op, a, b, out, label);
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_EQ(kernel_cache_stats().failures, 0u);
+  std::cout << dtype_name(dtype) << ": " << keys.size() << " batched transposed-tile kernels\n";
 }
 
 // NOTE: [Streaming stores] and NOTE: [Transposed tiles] on calls split across
