@@ -11,6 +11,7 @@
 
 #include "bcast/bcast.h"
 #include "peers.h"
+#include "probes.h"
 #include "timing.h"
 
 namespace bcast::bench {
@@ -21,7 +22,7 @@ struct Case {
   Op op;
   DType dtype;
   Shape a, b;
-  bool transpose_a = false;  // a is the transpose of a contiguous tensor
+  bool transpose_a = false;  // a is a contiguous tensor with its last two dims swapped
   bool tiny = false;         // report ns per call instead of GB/s
 };
 
@@ -43,6 +44,12 @@ std::vector<Case> cases() {
       {"13b row i8", Op::add, DType::i8, {4096, 4096}, {1, 4096}},
       {"14 same, a transposed", Op::add, DType::f32, {4096, 4096}, {4096, 4096}, true},
       {"15 HWC u8 - [3]", Op::sub, DType::u8, {1080, 1920, 3}, {3}},
+      // Beyond the list: a batch of transposed matrices (NOTE: [Transposed
+      // tiles] on rank 3), against a whole batch and a repeated row; rows that do
+      // not start on a cache line (the streaming rows' scalar head and tail).
+      {"16 batch, a transposed", Op::add, DType::f32, {16, 1024, 1024}, {16, 1024, 1024}, true},
+      {"17 batch a^T + row", Op::add, DType::f32, {16, 1024, 1024}, {1, 1, 1024}, true},
+      {"18 row of 1000", Op::add, DType::f32, {16384, 1000}, {1, 1000}},
   };
 }
 
@@ -81,7 +88,7 @@ int main(int argc, char** argv) {
   using namespace bcast::bench;
   CLI::App app{"bcast-bench: bcast against memory bandwidth and peer libraries, one run", "bcast-bench"};
   int repeats = 11, threads = 0;
-  bool as_json = false;
+  bool as_json = false, probes = false;
   std::string only;
   std::vector<int> sweep;
   app.add_option("--repeat", repeats, "timed runs per measurement (median reported)")->check(CLI::PositiveNumber);
@@ -90,7 +97,9 @@ int main(int argc, char** argv) {
   app.add_option("--sweep", sweep, "thread counts to scale the large cases over, e.g. 1,2,4,8,16 (bcast and the STREAM add)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  app.add_flag("--json", as_json, "one JSON object per case, as a JSON array");
+  app.add_flag("--json", as_json, "one JSON object per case (and probe), as a JSON array");
+  app.add_flag("--probes", probes,
+               "after the cases, memory probes: write-only bandwidth, tiled and transposed adds written by hand");
   CLI11_PARSE(app, argc, argv);
   const int all = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
@@ -104,7 +113,8 @@ int main(int argc, char** argv) {
     Tensor a_storage(c.dtype, c.a), b(c.dtype, c.b);
     fill(a_storage);
     fill(b);
-    const TensorView a = c.transpose_a ? transpose(a_storage) : a_storage.view();
+    const auto rank = static_cast<std::int64_t>(c.a.size());
+    const TensorView a = c.transpose_a ? transpose(a_storage, rank - 2, rank - 1) : a_storage.view();
     Tensor result = binary(c.op, a, b);  // compiles the kernel
     const std::int64_t bytes = static_cast<std::int64_t>(a_storage.nbytes() + b.nbytes() + result.nbytes());
     nlohmann::json row{{"case", c.id}, {"bytes", bytes}, {"a", c.a}, {"b", c.b}, {"dtype", dtype_name(c.dtype)}};
@@ -151,6 +161,18 @@ int main(int argc, char** argv) {
       }
     }
     out.push_back(row);
+  }
+  if (probes) {
+    for (const nlohmann::json& probe : run_probes(all, repeats)) {
+      if (!as_json) {
+        std::cout << fmt::format("probe: {:<66} {:>7.2f} GB/s", probe["probe"].get<std::string>(),
+                                 probe["gbps"].get<double>());
+        if (probe.contains("vs_full_rows"))
+          std::cout << fmt::format("  ({:.2f} of full rows)", probe["vs_full_rows"].get<double>());
+        std::cout << "\n";
+      }
+      out.push_back(probe);
+    }
   }
   if (as_json) std::cout << out.dump(1) << "\n";
   return 0;
