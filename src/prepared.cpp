@@ -199,18 +199,30 @@ std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dt
   if (max_rank < 0 || max_rank > kMaxPregenerateRank)
     detail::fail(ErrorKind::value, "pregenerate: max_rank {} is outside 0..{}", max_rank, kMaxPregenerateRank);
   const Target target = current_target();
+  const std::uint32_t codegen = current_codegen_id();
+  // NOTE: [Streaming stores]: unless they are off, a large call selects the
+  // streaming kernel of its type; rows of 4096 elements are long enough for any dtype.
+  const bool streaming = target == Target::host && config::stream_min_bytes() != kNeverStream;
   std::vector<KernelKey> keys;
+  auto add_keys = [&](Op op, DType dtype, const BroadcastPlan& plan) {
+    const KernelKey key = make_kernel_key(target, op, dtype, plan, codegen);
+    keys.push_back(key);
+    if (!streaming) return;
+    const KernelKey streamed = make_kernel_key(target, op, dtype, plan, codegen, /*stream_min_bytes=*/0);
+    if (streamed.stream) keys.push_back(streamed);
+  };
   for (Op op : ops)
     for (DType dtype : dtypes)
       if (op_supports(op, dtype))
         for (int rank = 0; rank <= max_rank; ++rank)
           for (const BroadcastType& type : types_of_rank(rank)) {
-            keys.push_back(make_kernel_key(target, op, dtype, type, current_codegen_id()));
+            std::vector<std::int64_t> extents(type.size(), 2);
+            if (rank > 0) extents.back() = 4096;
+            add_keys(op, dtype, contiguous_plan(type, extents));
             // NOTE: [Fixed rows]: rank 2 with rows of up to kFixedRowMax elements
             // gets kernels of its own, one per row length.
             if (rank == 2 && target == Target::host)
-              for (std::int64_t m = 1; m <= kFixedRowMax; ++m)
-                keys.push_back(make_kernel_key(target, op, dtype, contiguous_plan(type, {2, m}), current_codegen_id()));
+              for (std::int64_t m = 1; m <= kFixedRowMax; ++m) add_keys(op, dtype, contiguous_plan(type, {2, m}));
           }
   std::atomic<std::size_t> next{0}, ready{0};
   auto work = [&] {

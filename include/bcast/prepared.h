@@ -53,7 +53,9 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
 // (their calls will use the reference executor). A cache smaller than the
 // set keeps the most recent ones.
 // Rank r has 3 * 2^(r-1) types (the codes of adjacent levels differ); on the
-// host, each rank-2 type also has a kernel per short row length, 1 to 16.
+// host, each rank-2 type also has a kernel per short row length, 1 to 16, and,
+// on x86-64 unless BCAST_STREAM_MIN_BYTES is off, each kernel whose layout can
+// store non-temporally has a streaming twin for calls larger than the cache.
 std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads = 0);
 
 // Every broadcast type of contiguous operands with exactly `rank` levels.
