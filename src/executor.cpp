@@ -23,15 +23,22 @@ std::int64_t share(std::int64_t total, std::int64_t parts, std::int64_t part) {
   return total / parts * part + std::min(part, total % parts);
 }
 
-// Pieces handed to the pool per thread: enough that a thread that wakes late
-// or runs slow (a shared machine) costs at most a piece, few enough that each
-// is a long contiguous stream (NOTE: [Thread pool]).
+// Pieces handed to the pool (NOTE: [Thread pool]): at least four per thread,
+// so that a thread that wakes late or runs slow (a shared machine) costs at
+// most a piece, and none of more than BCAST_GRAIN elements, so that no thread
+// gets more than its share plus one grain. A grain (a megabyte of f32 by
+// default) is still a long stream for the prefetchers.
 constexpr std::int64_t kPartsPerThread = 4;
+
+std::int64_t pieces_for(std::int64_t elements, int threads) {
+  const std::int64_t grain = std::max<std::int64_t>(config::grain(), 1);
+  return std::max<std::int64_t>(threads * kPartsPerThread, (elements + grain - 1) / grain);
+}
 
 std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
   const std::int64_t outer = plan.outer_count();
   const std::int64_t inner = plan.rank() == 0 ? 1 : plan.extents.back();
-  const std::int64_t parts = threads * kPartsPerThread;
+  const std::int64_t parts = pieces_for(plan.numel, threads);
   std::vector<Chunk> chunks;
   if (outer >= parts || inner <= kFixedRowMax) {  // NOTE: [Fixed rows]: rows stay whole
     const std::int64_t n = std::min(parts, outer);
@@ -121,16 +128,16 @@ bool wants_blocked_order(const BroadcastPlan& plan, std::int64_t cols) {
   return false;
 }
 
-// Runs rows [r0, r1) of the last-but-one level of `plan`, tile by tile along
-// the last.
-void run_band(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
-              std::int64_t r0, std::int64_t r1) {
+// Runs rows [r0, r1) and columns [c_begin, c_end) of the last two levels of
+// `plan`, tile by tile along the columns.
+void run_tiles(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
+               std::int64_t r0, std::int64_t r1, std::int64_t c_begin, std::int64_t c_end) {
   const int rows = plan.rank() - 2, cols = plan.rank() - 1;
   const std::int64_t width = tile_cols(tile_for(plan), sizes);
   BroadcastPlan tile = plan;
   tile.extents[rows] = r1 - r0;
-  for (std::int64_t c0 = 0; c0 < plan.extents[cols]; c0 += width) {
-    const std::int64_t c1 = std::min(plan.extents[cols], c0 + width);
+  for (std::int64_t c0 = c_begin; c0 < c_end; c0 += width) {
+    const std::int64_t c1 = std::min(c_end, c0 + width);
     tile.extents[cols] = c1 - c0;
     for (int k = 0; k < kNumOperands; ++k) {
       tile.base[k] = plan.base[k] + r0 * plan.strides[k][rows] + c0 * plan.strides[k][cols];
@@ -157,24 +164,31 @@ BroadcastPlan matrix_of(const BroadcastPlan& plan, std::int64_t m) {
   return matrix;
 }
 
-// One piece per band of tile rows of each matrix: threads share the bands of
-// a batch of matrices as they share those of one.
+// A piece is a band of tile rows of one matrix, or, when a band holds more
+// than a grain, as many of its tiles as a grain holds (at least one): threads
+// share the tiles of a batch of matrices as they share those of one.
 void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                  int threads) {
   const int rank = plan.rank();
-  const std::int64_t rows = plan.extents[rank - 2], tile_rows = tile_for(plan).rows;
-  const std::int64_t bands = (rows + tile_rows - 1) / tile_rows;
+  const Tile shape = tile_for(plan);
+  const std::int64_t rows = plan.extents[rank - 2], cols = plan.extents[rank - 1];
+  const std::int64_t width = tile_cols(shape, sizes);
+  const std::int64_t bands = (rows + shape.rows - 1) / shape.rows, tiles = (cols + width - 1) / width;
+  const std::int64_t per_piece = std::clamp<std::int64_t>(config::grain() / (shape.rows * width), 1, tiles);
+  const std::int64_t groups = (tiles + per_piece - 1) / per_piece;
   std::int64_t matrices = 1;
   for (int l = 0; l + 2 < rank; ++l) matrices *= plan.extents[l];
   auto piece = [&](std::int64_t p) {
-    const std::int64_t band = p % bands;
-    const BroadcastPlan matrix = matrices == 1 ? plan : matrix_of(plan, p / bands);
-    run_band(matrix, kernel, ptrs, sizes, band * tile_rows, std::min(rows, (band + 1) * tile_rows));
+    const std::int64_t group = p % groups, band = p / groups % bands;
+    const BroadcastPlan matrix = matrices == 1 ? plan : matrix_of(plan, p / (groups * bands));
+    run_tiles(matrix, kernel, ptrs, sizes, band * shape.rows, std::min(rows, (band + 1) * shape.rows),
+              group * per_piece * width, std::min(cols, (group + 1) * per_piece * width));
   };
+  const std::int64_t pieces = matrices * bands * groups;
   if (stays_on_caller(plan, threads)) {
-    for (std::int64_t p = 0; p < matrices * bands; ++p) piece(p);
+    for (std::int64_t p = 0; p < pieces; ++p) piece(p);
   } else {
-    ThreadPool::instance().run(threads, matrices * bands, piece);
+    ThreadPool::instance().run(threads, pieces, piece);
   }
 }
 

@@ -44,7 +44,7 @@ struct ThreadPool::Impl {
   std::uint64_t generation = 0;  // bumped for every job
   int active = 0;               // workers inside the current job
 
-  std::atomic<std::uint64_t> workers_started{0}, start_failures{0}, jobs{0}, parts_on_workers{0};
+  std::atomic<std::uint64_t> workers_started{0}, start_failures{0}, jobs{0}, parts{0}, parts_on_workers{0};
 
   void worker_loop(int index) {
     std::uint64_t seen = 0;
@@ -109,6 +109,7 @@ void ThreadPool::run(int threads, std::int64_t parts, PartFn part, void* context
   }
   if (job.workers_wanted > 0) {
     ++impl_->jobs;
+    impl_->parts += static_cast<std::uint64_t>(parts);
     impl_->wake.notify_all();
   }
   drain(job);
@@ -119,7 +120,7 @@ void ThreadPool::run(int threads, std::int64_t parts, PartFn part, void* context
 }
 
 ThreadPool::Stats ThreadPool::stats() const {
-  return {impl_->workers_started.load(), impl_->start_failures.load(), impl_->jobs.load(),
+  return {impl_->workers_started.load(), impl_->start_failures.load(), impl_->jobs.load(), impl_->parts.load(),
           impl_->parts_on_workers.load()};
 }
 

@@ -35,6 +35,7 @@ class ThreadPool {
     std::uint64_t workers_started = 0;   // threads created since the process began
     std::uint64_t start_failures = 0;    // std::system_error from thread creation
     std::uint64_t jobs = 0;              // calls that woke workers
+    std::uint64_t parts = 0;             // parts of those calls, wherever they ran
     std::uint64_t parts_on_workers = 0;  // parts run by a worker, not the caller
   };
   Stats stats() const;

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <random>
 #include <regex>
 #include <set>
 
@@ -185,6 +187,44 @@ TEST_F(Env, ThreadsAndGrainDecideHowACallSplits) {
   after = ThreadPool::instance().stats();
   EXPECT_EQ(after.jobs, before.jobs) << "a call under the grain never wakes a worker";
   EXPECT_EQ(after.parts_on_workers, before.parts_on_workers);
+}
+
+TEST_F(Env, NoPieceOfASplitCallIsLargerThanAGrain) {
+  // NOTE: [Thread pool]: a call is handed out in at least four pieces per
+  // thread and in pieces of at most a grain, so no thread gets more than its
+  // share plus one grain.
+  set("BCAST_NUM_THREADS", "3");
+  set("BCAST_GRAIN", "1000");
+  reload();
+  auto parts_of = [](const std::function<void()>& call) {
+    const ThreadPool::Stats before = ThreadPool::instance().stats();
+    call();
+    const ThreadPool::Stats after = ThreadPool::instance().stats();
+    EXPECT_EQ(after.jobs - before.jobs, 1u);
+    return after.parts - before.parts;
+  };
+  EXPECT_EQ(parts_of([] { big_add(100000); }), 100u) << "100,000 elements in grains of 1,000";
+  EXPECT_EQ(parts_of([] { big_add(5000); }), 12u) << "four pieces per thread";
+  // NOTE: [Blocked order]: a transposed [1000,1000] f32 runs in 4 x 4 tiles of
+  // 256 x 256 (65,536 elements); a piece is as many tiles of a band as a
+  // grain holds, at least one. Every split gives the one-thread result.
+  Tensor parent(DType::f32, {1000, 1000}), b(DType::f32, {1000, 1000});
+  std::mt19937_64 rng(5);
+  test::fill_random(parent, rng);
+  test::fill_random(b, rng);
+  const TensorView a = transpose(parent);
+  set("BCAST_NUM_THREADS", "1");
+  reload();
+  const Tensor expected = add(a, b);
+  set("BCAST_NUM_THREADS", "3");
+  for (const auto& [grain, pieces] : std::vector<std::pair<const char*, std::uint64_t>>{
+           {"1000", 16}, {"200000", 8}, {"300000", 4}}) {
+    set("BCAST_GRAIN", grain);
+    reload();
+    Tensor out(DType::f32, {1000, 1000});
+    EXPECT_EQ(parts_of([&] { add(a, b, out); }), pieces) << "grain " << grain;
+    EXPECT_EQ(std::memcmp(out.data(), expected.data(), expected.nbytes()), 0) << "grain " << grain;
+  }
 }
 
 TEST_F(Env, StreamMinBytesDecidesWhichOutputsGetStreamingStores) {
