@@ -1,4 +1,5 @@
-// Eigen as a peer: Array row/column-wise for 2-D cases, Tensor broadcast otherwise.
+// Eigen as a peer: Array row/column-wise for 2-D cases, Tensor broadcast
+// otherwise; a transposed a through Array transpose (2-D) or Tensor shuffle.
 #include "peers.h"
 
 #include <Eigen/Dense>
@@ -30,14 +31,47 @@ PeerResult tensor_broadcast(const TensorView& a, const TensorView& b, const Tens
   return {median_ns([&] { to = ta.broadcast(ba) + tb.broadcast(bb); }, repeats), "Tensor broadcast"};
 }
 
+// a is the transpose of a contiguous tensor in its last two dims (cases 16
+// and 17): Tensor shuffle of that tensor, b broadcast.
+template <int R>
+PeerResult tensor_shuffle(const TensorView& a, const TensorView& b, const TensorView& out, int repeats) {
+  Eigen::array<Eigen::Index, R> dstorage{}, db{}, dout{}, bb{};
+  Eigen::array<int, R> order{};
+  const int lead_b = R - b.rank();
+  for (int d = 0; d < R; ++d) {
+    order[d] = d < R - 2 ? d : (d == R - 2 ? R - 1 : R - 2);
+    dstorage[d] = a.shape()[order[d]];
+    db[d] = d < lead_b ? 1 : b.shape()[d - lead_b];
+    dout[d] = out.shape()[d];
+    bb[d] = dout[d] / std::max<Eigen::Index>(db[d], 1);
+  }
+  Eigen::TensorMap<const Eigen::Tensor<float, R, Eigen::RowMajor>> ta(a.data_as<const float>(), dstorage),
+      tb(b.data_as<const float>(), db);
+  Eigen::TensorMap<Eigen::Tensor<float, R, Eigen::RowMajor>> to(out.data_as<float>(), dout);
+  return {median_ns([&] { to = ta.shuffle(order) + tb.broadcast(bb); }, repeats), "Tensor shuffle"};
+}
+
+// Whether v is a contiguous tensor with its last two dims swapped.
+bool transposed_last_two(const TensorView& v) {
+  return v.rank() >= 2 && !v.layout.is_contiguous() && transpose(v, v.rank() - 2, v.rank() - 1).layout.is_contiguous();
+}
+
 }  // namespace
 
 bool have_eigen() { return true; }
 
 PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats) {
   if (op != Op::add || a.dtype != DType::f32) return {std::nullopt, "f32 add only"};
-  if (!a.layout.is_contiguous() || !b.layout.is_contiguous()) return {std::nullopt, "strided views: no Eigen form"};
   const Shape& s = out.shape();
+  if (transposed_last_two(a) && a.shape() == s && b.layout.is_contiguous()) {
+    if (out.rank() == 2 && b.shape() == s) {  // case 14: Array transpose
+      const CMap2 T(a.data_as<const float>(), s[1], s[0]), B(b.data_as<const float>(), s[0], s[1]);
+      Map2 O(out.data_as<float>(), s[0], s[1]);
+      return {median_ns([&] { O = T.transpose() + B; }, repeats), "Array a.transpose() + b"};
+    }
+    if (out.rank() == 3) return tensor_shuffle<3>(a, b, out, repeats);
+  }
+  if (!a.layout.is_contiguous() || !b.layout.is_contiguous()) return {std::nullopt, "strided views: no Eigen form"};
   if (out.rank() == 2 && a.shape() == s) {
     const CMap2 A(a.data_as<const float>(), s[0], s[1]);
     Map2 O(out.data_as<float>(), s[0], s[1]);
