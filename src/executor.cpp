@@ -202,6 +202,19 @@ bool uses_blocked_order(const BroadcastPlan& plan, std::size_t out_element_size)
   return wants_blocked_order(plan, tile_cols(tile_for(plan), {out_element_size, 1, 1}));
 }
 
+DirectCall::DirectCall(const BroadcastPlan& plan, const ElementSizes& sizes) {
+  if (plan.numel == 0 || uses_blocked_order(plan, sizes[kOut])) return;
+  usable_ = true;
+  rank_ = plan.rank();
+  count_ = plan.outer_count();
+  extents_ = plan.extents;
+  for (int k = 0; k < kNumOperands; ++k) {
+    strides_.insert(strides_.end(), plan.strides[k].begin(), plan.strides[k].end());
+    spans_.insert(spans_.end(), plan.spans[k].begin(), plan.spans[k].end());
+    first_byte_[k] = plan.base[k] * static_cast<std::int64_t>(sizes[k]);
+  }
+}
+
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads) {
   if (plan.numel == 0) return;

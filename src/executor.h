@@ -5,7 +5,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "bcast/layout.h"
 #include "broadcast_plan.h"
 #include "kernel_abi.h"
 
@@ -33,5 +35,36 @@ bool stays_on_caller(const BroadcastPlan& plan, int threads);
 // Whether execute_plan runs `plan` in tiles of its last two levels (NOTE:
 // [Blocked order]): an input that walks memory faster along the outer of them.
 bool uses_blocked_order(const BroadcastPlan& plan, std::size_t out_element_size);
+
+// NOTE: [Direct call] The kernel arguments of a plan that runs as one chunk,
+// laid out once: the ABI's rows of extents, strides and spans, each operand's
+// byte offset to its first visited element and the outer count. Prepared ops
+// (NOTE: [Prepared fast path]) and the call memo (NOTE: [Call memo]) keep one,
+// so that a repeated call that stays on the caller is a kernel call and nothing
+// else: no index arithmetic, no copies into argument arrays.
+class DirectCall {
+ public:
+  DirectCall() = default;
+  // Usable when the plan has elements and does not run in tiles.
+  DirectCall(const BroadcastPlan& plan, const ElementSizes& sizes);
+  bool usable() const { return usable_; }
+  // What execute_plan(plan, kernel, ptrs, sizes, threads) does when
+  // stays_on_caller(plan, threads). Inline: it is the whole of a tiny call.
+  void run(KernelFn kernel, const OperandPointers& ptrs) const {
+    std::array<std::int64_t, kMaxRank> index;  // the odometer starts at 0; the kernel reads rank - 1 entries
+    for (int l = 0; l + 1 < rank_; ++l) index[l] = 0;
+    auto at = [&](const void* data, int k) { return static_cast<const char*>(data) + first_byte_[k]; };
+    const KernelArgs args{const_cast<char*>(at(ptrs.out, kOut)), at(ptrs.a, kA), at(ptrs.b, kB), extents_.data(),
+                          strides_.data(), spans_.data(), index.data(), count_, rank_};
+    kernel(&args);
+  }
+
+ private:
+  bool usable_ = false;
+  int rank_ = 0;
+  std::int64_t count_ = 0;
+  std::vector<std::int64_t> extents_, strides_, spans_;
+  std::array<std::int64_t, kNumOperands> first_byte_{};
+};
 
 }  // namespace bcast

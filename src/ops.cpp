@@ -47,7 +47,9 @@ void report_call(Op op, const TensorView& a, const TensorView& b, const TensorVi
 // pointers, which may change. It also keeps the kernel it selected, reused
 // while kernel_stamp() holds (no look-up: the kernel cache's mutex, hash and
 // LRU splice were a third of a tiny call); each reuse is booked as a cache hit
-// through the kernel's memo_hits. A kernel used only through memos is not
+// through the kernel's memo_hits. A call that stays on the caller runs the
+// kernel with the arguments laid out at remember() (NOTE: [Direct call]),
+// skipping execute_plan. A kernel used only through memos is not
 // moved up the LRU list; when it is evicted the stamp changes and the next
 // call looks it up again.
 struct CallMemo {
@@ -59,6 +61,7 @@ struct CallMemo {
   BroadcastPlan plan;
   std::optional<FusedRows> fused;  // NOTE: [Short rows]
   DataCheck data;                  // the data-pointer checks, their layout part done
+  DirectCall direct;               // NOTE: [Direct call], for a host call without short-row fusion
   SelectedKernel kernel;           // for a host call without short-row fusion; fn null until selected
   KernelStamp stamp;               // kernel_stamp() when `kernel` was selected
 
@@ -77,6 +80,7 @@ struct CallMemo {
     plan = std::move(p);
     fused = fuse_short_rows(plan, dtype_size(x.dtype));
     data = DataCheck(x.dtype, z.dtype, x.layout, y.layout, z.layout);
+    direct = fused ? DirectCall{} : DirectCall(plan, {z.element_size(), x.element_size(), y.element_size()});
     kernel = {};
   }
 
@@ -117,8 +121,12 @@ void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, co
     kernel.outcome = "ascend-sim";
   } else if (plan.numel > 0 && !memo.fused) {
     const SelectedKernel& selected = memo.host_kernel();
-    execute_plan(plan, selected.fn, {out.data, a.data, b.data},
-                 {out.element_size(), a.element_size(), b.element_size()}, num_threads());
+    const OperandPointers ptrs{out.data, a.data, b.data};
+    const int threads = num_threads();
+    if (memo.direct.usable() && stays_on_caller(plan, threads))
+      memo.direct.run(selected.fn, ptrs);
+    else
+      execute_plan(plan, selected.fn, ptrs, {out.element_size(), a.element_size(), b.element_size()}, threads);
     if (verbose) kernel = selected;
   } else if (plan.numel > 0) {
     kernel = run_on_host(op, a, b, out, plan, memo.fused);

@@ -22,17 +22,14 @@
 namespace bcast {
 
 // NOTE: [Prepared fast path] What a call needs that depends only on the
-// layouts is worked out once, in prepare(): the kernel's argument rows, the
-// byte offset of each operand's first visited element, and each operand's
-// byte reach for the overlap check. A one-chunk host call then checks the
-// views against the prepared layouts, checks pointers and overlap with a few
-// additions, and calls the kernel: no planning, allocation or lookup.
+// layouts is worked out once, in prepare(): the kernel's arguments (NOTE:
+// [Direct call]) and each operand's byte reach for the overlap check. A
+// one-chunk host call then checks the views against the prepared layouts,
+// checks pointers and overlap with a few additions, and calls the kernel: no
+// planning, allocation or lookup.
 struct FastCall {
-  bool usable = false;  // a host kernel, one chunk, no short-row fusion, no blocked order
-  std::vector<std::int64_t> extents, strides, spans;
-  std::array<std::int64_t, kNumOperands> first_byte{};
+  DirectCall call;  // NOTE: [Direct call]; not usable: short-row fusion, blocked order, no kernel, no elements
   DataCheck data;
-  std::int64_t count = 0;
 };
 
 struct PreparedOp::Impl {
@@ -50,18 +47,10 @@ namespace {
 
 FastCall make_fast_call(const PreparedOp::Impl& p) {
   FastCall f;
+  if (p.fused || !p.kernel.fn) return f;
   const DType out_dtype = result_dtype(p.op, p.dtype);
-  const ElementSizes sizes{dtype_size(out_dtype), dtype_size(p.dtype), dtype_size(p.dtype)};
-  if (p.plan.numel == 0 || p.fused || !p.kernel.fn || uses_blocked_order(p.plan, sizes[kOut])) return f;
-  f.usable = true;
-  f.extents = p.plan.extents;
-  for (int k = 0; k < kNumOperands; ++k) {
-    f.strides.insert(f.strides.end(), p.plan.strides[k].begin(), p.plan.strides[k].end());
-    f.spans.insert(f.spans.end(), p.plan.spans[k].begin(), p.plan.spans[k].end());
-    f.first_byte[k] = p.plan.base[k] * static_cast<std::int64_t>(sizes[k]);
-  }
-  f.data = DataCheck(p.dtype, out_dtype, p.a, p.b, p.out);
-  f.count = p.plan.outer_count();
+  f.call = DirectCall(p.plan, {dtype_size(out_dtype), dtype_size(p.dtype), dtype_size(p.dtype)});
+  if (f.call.usable()) f.data = DataCheck(p.dtype, out_dtype, p.a, p.b, p.out);
   return f;
 }
 
@@ -106,14 +95,9 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   const FastCall& f = p.fast;
   // stays_on_caller(), spelled out so that the thread count is read only for
   // calls over the grain (3 ns of a 16 ns call).
-  if (f.usable && (p.plan.numel < config::grain() || config::threads() <= 1) && !config::ascend_target() &&
+  if (f.call.usable() && (p.plan.numel < config::grain() || config::threads() <= 1) && !config::ascend_target() &&
       f.data.passes(a.data, b.data, out.data)) {
-    std::array<std::int64_t, kMaxRank> index;  // the odometer starts at 0; the kernel reads rank - 1 entries
-    std::fill_n(index.begin(), std::max(p.plan.rank() - 1, 0), 0);
-    auto at = [&](const void* data, int k) { return static_cast<const char*>(data) + f.first_byte[k]; };
-    const KernelArgs args{const_cast<char*>(at(out.data, kOut)), at(a.data, kA), at(b.data, kB), f.extents.data(),
-                          f.strides.data(), f.spans.data(), index.data(), f.count, p.plan.rank()};
-    p.kernel.fn(&args);
+    f.call.run(p.kernel.fn, {out.data, a.data, b.data});
     return;
   }
   validate_data(p.op, a, b, out);
