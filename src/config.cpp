@@ -96,7 +96,7 @@ constexpr std::array<Variable, kCount> kVariables{{
     {"BCAST_MAX_ISA", "all", "sse4.2 avx avx2 avx512 all", "the widest vector ISA kernels may use (x86-64)", isa_ok},
     {"BCAST_NUM_THREADS", "0", "0 .. 1024", "threads per op call; 0 is one per hardware thread", int_in<0, 1024>},
     {"BCAST_GRAIN", "262144", "1 .. 1099511627776",
-     "output elements below which a call stays on one thread; the largest piece of a split call",
+     "output elements below which a call stays on one thread; about the largest piece of a split call",
      int_in<1, (std::int64_t{1} << 40)>},
     {"BCAST_CACHE_CAPACITY", "1024", "0 .. 1048576", "kernels kept in memory (LRU); 0 disables the memory cache",
      int_in<0, (1 << 20)>},

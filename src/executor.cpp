@@ -25,22 +25,30 @@ std::int64_t share(std::int64_t total, std::int64_t parts, std::int64_t part) {
 
 // Pieces handed to the pool (NOTE: [Thread pool]): at least four per thread,
 // so that a thread that wakes late or runs slow (a shared machine) costs at
-// most a piece, and none of more than BCAST_GRAIN elements, so that no thread
-// gets more than its share plus one grain. A grain (a megabyte of f32 by
-// default) is still a long stream for the prefetchers.
+// most a piece, and as many more as it takes to keep each to about a grain
+// (BCAST_GRAIN elements; a megabyte of f32 by default, still a long stream for
+// the prefetchers), so that no thread gets more than its share plus one grain.
+// A piece is larger only where it cannot be split: whole rows of a call with
+// enough rows (a row longer than a grain is one piece), and at most
+// kMaxPieces pieces (a tiny grain on a huge call).
 constexpr std::int64_t kPartsPerThread = 4;
+constexpr std::int64_t kMaxPieces = std::int64_t{1} << 16;
 
 std::int64_t pieces_for(std::int64_t elements, int threads) {
   const std::int64_t grain = std::max<std::int64_t>(config::grain(), 1);
-  return std::max<std::int64_t>(threads * kPartsPerThread, (elements + grain - 1) / grain);
+  const std::int64_t fewest = threads * kPartsPerThread;
+  return std::max(fewest, std::min((elements + grain - 1) / grain, kMaxPieces));
 }
 
+// Ranges of whole rows when there are enough rows for every thread's four
+// pieces (or the rows are NOTE: [Fixed rows], which stay whole); otherwise
+// ranges of columns across all rows, each run still grain / rows long.
 std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
   const std::int64_t outer = plan.outer_count();
   const std::int64_t inner = plan.rank() == 0 ? 1 : plan.extents.back();
   const std::int64_t parts = pieces_for(plan.numel, threads);
   std::vector<Chunk> chunks;
-  if (outer >= parts || inner <= kFixedRowMax) {  // NOTE: [Fixed rows]: rows stay whole
+  if (outer >= threads * kPartsPerThread || inner <= kFixedRowMax) {
     const std::int64_t n = std::min(parts, outer);
     for (std::int64_t p = 0; p < n; ++p) chunks.push_back({share(outer, n, p), share(outer, n, p + 1), 0, inner});
   } else {
@@ -95,8 +103,10 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
 // (measured on [4096,4096] f32: 32 x 128 tiles 4.5 GB/s, 128 x 16 about 11).
 // Tiles are sub-plans of the same broadcast type and stride classes, so the
 // same kernel runs them; levels above the last two (a batch of matrices) are
-// tiled matrix by matrix, each band of tile rows a piece for the pool. An input that steps 1 between rows is read in
-// transposed blocks of whole lines (NOTE: [Transposed tiles]): then larger,
+// tiled matrix by matrix. A pool piece is a band of tile rows of one matrix,
+// or as many of the band's tiles as a grain holds (at least one). An input
+// that steps 1 between rows is read in transposed blocks of whole lines (NOTE:
+// [Transposed tiles]): then larger,
 // square tiles keep every operand's runs a kilobyte long (measured on
 // [4096,4096] f32: 128 x 16 18.7 GB/s, 128 x 128 25.3, 256 x 256 26.6).
 struct Tile {

@@ -189,10 +189,10 @@ TEST_F(Env, ThreadsAndGrainDecideHowACallSplits) {
   EXPECT_EQ(after.parts_on_workers, before.parts_on_workers);
 }
 
-TEST_F(Env, NoPieceOfASplitCallIsLargerThanAGrain) {
+TEST_F(Env, SplitCallsHandOutPiecesOfAboutAGrain) {
   // NOTE: [Thread pool]: a call is handed out in at least four pieces per
-  // thread and in pieces of at most a grain, so no thread gets more than its
-  // share plus one grain.
+  // thread and in pieces of about a grain, so no thread gets more than its
+  // share plus one grain; rows longer than a grain stay whole.
   set("BCAST_NUM_THREADS", "3");
   set("BCAST_GRAIN", "1000");
   reload();
@@ -205,6 +205,16 @@ TEST_F(Env, NoPieceOfASplitCallIsLargerThanAGrain) {
   };
   EXPECT_EQ(parts_of([] { big_add(100000); }), 100u) << "100,000 elements in grains of 1,000";
   EXPECT_EQ(parts_of([] { big_add(5000); }), 12u) << "four pieces per thread";
+  const Tensor long_rows(DType::f32, {20, 3000}), few_rows(DType::f32, {4, 30000});
+  EXPECT_EQ(parts_of([&] { add(long_rows, Tensor(DType::f32, {3000})); }), 20u)
+      << "enough rows for four pieces a thread: whole rows, one a piece when a row is over a grain";
+  EXPECT_EQ(parts_of([&] { add(few_rows, Tensor(DType::f32, {30000})); }), 120u)
+      << "too few rows: ranges of columns across the rows, a grain each";
+  set("BCAST_GRAIN", "1");
+  reload();
+  EXPECT_EQ(parts_of([] { big_add(100000); }), 65536u) << "at most 65,536 pieces";
+  set("BCAST_GRAIN", "1000");
+  reload();
   // NOTE: [Blocked order]: a transposed [1000,1000] f32 runs in 4 x 4 tiles of
   // 256 x 256 (65,536 elements); a piece is as many tiles of a band as a
   // grain holds, at least one. Every split gives the one-thread result.

@@ -3,7 +3,9 @@
 // cases. They bound what a kernel can reach, so they are not bcast's code.
 #include "probes.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <string>
@@ -121,7 +123,8 @@ double on_threads(int threads, std::int64_t n, F&& part, int repeats) {
 
 nlohmann::json run_probes(int threads, int repeats) {
   nlohmann::json probes = nlohmann::json::array();
-  const Tensor a(DType::f32, {kSide, kSide}), b(DType::f32, {kSide, kSide}), out(DType::f32, {kSide, kSide});
+  const Tensor a(DType::f32, {kSide, kSide}), b(DType::f32, {kSide, kSide});
+  Tensor out(DType::f32, {kSide, kSide});
   const float* pa = a.data_as<const float>();
   const float* pb = b.data_as<const float>();
   float* po = out.data_as<float>();
