@@ -176,6 +176,22 @@ void sprinkle_special_values(const TensorView& x, std::mt19937_64& rng) {
   }
 }
 
+// Random values with special ones sprinkled in, for each operand of a case.
+void fill_with_special_values(std::initializer_list<TensorView> operands, std::mt19937_64& rng) {
+  for (const TensorView& x : operands) {
+    test::fill_random(x, rng);
+    sprinkle_special_values(x, rng);
+  }
+}
+
+// The end of a differential test over specialised kernels: none failed to
+// compile (a failure would have run the reference against itself), and how
+// many distinct kernels the cases reached.
+void expect_compiled_and_count(DType dtype, const std::set<std::string>& keys, const char* kind) {
+  EXPECT_EQ(kernel_cache_stats().failures, 0u);
+  std::cout << dtype_name(dtype) << ": " << keys.size() << " " << kind << " kernels\n";
+}
+
 // binary(op, a, b, out) against the reference executor on the same views.
 void expect_call_matches_reference(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
                                    const std::string& label) {
@@ -267,10 +283,7 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
       const TensorView a = offset_view(a_parent, (skip * 7) % 64, p.a.back());
       const TensorView b = offset_view(b_parent, (skip * 13) % 64, p.b.back());
       const TensorView out = offset_view(out_parent, skip, p.out.back());
-      test::fill_random(a, rng);
-      test::fill_random(b, rng);
-      sprinkle_special_values(a, rng);
-      sprinkle_special_values(b, rng);
+      fill_with_special_values({a, b}, rng);
       const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
       const KernelKey key = call_kernel_key(Target::host, op, dtype, plan);
       const std::string label = key.to_string() + " on " + to_string(p.a) + " & " + to_string(p.b) + ", out at +" +
@@ -282,8 +295,7 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
       if (HasFailure()) return;
     }
   }
-  EXPECT_EQ(kernel_cache_stats().failures, 0u);
-  std::cout << dtype_name(dtype) << ": " << keys.size() << " streaming kernels\n";
+  expect_compiled_and_count(dtype, keys, "streaming");
 #else
   GTEST_SKIP() << "streaming stores are x86-64 only";
 #endif
@@ -306,10 +318,7 @@ TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
     for (const std::int64_t m : {2, 4, 8, 16}) {
       const std::int64_t rows = row_count(rng), first = skip(rng);
       Tensor full(dtype, {rows, m}), column(dtype, {rows, 1}), row(dtype, {1, m});
-      for (const Tensor* t : {&full, &column, &row}) {
-        test::fill_random(*t, rng);
-        sprinkle_special_values(*t, rng);
-      }
+      fill_with_special_values({full, column, row}, rng);
       const std::vector<std::pair<TensorView, TensorView>> pairs{
           {full, column}, {full, row}, {column, full}, {row, full}};
       for (const auto& [a, b] : pairs) {
@@ -327,8 +336,7 @@ TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
       }
     }
   }
-  EXPECT_EQ(kernel_cache_stats().failures, 0u);
-  std::cout << dtype_name(dtype) << ": " << keys.size() << " fixed-row kernels\n";
+  expect_compiled_and_count(dtype, keys, "fixed-row");
 #else
   GTEST_SKIP() << "streaming stores are x86-64 only";
 #endif
@@ -354,10 +362,7 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
     const std::int64_t rows = extent(rng), cols = stream ? kLineColumns[wide(rng)] : extent(rng);
     Tensor parent(dtype, {cols, rows}), full(dtype, {rows, cols}), column(dtype, {rows, 1}), row(dtype, {1, cols});
     Tensor column_parent(dtype, {1, rows});
-    for (const Tensor* t : {&parent, &full, &column, &row, &column_parent}) {
-      test::fill_random(*t, rng);
-      sprinkle_special_values(*t, rng);
-    }
+    fill_with_special_values({parent, full, column, row, column_parent}, rng);
     const TensorView transposed = transpose(parent);  // [rows, cols], strides [1, rows]
     // [rows, cols] with strides [1, 0]: a column broadcast along the rows, stepping 1 between them.
     const TensorView spread = broadcast_to(transpose(column_parent), {rows, cols});
@@ -376,8 +381,7 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
       if (HasFailure()) return;
     }
   }
-  EXPECT_EQ(kernel_cache_stats().failures, 0u);
-  std::cout << dtype_name(dtype) << ": " << keys.size() << " transposed-tile kernels\n";
+  expect_compiled_and_count(dtype, keys, "transposed-tile");
 }
 
 // NOTE: [Transposed tiles] on batches of matrices: a 4-D input transposed in
@@ -410,10 +414,7 @@ TEST_P(JitDifferential, BatchedTransposedTilesMatchTheReferenceBitForBit) {
     const std::int64_t rows = form == 2 ? 20 : extent(rng), cols = form == 0 ? extent(rng) : form == 1 ? 64 : 1104;
     Tensor parent(dtype, {n0, n1, cols, rows}), full(dtype, {n0, n1, rows, cols}), row(dtype, {cols});
     Tensor repeated(dtype, {n0, 1, rows, cols});
-    for (const Tensor* t : {&parent, &full, &row, &repeated}) {
-      test::fill_random(*t, rng);
-      sprinkle_special_values(*t, rng);
-    }
+    fill_with_special_values({parent, full, row, repeated}, rng);
     const TensorView transposed = permute(parent, {0, 1, 3, 2});  // [n0, n1, rows, cols], rows stepping 1
     const std::vector<std::tuple<TensorView, TensorView, int>> pairs{
         {transposed, full, 3}, {full, transposed, 3}, {transposed, row, 3}, {transposed, repeated, 4},
@@ -430,8 +431,7 @@ TEST_P(JitDifferential, BatchedTransposedTilesMatchTheReferenceBitForBit) {
       if (HasFailure()) return;
     }
   }
-  EXPECT_EQ(kernel_cache_stats().failures, 0u);
-  std::cout << dtype_name(dtype) << ": " << keys.size() << " batched transposed-tile kernels\n";
+  expect_compiled_and_count(dtype, keys, "batched transposed-tile");
 }
 
 // NOTE: [Streaming stores] and NOTE: [Transposed tiles] on calls split across
