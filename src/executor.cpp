@@ -114,15 +114,8 @@ struct Tile {
 };
 constexpr Tile kNarrowTile{128, 64}, kSquareTile{256, 1024};
 
-bool has_transposed_input(const BroadcastPlan& plan) {
-  const int rank = plan.rank();
-  if (rank < 2) return false;
-  for (int k = kA; k <= kB; ++k)
-    if (plan.strides[k][rank - 2] == 1 && std::abs(plan.strides[k][rank - 1]) > 1) return true;
-  return false;
-}
-
-Tile tile_for(const BroadcastPlan& plan) { return has_transposed_input(plan) ? kSquareTile : kNarrowTile; }
+// The square tiles go with the kernels that read in transposed blocks.
+Tile tile_for(const BroadcastPlan& plan) { return transposed_operand(plan) != 0 ? kSquareTile : kNarrowTile; }
 
 std::int64_t tile_cols(const Tile& tile, const ElementSizes& sizes) {
   return std::max<std::int64_t>(tile.bytes / static_cast<std::int64_t>(sizes[kOut]), 8);
@@ -138,40 +131,36 @@ bool wants_blocked_order(const BroadcastPlan& plan, std::int64_t cols) {
   return false;
 }
 
-// Runs rows [r0, r1) and columns [c_begin, c_end) of the last two levels of
-// `plan`, tile by tile along the columns.
+// Runs rows [r0, r1) and columns [c_begin, c_end) of matrix m of `plan` (its
+// position in the levels above the last two, in order), tile by tile along
+// the columns. Each tile is a sub-plan: the levels above of extent 1, the
+// matrix's and the tile's offsets in base.
 void run_tiles(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
-               std::int64_t r0, std::int64_t r1, std::int64_t c_begin, std::int64_t c_end) {
+               std::int64_t m, std::int64_t r0, std::int64_t r1, std::int64_t c_begin, std::int64_t c_end) {
   const int rows = plan.rank() - 2, cols = plan.rank() - 1;
   const std::int64_t width = tile_cols(tile_for(plan), sizes);
   BroadcastPlan tile = plan;
+  std::array<std::int64_t, kNumOperands> matrix = plan.base;
+  for (int l = rows - 1; l >= 0; --l) {
+    const std::int64_t i = m % plan.extents[l];
+    m /= plan.extents[l];
+    for (int k = 0; k < kNumOperands; ++k) {
+      matrix[k] += i * plan.strides[k][l];
+      tile.spans[k][l] = 0;
+    }
+    tile.extents[l] = 1;
+  }
   tile.extents[rows] = r1 - r0;
   for (std::int64_t c0 = c_begin; c0 < c_end; c0 += width) {
     const std::int64_t c1 = std::min(c_end, c0 + width);
     tile.extents[cols] = c1 - c0;
     for (int k = 0; k < kNumOperands; ++k) {
-      tile.base[k] = plan.base[k] + r0 * plan.strides[k][rows] + c0 * plan.strides[k][cols];
+      tile.base[k] = matrix[k] + r0 * plan.strides[k][rows] + c0 * plan.strides[k][cols];
       tile.spans[k][rows] = (r1 - r0 - 1) * plan.strides[k][rows];
       tile.spans[k][cols] = (c1 - c0 - 1) * plan.strides[k][cols];
     }
     run_chunk(tile, kernel, ptrs, sizes, {0, tile.outer_count(), 0, c1 - c0});
   }
-}
-
-// Matrix m of `plan` (its position in the levels above the last two, in
-// order) as a plan of its own: those levels of extent 1, its offsets in base.
-BroadcastPlan matrix_of(const BroadcastPlan& plan, std::int64_t m) {
-  BroadcastPlan matrix = plan;
-  for (int l = plan.rank() - 3; l >= 0; --l) {
-    const std::int64_t i = m % plan.extents[l];
-    m /= plan.extents[l];
-    for (int k = 0; k < kNumOperands; ++k) {
-      matrix.base[k] += i * plan.strides[k][l];
-      matrix.spans[k][l] = 0;
-    }
-    matrix.extents[l] = 1;
-  }
-  return matrix;
 }
 
 // A piece is a band of tile rows of one matrix, or, when a band holds more
@@ -190,9 +179,9 @@ void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointe
   for (int l = 0; l + 2 < rank; ++l) matrices *= plan.extents[l];
   auto piece = [&](std::int64_t p) {
     const std::int64_t group = p % groups, band = p / groups % bands;
-    const BroadcastPlan matrix = matrices == 1 ? plan : matrix_of(plan, p / (groups * bands));
-    run_tiles(matrix, kernel, ptrs, sizes, band * shape.rows, std::min(rows, (band + 1) * shape.rows),
-              group * per_piece * width, std::min(cols, (group + 1) * per_piece * width));
+    run_tiles(plan, kernel, ptrs, sizes, p / (groups * bands), band * shape.rows,
+              std::min(rows, (band + 1) * shape.rows), group * per_piece * width,
+              std::min(cols, (group + 1) * per_piece * width));
   };
   const std::int64_t pieces = matrices * bands * groups;
   if (stays_on_caller(plan, threads)) {

@@ -32,6 +32,15 @@ InnerStride classify(std::int64_t stride, bool repeated) {
   return stride == 1 ? InnerStride::unit : InnerStride::strided;
 }
 
+// How out, a and b move along the plan's innermost level.
+std::array<InnerStride, kNumOperands> inner_strides(const BroadcastPlan& plan) {
+  if (plan.rank() == 0) return {};
+  const int inner = plan.rank() - 1;
+  const DimCode code = plan.type[inner];
+  return {classify(plan.strides[kOut][inner], false), classify(plan.strides[kA][inner], code == DimCode::expand_a),
+          classify(plan.strides[kB][inner], code == DimCode::expand_b)};
+}
+
 // NOTE: [Streaming stores] with NOTE: [Fixed rows]: out's rows are back to
 // back, so a line of out is L / m whole rows (L elements of out to a line, m
 // dividing L); each input must give those rows as one vector: contiguous rows
@@ -69,18 +78,15 @@ bool layout_can_stream(const KernelKey& key) {
 }
 
 // NOTE: [Transposed tiles]: rows and columns (the last two levels), out
-// contiguous along its rows, input t strided along them and stepping 1
-// between rows, the other input unit or zero stride along the rows.
-bool layout_can_transpose(const KernelKey& key, int t) {
+// contiguous along its rows, input t strided along them (and, in a plan,
+// stepping 1 between rows), the other input unit or zero stride along them.
+bool inner_can_transpose(const std::array<InnerStride, kNumOperands>& inner, int t) {
   const int other = t == kA ? kB : kA;
-  return key.target == Target::host && key.rank >= 2 && key.fixed_row == 0 && key.inner[kOut] == InnerStride::unit &&
-         key.inner[t] == InnerStride::strided && key.inner[other] != InnerStride::strided;
+  return inner[kOut] == InnerStride::unit && inner[t] == InnerStride::strided && inner[other] != InnerStride::strided;
 }
 
-std::uint8_t transposed_input(const KernelKey& key, const BroadcastPlan& plan) {
-  for (const int t : {kA, kB})
-    if (layout_can_transpose(key, t) && plan.strides[t][plan.rank() - 2] == 1) return static_cast<std::uint8_t>(t);
-  return 0;
+bool layout_can_transpose(const KernelKey& key, int t) {
+  return key.target == Target::host && key.rank >= 2 && key.fixed_row == 0 && inner_can_transpose(key.inner, t);
 }
 
 // The bytes a call moves: out written once, each input's distinct elements
@@ -106,6 +112,14 @@ bool streams_output(const KernelKey& key, const BroadcastPlan& plan, const std::
 }
 
 }  // namespace
+
+int transposed_operand(const BroadcastPlan& plan) {
+  if (plan.rank() < 2) return 0;
+  const std::array<InnerStride, kNumOperands> inner = inner_strides(plan);
+  for (const int t : {kA, kB})
+    if (inner_can_transpose(inner, t) && plan.strides[t][plan.rank() - 2] == 1) return t;
+  return 0;
+}
 
 std::string_view target_name(Target target) { return target == Target::host ? "host" : "ascend-sim"; }
 
@@ -171,13 +185,7 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
   key.codegen = codegen;
   key.rank = static_cast<std::uint8_t>(plan.rank());
   for (int l = 0; l < plan.rank(); ++l) set_code(key, l, plan.type[l]);
-  if (plan.rank() > 0) {
-    const int inner = plan.rank() - 1;
-    const DimCode code = plan.type[inner];
-    key.inner[kOut] = classify(plan.strides[kOut][inner], false);
-    key.inner[kA] = classify(plan.strides[kA][inner], code == DimCode::expand_a);
-    key.inner[kB] = classify(plan.strides[kB][inner], code == DimCode::expand_b);
-  }
+  key.inner = inner_strides(plan);
   // NOTE: [Fixed rows]: host kernels of rank 2 with short rows whose operands
   // step by 0, 1 or a whole row from one row to the next.
   if (target == Target::host && plan.rank() == 2 && plan.extents[1] <= kFixedRowMax &&
@@ -195,7 +203,7 @@ KernelKey make_kernel_key(Target target, Op op, DType dtype, const BroadcastPlan
   }
   const std::array<std::size_t, kNumOperands> sizes{dtype_size(result_dtype(op, dtype)), dtype_size(dtype),
                                                     dtype_size(dtype)};
-  key.transposed = transposed_input(key, plan);
+  if (target == Target::host && key.fixed_row == 0) key.transposed = static_cast<std::uint8_t>(transposed_operand(plan));
   key.stream = streams_output(key, plan, sizes, stream_min_bytes);
   return key;
 }

@@ -86,6 +86,13 @@ inline constexpr std::int64_t kStreamMinRowBytes = 256;
 inline constexpr std::int64_t kLineBytes = 64;  // a cache line: what one streaming store writes
 inline constexpr std::uint64_t kNeverStream = ~std::uint64_t{0};
 
+// NOTE: [Transposed tiles] The input (kA or kB) that `plan` reads in
+// transposed blocks, or 0: strided along the rows (the last level), stepping
+// 1 between them, with out contiguous and the other input unit or repeated
+// along the rows. The key's `transposed` for host kernels other than fixed
+// rows; the executor's square tiles for the same plans.
+int transposed_operand(const BroadcastPlan& plan);
+
 // The key of a planned call; a host call that moves at least stream_min_bytes
 // bytes gets streaming stores where its layout allows them.
 // Plans of rank above 64 levels cannot occur (layouts are limited to kMaxRank dims).
