@@ -78,19 +78,7 @@ class NestEmitter {
     load_levels();
     // Running offsets, the odometer and the remaining count live in allocas;
     // SROA turns them into registers.
-    Odometer odometer;
-    for (int k = 0; k < kNumOperands; ++k) {
-      odometer.offset[k] = local("offset");
-      b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
-      odometer.stride[k].assign(stride_[k].begin(), stride_[k].end() - 1);
-      odometer.span[k].assign(span_[k].begin(), span_[k].end() - 1);
-    }
-    odometer.extent.assign(extent_.begin(), extent_.end() - 1);
-    Value* index_array = field(offsetof(KernelArgs, index), b_.getPtrTy(), "index");
-    for (int l = 0; l + 1 < rank_; ++l) {
-      odometer.index.push_back(local("i" + std::to_string(l)));
-      b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);
-    }
+    const Odometer odometer = outer_odometer(rank_ - 1, field(offsetof(KernelArgs, index), b_.getPtrTy(), "index"));
     Value* remaining = local("remaining");
     b_.CreateStore(count, remaining);
     BasicBlock* row = block("row");
@@ -245,17 +233,7 @@ class NestEmitter {
   void emit_transposed_matrices(Value* count, BasicBlock* exit, bool nontemporal) {
     const int rows_level = rank_ - 2;
     Value* index_array = field(offsetof(KernelArgs, index), b_.getPtrTy(), "index");
-    Odometer odometer;
-    for (int l = 0; l < rows_level; ++l) {
-      odometer.index.push_back(local("i" + std::to_string(l)));
-      b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);
-      odometer.extent.push_back(extent_[l]);
-    }
-    for (int k = 0; k < kNumOperands; ++k) {
-      odometer.offset[k] = local("offset");
-      odometer.stride[k].assign(stride_[k].begin(), stride_[k].begin() + rows_level);
-      odometer.span[k].assign(span_[k].begin(), span_[k].begin() + rows_level);
-    }
+    const Odometer odometer = outer_odometer(rows_level, index_array);
     Value* first_row = local("first_row");
     b_.CreateStore(element(index_array, rows_level, "start_row"), first_row);
     Value* remaining = local("remaining");
@@ -436,6 +414,24 @@ class NestEmitter {
       v = std::move(next);
     }
     return v;
+  }
+
+  // The odometer of levels [0, levels): each level's position starts where
+  // the call's index array says (NOTE: [Kernel ABI]), each running offset at 0.
+  Odometer outer_odometer(int levels, Value* index_array) {
+    Odometer odometer;
+    for (int l = 0; l < levels; ++l) {
+      odometer.index.push_back(local("i" + std::to_string(l)));
+      b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);
+    }
+    odometer.extent.assign(extent_.begin(), extent_.begin() + levels);
+    for (int k = 0; k < kNumOperands; ++k) {
+      odometer.offset[k] = local("offset");
+      b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
+      odometer.stride[k].assign(stride_[k].begin(), stride_[k].begin() + levels);
+      odometer.span[k].assign(span_[k].begin(), span_[k].begin() + levels);
+    }
+    return odometer;
   }
 
   // Extents, strides and spans of every level, loaded once at entry.
