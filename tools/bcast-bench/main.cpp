@@ -72,11 +72,7 @@ double stream_add_ns(std::int64_t out_bytes, int threads, int repeats) {
   auto part = [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t i = lo; i < hi; ++i) pc[i] = pa[i] + pb[i];
   };
-  return median_ns([&] {
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(part, n * t / threads, n * (t + 1) / threads);
-    part(0, n / threads);
-  }, repeats);
+  return median_ns_on_threads(threads, n, part, repeats);
 }
 
 double gbps(std::int64_t bytes, std::optional<double> ns) { return ns ? static_cast<double>(bytes) / *ns : 0.0; }

@@ -110,15 +110,6 @@ void transposed_add(const float* t, const float* b, float* out) {
 }
 #endif
 
-template <class F>
-double on_threads(int threads, std::int64_t n, F&& part, int repeats) {
-  return median_ns([&] {
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { part(n * t / threads, n * (t + 1) / threads); });
-    part(0, n / threads);
-  }, repeats);
-}
-
 }  // namespace
 
 nlohmann::json run_probes(int threads, int repeats) {
@@ -132,7 +123,7 @@ nlohmann::json run_probes(int threads, int repeats) {
   const std::int64_t lines = kSide * kSide / kLine;
   // Write-only traffic (cases 5 and 10 write 64 and 512 MiB from kilobytes of input).
   for (const int t : {1, threads}) {
-    const double ns = on_threads(t, lines, [&](std::int64_t lo, std::int64_t hi) { fill_lines(po, lo, hi); }, repeats);
+    const double ns = median_ns_on_threads(t, lines, [&](std::int64_t lo, std::int64_t hi) { fill_lines(po, lo, hi); }, repeats);
     probes.push_back({{"probe", "write-only, streaming stores, " + std::to_string(t) + " thread(s)"},
                       {"gbps", bytes / ns}});
     if (threads == 1) break;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <thread>
 #include <vector>
 
 namespace bcast::bench {
@@ -18,6 +20,18 @@ double median_ns(F&& f, int repeats) {
   }
   std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
   return t[t.size() / 2];
+}
+
+// Median wall time of part(lo, hi) over [0, n) cut in `threads` equal ranges,
+// one thread each (the caller's among them), threads started per run as a
+// plain loop program would.
+template <class F>
+double median_ns_on_threads(int threads, std::int64_t n, F&& part, int repeats) {
+  return median_ns([&] {
+    std::vector<std::jthread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { part(n * t / threads, n * (t + 1) / threads); });
+    part(0, n / threads);
+  }, repeats);
 }
 
 }  // namespace bcast::bench
