@@ -2,7 +2,8 @@
 """End-to-end test of the persistent cache across processes, and of bcast-cache:
 a second bcast-run over a warm folder compiles nothing and gives the same bytes;
 two processes filling one folder at once leave only valid files; list, show,
-stats, verify, clear and warm work on a real folder.
+stats, verify, clear and warm work on a real folder, and on another one given
+by --dir; bcast-run --warm pre-generates kernels that later processes find.
 
 usage: bcast_cache_e2e.py PATH/TO/bcast-run PATH/TO/bcast-cache
 """
@@ -22,6 +23,7 @@ failures = []
 # 0's and of the fixed rows whose length divides a line (1, 2, 4, 8, 16 for
 # the 2- and 4-byte dtypes used here).
 STREAMS = platform.machine() in ("x86_64", "AMD64")
+KERNELS_TO_RANK_1 = (1 + 3) + (3 if STREAMS else 0)
 KERNELS_TO_RANK_2 = (1 + 3 + 6 + 6 * 16) + (3 + 6 + 6 * 5 if STREAMS else 0)
 KERNELS_TO_RANK_3 = KERNELS_TO_RANK_2 + 12 + (12 if STREAMS else 0)
 
@@ -142,6 +144,52 @@ def asm_of_an_f32_add(root):
     check_kernel_asm(key, run([CACHE, "show", key, "--asm"], folder).stdout)
 
 
+def warm_flag_pregenerates_for_later_processes(root):
+    """bcast-run --warm compiles every broadcast type up to the rank first: the op
+    then finds its kernel in memory, and a later process on disk."""
+    folder = os.path.join(root, "warm_flag")
+    op = [RUN, "add", "f32[8,4096]", "f32[4096]", "--json"]
+    p = run(op + ["--warm", "2", "--warm-ops", "add"], folder)
+    n = KERNELS_TO_RANK_2
+    check(p.returncode == 0 and f"warm: {n} kernels for broadcast types up to rank 2 ({n} compiled, 0 failed)"
+          in p.stdout, f"--warm 2: exit {p.returncode}: {p.stdout} {p.stderr}")
+    cache = last_json(p)["cache"] if p.returncode == 0 else {}
+    check(cache.get("compiles") == n and cache.get("misses") == n and cache.get("hits") == 1,
+          f"--warm 2: the op did not find its kernel in memory: {cache}")
+    listing = json.loads(run([CACHE, "list", "--json"], folder).stdout)
+    check(len(listing) == n and all(e["op"] == "add" and e["dtype"] == "f32" for e in listing),
+          f"--warm 2 left {len(listing)} add.f32 kernels on disk, not {n}")
+    later = run(op, folder)
+    cache = last_json(later)["cache"] if later.returncode == 0 else {}
+    check(cache.get("compiles") == 0 and cache.get("disk_hits") == 1, f"after --warm, a later process: {cache}")
+    alone = run([RUN, "--warm", "1", "--warm-ops", "mul", "--warm-dtypes", "i32"], os.path.join(root, "warm_alone"))
+    n = KERNELS_TO_RANK_1
+    check(alone.returncode == 0 and alone.stdout.startswith(f"warm: {n} kernels for broadcast types up to rank 1 ({n} "
+                                                            "compiled, 0 failed)") and len(alone.stdout.splitlines()) == 1,
+          f"--warm 1 alone: exit {alone.returncode}: {alone.stdout!r} {alone.stderr}")
+
+
+def dir_option_selects_the_folder(root):
+    """bcast-cache --dir D works on D, not on BCAST_CACHE_DIR's folder (nor is it off)."""
+    default, other = os.path.join(root, "dir_default"), os.path.join(root, "dir_other")
+    keys = {}
+    for folder, op in [(default, ["add", "f32[4,3]", "f32[3]"]), (other, ["mul", "i16[5,1]", "i16[1,6]"]),
+                       (other, ["sub", "f64[2,3]", "f64[2,3]"])]:
+        p = run([RUN] + op + ["--json"], folder)
+        check(p.returncode == 0, f"{op}: {p.stderr}")
+        keys.setdefault(folder, set()).add(last_json(p)["kernel"] if p.returncode == 0 else None)
+    for env_dir in (default, "off"):
+        listed = {e["key"] for e in json.loads(run([CACHE, "--dir", other, "list", "--json"], env_dir).stdout)}
+        check(listed == keys[other], f"--dir {other} list under BCAST_CACHE_DIR={env_dir}: {listed}")
+        stats = json.loads(run([CACHE, "--dir", other, "stats", "--json"], env_dir).stdout)
+        check(stats["folder"] == other and stats["files"] == 2, f"--dir stats under BCAST_CACHE_DIR={env_dir}: {stats}")
+    listed = {e["key"] for e in json.loads(run([CACHE, "list", "--json"], default).stdout)}
+    check(listed == keys[default], f"list without --dir: {listed}")
+    check(run([CACHE, "--dir", other, "clear"], default).returncode == 0, "--dir clear")
+    left = lambda folder: [f for f in os.listdir(folder) if f.endswith(".bck")]
+    check(not left(other) and len(left(default)) == 1, f"--dir clear: left {left(other)} and {left(default)}")
+
+
 def ascend_kernels_are_inspectable(root):
     folder = os.path.join(root, "ascend")
     p = run([RUN, "add", "f16[4,8,5]", "f16[1,8,1]", "--target", "ascend-sim", "--check", "--json"], folder)
@@ -161,6 +209,8 @@ def main():
         concurrent_writers_leave_a_valid_cache(root)
         tool_commands(root)
         asm_of_an_f32_add(root)
+        warm_flag_pregenerates_for_later_processes(root)
+        dir_option_selects_the_folder(root)
         ascend_kernels_are_inspectable(root)
     for n in notes:
         print("NOT CHECKED:", n)
