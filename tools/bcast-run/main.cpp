@@ -136,8 +136,9 @@ int main(int argc, char** argv) {
   app.add_flag("--check", o.check, "compare the result with the naive executor, bit for bit");
   app.add_option("--repeat", o.repeat, "time N runs and report the median and GB/s")->check(CLI::NonNegativeNumber);
   app.add_option("--seed", o.seed, "seed for random literal operands");
+  // BCAST_NUM_THREADS's range: a value outside it is a usage error (exit 2), not invalid input.
   CLI::Option* threads = app.add_option("--threads", o.threads, "threads per op call (0: one per hardware thread)")
-                             ->check(CLI::NonNegativeNumber);
+                             ->check(CLI::Range(0, 1024));
   app.add_flag("--json", o.json, "print one JSON object as the last line of stdout");
   app.add_flag("--no-jit", o.no_jit, "run every op on the reference executor");
   app.add_option("--target", o.target, "host, or ascend-sim (the accelerator simulator)")
