@@ -19,8 +19,17 @@ thread_local AscendTrace t_last_trace;
 AscendTrace last_ascend_trace() { return t_last_trace; }
 
 bool run_on_ascend(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan) {
+  if (!config::ascend_target()) return false;
   AscendTrace& trace = t_last_trace;
-  trace = {};
+  trace = {};  // a call that does not reach the simulator must not show the last one's trace
+  if (plan.numel == 0) {
+    trace.fallback = "nothing to compute: the output is empty";
+    return false;
+  }
+  if (!jit_enabled()) {
+    trace.fallback = "the JIT is off (BCAST_JIT=0)";
+    return false;
+  }
   const KernelKey key = make_kernel_key(Target::ascend_sim, op, a.dtype, plan, current_codegen_id());
   trace.kernel = key.to_string();
   const auto kernel = jit::kernel_cache().get(key);

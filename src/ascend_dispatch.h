@@ -6,9 +6,12 @@
 
 namespace bcast {
 
-// Runs the call on the simulator. False when it could not (no kernel, a UB
-// too small for a tile, or a broken rule, which is logged): the caller then
-// runs it on the reference executor. The calling thread's trace records it.
+// Runs the call on the simulator when BCAST_TARGET is ascend-sim. False when
+// the target is the host, or when the call could not run there (an empty
+// output, the JIT off, no kernel, a UB too small for a tile, or a broken
+// rule, which is logged): the caller then runs it on the host. Under
+// ascend-sim the calling thread's trace records every call, one that fell
+// back included (its kernel empty or its fallback set).
 bool run_on_ascend(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan);
 
 }  // namespace bcast

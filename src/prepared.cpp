@@ -101,8 +101,7 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
     return;
   }
   validate_data(p.op, a, b, out);
-  if (p.plan.numel == 0) return;
-  if (config::ascend_target() && jit_enabled() && run_on_ascend(p.op, a, b, out, p.plan)) return;
+  if (run_on_ascend(p.op, a, b, out, p.plan) || p.plan.numel == 0) return;
   if (p.fused) {
     run_on_host(p.op, a, b, out, p.plan, p.fused);  // NOTE: [Short rows]: two kernels, looked up per call
     return;

@@ -1,5 +1,5 @@
-// The Ascend-style target: results equal the host's bit for bit over random
-// cases and simulator configurations; the simulator catches broken kernels
+// The Ascend-style target: results equal the oracle's and the reference
+// executor's bit for bit over random cases and simulator configurations; the simulator catches broken kernels
 // with a message naming the block, the call and the address; traffic counters
 // show broadcast operands loaded once per block.
 #include <gmock/gmock.h>
@@ -15,6 +15,7 @@
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "naive_executor.h"
+#include "oracle.h"
 #include "reference_executor.h"
 #include "test_support.h"
 
@@ -60,6 +61,8 @@ TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
     test::RandomView got_view = test::random_view(result_dtype(op, dtype), s.out, rng, i % 3 == 0);
     const TensorView got = got_view.view;
     Tensor want(result_dtype(op, dtype), s.out);
+    test::fill_sentinel(got);
+    test::fill_sentinel(want, test::kOtherSentinel);
     binary(op, a.view, b.view, got);
     const AscendTrace trace = last_ascend_trace();
     const BroadcastPlan plan = plan_broadcast(want.layout(), a.view.layout, b.view.layout);
@@ -72,7 +75,12 @@ TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
       ASSERT_FALSE(trace.kernel.empty()) << label << ": did not reach the simulator";
       ASSERT_EQ(trace.fallback, "") << label;
       ++ran;
+    } else {
+      ASSERT_EQ(trace.kernel, "") << label << ": the trace is the last call's";
+      ASSERT_EQ(trace.fallback, "nothing to compute: the output is empty") << label;
     }
+    // The oracle shares no code with the simulator, the planner or ScalarOp.
+    ASSERT_EQ(test::oracle_mismatch(op, a.view, b.view, got), "") << label;
     ASSERT_EQ(test::first_mismatch(op, got, want), -1) << label;
   }
   EXPECT_GT(ran, 1500);
@@ -149,6 +157,7 @@ TEST_F(Ascend, BroadcastOperandsAreLoadedOncePerBlock) {
     const ascend::Launch l = launch_add(c.a, c.b, c.blocks, ascend::Fault::none);
     ASSERT_EQ(l.error, "");
     ASSERT_TRUE(l.plan.resident[kB]) << to_string(c.b) << " is not kept in the UB";
+    ASSERT_FALSE(l.plan.resident[kA]) << to_string(c.a) << " is read once: it has no reason to stay in the UB";
     std::int64_t max_tiles = 0;
     int busy = 0;
     const ascend::BlockCounters t = total(l, max_tiles, busy);
@@ -158,6 +167,31 @@ TEST_F(Ascend, BroadcastOperandsAreLoadedOncePerBlock) {
     EXPECT_EQ(t.tiles, l.plan.tiles);
     EXPECT_LE(max_tiles, (l.plan.tiles + c.blocks - 1) / c.blocks);
   }
+}
+
+TEST_F(Ascend, TheTraceIsTheLastCallsAndNamesTheResidentInput) {
+  // A per-channel bias as the first operand is the resident one.
+  std::mt19937_64 rng(4);
+  Tensor bias(DType::f32, {1, 16, 1, 1}), x(DType::f32, {2, 16, 8, 8});
+  test::fill_random(bias, rng);
+  test::fill_random(x, rng);
+  const Tensor y = sub(bias, x);
+  AscendTrace trace = last_ascend_trace();
+  EXPECT_THAT(trace.kernel, HasSubstr("sub.f32.[expand_a,same,expand_a].uzu.ascend-sim."));
+  EXPECT_TRUE(trace.a_resident);
+  EXPECT_FALSE(trace.b_resident);
+  EXPECT_EQ(test::oracle_mismatch(Op::sub, bias, x, y), "");
+  // The next calls do not reach the simulator, and say why.
+  (void)sub(bias, Tensor(DType::f32, {0, 16, 8, 8}));
+  trace = last_ascend_trace();
+  EXPECT_EQ(trace.kernel, "");
+  EXPECT_EQ(trace.fallback, "nothing to compute: the output is empty");
+  const test::ScopedSetting jit_off("BCAST_JIT", "0");
+  EXPECT_EQ(test::oracle_mismatch(Op::sub, bias, x, sub(bias, x)), "");
+  trace = last_ascend_trace();
+  EXPECT_EQ(trace.kernel, "");
+  EXPECT_EQ(trace.fallback, "the JIT is off (BCAST_JIT=0)");
+  EXPECT_TRUE(trace.blocks.empty());
 }
 
 TEST_F(Ascend, PreparedCallsAndPregenerationFollowTheTarget) {

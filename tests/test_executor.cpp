@@ -1,9 +1,10 @@
-// The reference executor (planner + additive-offset nest + threads) against the
-// naive executor, bit for bit, on random views of every op and dtype.
+// The executor (planner + additive-offset nest + threads) against the oracle
+// and the naive executor, bit for bit, on random views of every op and dtype.
 #include <gtest/gtest.h>
 
 #include "executor.h"
 #include "naive_executor.h"
+#include "oracle.h"
 #include "short_rows.h"
 #include "test_support.h"
 
@@ -21,11 +22,17 @@ std::string describe(Op op, DType d, const TensorView& a, const TensorView& b) {
          to_string(a.strides()) + ", b " + to_string(b.shape()) + " strides " + to_string(b.strides());
 }
 
-// Runs op on the views into `out` and checks against the naive executor.
+// Runs op on the views into `out`, which starts as the sentinel, and checks
+// it against the oracle (no planner, no ScalarOp) and the naive executor
+// (whose result starts as the other sentinel).
 void expect_matches_naive(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
   Tensor expected(out.dtype, out.shape());
+  test::fill_sentinel(expected, test::kOtherSentinel);
   run_naive(op, a, b, expected);
+  test::fill_sentinel(out);
   binary(op, a, b, out);
+  if (const std::string bad = test::oracle_mismatch(op, a, b, out); !bad.empty())
+    FAIL() << describe(op, a.dtype, a, b) << ": " << bad;
   const auto got = test::bytes_of(out), want = test::bytes_of(expected);
   if (got != want) {
     std::size_t i = 0;
@@ -34,7 +41,11 @@ void expect_matches_naive(Op op, const TensorView& a, const TensorView& b, const
   }
 }
 
-TEST(Executor, RandomViewsOfEveryOpAndDTypeMatchNaive) {
+// Once on JIT kernels and once on the reference executor's own arithmetic.
+class ExecutorKinds : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ExecutorKinds, RandomViewsOfEveryOpAndDTypeMatchTheOracleAndNaive) {
+  const test::ScopedSetting jit("BCAST_JIT", GetParam() ? "1" : "0");
   std::mt19937_64 rng(11);
   int cases = 0;
   for (int o = 0; o < kNumOps; ++o) {
@@ -56,6 +67,9 @@ TEST(Executor, RandomViewsOfEveryOpAndDTypeMatchNaive) {
   EXPECT_EQ(cases, 170 * 25);
 }
 
+INSTANTIATE_TEST_SUITE_P(JitAndReference, ExecutorKinds, ::testing::Bool(),
+                         [](const auto& param_info) { return param_info.param ? "jit" : "reference"; });
+
 TEST(Executor, InPlaceOnAnInputView) {
   std::mt19937_64 rng(5);
   for (int i = 0; i < 200; ++i) {
@@ -66,8 +80,10 @@ TEST(Executor, InPlaceOnAnInputView) {
     test::fill_random(b.view, rng);
     Tensor expected(DType::f32, s.out);
     run_naive(Op::sub, a.view, b.view, expected);
+    const std::vector<test::Expected> want = test::oracle(Op::sub, a.view, b.view, s.out);
     sub(a.view, b.view, a.view);
     ASSERT_EQ(test::bytes_of(a.view), test::bytes_of(expected)) << describe(Op::sub, DType::f32, a.view, b.view);
+    ASSERT_EQ(test::oracle_mismatch(want, a.view), "") << describe(Op::sub, DType::f32, a.view, b.view);
   }
 }
 

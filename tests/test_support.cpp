@@ -139,11 +139,21 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
   return t;
 }
 
+bool quiet_nan_at(const TensorView& x, std::int64_t i) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, address(x, i), x.element_size());
+  const std::uint64_t quiet = x.dtype == DType::f16    ? 0x200
+                              : x.dtype == DType::bf16 ? 0x40
+                              : x.dtype == DType::f32  ? 0x400000
+                                                       : std::uint64_t{1} << 51;
+  return std::isnan(get(x, i)) && (bits & quiet) != 0;
+}
+
 std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want) {
   const bool payload_free = is_floating(got.dtype) && op != Op::max && op != Op::min;
   const auto size = static_cast<std::int64_t>(got.element_size());
   for (std::int64_t i = 0; i < got.numel(); ++i) {
-    if (payload_free && std::isnan(get(got, i)) && std::isnan(get(want, i))) continue;
+    if (payload_free && quiet_nan_at(got, i) && quiet_nan_at(want, i)) continue;
     if (std::memcmp(static_cast<const char*>(got.data) + element_offset(got, i) * size,
                     static_cast<const char*>(want.data) + element_offset(want, i) * size, got.element_size()) != 0)
       return i;

@@ -59,8 +59,13 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
 
 void fill_random(const TensorView& x, std::mt19937_64& rng);
 
+// Element i of a float view is a NaN with its quiet bit (the top bit of the
+// mantissa) set.
+bool quiet_nan_at(const TensorView& x, std::int64_t i);
+
 // Index (C order) of the first element where two results of `op` differ, or
-// -1. Bits must be equal, with one exception: both NaN after an arithmetic op.
+// -1. Bits must be equal, with one exception: both quiet NaNs after an
+// arithmetic op (a signalling NaN result is always a mismatch).
 // IEEE 754 leaves open which input's payload a NaN result carries, and each
 // compiler orders commutative operands its own way; max and min, whose NaN
 // choice bcast defines (a's), are compared bit for bit.
