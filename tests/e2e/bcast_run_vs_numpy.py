@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """End-to-end test: bcast-run on random .npy inputs (C and Fortran order, index
 expressions) must give NumPy's results bit for bit, and must refuse bad input
-with the documented exit status, leaving no output file behind.
+with the documented exit status, leaving no output file behind. The options
+and files with a behaviour of their own are checked too: --version, --threads,
+--trace's per-block table, .npy version 3.0 files, and exit status 1 for an
+internal error.
 
 usage: bcast_run_vs_numpy.py PATH/TO/bcast-run
 """
 import json
 import os
+import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -41,6 +46,7 @@ OPS = {
 }
 
 failures = []
+not_checked = []
 
 
 def numpy_result(op, dtype, a, b):
@@ -189,11 +195,185 @@ def check_literals_and_timing():
         failures.append(f"literal operands with --repeat: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
 
 
+def run_env(args, **env):
+    return subprocess.run([BCAST_RUN] + args, capture_output=True, text=True, env=dict(os.environ, **env))
+
+
+def check_version():
+    """--version prints the project's version (CMakeLists.txt) on one line, exits 0, and runs nothing else."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "CMakeLists.txt")) as f:
+        version = re.search(r"project\(bcast VERSION (\S+)", f.read()).group(1)
+    p = run(["--version"])
+    if p.returncode != 0 or not re.fullmatch(rf"bcast-run {re.escape(version)} \(LLVM \d+\.\d+\.\d+, host \S+ \S+\)\n",
+                                             p.stdout):
+        failures.append(f"--version: exit {p.returncode}, {p.stdout!r} (want bcast-run {version} (LLVM ..., host ...))")
+
+
+def check_threads(tmp):
+    """--threads N: the JSON reports N; a call large enough to split (1.5M output
+    elements, above BCAST_GRAIN's 262,144) gives the same bytes on 3 threads as
+    on 1, and NumPy's; BCAST_NUM_THREADS applies when the flag is absent; values
+    outside 0..1024 are usage errors."""
+    pa, pb = os.path.join(tmp, "threads_a.npy"), os.path.join(tmp, "threads_b.npy")
+    a, b = random_array("f32", (1500, 1000)), random_array("f32", (1000,))
+    np.save(pa, a)
+    np.save(pb, b)
+    outs = {}
+    for n in (1, 3):
+        po = os.path.join(tmp, f"threads_{n}.npy")
+        p = run(["add", pa + "[::-1]", pb, "-o", po, "--threads", str(n), "--json"])
+        threads = json.loads(p.stdout.strip().splitlines()[-1])["threads"] if p.returncode == 0 else None
+        if threads != n:
+            failures.append(f"--threads {n}: exit {p.returncode}, JSON threads {threads}: {p.stderr}")
+            continue
+        with open(po, "rb") as f:
+            outs[n] = f.read()
+        if not same("add", np.load(po), a[::-1] + b):
+            failures.append(f"--threads {n}: result differs from NumPy")
+    if len(outs) == 2 and outs[1] != outs[3]:
+        failures.append("--threads 3 wrote other bytes than --threads 1")
+    for env, flags, want in [({"BCAST_NUM_THREADS": "2"}, [], 2), ({"BCAST_NUM_THREADS": "2"}, ["--threads", "3"], 3)]:
+        p = run_env(["add", "f32[4]", "f32[4]", "--json"] + flags, **env)
+        got = json.loads(p.stdout.strip().splitlines()[-1])["threads"] if p.returncode == 0 else None
+        if got != want:
+            failures.append(f"{env} {flags}: JSON threads {got}, want {want} (exit {p.returncode})")
+    for bad in ["-1", "1025", "x", "1.5"]:
+        p = run(["add", "f32[4]", "f32[4]", "--threads", bad])
+        if p.returncode != 2 or "--threads" not in p.stderr:
+            failures.append(f"--threads {bad}: exit {p.returncode} (want 2), stderr {p.stderr!r}")
+
+
+def trace_table(stdout):
+    """The header and per-block rows of --trace's table."""
+    m = re.search(r"tile (\d+) elements, (\d+) tiles, (\d+) slot\(s\), (\d+) bytes of UB; resident: a (yes|no), "
+                  r"b (yes|no)", stdout)
+    rows = [tuple(int(x) for x in line.split()) for line in stdout.splitlines()
+            if re.fullmatch(r"\s+\d+(\s+\d+){6}", line)]
+    return m, rows
+
+
+def check_trace():
+    """--trace on ascend-sim: one row per block (BCAST_BLOCK_NUM); the rows' tiles
+    add up to the header's; their UB->GM bytes to the output's; their GM->UB
+    bytes to each operand once, a resident operand once per block that has
+    tiles (README: copied whole into the UB once per block); no UB peak above
+    the UB used. On the host the call did not run on ascend-sim, and says so."""
+    cases = [  # operands, blocks, bytes per element, elements of a, b, out, residency of a and b
+        (["f32[1000,300]", "f32[1000,300]"], 5, 4, 300000, 300000, 300000, ("no", "no")),
+        (["f16[4,64,28,28]", "f16[1,64,1,1]"], 8, 2, 200704, 64, 200704, ("no", "yes")),
+        (["f32[3,1]", "f32[1,5]"], 8, 4, 3, 5, 15, ("yes", "yes")),
+    ]
+    for operands, blocks, size, na, nb, nout, resident in cases:
+        label = f"--trace add {' '.join(operands)} (BCAST_BLOCK_NUM={blocks})"
+        p = run_env(["add"] + operands + ["--target", "ascend-sim", "--trace", "--check"], BCAST_BLOCK_NUM=str(blocks))
+        header, rows = trace_table(p.stdout)
+        if p.returncode != 0 or not header or len(rows) != blocks or [r[0] for r in rows] != list(range(blocks)):
+            failures.append(f"{label}: exit {p.returncode}, {len(rows)} rows: {p.stdout!r} {p.stderr!r}")
+            continue
+        tiles, ub_bytes = int(header.group(2)), int(header.group(4))
+        active = sum(1 for r in rows if r[1] > 0)
+        gm_to_ub = sum(n * size * (active if r == "yes" else 1) for n, r in zip((na, nb), resident))
+        got = (sum(r[1] for r in rows), sum(r[2] for r in rows), sum(r[3] for r in rows), header.groups()[4:])
+        want = (tiles, gm_to_ub, nout * size, resident)
+        if got != want or max(r[6] for r in rows) > ub_bytes:
+            failures.append(f"{label}: tiles, GM->UB, UB->GM bytes, residency {got}, want {want}; UB peaks "
+                            f"{[r[6] for r in rows]} of {ub_bytes}\n{p.stdout}")
+    p = run(["add", "f32[3,5]", "f32[5]", "--trace"])
+    if p.returncode != 0 or not p.stdout.startswith("trace: the call did not run on the ascend-sim target\n"):
+        failures.append(f"--trace on the host: exit {p.returncode}, {p.stdout!r}")
+
+
+def write_npy_v3(path, array, fortran=False):
+    """A .npy file of format version 3.0, written by hand: magic, 3 0, a 4-byte
+    little-endian header length, a UTF-8 header padded with spaces to a multiple
+    of 64 bytes and ended by a newline, then the data."""
+    header = f"{{'descr': '{array.dtype.str}', 'fortran_order': {fortran}, 'shape': {array.shape}, }}"
+    header += " " * (-(12 + len(header) + 1) % 64) + "\n"
+    encoded = header.encode("utf-8")
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x03\x00" + struct.pack("<I", len(encoded)) + encoded)
+        f.write(array.tobytes(order="F" if fortran else "C"))
+
+
+def check_npy_version_3(tmp):
+    """.npy version 3.0 files (C and Fortran order) are read as NumPy reads them;
+    a version 4.0 file is refused."""
+    for dtype, shape, fortran in [("f64", (3, 4), False), ("f32", (5, 2, 3), True)]:
+        a, b = random_array(dtype, shape), random_array(dtype, shape[-1:])
+        pa, pb, po = (os.path.join(tmp, f"v3_{dtype}_{x}.npy") for x in "abo")
+        write_npy_v3(pa, a, fortran)
+        np.save(pb, b)
+        label = f".npy 3.0 {dtype}{list(shape)}{' (F order)' if fortran else ''}"
+        try:
+            readable = np.array_equal(np.load(pa), a)
+        except ValueError as e:
+            readable = e
+        if readable is not True:
+            failures.append(f"{label}: the hand-written file does not load as the array in NumPy: {readable}")
+        p = run(["mul", pa, pb, "-o", po])
+        if p.returncode != 0 or not same("mul", np.load(po), a * b):
+            failures.append(f"{label}: exit {p.returncode} {p.stderr.strip()}, or the result differs from NumPy's")
+    v4 = os.path.join(tmp, "v4.npy")
+    write_npy_v3(v4, np.zeros(3, np.float32))
+    with open(v4, "r+b") as f:
+        f.seek(6)
+        f.write(b"\x04")
+    p = run(["add", v4, v4])
+    if p.returncode != 3 or "unsupported .npy format version 4.0" not in p.stderr:
+        failures.append(f".npy 4.0: exit {p.returncode} (want 3), stderr {p.stderr!r}")
+
+
+def check_internal_error_exit_1(tmp):
+    """Exit status 1, an internal error. bcast-run has no switch that fails it
+    from inside (src/fault_injection.h is in-process, for the C++ tests), so it
+    runs out of memory instead, under an address-space limit (RLIMIT_AS) that
+    holds the operands, the result and --check's naive result but not --check's
+    8-byte offset per element: its std::bad_alloc is an internal error. The
+    limit is the smallest one a tiny call runs under (in steps of 16 MiB) plus
+    6.5 times the result's 32 MiB, midway between the 3 that the result and the
+    naive result need and the 11 that the offsets would fit in (measured)."""
+    import resource
+
+    def limited(args, limit):
+        def set_limit():
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        return subprocess.run([BCAST_RUN] + args, capture_output=True, text=True, preexec_fn=set_limit)
+
+    base = next((mb << 20 for mb in range(64, 4097, 16)
+                 if limited(["add", "u8[8,1]", "u8[8]", "--check", "--no-jit", "--threads", "1"], mb << 20).returncode == 0),
+                None)
+    if base is None:
+        with open(BCAST_RUN, "rb") as f:
+            sanitized = b"__asan_init" in f.read()
+        if sanitized:
+            not_checked.append("exit status 1: this bcast-run is built with AddressSanitizer, whose shadow memory does "
+                               "not fit under any address-space limit")
+        else:
+            failures.append("exit status 1: bcast-run ran under no address-space limit up to 4 GiB")
+        return
+    out = os.path.join(tmp, "exit1.npy")
+    p = limited(["add", "u8[8192,1]", "u8[4096]", "--check", "--no-jit", "--threads", "1", "-o", out],
+                base + 13 * (16 << 20))
+    lines = p.stderr.strip().splitlines()
+    if p.returncode != 1 or len(lines) != 1 or not lines[0].startswith("bcast-run: internal error: "):
+        failures.append(f"an internal error (out of memory in --check): exit {p.returncode} (want 1), stderr {p.stderr!r}")
+    if os.path.exists(out):
+        failures.append("an internal error left its output file behind")
+
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         pairs = check_results(tmp)
         check_refusals(tmp)
         check_literals_and_timing()
+        check_version()
+        check_threads(tmp)
+        check_trace()
+        check_npy_version_3(tmp)
+        check_internal_error_exit_1(tmp)
+    for n in not_checked:
+        print("NOT CHECKED:", n)
     for f in failures:
         print("FAIL:", f)
     print(f"pow: {svml_pow()[1]}; largest ULP from NumPy (bound): " +
