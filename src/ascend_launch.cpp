@@ -6,6 +6,7 @@
 #include <numeric>
 #include <thread>
 
+#include "fault_injection.h"
 #include "validate_binary.h"
 
 namespace bcast::ascend {
@@ -176,6 +177,7 @@ Launch launch(KernelFn kernel, Op op, const BroadcastPlan& bplan, const TensorVi
     const ByteSpan span = byte_span(*views[k]);
     gm[k] = {static_cast<const char*>(views[k]->data) + span.begin, static_cast<const char*>(views[k]->data) + span.end};
   }
+  if (fault == Fault::none && bcast::fault::armed(bcast::fault::Fault::ascend_rule)) fault = Fault::gm_out_of_bounds;
   switch (fault) {  // NOTE: test hooks only
     case Fault::misaligned_ub: p.ub_tile[kA][0] += 4, p.ub_tile[kA][1] += 4; break;
     case Fault::ub_overflow: p.ub_tile[kA][0] = p.ub_tile[kA][1] = config.ub_size - kAlign; break;

@@ -1,13 +1,15 @@
 // Test-only switches that make bcast's failure paths happen on demand, so the
 // tests can show each one ends in a correct result or a clear error: a kernel
 // that will not compile, a disk cache that cannot be read or written (full),
-// an output that cannot be allocated, worker threads that cannot start.
+// an output that cannot be allocated, worker threads that cannot start, an
+// ascend-sim kernel that breaks a rule of the simulator (it reads outside
+// its input's global memory).
 #pragma once
 
 namespace bcast::fault {
 
-enum class Fault { compile, disk_read, disk_write, allocate, thread_start };
-inline constexpr int kNumFaults = 5;
+enum class Fault { compile, disk_read, disk_write, allocate, thread_start, ascend_rule };
+inline constexpr int kNumFaults = 6;
 
 // Arms or disarms one fault for the whole process. Cheap to test when off.
 void set(Fault fault, bool armed);

@@ -4,18 +4,23 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <regex>
 #include <set>
+#include <sstream>
+#include <thread>
 
 #include "bcast/config.h"
 #include "bcast/prepared.h"
 #include "config.h"
 #include "thread_pool.h"
 #include "executor.h"
+#include "fault_injection.h"
 #include "jit/host_compiler.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
@@ -32,11 +37,12 @@ namespace fs = std::filesystem;
 class Env : public ::testing::Test {
  protected:
   void set(const char* name, const char* value) {
-    if (!saved_.contains(name)) {
-      const char* old = std::getenv(name);
-      saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
-    }
+    remember(name);
     ::setenv(name, value, 1);
+  }
+  void unset(const char* name) {
+    remember(name);
+    ::unsetenv(name);
   }
   // Re-reads the environment; returns what was logged meanwhile.
   std::string reload() {
@@ -58,14 +64,20 @@ class Env : public ::testing::Test {
   }
 
  private:
+  void remember(const char* name) {
+    if (saved_.contains(name)) return;
+    const char* old = std::getenv(name);
+    saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+  }
   std::map<std::string, std::optional<std::string>> saved_;
 };
 
 Tensor big_add(std::int64_t n) { return add(Tensor(DType::f32, {n}), Tensor(DType::f32, {1})); }
 
-std::string f32_add_assembly() {
+// The assembly of op's kernel on f32 operands of one contiguous level.
+std::string f32_assembly(Op op) {
   return jit::kernel_assembly(
-      make_kernel_key(Target::host, Op::add, DType::f32, BroadcastType{DimCode::same}, current_codegen_id()));
+      make_kernel_key(Target::host, op, DType::f32, BroadcastType{DimCode::same}, current_codegen_id()));
 }
 
 TEST_F(Env, InvalidValuesWarnAndKeepTheDefault) {
@@ -131,6 +143,36 @@ TEST_F(Env, VerbosePrintsOneLinePerCall) {
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 2);
 }
 
+// NOTE: [Call memo]: a repeated call reuses its kernel as a hit.
+TEST_F(Env, VerboseNamesEachCacheOutcome) {
+  const fs::path cache = scratch("verbose_cache");
+  set("BCAST_CACHE_DIR", cache.c_str());
+  set("BCAST_VERBOSE", "1");
+  reload();
+  clear_kernel_cache();
+  const Tensor a(DType::f32, {4, 3}), b(DType::f32, {3});
+  ::testing::internal::CaptureStderr();
+  add(a, b);  // compiled, and stored on disk
+  add(a, b);  // the same call again: a hit
+  clear_kernel_cache();
+  add(a, b);  // not in memory, on disk
+  {
+    const fault::Armed failing(fault::Fault::compile);
+    sub(Tensor(DType::i16, {5, 2}), Tensor(DType::i16, {5, 1}));  // a new key that will not compile
+  }
+  set_jit_enabled(false);
+  mul(a, b);  // the JIT off
+  set_jit_enabled(true);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  std::vector<std::string> outcomes;
+  const std::regex line(R"(^bcast: \w+ .* kernel \S+ \((\w+)\) [0-9.]+ us$)");
+  std::istringstream in(log);
+  for (std::string l; std::getline(in, l);)
+    if (std::smatch m; std::regex_match(l, m, line)) outcomes.push_back(m[1]);
+  EXPECT_EQ(outcomes, (std::vector<std::string>{"compiled", "hit", "disk", "failed", "reference"})) << log;
+  fs::remove_all(cache);
+}
+
 TEST_F(Env, LogLevelReachesTheLoggers) {
   set("BCAST_LOG_LEVEL", "debug");
   reload();
@@ -147,28 +189,84 @@ TEST_F(Env, OptLevelZeroTurnsTheVectoriserOff) {
       make_kernel_key(Target::host, Op::add, DType::f32, BroadcastType{DimCode::same}, current_codegen_id());
   EXPECT_THAT(key.to_string(), HasSubstr(".O0."));
 #if defined(__x86_64__)
-  EXPECT_FALSE(std::regex_search(f32_add_assembly(), std::regex(R"(\bv?addps\b)")));
+  EXPECT_FALSE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)")));
   set("BCAST_OPT_LEVEL", "2");
   reload();
-  EXPECT_TRUE(std::regex_search(f32_add_assembly(), std::regex(R"(\bv?addps\b)")));
+  EXPECT_TRUE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)")));
 #endif
 }
 
-TEST_F(Env, MaxIsaCapsTheVectorRegisters) {
+TEST_F(Env, OptLevelThreeRunsLlvmsFullPipeline) {
+  // NOTE: [Pass pipeline]: only LLVM's full pipeline infers function
+  // attributes (its function-attrs pass): the kernel is then marked nosync.
+  const fs::path dump = scratch("o3_dump");
+  set("BCAST_CACHE_DIR", "off");
+  set("BCAST_DUMP_DIR", dump.c_str());
+  const auto optimised_ir = [&](const char* level) {
+    set("BCAST_OPT_LEVEL", level);
+    reload();
+    clear_kernel_cache();
+    fs::remove_all(dump);
+    const Tensor c = add(test::make(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}), test::make(DType::f32, {3}, {10, 20, 30}));
+    EXPECT_EQ(test::bytes_of(c), test::bytes_of(test::make(DType::f32, {2, 3}, {11, 22, 33, 14, 25, 36}))) << level;
+    std::string ir;
+    for (const auto& f : fs::directory_iterator(dump))
+      if (f.path().string().ends_with(".opt.ll")) {
+        EXPECT_THAT(f.path().filename().string(), HasSubstr(std::string(".O") + level + ".")) << "the key names it";
+        ir = (std::ostringstream() << std::ifstream(f.path()).rdbuf()).str();
+      }
+    EXPECT_FALSE(ir.empty()) << "level " << level << ": no optimised IR was dumped";
+    return ir;
+  };
+  const std::regex nosync(R"(attributes #\d+ = \{[^}]*\bnosync\b)");
+  EXPECT_TRUE(std::regex_search(optimised_ir("3"), nosync));
+  EXPECT_FALSE(std::regex_search(optimised_ir("2"), nosync)) << "the lean pipeline infers no attributes";
+  EXPECT_EQ(config::opt_level(), 2);
+  set("BCAST_OPT_LEVEL", "3");
+  reload();
+  EXPECT_EQ(config::opt_level(), 3);
 #if defined(__x86_64__)
-  set("BCAST_MAX_ISA", "avx2");
-  reload();
-  EXPECT_THAT(f32_add_assembly(), ::testing::Not(HasSubstr("zmm")));
-  set("BCAST_MAX_ISA", "sse4.2");
-  reload();
-  const std::string sse = f32_add_assembly();
-  EXPECT_THAT(sse, ::testing::Not(HasSubstr("ymm")));
-  EXPECT_THAT(sse, ::testing::Not(HasSubstr("zmm")));
-  EXPECT_TRUE(std::regex_search(sse, std::regex(R"(\baddps\b)"))) << "SSE still vectorises";
-#else
-  GTEST_SKIP() << "ISA caps are defined for x86-64 only";
+  EXPECT_TRUE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)"))) << "O3 vectorises";
 #endif
+  fs::remove_all(dump);
 }
+
+#if defined(__x86_64__)
+// Registers only AVX-512 has (AT&T syntax): 512-bit vectors and mask registers.
+// LLVM prefers 256-bit vectors on Intel cores (Rocket Lake, Ice Lake, ...),
+// so there an AVX-512 kernel shows as mask registers: a comparison writes one.
+const std::regex kAvx512Registers(R"(%zmm\d|%k[0-7]\b)");
+
+TEST_F(Env, MaxIsaCapsTheVectorRegisters) {
+  for (const char* isa : {"avx", "avx2", "sse4.2"}) {
+    set("BCAST_MAX_ISA", isa);
+    reload();
+    const std::string add = f32_assembly(Op::add), lt = f32_assembly(Op::lt);
+    EXPECT_FALSE(std::regex_search(add, kAvx512Registers)) << isa;
+    EXPECT_FALSE(std::regex_search(lt, kAvx512Registers)) << isa;
+    if (std::string(isa) == "sse4.2") {
+      EXPECT_THAT(add, ::testing::Not(HasSubstr("ymm")));
+      EXPECT_TRUE(std::regex_search(add, std::regex(R"(\baddps\b)"))) << "SSE still vectorises";
+    } else {
+      EXPECT_THAT(add, HasSubstr("ymm")) << isa << " has 256-bit float vectors";
+    }
+  }
+}
+
+// The positive control of the caps above: where the host has AVX-512, the
+// uncapped settings do use its registers in the same kernel, so the caps'
+// checks can fail.
+TEST_F(Env, MaxIsaAvx512AndAllUseAvx512RegistersOnAnAvx512Host) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the host has no AVX-512F: no setting can use its registers";
+  for (const char* isa : {"avx512", "all"}) {
+    set("BCAST_MAX_ISA", isa);
+    reload();
+    EXPECT_TRUE(std::regex_search(f32_assembly(Op::lt), kAvx512Registers)) << isa << ":\n" << f32_assembly(Op::lt);
+  }
+}
+#else
+TEST_F(Env, MaxIsaCapsTheVectorRegisters) { GTEST_SKIP() << "ISA caps are defined for x86-64 only"; }
+#endif
 
 TEST_F(Env, ThreadsAndGrainDecideHowACallSplits) {
   set("BCAST_NUM_THREADS", "3");
@@ -187,6 +285,21 @@ TEST_F(Env, ThreadsAndGrainDecideHowACallSplits) {
   after = ThreadPool::instance().stats();
   EXPECT_EQ(after.jobs, before.jobs) << "a call under the grain never wakes a worker";
   EXPECT_EQ(after.parts_on_workers, before.parts_on_workers);
+}
+
+TEST_F(Env, NumThreadsZeroIsOnePerHardwareThread) {
+  set("BCAST_NUM_THREADS", "3");
+  reload();
+  ASSERT_EQ(num_threads(), 3);
+  set("BCAST_NUM_THREADS", "0");
+  set("BCAST_GRAIN", "1000");
+  reload();
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(num_threads(), hardware);
+  // A call of many grains uses that many threads: the pool holds one worker
+  // fewer (the caller is the other).
+  big_add(100000);
+  EXPECT_GE(ThreadPool::instance().stats().workers_started, static_cast<std::uint64_t>(hardware - 1));
 }
 
 TEST_F(Env, SplitCallsHandOutPiecesOfAboutAGrain) {
@@ -280,6 +393,29 @@ TEST_F(Env, CacheCapacityBoundsResidentKernels) {
   EXPECT_GE(kernel_cache_stats().evictions, 2u);
 }
 
+TEST_F(Env, CacheCapacityZeroKeepsNoKernelAndCallsStayCorrect) {
+  clear_kernel_cache();  // the cache exists before the setting changes: the change must reach it
+  set("BCAST_CACHE_DIR", "off");
+  set("BCAST_CACHE_CAPACITY", "0");
+  reload();
+  // Three lengths, one key (one contiguous level); each a new layout, so
+  // the call memo does not keep the kernel either.
+  for (const std::int64_t n : {1000, 2000, 3000}) {
+    Tensor a(DType::i32, {n}), b(DType::i32, {n});
+    for (std::int64_t i = 0; i < n; ++i) {
+      test::set(a, i, static_cast<double>(i));
+      test::set(b, i, static_cast<double>(-7 * i));
+    }
+    const Tensor c = add(a, b);
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(test::get(c, i), static_cast<double>(-6 * i)) << "[" << n << "] at " << i;
+  }
+  const KernelCacheStats stats = kernel_cache_stats();
+  EXPECT_EQ(stats.resident, 0u);
+  EXPECT_EQ(stats.compiles, 3u) << "nothing kept: the key compiled for each call";
+  EXPECT_EQ(stats.hits, 0u);
+}
+
 TEST_F(Env, CacheDirAndDumpDirReceiveFiles) {
   const fs::path cache = scratch("cache"), dump = scratch("dump");
   set("BCAST_CACHE_DIR", cache.c_str());
@@ -303,6 +439,76 @@ TEST_F(Env, CacheDirAndDumpDirReceiveFiles) {
   fs::remove_all(dump);
 }
 
+// .bck files in a folder and their total size.
+std::pair<std::size_t, std::uintmax_t> kernel_files(const fs::path& folder) {
+  std::size_t files = 0;
+  std::uintmax_t bytes = 0;
+  if (fs::exists(folder))
+    for (const auto& f : fs::directory_iterator(folder))
+      if (f.path().extension() == ".bck") ++files, bytes += f.file_size();
+  return {files, bytes};
+}
+
+TEST_F(Env, DefaultCacheFolderIsXdgCacheHomeElseHome) {
+  const fs::path xdg = scratch("xdg"), home = scratch("home");
+  unset("BCAST_CACHE_DIR");
+  set("XDG_CACHE_HOME", xdg.c_str());
+  set("HOME", home.c_str());
+  reload();
+  EXPECT_EQ(config::cache_dir(), (xdg / "bcast").string());
+  clear_kernel_cache();
+  sub(Tensor(DType::i8, {3, 7}), Tensor(DType::i8, {7}));
+  EXPECT_EQ(kernel_files(xdg / "bcast").first, 1u) << "the kernel was stored there";
+  set("XDG_CACHE_HOME", "");  // empty counts as unset
+  reload();
+  EXPECT_EQ(config::cache_dir(), (home / ".cache" / "bcast").string());
+  clear_kernel_cache();
+  sub(Tensor(DType::i8, {3, 7}), Tensor(DType::i8, {7}));
+  EXPECT_EQ(kernel_files(home / ".cache" / "bcast").first, 1u);
+  unset("XDG_CACHE_HOME");
+  reload();
+  EXPECT_EQ(config::cache_dir(), (home / ".cache" / "bcast").string());
+  set("BCAST_CACHE_DIR", "off");  // no folder left in use before removing them
+  reload();
+  fs::remove_all(xdg);
+  fs::remove_all(home);
+}
+
+TEST_F(Env, CacheMaxMbBoundsTheDiskCache) {
+  // Two old 600 KiB files fill the folder; storing one kernel then goes over
+  // 1 MiB, and the least recently used file goes. Under 2 MiB both stay.
+  const fs::path cache = scratch("max_mb");
+  set("BCAST_CACHE_DIR", cache.c_str());
+  const auto fill = [&] {
+    fs::remove_all(cache);
+    fs::create_directories(cache);
+    fs::permissions(cache, fs::perms::owner_all, fs::perm_options::replace);
+    for (const char* name : {"old", "older"}) {
+      std::ofstream(cache / (std::string(name) + ".bck"), std::ios::binary) << std::string(600 << 10, 'x');
+      fs::last_write_time(cache / (std::string(name) + ".bck"),
+                          fs::file_time_type::clock::now() - std::chrono::hours(name == std::string("old") ? 1 : 2));
+    }
+  };
+  for (const char* mb : {"2", "1"}) {
+    set("BCAST_CACHE_MAX_MB", mb);
+    reload();
+    fill();
+    clear_kernel_cache();
+    mul(Tensor(DType::u8, {9, 4}), Tensor(DType::u8, {9, 1}));
+    ASSERT_EQ(kernel_cache_stats().compiles, 1u);
+    const bool bounded = std::string(mb) == "1";
+    EXPECT_EQ(fs::exists(cache / "older.bck"), !bounded) << "BCAST_CACHE_MAX_MB=" << mb;
+    EXPECT_TRUE(fs::exists(cache / "old.bck")) << "BCAST_CACHE_MAX_MB=" << mb;
+    EXPECT_EQ(kernel_files(cache).first, 3u - bounded) << "the new kernel is kept";
+    if (bounded) {
+      EXPECT_LE(kernel_files(cache).second, std::uintmax_t{1} << 20);
+    }
+  }
+  set("BCAST_CACHE_DIR", "off");
+  reload();
+  fs::remove_all(cache);
+}
+
 TEST_F(Env, AscendSettingsReachTheSimulator) {
   set("BCAST_CACHE_DIR", "off");
   set("BCAST_TARGET", "ascend-sim");
@@ -310,14 +516,22 @@ TEST_F(Env, AscendSettingsReachTheSimulator) {
   set("BCAST_BLOCK_NUM", "3");
   set("BCAST_DOUBLE_BUFFER", "0");
   reload();
-  const Tensor c = add(test::make(DType::f32, {40, 50}, std::vector<double>(2000, 1)), Tensor(DType::f32, {50}));
-  EXPECT_EQ(test::get(c, 1999), 1.0);
+  // a[i, j] = 50i + j and b[j] = 4096 (j + 1): every sum is exact in f32 and
+  // tells which a and which b element went into it.
+  Tensor a(DType::f32, {40, 50}), b(DType::f32, {50});
+  for (std::int64_t i = 0; i < 2000; ++i) test::set(a, i, static_cast<double>(i));
+  for (std::int64_t j = 0; j < 50; ++j) test::set(b, j, 4096.0 * static_cast<double>(j + 1));
+  const Tensor c = add(a, b);
+  for (std::int64_t i = 0; i < 40; ++i)
+    for (std::int64_t j = 0; j < 50; ++j)
+      ASSERT_EQ(test::get(c, 50 * i + j), static_cast<double>(50 * i + j + 4096 * (j + 1))) << "c[" << i << ", " << j
+                                                                                             << "]";
   const AscendTrace t = last_ascend_trace();
   EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim."));
   EXPECT_EQ(t.blocks.size(), 3u);
   EXPECT_EQ(t.slots, 1);
   EXPECT_LE(t.ub_bytes, 2048);
-  for (const AscendBlockTrace& b : t.blocks) EXPECT_LE(b.ub_high_water, 2048);
+  for (const AscendBlockTrace& block : t.blocks) EXPECT_LE(block.ub_high_water, 2048);
 }
 
 TEST_F(Env, ApiRejectsInvalidValuesWithTheAcceptedRange) {

@@ -1,7 +1,8 @@
 // Fault injection: each failure bcast can meet (a kernel that will not compile,
 // a disk cache that cannot be read or is full, an output that cannot be
-// allocated, worker threads that cannot start) ends in a correct result or a
-// clear error, with nothing partial left behind. Under the address sanitizer
+// allocated, worker threads that cannot start, an ascend-sim kernel that the
+// simulator stops) ends in a correct result or a clear error, with nothing
+// partial left behind. Under the address sanitizer
 // build these also show that no failure path leaks.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,8 @@
 #include "bcast/bcast.h"
 #include "cache_folder_fixture.h"
 #include "fault_injection.h"
+#include "log_capture.h"
+#include "logging.h"
 #include "naive_executor.h"
 #include "test_support.h"
 #include "thread_pool.h"
@@ -135,6 +138,63 @@ TEST(Faults, WorkerThreadsThatCannotStartLeaveTheWorkToTheCaller) {
   EXPECT_EQ(after.parts_on_workers, before.parts_on_workers) << "the caller ran every part";
   set_num_threads(0);
   set_setting("BCAST_GRAIN", "262144");
+}
+
+// a[i, j] = 64i + j and b[j] = 4096 (j + 1), f32 [8, 64] + [64]: each sum is
+// exact and tells which elements went into it. `out` starts at -1.
+struct ExactAdd {
+  Tensor a{DType::f32, {8, 64}}, b{DType::f32, {64}}, out{DType::f32, {8, 64}};
+  ExactAdd() {
+    for (std::int64_t i = 0; i < 512; ++i) test::set(a, i, static_cast<double>(i));
+    for (std::int64_t j = 0; j < 64; ++j) test::set(b, j, 4096.0 * static_cast<double>(j + 1));
+    for (std::int64_t i = 0; i < 512; ++i) test::set(out, i, -1);
+  }
+  // Index of the first element of `out` that is not a + b, or -1.
+  std::int64_t first_wrong() const {
+    for (std::int64_t i = 0; i < 512; ++i)
+      if (test::get(out, i) != static_cast<double>(i + 4096 * (i % 64 + 1))) return i;
+    return -1;
+  }
+};
+
+TEST(Faults, AnAscendKernelTheSimulatorStopsIsLoggedAndRunsOnTheReferenceExecutor) {
+  const test::ScopedSetting target("BCAST_TARGET", "ascend-sim");
+  const test::ScopedSetting blocks("BCAST_BLOCK_NUM", "4");
+  ExactAdd call;
+  const test::LogCapture log(logging::core());
+  {
+    const fault::Armed broken(fault::Fault::ascend_rule);  // block 0 reads outside a's global memory
+    add(call.a, call.b, call.out);
+  }
+  const AscendTrace t = last_ascend_trace();
+  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim."));
+  EXPECT_THAT(t.fallback, ::testing::StartsWith("ascend-sim block 0: ")) << "the trace says why it fell back";
+  EXPECT_EQ(log.count("the call runs on the reference executor"), 1) << log.text();
+  EXPECT_THAT(log.text(), HasSubstr(t.fallback + " (kernel " + t.kernel + ")"));
+  // Block 0 stopped before writing its tiles: only the fallback wrote them.
+  EXPECT_EQ(call.first_wrong(), -1);
+  // Disarmed, the same call runs on the simulator.
+  ExactAdd again;
+  add(again.a, again.b, again.out);
+  EXPECT_EQ(last_ascend_trace().fallback, "");
+  EXPECT_EQ(again.first_wrong(), -1);
+  EXPECT_EQ(log.count("the call runs on the reference executor"), 1);
+}
+
+TEST(Faults, AnAscendKernelThatDoesNotCompileRunsOnTheReferenceExecutor) {
+  const test::ScopedSetting target("BCAST_TARGET", "ascend-sim");
+  clear_kernel_cache();
+  ExactAdd call;
+  const test::LogCapture log(logging::jit());
+  {
+    const fault::Armed failing(fault::Fault::compile);
+    add(call.a, call.b, call.out);
+  }
+  const AscendTrace t = last_ascend_trace();
+  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim."));
+  EXPECT_EQ(t.fallback, "no kernel (compilation failed)");
+  EXPECT_EQ(log.count("compiling " + t.kernel + " failed"), 1) << log.text();
+  EXPECT_EQ(call.first_wrong(), -1);
 }
 
 }  // namespace

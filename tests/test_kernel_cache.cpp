@@ -6,11 +6,13 @@
 #include <barrier>
 #include <thread>
 
-#include "fault_injection.h"
 #include "codegen_settings.h"
+#include "fault_injection.h"
 #include "jit/host_compiler.h"
 #include "jit/kernel_cache.h"
 #include "kernel_key.h"
+#include "log_capture.h"
+#include "logging.h"
 #include "kernel_provider.h"
 #include "naive_executor.h"
 #include "test_support.h"
@@ -170,6 +172,30 @@ TEST_F(KernelCacheTest, CompileFailureFallsBackToTheReferenceAndIsRecorded) {
   ASSERT_EQ(kernel_cache_entries().size(), 1u);
   EXPECT_EQ(kernel_cache_entries()[0].failures, 1u);
   clear_kernel_cache();  // later tests get a working kernel for this key
+}
+
+TEST_F(KernelCacheTest, ACompileFailureIsLoggedOncePerKeyHoweverOftenItRecurs) {
+  clear_kernel_cache();
+  const CapacityGuard none(0);  // nothing is kept: every call below compiles again, and fails again
+  const test::LogCapture log(logging::jit());
+  const fault::Armed failing(fault::Fault::compile);
+  // Three lengths share one key (one contiguous level), each a new layout for the call memo.
+  std::vector<std::string> keys;
+  for (const Op op : {Op::add, Op::mul})
+    for (const std::int64_t n : {1000, 2000, 3000}) {
+      Tensor a(DType::i32, {n}), b(DType::i32, {n});
+      for (std::int64_t i = 0; i < n; ++i) test::set(a, i, static_cast<double>(i)), test::set(b, i, 3.0);
+      const Tensor c = binary(op, a, b);
+      for (std::int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(test::get(c, i), static_cast<double>(op == Op::add ? i + 3 : 3 * i)) << op_name(op) << " at " << i;
+      keys.push_back(kernel_key_for(op, DType::i32, c.layout(), a.layout(), b.layout()));
+    }
+  ASSERT_EQ(keys[0], keys[2]);
+  ASSERT_EQ(keys[3], keys[5]);
+  EXPECT_EQ(kernel_cache_stats().failures, 6u) << "each call tried to compile";
+  EXPECT_EQ(log.count("compiling " + keys[0] + " failed; its calls run on the reference executor"), 1) << log.text();
+  EXPECT_EQ(log.count("compiling " + keys[3] + " failed; its calls run on the reference executor"), 1) << log.text();
+  EXPECT_EQ(log.count("failed"), 2) << log.text();
 }
 
 }  // namespace

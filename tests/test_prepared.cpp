@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "naive_executor.h"
 #include "test_support.h"
 
@@ -27,15 +29,26 @@ TEST(Prepared, RepeatedCallsMatchTheNaiveExecutor) {
 }
 
 TEST(Prepared, StridedOutAndInPlace) {
+  // x[i, j] = 4i + j; every element is checked against that formula after each call.
   Tensor x = test::make(DType::i32, {3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
   const Tensor row = test::make(DType::i32, {4}, {100, 200, 300, 400});
+  const auto expect_x = [&](const std::function<std::int64_t(std::int64_t, std::int64_t)>& want, const char* step) {
+    for (std::int64_t i = 0; i < 3; ++i)
+      for (std::int64_t j = 0; j < 4; ++j)
+        EXPECT_EQ(test::get(x, 4 * i + j), want(i, j)) << step << " x[" << i << ", " << j << "]";
+  };
   const PreparedOp k = prepare(Op::add, DType::i32, x.layout(), row.layout(), x.layout());
   k(x, row, x);  // in place
-  EXPECT_EQ(test::get(x, 11), 411.0);
+  expect_x([](std::int64_t i, std::int64_t j) { return 4 * i + j + 100 * (j + 1); }, "x += row:");
+  // Rows reversed, out a negative-stride view of x itself: flipped[i] is
+  // x[2 - i], so flipped - col takes col[2 - i] from x[i].
   const TensorView flipped = index(x, {Slice{{}, {}, -1}});
-  const PreparedOp r = prepare(Op::sub, DType::i32, flipped.layout, row.layout(), flipped.layout);
-  r(flipped, row, flipped);
-  EXPECT_EQ(test::get(x, 11), 11.0);
+  const Tensor col = test::make(DType::i32, {3, 1}, {1, 20, 300});
+  const PreparedOp r = prepare(Op::sub, DType::i32, flipped.layout, col.layout(), flipped.layout);
+  r(flipped, col, flipped);
+  const std::int64_t col_of[3] = {1, 20, 300};
+  expect_x([&](std::int64_t i, std::int64_t j) { return 4 * i + j + 100 * (j + 1) - col_of[2 - i]; },
+           "flipped -= col:");
 }
 
 TEST(Prepared, RefusesBadLayoutsAtPrepareAndBadDataAtCall) {
