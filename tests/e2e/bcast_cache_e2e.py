@@ -216,7 +216,7 @@ def main():
         print("NOT CHECKED:", n)
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(failures)} failures")
+    print(f"{len(failures)} failures" + (f", {len(notes)} checks not run (NOT CHECKED above)" if notes else ""))
     sys.exit(1 if failures else 0)
 
 
