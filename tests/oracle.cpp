@@ -203,7 +203,8 @@ Expected int_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
   const IntFormat f = int_format_of(d);
   const bool boolean = d == DType::boolean;
   // A bool element is true when its byte is not 0.
-  const Int a = boolean ? Int{a_bits != 0} : int_value(a_bits, f), b = boolean ? Int{b_bits != 0} : int_value(b_bits, f);
+  const Int a = boolean ? Int{a_bits != 0} : int_value(a_bits, f);
+  const Int b = boolean ? Int{b_bits != 0} : int_value(b_bits, f);
   auto same = [&](Int r) { return Expected{wrapped(r, f), false}; };
   switch (op) {
     case Op::add: return same(boolean ? Int{a || b} : a + b);  // bool: or

@@ -411,7 +411,7 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
   // Transposed tiles stream outputs of 4 and 8 bytes only (the size of the
   // transposed input): 1- and 2-byte dtypes get no streaming rounds.
   const bool can_stream = dtype_size(dtype) >= 4;
-  if (!can_stream) std::cout << dtype_name(dtype) << ": transposed tiles of this size never stream: no streaming rounds\n";
+  if (!can_stream) std::cout << dtype_name(dtype) << ": transposed tiles of this size never stream: no such rounds\n";
   int streamed = 0;
   for (int round = 0; round < (can_stream ? 2 : 1) * kNumOps; ++round) {
     const Op op = static_cast<Op>(round % kNumOps);

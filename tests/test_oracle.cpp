@@ -13,9 +13,9 @@
 namespace bcast {
 namespace {
 
-// One element of op on two f64 values, through a [1] x [1] call of the
-// oracle, as out dtype bits.
-test::Expected oracle_f64_to(DType dtype, Op op, std::uint64_t a_bits, std::uint64_t b_bits) {
+// The oracle's one element of op on two [1] tensors of dtype holding these
+// bits.
+test::Expected oracle_of(DType dtype, Op op, std::uint64_t a_bits, std::uint64_t b_bits) {
   Tensor a(dtype, {1}), b(dtype, {1});
   std::memcpy(a.data(), &a_bits, a.view().element_size());
   std::memcpy(b.data(), &b_bits, b.view().element_size());
@@ -31,7 +31,8 @@ TEST(Oracle, F32SumsAndQuotientsRoundAsTheFpuDoes) {
     const float x = std::bit_cast<float>(bits(rng)), y = std::bit_cast<float>(bits(rng) >> (i % 3 == 0 ? 8 : 0));
     if (std::isnan(x) || std::isnan(y)) continue;
     for (const auto& [op, want] : {std::pair{Op::add, x + y}, {Op::sub, x - y}, {Op::mul, x * y}, {Op::div, x / y}}) {
-      const test::Expected got = oracle_f64_to(DType::f32, op, std::bit_cast<std::uint32_t>(x), std::bit_cast<std::uint32_t>(y));
+      const test::Expected got =
+          oracle_of(DType::f32, op, std::bit_cast<std::uint32_t>(x), std::bit_cast<std::uint32_t>(y));
       if (std::isnan(want)) {
         ASSERT_TRUE(got.any_quiet_nan);
       } else {
@@ -58,7 +59,7 @@ TEST(Oracle, F16AndBf16RoundToNearestEvenAtEveryEdge) {
       {DType::bf16, 0x7f7f, 0x7b00, 0x7f80},  // the largest bf16 plus half a step overflows to infinity
   };
   for (const Case& c : cases) {
-    const test::Expected got = oracle_f64_to(c.dtype, Op::add, c.a, c.b);
+    const test::Expected got = oracle_of(c.dtype, Op::add, c.a, c.b);
     EXPECT_FALSE(got.any_quiet_nan);
     EXPECT_EQ(got.bits, c.sum) << dtype_name(c.dtype) << " " << std::hex << c.a << " + " << c.b;
   }
@@ -68,14 +69,14 @@ TEST(Oracle, NaNsFollowTheReadme) {
   // max and min return an input's bits, a signalling NaN included; pow with
   // a signalling f32 NaN is a quiet NaN, but an f16 one is quieted on
   // conversion to f32 first, so pow(1, sNaN) is 1 there.
-  EXPECT_EQ(oracle_f64_to(DType::f32, Op::max, 0x7f800001, 0x3f800000).bits, 0x7f800001u);
-  EXPECT_EQ(oracle_f64_to(DType::f16, Op::min, 0x3c00, 0xfc01).bits, 0xfc01u);
-  EXPECT_TRUE(oracle_f64_to(DType::f32, Op::pow, 0x3f800000, 0x7f800001).any_quiet_nan);
-  EXPECT_TRUE(oracle_f64_to(DType::bf16, Op::pow, 0x3f80, 0x7f81).any_quiet_nan);
-  EXPECT_EQ(oracle_f64_to(DType::f16, Op::pow, 0x3c00, 0x7c01).bits, 0x3c00u);
+  EXPECT_EQ(oracle_of(DType::f32, Op::max, 0x7f800001, 0x3f800000).bits, 0x7f800001u);
+  EXPECT_EQ(oracle_of(DType::f16, Op::min, 0x3c00, 0xfc01).bits, 0xfc01u);
+  EXPECT_TRUE(oracle_of(DType::f32, Op::pow, 0x3f800000, 0x7f800001).any_quiet_nan);
+  EXPECT_TRUE(oracle_of(DType::bf16, Op::pow, 0x3f80, 0x7f81).any_quiet_nan);
+  EXPECT_EQ(oracle_of(DType::f16, Op::pow, 0x3c00, 0x7c01).bits, 0x3c00u);
   // A comparison with NaN is false, except ne.
-  EXPECT_EQ(oracle_f64_to(DType::f64, Op::ne, 0x7ff8000000000000, 0x7ff8000000000000).bits, 1u);
-  EXPECT_EQ(oracle_f64_to(DType::f64, Op::le, 0x7ff8000000000000, 0x0).bits, 0u);
+  EXPECT_EQ(oracle_of(DType::f64, Op::ne, 0x7ff8000000000000, 0x7ff8000000000000).bits, 1u);
+  EXPECT_EQ(oracle_of(DType::f64, Op::le, 0x7ff8000000000000, 0x0).bits, 0u);
 }
 
 TEST(Oracle, BroadcastsByNumPysRuleAndComparesQuietNaNsOnly) {
