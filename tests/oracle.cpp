@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 namespace bcast::test {
@@ -117,6 +118,24 @@ Expected float_result(double r, DType out) {
 
 Expected bool_result(bool r) { return {r ? 1u : 0u, false}; }
 
+// The comparisons and logical ops, alike on every number type (a NaN compares
+// false but for ne, and is true); nothing for the other ops.
+template <class T>
+std::optional<Expected> predicate(Op op, T a, T b) {
+  switch (op) {
+    case Op::eq: return bool_result(a == b);
+    case Op::ne: return bool_result(a != b);
+    case Op::lt: return bool_result(a < b);
+    case Op::le: return bool_result(a <= b);
+    case Op::gt: return bool_result(a > b);
+    case Op::ge: return bool_result(a >= b);
+    case Op::logical_and: return bool_result(a != 0 && b != 0);
+    case Op::logical_or: return bool_result(a != 0 || b != 0);
+    case Op::logical_xor: return bool_result((a != 0) != (b != 0));
+    default: return std::nullopt;
+  }
+}
+
 // The README's pow: the C library's, computed in the input precision (f32
 // for f16 and bf16); a signalling NaN operand gives a quiet NaN (IEEE 754
 // 9.2.1), but f16's conversion to f32 quiets a signalling NaN first, as F16C
@@ -140,6 +159,7 @@ bool extremum_picks_a(bool max, double a, double b) {
 Expected float_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
   const Float x = decode(a_bits, format_of(d)), y = decode(b_bits, format_of(d));
   const double a = x.value, b = y.value;
+  if (const std::optional<Expected> p = predicate(op, a, b)) return *p;
   switch (op) {
     case Op::add: return float_result(a + b, d);
     case Op::sub: return float_result(a - b, d);
@@ -148,16 +168,7 @@ Expected float_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
     case Op::max: return {extremum_picks_a(true, a, b) ? a_bits : b_bits, false};
     case Op::min: return {extremum_picks_a(false, a, b) ? a_bits : b_bits, false};
     case Op::pow: return float_power(d, x, y);
-    case Op::eq: return bool_result(a == b);
-    case Op::ne: return bool_result(a != b);
-    case Op::lt: return bool_result(a < b);
-    case Op::le: return bool_result(a <= b);
-    case Op::gt: return bool_result(a > b);
-    case Op::ge: return bool_result(a >= b);
-    case Op::logical_and: return bool_result(a != 0 && b != 0);
-    case Op::logical_or: return bool_result(a != 0 || b != 0);
-    case Op::logical_xor: return bool_result((a != 0) != (b != 0));
-    default: break;  // bitwise ops are refused on floats
+    default: break;  // bitwise ops are refused on floats, the predicates are above
   }
   return {};
 }
@@ -206,6 +217,7 @@ Expected int_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
   const Int a = boolean ? Int{a_bits != 0} : int_value(a_bits, f);
   const Int b = boolean ? Int{b_bits != 0} : int_value(b_bits, f);
   auto same = [&](Int r) { return Expected{wrapped(r, f), false}; };
+  if (const std::optional<Expected> p = predicate(op, a, b)) return *p;
   switch (op) {
     case Op::add: return same(boolean ? Int{a || b} : a + b);  // bool: or
     case Op::sub: return same(a - b);
@@ -213,19 +225,10 @@ Expected int_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
     case Op::div: return same(floor_quotient(a, b));
     case Op::max: return same(a > b ? a : b);
     case Op::min: return same(a < b ? a : b);
-    case Op::eq: return bool_result(a == b);
-    case Op::ne: return bool_result(a != b);
-    case Op::lt: return bool_result(a < b);
-    case Op::le: return bool_result(a <= b);
-    case Op::gt: return bool_result(a > b);
-    case Op::ge: return bool_result(a >= b);
-    case Op::logical_and: return bool_result(a != 0 && b != 0);
-    case Op::logical_or: return bool_result(a != 0 || b != 0);
-    case Op::logical_xor: return bool_result((a != 0) != (b != 0));
     case Op::bit_and: return same(a & b);
     case Op::bit_or: return same(a | b);
     case Op::bit_xor: return same(a ^ b);
-    case Op::pow: break;  // refused on integers
+    default: break;  // pow is refused on integers, the predicates are above
   }
   return {};
 }
