@@ -2,7 +2,8 @@
 // views, an output view (sometimes input a itself), and raw element bits.
 // bcast::binary must either refuse the case with the error the rules give, or
 // write exactly what the naive executor computes (NaN payloads of arithmetic
-// aside, see test::first_mismatch); a JIT kernel must really have run. An
+// aside, see test::first_mismatch) and what the oracle expects (tests/oracle.h,
+// which shares no code with either); a JIT kernel must really have run. An
 // input over the element cap checks nothing and returns -1 (libFuzzer's "not
 // for the corpus"), which the replay main reports as a seed that did not run.
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "bcast/bcast.h"
 #include "fuzz_input.h"
 #include "naive_executor.h"
+#include "oracle.h"
 #include "test_support.h"
 
 namespace {
@@ -83,6 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   Tensor want(out_dtype, out_shape);
   run_naive(op, a.view, b.view, want);
+  const std::vector<test::Expected> oracle = test::oracle(op, a.view, b.view, out_shape);  // before a may change
   // In place: out is a itself, when a already has the output's shape and dtype.
   const TensorView target = in_place && sa == out_shape && out_dtype == dtype ? a.view : out.view;
   const std::vector<std::uint8_t> a_before = a.buffer;
@@ -101,5 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const std::int64_t i = test::first_mismatch(op, target, want); i >= 0)
     finding("element " + std::to_string(i) + " is " + bits_of(target, i) + ", naive gives " + bits_of(want, i), op,
             dtype, sa, sb);
+  if (const std::string bad = test::oracle_mismatch(oracle, target); !bad.empty())
+    finding("the naive executor agrees, but the oracle does not: " + bad, op, dtype, sa, sb);
   return 0;
 }
