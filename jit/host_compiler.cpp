@@ -119,6 +119,19 @@ struct KernelModule {
   std::unique_ptr<llvm::Module> module;
 };
 
+// NOTE: [Streaming stores] x86-64 has non-temporal stores of float, double
+// and integer vectors only. Where vectors of f16 are a legal type (AVX512-FP16
+// hosts), instruction selection gives them a plain store, and folds away any
+// cast to integers first. A kernel that streams f16 is therefore built without
+// AVX512-FP16: it computes in f32 and stores the halves as integers, as on
+// every other x86-64 host (the same bits: f16 arithmetic through f32 is
+// correctly rounded).
+CodegenSettings settings_for(const KernelKey& key, CodegenSettings settings, const llvm::TargetMachine& tm) {
+  if (key.stream && result_dtype(key.op, key.dtype) == DType::f16 && tm.getTargetTriple().isX86())
+    settings.features += settings.features.empty() ? "-avx512fp16" : ",-avx512fp16";
+  return settings;
+}
+
 KernelModule build_module(const KernelKey& key, const CodegenSettings& settings, llvm::TargetMachine& tm,
                           const std::string& symbol) {
   KernelModule km;
@@ -126,7 +139,7 @@ KernelModule build_module(const KernelKey& key, const CodegenSettings& settings,
   km.module->setDataLayout(tm.createDataLayout());
   km.module->setTargetTriple(tm.getTargetTriple().str());
   if (key.target == Target::ascend_sim) emit_ascend_kernel(*km.module, key, settings, symbol);
-  else emit_kernel(*km.module, key, settings, symbol);
+  else emit_kernel(*km.module, key, settings_for(key, settings, tm), symbol);
   return km;
 }
 
@@ -144,29 +157,6 @@ constexpr const char* kLeanPipeline =
     "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop-vectorize,"
     "instcombine<no-verify-fixpoint>,simplifycfg)";
 constexpr const char* kLeanScalarPipeline = "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg)";
-
-// NOTE: [Streaming stores] x86-64 has non-temporal stores of float, double
-// and integer vectors only. Where vectors of halves are a legal type (f16 on
-// AVX512-FP16 hosts), instruction selection gives them a plain store, and
-// folds away any cast to integers first. A kernel with non-temporal stores of
-// halves is therefore compiled without AVX512-FP16: its halves are then
-// computed in f32 and stored as integers, as on every other x86-64 host (the
-// same bits: f16 arithmetic through f32 is correctly rounded).
-void stream_halves_without_fp16(llvm::Module& module, const llvm::TargetMachine& tm) {
-  if (!tm.getTargetTriple().isX86()) return;
-  for (llvm::Function& fn : module) {
-    bool streams_halves = false;
-    for (const llvm::BasicBlock& block : fn)
-      for (const llvm::Instruction& inst : block)
-        if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
-          streams_halves |= store->getMetadata(llvm::LLVMContext::MD_nontemporal) &&
-                            store->getValueOperand()->getType()->getScalarType()->is16bitFPTy();
-    if (!streams_halves) continue;
-    const llvm::Attribute own = fn.getFnAttribute("target-features");
-    const std::string features = own.isValid() ? own.getValueAsString().str() : tm.getTargetFeatureString().str();
-    fn.addFnAttr("target-features", features + (features.empty() ? "" : ",") + "-avx512fp16");
-  }
-}
 
 void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   llvm::LoopAnalysisManager lam;
@@ -189,7 +179,6 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
     llvm::cantFail(pb.parsePassPipeline(mpm, opt_level == 1 ? kLeanScalarPipeline : kLeanPipeline));
   }
   mpm.run(module, mam);
-  stream_halves_without_fp16(module, tm);
 }
 
 llvm::Expected<llvm::SmallVector<char, 0>> codegen(llvm::Module& module, llvm::TargetMachine& tm,
