@@ -168,8 +168,10 @@ class Store {
   }
 
   // Sets one value as the API; returns false (changing nothing) if invalid.
+  // The default is always accepted, so that what get_setting() returned
+  // before a change can be set back (BCAST_CACHE_DIR's default is "").
   bool set(std::size_t i, std::string_view value) {
-    if (!kVariables[i].valid(value)) return false;
+    if (value != kVariables[i].default_value && !kVariables[i].valid(value)) return false;
     const std::lock_guard lock(mutex_);
     value_[i] = std::string(value);
     source_[i] = SettingSource::api;

@@ -238,10 +238,7 @@ Expected element(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
 }
 
 bool matches(const Expected& want, std::uint64_t got, DType out) {
-  if (!want.any_quiet_nan) return got == want.bits;
-  const FloatFormat f = format_of(out);
-  const Float g = decode(got, f);
-  return std::isnan(g.value) && !g.signalling;
+  return want.any_quiet_nan ? is_quiet_nan(got, out) : got == want.bits;
 }
 
 std::string hex(std::uint64_t bits) {
@@ -253,6 +250,11 @@ std::string hex(std::uint64_t bits) {
 std::string describe(const Expected& want) { return want.any_quiet_nan ? "a quiet NaN" : hex(want.bits); }
 
 }  // namespace
+
+bool is_quiet_nan(std::uint64_t bits, DType dtype) {
+  const Float f = decode(bits, format_of(dtype));
+  return std::isnan(f.value) && !f.signalling;
+}
 
 std::vector<Expected> oracle(Op op, const TensorView& a, const TensorView& b, const Shape& out_shape) {
   std::int64_t count = 1;

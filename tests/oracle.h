@@ -43,6 +43,10 @@ std::vector<Expected> oracle(Op op, const TensorView& a, const TensorView& b, co
 std::string oracle_mismatch(Op op, const TensorView& a, const TensorView& b, const TensorView& got);
 std::string oracle_mismatch(const std::vector<Expected>& want, const TensorView& got);
 
+// The bits of a float dtype's element are a NaN with its quiet bit (the top
+// bit of the mantissa) set.
+bool is_quiet_nan(std::uint64_t bits, DType dtype);
+
 // Fills every element of x with one byte repeated: not a NaN in any float
 // dtype and not a bool, so elements that a call never writes (a tile or a
 // piece skipped) keep it and differ from the oracle. Use a different `byte`

@@ -1,5 +1,5 @@
-// The Ascend-style target: results equal the oracle's and the reference
-// executor's bit for bit over random cases and simulator configurations; the simulator catches broken kernels
+// The Ascend-style target: results equal the oracle's bit for bit over
+// random cases and simulator configurations; the simulator catches broken kernels
 // with a message naming the block, the call and the address; traffic counters
 // show broadcast operands loaded once per block.
 #include <gmock/gmock.h>
@@ -16,7 +16,6 @@
 #include "kernel_provider.h"
 #include "naive_executor.h"
 #include "oracle.h"
-#include "reference_executor.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -60,18 +59,14 @@ TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
     // out too is sometimes a strided, permuted or reversed view.
     test::RandomView got_view = test::random_view(result_dtype(op, dtype), s.out, rng, i % 3 == 0);
     const TensorView got = got_view.view;
-    Tensor want(result_dtype(op, dtype), s.out);
     test::fill_sentinel(got);
-    test::fill_sentinel(want, test::kOtherSentinel);
     binary(op, a.view, b.view, got);
     const AscendTrace trace = last_ascend_trace();
-    const BroadcastPlan plan = plan_broadcast(want.layout(), a.view.layout, b.view.layout);
-    execute_plan(plan, reference_kernel(op, dtype), {want.data(), a.view.data, b.view.data},
-                 {want.view().element_size(), a.view.element_size(), b.view.element_size()}, 1);
+    const std::int64_t numel = checked_numel(s.out, "out");
     const std::string label = std::string(op_name(op)) + "." + std::string(dtype_name(dtype)) + " " + to_string(s.a) +
                               " & " + to_string(s.b) + ", UB " + std::to_string(ub) + ", " + std::to_string(block_num) +
                               " blocks";
-    if (plan.numel > 0) {
+    if (numel > 0) {
       ASSERT_FALSE(trace.kernel.empty()) << label << ": did not reach the simulator";
       ASSERT_EQ(trace.fallback, "") << label;
       ++ran;
@@ -79,9 +74,9 @@ TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
       ASSERT_EQ(trace.kernel, "") << label << ": the trace is the last call's";
       ASSERT_EQ(trace.fallback, "nothing to compute: the output is empty") << label;
     }
-    // The oracle shares no code with the simulator, the planner or ScalarOp.
+    // The oracle shares no code with the simulator, the planner or ScalarOp
+    // (the reference executor meets it in the JIT and Executor tests).
     ASSERT_EQ(test::oracle_mismatch(op, a.view, b.view, got), "") << label;
-    ASSERT_EQ(test::first_mismatch(op, got, want), -1) << label;
   }
   EXPECT_GT(ran, 1500);
 }

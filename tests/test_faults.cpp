@@ -30,11 +30,7 @@ using ::testing::HasSubstr;
 // supported (op, dtype) pair in turn, each checked against the oracle from an
 // out filled with the sentinel.
 void expect_random_calls_correct(int count, std::uint64_t seed) {
-  std::vector<std::pair<Op, DType>> pairs;
-  for (int o = 0; o < kNumOps; ++o)
-    for (int d = 0; d < kNumDTypes; ++d)
-      if (op_supports(static_cast<Op>(o), static_cast<DType>(d)))
-        pairs.emplace_back(static_cast<Op>(o), static_cast<DType>(d));
+  const std::vector<std::pair<Op, DType>> pairs = test::supported_pairs();
   std::mt19937_64 rng(seed);
   for (int i = 0; i < count; ++i) {
     const auto [op, dtype] = pairs[static_cast<std::size_t>(i) % pairs.size()];

@@ -96,16 +96,57 @@ TEST(Oracle, BroadcastsByNumPysRuleAndComparesQuietNaNsOnly) {
   }
 }
 
-TEST(Oracle, SentinelsAreNeitherNaNsNorBools) {
-  for (const DType dtype : {DType::f16, DType::bf16, DType::f32, DType::f64, DType::boolean}) {
+TEST(Oracle, IntegersFollowNumPy) {
+  // NumPy's documented integer semantics, worked out by hand: wrapping
+  // add, sub and mul; floor division, x // 0 == 0 and MIN // -1 == MIN;
+  // unsigned u8; a bool byte is true when it is not 0.
+  struct Case {
+    DType dtype;
+    Op op;
+    std::uint64_t a, b, want;  // bits
+  };
+  const std::vector<Case> cases{
+      {DType::i8, Op::add, 0x7f, 0x01, 0x80},        // 127 + 1 = -128
+      {DType::i8, Op::sub, 0x80, 0x01, 0x7f},        // -128 - 1 = 127
+      {DType::i8, Op::mul, 0x10, 0x10, 0x00},        // 16 * 16 = 256 = 0
+      {DType::i8, Op::div, 0xf9, 0x02, 0xfc},        // -7 // 2 = -4
+      {DType::i8, Op::div, 0x07, 0xfe, 0xfc},        // 7 // -2 = -4
+      {DType::i8, Op::div, 0xf9, 0xfe, 0x03},        // -7 // -2 = 3
+      {DType::i8, Op::div, 0x05, 0x00, 0x00},        // 5 // 0 = 0
+      {DType::i8, Op::div, 0x80, 0xff, 0x80},        // -128 // -1 = -128
+      {DType::i8, Op::max, 0xff, 0x01, 0x01},        // max(-1, 1) = 1
+      {DType::i8, Op::bit_xor, 0xff, 0x01, 0xfe},    // -1 ^ 1 = -2
+      {DType::i8, Op::lt, 0x80, 0x7f, 0x01},         // -128 < 127
+      {DType::u8, Op::add, 200, 100, 44},            // 300 wraps to 44
+      {DType::u8, Op::sub, 3, 5, 254},               // -2 wraps to 254
+      {DType::u8, Op::max, 200, 100, 200},           // unsigned
+      {DType::u8, Op::lt, 200, 100, 0},
+      {DType::i64, Op::div, 0x8000000000000000, ~std::uint64_t{0}, 0x8000000000000000},  // MIN // -1 = MIN
+      {DType::i64, Op::mul, 0x8000000000000000, ~std::uint64_t{0}, 0x8000000000000000},  // MIN * -1 = MIN
+      {DType::i64, Op::add, 0x7fffffffffffffff, 1, 0x8000000000000000},                 // MAX + 1 = MIN
+      {DType::boolean, Op::add, 1, 1, 1},                                                 // or
+      {DType::boolean, Op::mul, 1, 0, 0},                                                 // and
+      {DType::boolean, Op::eq, 0x37, 0x01, 1},                                            // both true
+      {DType::boolean, Op::logical_xor, 0x37, 0x00, 1},
+  };
+  for (const Case& c : cases) {
+    const test::Expected got = oracle_of(c.dtype, c.op, c.a, c.b);
+    EXPECT_FALSE(got.any_quiet_nan);
+    EXPECT_EQ(got.bits, c.want) << op_name(c.op) << "." << dtype_name(c.dtype) << std::hex << " 0x" << c.a << ", 0x"
+                                << c.b;
+  }
+}
+
+static_assert(test::kSentinel > 1 && test::kOtherSentinel > 1, "a sentinel byte must not be a bool");
+static_assert(test::kSentinel != test::kOtherSentinel);
+
+TEST(Oracle, SentinelsAreNotNaNs) {
+  // A NaN sentinel would match an expected NaN, and two NaN sentinels each other.
+  for (const DType dtype : {DType::f16, DType::bf16, DType::f32, DType::f64}) {
     Tensor x(dtype, {3});
     for (const std::uint8_t byte : {test::kSentinel, test::kOtherSentinel}) {
       test::fill_sentinel(x, byte);
-      const double v = test::get(x, 2);
-      EXPECT_FALSE(std::isnan(v)) << dtype_name(dtype);
-      if (dtype == DType::boolean) {
-        EXPECT_EQ(static_cast<const std::uint8_t*>(x.data())[2], byte);
-      }
+      EXPECT_FALSE(std::isnan(test::get(x, 2))) << dtype_name(dtype) << " 0x" << std::hex << int{byte};
     }
   }
 }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "oracle.h"
+
 namespace bcast::test {
 
 std::int64_t element_offset(const TensorView& x, std::int64_t i) {
@@ -142,11 +144,7 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
 bool quiet_nan_at(const TensorView& x, std::int64_t i) {
   std::uint64_t bits = 0;
   std::memcpy(&bits, address(x, i), x.element_size());
-  const std::uint64_t quiet = x.dtype == DType::f16    ? 0x200
-                              : x.dtype == DType::bf16 ? 0x40
-                              : x.dtype == DType::f32  ? 0x400000
-                                                       : std::uint64_t{1} << 51;
-  return std::isnan(get(x, i)) && (bits & quiet) != 0;
+  return is_floating(x.dtype) && is_quiet_nan(bits, x.dtype);
 }
 
 std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want) {
@@ -159,6 +157,22 @@ std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want
       return i;
   }
   return -1;
+}
+
+std::vector<std::pair<Op, DType>> supported_pairs() {
+  std::vector<std::pair<Op, DType>> pairs;
+  for (int o = 0; o < kNumOps; ++o)
+    for (int d = 0; d < kNumDTypes; ++d)
+      if (op_supports(static_cast<Op>(o), static_cast<DType>(d)))
+        pairs.emplace_back(static_cast<Op>(o), static_cast<DType>(d));
+  return pairs;
+}
+
+std::vector<Op> supported_ops(DType dtype) {
+  std::vector<Op> ops;
+  for (const auto& [op, d] : supported_pairs())
+    if (d == dtype) ops.push_back(op);
+  return ops;
 }
 
 void fill_random(const TensorView& x, std::mt19937_64& rng) {

@@ -59,6 +59,10 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
 
 void fill_random(const TensorView& x, std::mt19937_64& rng);
 
+// Every (op, dtype) pair bcast supports (170), op by op; and the ops of one dtype.
+std::vector<std::pair<Op, DType>> supported_pairs();
+std::vector<Op> supported_ops(DType dtype);
+
 // Element i of a float view is a NaN with its quiet bit (the top bit of the
 // mantissa) set.
 bool quiet_nan_at(const TensorView& x, std::int64_t i);

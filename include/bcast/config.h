@@ -44,7 +44,8 @@ std::string_view setting_source_name(SettingSource source);  // "default", "envi
 
 // Sets a setting by its variable name, as the API: the value wins over the
 // environment. An invalid name or value is an Error(value) naming both and
-// the accepted values; nothing changes then.
+// the accepted values; nothing changes then. The default value is always
+// accepted: set_setting(n, get_setting(n)) puts back what was there.
 void set_setting(std::string_view name, std::string_view value);
 std::string get_setting(std::string_view name);
 

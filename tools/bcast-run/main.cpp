@@ -37,8 +37,9 @@ nlohmann::json cache_json() {
 // --trace: the Ascend-style simulator's counters of the last call, per block.
 void print_trace() {
   const AscendTrace t = last_ascend_trace();
-  if (t.kernel.empty()) {
-    std::cout << "trace: the call did not run on the ascend-sim target\n";
+  if (t.kernel.empty()) {  // the host target, or ascend-sim saying why not (an empty output, the JIT off)
+    std::cout << "trace: the call did not run on the ascend-sim target" << (t.fallback.empty() ? "" : ": ")
+              << t.fallback << "\n";
     return;
   }
   std::cout << fmt::format("trace: kernel {}\n  tile {} elements, {} tiles, {} slot(s), {} bytes of UB; resident: a {}, b {}\n",
