@@ -94,7 +94,7 @@ constexpr std::array<Variable, kCount> kVariables{{
     {"BCAST_OPT_LEVEL", "2", "0 1 2 3",
      "kernel optimisation: 0 none, 1 scalar clean-up, 2 lean vectorising pipeline, 3 LLVM's full O3", int_in<0, 3>},
     {"BCAST_MAX_ISA", "all", "sse4.2 avx avx2 avx512 all", "the widest vector ISA kernels may use (x86-64)", isa_ok},
-    {"BCAST_NUM_THREADS", "0", "0 .. 1024", "threads per op call; 0 is one per hardware thread", int_in<0, 1024>},
+    {"BCAST_NUM_THREADS", "0", "0 .. 1024", "threads per op call; 0 is one per hardware thread", int_in<0, kMaxThreads>},
     {"BCAST_GRAIN", "262144", "1 .. 1099511627776",
      "output elements below which a call stays on one thread; about the largest piece of a split call",
      int_in<1, (std::int64_t{1} << 40)>},

@@ -42,10 +42,6 @@ void fill_with_sentinel(Tensor& t) {
   auto* bytes = static_cast<std::uint8_t*>(t.data());
   for (std::size_t i = 0; i < t.nbytes(); ++i) bytes[i] = static_cast<std::uint8_t>(0x5b + 37 * i);
 }
-std::vector<std::uint8_t> buffer_of(const Tensor& t) {
-  const auto* bytes = static_cast<const std::uint8_t*>(t.data());
-  return {bytes, bytes + t.nbytes()};
-}
 
 TensorView with_strides(const TensorView& x, Strides s) { return {x.data, x.dtype, {x.shape(), std::move(s)}}; }
 
@@ -339,7 +335,7 @@ TEST_P(BadInput, RaisesTheRightErrorAndWritesNothing) {
   std::vector<std::uint8_t> before;
   if (c.output != kNoOutput) {
     fill_with_sentinel(f.*c.output);
-    before = buffer_of(f.*c.output);
+    before = test::bytes_of(f.*c.output);
   }
   try {
     c.call(f);
@@ -350,7 +346,7 @@ TEST_P(BadInput, RaisesTheRightErrorAndWritesNothing) {
     EXPECT_EQ(std::string(e.what()), c.message);
   }
   if (c.output != kNoOutput) {
-    const std::vector<std::uint8_t> after = buffer_of(f.*c.output);
+    const std::vector<std::uint8_t> after = test::bytes_of(f.*c.output);
     const auto first = std::mismatch(before.begin(), before.end(), after.begin()).first;
     EXPECT_TRUE(first == before.end()) << c.name << ": its output was written, byte " << (first - before.begin())
                                        << " first";

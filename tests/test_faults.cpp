@@ -143,27 +143,23 @@ TEST(Faults, WorkerThreadsThatCannotStartLeaveTheWorkToTheCaller) {
   set_setting("BCAST_GRAIN", "262144");
 }
 
-// a[i, j] = 64i + j and b[j] = 4096 (j + 1), f32 [8, 64] + [64]: each sum is
-// exact and tells which elements went into it. `out` starts at -1.
-struct ExactAdd {
+// An f32 [8, 64] + [64] of random values into an out that starts as the
+// sentinel, so that tiles nobody wrote differ from the oracle.
+struct AddCall {
   Tensor a{DType::f32, {8, 64}}, b{DType::f32, {64}}, out{DType::f32, {8, 64}};
-  ExactAdd() {
-    for (std::int64_t i = 0; i < 512; ++i) test::set(a, i, static_cast<double>(i));
-    for (std::int64_t j = 0; j < 64; ++j) test::set(b, j, 4096.0 * static_cast<double>(j + 1));
-    for (std::int64_t i = 0; i < 512; ++i) test::set(out, i, -1);
+  AddCall() {
+    std::mt19937_64 rng(6);
+    test::fill_random(a, rng);
+    test::fill_random(b, rng);
+    test::fill_sentinel(out);
   }
-  // Index of the first element of `out` that is not a + b, or -1.
-  std::int64_t first_wrong() const {
-    for (std::int64_t i = 0; i < 512; ++i)
-      if (test::get(out, i) != static_cast<double>(i + 4096 * (i % 64 + 1))) return i;
-    return -1;
-  }
+  std::string wrong() const { return test::oracle_mismatch(Op::add, a, b, out); }
 };
 
 TEST(Faults, AnAscendKernelTheSimulatorStopsIsLoggedAndRunsOnTheReferenceExecutor) {
   const test::ScopedSetting target("BCAST_TARGET", "ascend-sim");
   const test::ScopedSetting blocks("BCAST_BLOCK_NUM", "4");
-  ExactAdd call;
+  AddCall call;
   const test::LogCapture log(logging::core());
   {
     const fault::Armed broken(fault::Fault::ascend_rule);  // block 0 reads outside a's global memory
@@ -175,12 +171,12 @@ TEST(Faults, AnAscendKernelTheSimulatorStopsIsLoggedAndRunsOnTheReferenceExecuto
   EXPECT_EQ(log.count("the call runs on the reference executor"), 1) << log.text();
   EXPECT_THAT(log.text(), HasSubstr(t.fallback + " (kernel " + t.kernel + ")"));
   // Block 0 stopped before writing its tiles: only the fallback wrote them.
-  EXPECT_EQ(call.first_wrong(), -1);
+  EXPECT_EQ(call.wrong(), "");
   // Disarmed, the same call runs on the simulator.
-  ExactAdd again;
+  AddCall again;
   add(again.a, again.b, again.out);
   EXPECT_EQ(last_ascend_trace().fallback, "");
-  EXPECT_EQ(again.first_wrong(), -1);
+  EXPECT_EQ(again.wrong(), "");
   EXPECT_EQ(log.count("the call runs on the reference executor"), 1);
 }
 
@@ -188,7 +184,7 @@ TEST(Faults, AnAscendKernelThatDoesNotCompileRunsOnTheReferenceExecutor) {
   const test::ScopedSetting target("BCAST_TARGET", "ascend-sim");
   const test::ScopedSetting no_disk("BCAST_CACHE_DIR", "off");  // a file there would load without compiling
   clear_kernel_cache();
-  ExactAdd call;
+  AddCall call;
   const test::LogCapture log(logging::jit());
   {
     const fault::Armed failing(fault::Fault::compile);
@@ -198,7 +194,7 @@ TEST(Faults, AnAscendKernelThatDoesNotCompileRunsOnTheReferenceExecutor) {
   EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim."));
   EXPECT_EQ(t.fallback, "no kernel (compilation failed)");
   EXPECT_EQ(log.count("compiling " + t.kernel + " failed"), 1) << log.text();
-  EXPECT_EQ(call.first_wrong(), -1);
+  EXPECT_EQ(call.wrong(), "");
 }
 
 }  // namespace

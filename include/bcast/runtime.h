@@ -8,8 +8,10 @@
 
 namespace bcast {
 
-// Threads one op call may use; 0 (the default) means one per hardware thread.
-// Calls below a minimum amount of work stay on the calling thread.
+// Threads one op call may use, 0 .. kMaxThreads; 0 (the default) means one
+// per hardware thread. Calls below a minimum amount of work stay on the
+// calling thread.
+inline constexpr int kMaxThreads = 1024;
 void set_num_threads(int n);
 int num_threads();
 

@@ -25,8 +25,8 @@ NumPy's result. Where an operand is a signalling NaN, bcast's documented answer
     runs SVML's pow.
 Elsewhere a NaN result matches a NaN of arithmetic with any payload (IEEE 754
 leaves it open) but only of the same kind: a signalling NaN never matches a
-quiet one. pow is compared within numpy_pow.pow_ulps ULP: 0 unless NumPy runs
-SVML's pow (numpy_pow.py says when, and what was measured).
+quiet one. pow is compared within numpy_floats.pow_ulps ULP: 0 unless NumPy runs
+SVML's pow (numpy_floats.py says when, and what was measured).
 
 usage: numerical_edge_cases.py PATH/TO/bcast-run
 """
@@ -37,7 +37,7 @@ import tempfile
 
 import numpy as np
 
-from numpy_pow import pow_ulps, svml_pow, ulp_distance
+from numpy_floats import is_signalling, pow_ulps, quiet_bit, svml_pow, ulp_distance
 
 BCAST_RUN = sys.argv[1]
 
@@ -85,17 +85,6 @@ def numpy_op(op, a, b):
         if op == "div":
             return np.true_divide(a, b) if a.dtype.kind == "f" else np.floor_divide(a, b)
         return NUMPY[op](a, b)
-
-
-def quiet_bit(dtype):
-    """The top mantissa bit, set in quiet NaNs and clear in signalling ones."""
-    size = np.dtype(dtype).itemsize
-    return np.array(1 << ({2: 10, 4: 23, 8: 52}[size] - 1), dtype=f"u{size}")
-
-
-def is_signalling(x):
-    x = np.asarray(x)
-    return np.isnan(x) & ((x.view(f"u{x.itemsize}") & quiet_bit(x.dtype)) == 0)
 
 
 def quieted(x):

@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "seed for random literal operands");
   // BCAST_NUM_THREADS's range: a value outside it is a usage error (exit 2), not invalid input.
   CLI::Option* threads = app.add_option("--threads", o.threads, "threads per op call (0: one per hardware thread)")
-                             ->check(CLI::Range(0, 1024));
+                             ->check(CLI::Range(0, bcast::kMaxThreads));
   app.add_flag("--json", o.json, "print one JSON object as the last line of stdout");
   app.add_flag("--no-jit", o.no_jit, "run every op on the reference executor");
   app.add_option("--target", o.target, "host, or ascend-sim (the accelerator simulator)")

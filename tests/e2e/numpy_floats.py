@@ -1,5 +1,6 @@
-"""How many ULP NumPy's pow may be from bcast's, which calls the C library's
-pow/powf, and why: shared by the end-to-end tests that compare with NumPy.
+"""Float helpers shared by the end-to-end tests that compare with NumPy: a
+NaN's kind (quiet or signalling), ULP distances, and how many ULP NumPy's pow
+may be from bcast's, which calls the C library's pow/powf, and why.
 
 NumPy runs SVML's vector pow for f32 and f64 when three things hold: its build
 has the AVX512_SKX dispatch target, the build links SVML, and the host has
@@ -58,3 +59,15 @@ def ulp_distance(x, y):
     mx = (x.view(bits) & magnitude).astype(np.int64)
     my = (y.view(bits) & magnitude).astype(np.int64)
     return np.where(np.signbit(x) == np.signbit(y), np.abs(mx - my), np.int64(2**62))
+
+
+def quiet_bit(dtype):
+    """The top mantissa bit, set in quiet NaNs and clear in signalling ones."""
+    size = np.dtype(dtype).itemsize
+    return np.array(1 << ({2: 10, 4: 23, 8: 52}[size] - 1), dtype=f"u{size}")
+
+
+def is_signalling(x):
+    """Elementwise: a NaN without its quiet bit."""
+    x = np.asarray(x)
+    return np.isnan(x) & ((x.view(f"u{x.itemsize}") & quiet_bit(x.dtype)) == 0)
