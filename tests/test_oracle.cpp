@@ -63,6 +63,13 @@ TEST(Oracle, F16AndBf16RoundToNearestEvenAtEveryEdge) {
     EXPECT_FALSE(got.any_quiet_nan);
     EXPECT_EQ(got.bits, c.sum) << dtype_name(c.dtype) << " " << std::hex << c.a << " + " << c.b;
   }
+  // Ties among the subnormals, by halving: 2^-25 rounds to even 0, 1.5 x
+  // 2^-24 to even 2 x 2^-24, -2^-25 to -0; bf16's 2^-134 to 0.
+  EXPECT_EQ(oracle_of(DType::f16, Op::mul, 0x0001, 0x3800).bits, 0x0000u);
+  EXPECT_EQ(oracle_of(DType::f16, Op::mul, 0x0003, 0x3800).bits, 0x0002u);
+  EXPECT_EQ(oracle_of(DType::f16, Op::mul, 0x8001, 0x3800).bits, 0x8000u);
+  EXPECT_EQ(oracle_of(DType::bf16, Op::mul, 0x0001, 0x3f00).bits, 0x0000u);
+  EXPECT_EQ(oracle_of(DType::bf16, Op::mul, 0x0003, 0x3f00).bits, 0x0002u);
 }
 
 TEST(Oracle, NaNsFollowTheReadme) {
