@@ -159,6 +159,20 @@ std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want
   return -1;
 }
 
+std::vector<std::string> calls_of_one_key(Op op) {
+  std::mt19937_64 rng(static_cast<std::uint64_t>(op) + 17);
+  std::vector<std::string> wrong;
+  for (const std::int64_t n : kOneKeyLengths) {
+    Tensor a(DType::i32, {n}), b(DType::i32, {n}), out(result_dtype(op, DType::i32), {n});
+    fill_random(a, rng);
+    fill_random(b, rng);
+    fill_sentinel(out);
+    binary(op, a, b, out);
+    wrong.push_back(oracle_mismatch(op, a, b, out));
+  }
+  return wrong;
+}
+
 std::vector<std::pair<Op, DType>> supported_pairs() {
   std::vector<std::pair<Op, DType>> pairs;
   for (int o = 0; o < kNumOps; ++o)

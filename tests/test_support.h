@@ -59,6 +59,14 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
 
 void fill_random(const TensorView& x, std::mt19937_64& rng);
 
+// op on i32 [n] and [n] for n = 1000, 2000, 3000, random values into
+// sentinel-filled outs: one kernel key (one contiguous level), each time with
+// a new layout, so that the call memo keeps no kernel between the calls. For
+// each call, "" or what the oracle finds wrong. For the tests of a cache that
+// keeps nothing.
+inline constexpr std::int64_t kOneKeyLengths[] = {1000, 2000, 3000};
+std::vector<std::string> calls_of_one_key(Op op);
+
 // Every (op, dtype) pair bcast supports (170), op by op; and the ops of one dtype.
 std::vector<std::pair<Op, DType>> supported_pairs();
 std::vector<Op> supported_ops(DType dtype);
