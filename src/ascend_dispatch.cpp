@@ -18,8 +18,8 @@ thread_local AscendTrace t_last_trace;
 
 AscendTrace last_ascend_trace() { return t_last_trace; }
 
-bool run_on_ascend(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan) {
-  if (!config::ascend_target()) return false;
+bool run_on_ascend_target(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
+                          const BroadcastPlan& plan) {
   AscendTrace& trace = t_last_trace;
   trace = {};  // a call that does not reach the simulator must not show the last one's trace
   if (plan.numel == 0) {

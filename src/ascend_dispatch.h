@@ -3,6 +3,7 @@
 
 #include "bcast/ops.h"
 #include "broadcast_plan.h"
+#include "config.h"
 
 namespace bcast {
 
@@ -11,7 +12,13 @@ namespace bcast {
 // output, the JIT off, no kernel, a UB too small for a tile, or a broken
 // rule, which is logged): the caller then runs it on the host. Under
 // ascend-sim the calling thread's trace records every call, one that fell
-// back included (its kernel empty or its fallback set).
-bool run_on_ascend(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan);
+// back included (its kernel empty or its fallback set). The target test is
+// inline: a host call pays only that test, as before the trace was kept.
+bool run_on_ascend_target(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
+                          const BroadcastPlan& plan);
+inline bool run_on_ascend(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
+                          const BroadcastPlan& plan) {
+  return config::ascend_target() && run_on_ascend_target(op, a, b, out, plan);
+}
 
 }  // namespace bcast

@@ -101,6 +101,8 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
     return;
   }
   validate_data(p.op, a, b, out);
+  // Under ascend-sim even an empty call goes to run_on_ascend, which records
+  // in the trace why it did not reach the simulator.
   if (run_on_ascend(p.op, a, b, out, p.plan) || p.plan.numel == 0) return;
   if (p.fused) {
     run_on_host(p.op, a, b, out, p.plan, p.fused);  // NOTE: [Short rows]: two kernels, looked up per call
