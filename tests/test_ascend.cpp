@@ -11,11 +11,11 @@
 #include "ascend_launch.h"
 #include "bcast/config.h"
 #include "executor.h"
-#include "jit/kernel_cache.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "naive_executor.h"
 #include "oracle.h"
+#include "targets.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -89,10 +89,11 @@ ascend::Launch launch_add(const Shape& sa, const Shape& sb, int block_num, ascen
   b = Tensor(DType::f16, sb);
   out = Tensor(DType::f16, broadcast_infer_shape(sa, sb));
   const BroadcastPlan plan = plan_broadcast(out.layout(), a.layout(), b.layout());
-  const KernelKey key = make_kernel_key(Target::ascend_sim, Op::add, DType::f16, plan, current_codegen_id());
-  const auto kernel = jit::kernel_cache().get(key);
-  EXPECT_NE(kernel, nullptr);
-  return ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel->entry), Op::add, plan, a, b, out,
+  const Target& target = target_for(TargetKind::ascend_sim);
+  const KernelKey key = make_kernel_key(target, Op::add, DType::f16, plan, provider::current_codegen_id());
+  const provider::Kernel kernel = provider::kernel_for(key, target);
+  EXPECT_NE(kernel.entry, nullptr);
+  return ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), Op::add, plan, a, b, out,
                         {ub_size, block_num, true}, fault);
 }
 

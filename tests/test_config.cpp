@@ -17,16 +17,17 @@
 
 #include "bcast/config.h"
 #include "bcast/prepared.h"
+#include "compile/host_compiler.h"
 #include "config.h"
-#include "thread_pool.h"
 #include "executor.h"
 #include "fault_injection.h"
-#include "jit/host_compiler.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "logging.h"
 #include "oracle.h"
+#include "targets.h"
 #include "test_support.h"
+#include "thread_pool.h"
 
 namespace bcast {
 namespace {
@@ -78,7 +79,7 @@ Tensor big_add(std::int64_t n) { return add(Tensor(DType::f32, {n}), Tensor(DTyp
 // The assembly of op's kernel on f32 operands of one contiguous level.
 std::string f32_assembly(Op op) {
   return jit::kernel_assembly(
-      make_kernel_key(Target::host, op, DType::f32, BroadcastType{DimCode::same}, current_codegen_id()));
+      make_kernel_key(target_for(TargetKind::host), op, DType::f32, BroadcastType{DimCode::same}, provider::current_codegen_id()));
 }
 
 TEST_F(Env, InvalidValuesWarnAndKeepTheDefault) {
@@ -187,7 +188,7 @@ TEST_F(Env, OptLevelZeroTurnsTheVectoriserOff) {
   set("BCAST_OPT_LEVEL", "0");
   reload();
   const KernelKey key =
-      make_kernel_key(Target::host, Op::add, DType::f32, BroadcastType{DimCode::same}, current_codegen_id());
+      make_kernel_key(target_for(TargetKind::host), Op::add, DType::f32, BroadcastType{DimCode::same}, provider::current_codegen_id());
   EXPECT_THAT(key.to_string(), HasSubstr(".O0."));
 #if defined(__x86_64__)
   EXPECT_FALSE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)")));

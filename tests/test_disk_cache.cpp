@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cache/disk_cache.h"
 #include "cache_folder_fixture.h"
 #include "codegen_settings.h"
 #include "config.h"
-#include "jit/disk_cache.h"
 #include "test_support.h"
 
 namespace bcast {

@@ -11,14 +11,18 @@
 #include <set>
 
 #include "codegen_settings.h"
+#include "compile/host_compiler.h"
+#include "dispatch.h"
 #include "executor.h"
-#include "jit/host_compiler.h"
+#include "host_target.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
-#include "reference_executor.h"
-#include "thread_pool.h"
+#include "key_codec.h"
 #include "oracle.h"
+#include "reference_executor.h"
+#include "targets.h"
 #include "test_support.h"
+#include "thread_pool.h"
 
 namespace bcast {
 namespace {
@@ -26,7 +30,7 @@ namespace {
 using DC = DimCode;
 
 KernelKey key_for(Op op, DType dtype, const BroadcastType& type) {
-  return make_kernel_key(Target::host, op, dtype, type, current_codegen_id());
+  return make_kernel_key(target_for(TargetKind::host), op, dtype, type, provider::current_codegen_id());
 }
 
 // ---- generated code ----
@@ -70,7 +74,7 @@ TEST(GeneratedCode, FixedRowKernelsAreAdditiveAndVectorised) {
   plan.type = {DC::same, DC::expand_b};
   plan.extents = {1000, 4};
   plan.strides = {std::vector<std::int64_t>{4, 1}, {4, 1}, {1, 0}};
-  const KernelKey key = make_kernel_key(Target::host, Op::add, DType::f32, plan, current_codegen_id());
+  const KernelKey key = make_kernel_key(target_for(TargetKind::host), Op::add, DType::f32, plan, provider::current_codegen_id());
   ASSERT_EQ(key.fixed_row, 4);
   EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".uuz.r4-4-4-1.host."));
   expect_additive(jit::kernel_ir(key, false), key.to_string(), {"[4 x float]"});
@@ -96,10 +100,8 @@ TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
     KernelKey key = key_for(Op::add, dtype, {DC::expand_a, DC::same});
     key.stream = true;
     EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".uuu.nt.host."));
-    // The disk cache's header names the key by these parts.
-    EXPECT_EQ(make_kernel_key(Target::host, "add", dtype_name(dtype), to_string(key.type()), key.layout_code(),
-                              key.codegen),
-              key);
+    // The disk cache and bcast-cache read the key back from its text.
+    EXPECT_EQ(parse_kernel_key(key.to_string(), key.codegen), key);
     expect_additive(jit::kernel_ir(key, false), key.to_string());
     const std::string assembly = jit::kernel_assembly(key);
     EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?movnt(ps|dq)\s+%?[xyz]mm)"))) << assembly;
@@ -110,10 +112,9 @@ TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
   plan.type = {DC::same, DC::expand_b};
   plan.extents = {1 << 20, 4};
   plan.strides = {std::vector<std::int64_t>{4, 1}, {4, 1}, {1, 0}};
-  const KernelKey rows = make_kernel_key(Target::host, Op::add, DType::f32, plan, current_codegen_id(), 0);
+  const KernelKey rows = make_kernel_key(target_for(TargetKind::host), Op::add, DType::f32, plan, provider::current_codegen_id(), 0);
   EXPECT_THAT(rows.to_string(), ::testing::HasSubstr(".uuz.r4-4-4-1.nt.host."));
-  EXPECT_EQ(make_kernel_key(Target::host, "add", "f32", to_string(rows.type()), rows.layout_code(), rows.codegen),
-            rows);
+  EXPECT_EQ(parse_kernel_key(rows.to_string(), rows.codegen), rows);
   expect_additive(jit::kernel_ir(rows, false), rows.to_string(), {"[4 x float]"});
   EXPECT_TRUE(std::regex_search(jit::kernel_assembly(rows), std::regex(R"(\bv?movntps\s+%?[xyz]mm)")));
 #else
@@ -133,10 +134,10 @@ TEST(GeneratedCode, TransposedTileKernelsAreAdditiveAndShuffleInRegisters) {
   batch.extents = {3, 64, 64};
   batch.strides = {std::vector<std::int64_t>{4096, 64, 1}, {4096, 1, 64}, {0, 64, 1}};
   for (const BroadcastPlan& p : {plan, batch}) {
-    const KernelKey key = make_kernel_key(Target::host, Op::add, DType::f32, p, current_codegen_id());
+    const KernelKey key = make_kernel_key(target_for(TargetKind::host), Op::add, DType::f32, p, provider::current_codegen_id());
     ASSERT_EQ(key.transposed, kA);
     EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".usu.ta.host."));
-    EXPECT_EQ(make_kernel_key(Target::host, "add", "f32", to_string(key.type()), key.layout_code(), key.codegen), key);
+    EXPECT_EQ(parse_kernel_key(key.to_string(), key.codegen), key);
     expect_additive(jit::kernel_ir(key, false), key.to_string());
 #if defined(__x86_64__)
     const std::string assembly = jit::kernel_assembly(key);
@@ -182,7 +183,7 @@ void expect_jit_equals_reference(Op op, const TensorView& a, const TensorView& b
                                  std::set<std::string>& keys, const std::string& label) {
   const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
   if (plan.numel > 0) {
-    keys.insert(make_kernel_key(Target::host, op, a.dtype, plan, current_codegen_id()).to_string());
+    keys.insert(make_kernel_key(target_for(TargetKind::host), op, a.dtype, plan, provider::current_codegen_id()).to_string());
     ASSERT_TRUE(select_kernel(op, a.dtype, plan).jit) << label << ": no JIT kernel";
   }
   expect_call_matches_reference(op, a, b, out, label + ", plan " + to_string(plan.type));
@@ -329,7 +330,7 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
       const TensorView out = offset_view(out_parent, skip, p.out.back());
       fill_with_special_values({a, b}, rng);
       const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
-      const KernelKey key = call_kernel_key(Target::host, op, dtype, plan);
+      const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan);
       const std::string label = key.to_string() + " on " + to_string(p.a) + " & " + to_string(p.b) + ", out at +" +
                                 std::to_string(skip);
       ASSERT_TRUE(key.stream) << label;
@@ -369,11 +370,11 @@ TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
         Tensor out_parent(result_dtype(op, dtype), {rows + 4, m});
         const TensorView out = index(out_parent, {Slice{first, first + rows, 1}});
         const KernelKey key =
-            call_kernel_key(Target::host, op, dtype, plan_broadcast(out.layout, a.layout, b.layout));
+            call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout, a.layout, b.layout));
         const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(m) +
                                   "], out from row " + std::to_string(first);
         ASSERT_EQ(key.fixed_row, m) << label;
-        EXPECT_EQ(key.stream, static_cast<std::int64_t>(kLineBytes / out.element_size()) % m == 0) << label;
+        EXPECT_EQ(key.stream, static_cast<std::int64_t>(HostTarget::kLineBytes / out.element_size()) % m == 0) << label;
         keys.insert(key.to_string());
         expect_call_matches_reference(op, a, b, out, label);
         if (HasFailure()) return;
@@ -419,7 +420,7 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
         {transposed, full}, {full, transposed}, {transposed, column}, {row, transposed}, {spread, full}};
     for (const auto& [a, b] : pairs) {
       Tensor out(result_dtype(op, dtype), {rows, cols});
-      const KernelKey key = call_kernel_key(Target::host, op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
+      const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
       const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(cols) + "]";
       EXPECT_NE(key.transposed, 0) << label;
 #if defined(__x86_64__)
@@ -478,7 +479,7 @@ TEST_P(JitDifferential, BatchedTransposedTilesMatchTheReferenceBitForBit) {
         {repeated, transposed, 4}};
     for (const auto& [a, b, rank] : pairs) {
       Tensor out(result_dtype(op, dtype), {n0, n1, rows, cols});
-      const KernelKey key = call_kernel_key(Target::host, op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
+      const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
       const std::string label = key.to_string() + " on " + to_string(out.view().shape()) + ", " +
                                 get_setting("BCAST_NUM_THREADS") + " threads";
       EXPECT_NE(key.transposed, 0) << label;
@@ -508,7 +509,7 @@ TEST(JitThreads, StreamingAndTransposedCallsSplitAcrossThreadsMatchTheReference)
       {Op::max, transposed, full}, {Op::div, row, transposed}, {Op::add, narrow, per_row}};
   for (const auto& [op, a, b] : calls) {
     Tensor out(DType::f32, broadcast_infer_shape(a.shape(), b.shape()));
-    const KernelKey key = call_kernel_key(Target::host, op, DType::f32, plan_broadcast(out.layout(), a.layout, b.layout));
+    const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, DType::f32, plan_broadcast(out.layout(), a.layout, b.layout));
 #if defined(__x86_64__)
     EXPECT_TRUE(key.stream) << key.to_string();
 #endif

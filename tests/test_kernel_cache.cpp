@@ -6,15 +6,16 @@
 #include <barrier>
 #include <thread>
 
+#include "cache/kernel_cache.h"
 #include "codegen_settings.h"
+#include "compile/host_compiler.h"
 #include "fault_injection.h"
-#include "jit/host_compiler.h"
-#include "jit/kernel_cache.h"
 #include "kernel_key.h"
+#include "kernel_provider.h"
 #include "log_capture.h"
 #include "logging.h"
-#include "kernel_provider.h"
 #include "naive_executor.h"
+#include "targets.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -27,7 +28,7 @@ KernelKey fresh_key(Op op, const BroadcastType& type) {
   static std::atomic<int> counter{0};
   CodegenSettings settings = jit::host_codegen_settings(2);
   settings.vector_width_bits = 100000 + counter.fetch_add(1);
-  return make_kernel_key(Target::host, op, DType::f32, type, intern_codegen_settings(settings));
+  return make_kernel_key(target_for(TargetKind::host), op, DType::f32, type, intern_codegen_settings(settings));
 }
 
 struct CapacityGuard {

@@ -10,8 +10,10 @@
 
 #include "bcast/bcast.h"
 #include "codegen_settings.h"
-#include "jit/host_compiler.h"
+#include "compile/host_compiler.h"
 #include "kernel_key.h"
+#include "kernel_provider.h"
+#include "targets.h"
 
 namespace bcast {
 namespace {
@@ -24,7 +26,7 @@ void BM_ColdCompile(benchmark::State& state) {
   for (auto _ : state) {
     CodegenSettings s = jit::host_codegen_settings(2);
     s.vector_width_bits = 200000 + unique.fetch_add(1);  // a new key, same code
-    const KernelKey key = make_kernel_key(Target::host, Op::add, DType::f32, type, intern_codegen_settings(s));
+    const KernelKey key = make_kernel_key(target_for(TargetKind::host), Op::add, DType::f32, type, intern_codegen_settings(s));
     const jit::CompileResult r = jit::compile_host_kernel(key);
     if (!r.kernel) state.SkipWithError(r.error.c_str());
     benchmark::DoNotOptimize(r.kernel);

@@ -48,7 +48,7 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
 // Compiles (or finds in the cache) the kernel of every broadcast type with up
 // to `max_rank` levels, for contiguous operands, for each op in `ops` and
 // dtype in `dtypes` (op/dtype pairs that do not exist are skipped), on
-// `threads` threads (0: one per hardware thread); max_rank is 0..12. Returns the number of
+// `threads` threads (0: one per hardware thread); max_rank is 0..kMaxPregenerateRank. Returns the number of
 // kernels compiled or found in the cache; ones that failed are not counted
 // (their calls will use the reference executor). A cache smaller than the
 // set keeps the most recent ones.
@@ -56,6 +56,8 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
 // host, each rank-2 type also has a kernel per short row length, 1 to 16, and,
 // on x86-64 unless BCAST_STREAM_MIN_BYTES is off, each kernel whose layout can
 // store non-temporally has a streaming twin for calls larger than the cache.
+// Rank 12 is already 6,144 types per op and dtype.
+inline constexpr int kMaxPregenerateRank = 12;
 std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads = 0);
 
 // Every broadcast type of contiguous operands with exactly `rank` levels.

@@ -3,7 +3,7 @@
 expressions) must give NumPy's results bit for bit, and must refuse bad input
 with the documented exit status, leaving no output file behind. The options
 and files with a behaviour of their own are checked too: --version, --threads,
---trace's per-block table, .npy version 3.0 files, and exit status 1 for an
+--trace's per-block table, .npy version 3.0 files, and exit status 4 for an
 internal error.
 
 usage: bcast_run_vs_numpy.py PATH/TO/bcast-run
@@ -318,8 +318,8 @@ def check_npy_version_3(tmp):
         failures.append(f".npy 4.0: exit {p.returncode} (want 3), stderr {p.stderr!r}")
 
 
-def check_internal_error_exit_1(tmp):
-    """Exit status 1, an internal error. bcast-run has no switch that fails it
+def check_internal_error_exit_4(tmp):
+    """Exit status 4, an internal error. bcast-run has no switch that fails it
     from inside (src/fault_injection.h is in-process, for the C++ tests), so it
     runs out of memory instead, under an address-space limit (RLIMIT_AS) that
     holds the operands, the result and --check's naive result but not --check's
@@ -342,17 +342,17 @@ def check_internal_error_exit_1(tmp):
             binary = f.read()
         sanitizer = next((name for name in ("asan", "tsan", "msan") if f"__{name}_init".encode() in binary), None)
         if sanitizer:
-            not_checked.append(f"exit status 1: this bcast-run is built with a sanitizer ({sanitizer}), whose shadow "
+            not_checked.append(f"exit status 4: this bcast-run is built with a sanitizer ({sanitizer}), whose shadow "
                                "memory does not fit under any address-space limit")
         else:
-            failures.append("exit status 1: bcast-run ran under no address-space limit up to 4 GiB")
+            failures.append("exit status 4: bcast-run ran under no address-space limit up to 4 GiB")
         return
-    out = os.path.join(tmp, "exit1.npy")
+    out = os.path.join(tmp, "exit4.npy")
     p = limited(["add", "u8[8192,1]", "u8[4096]", "--check", "--no-jit", "--threads", "1", "-o", out],
                 base + 13 * (16 << 20))
     lines = p.stderr.strip().splitlines()
-    if p.returncode != 1 or len(lines) != 1 or not lines[0].startswith("bcast-run: internal error: "):
-        failures.append(f"an internal error (out of memory in --check): exit {p.returncode} (want 1), stderr {p.stderr!r}")
+    if p.returncode != 4 or len(lines) != 1 or not lines[0].startswith("bcast-run: internal error: "):
+        failures.append(f"an internal error (out of memory in --check): exit {p.returncode} (want 4), stderr {p.stderr!r}")
     if os.path.exists(out):
         failures.append("an internal error left its output file behind")
 
@@ -364,9 +364,9 @@ SKIPPED = 77
 
 
 def main():
-    if sys.argv[2:] == ["--exit-status-1"]:  # its own ctest entry, which a sanitizer build skips
+    if sys.argv[2:] == ["--internal-error"]:  # its own ctest entry, which a sanitizer build skips
         with tempfile.TemporaryDirectory() as tmp:
-            check_internal_error_exit_1(tmp)
+            check_internal_error_exit_4(tmp)
         for n in not_checked:
             print("NOT CHECKED:", n)
         for f in failures:

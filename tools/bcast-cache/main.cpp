@@ -11,11 +11,13 @@
 
 #include "bcast/bcast.h"
 #include "bcast/config.h"
+#include "cache/disk_cache.h"
 #include "codegen_settings.h"
+#include "compile/host_compiler.h"
 #include "config.h"
-#include "jit/disk_cache.h"
-#include "jit/host_compiler.h"
+#include "isa.h"
 #include "kernel_key.h"
+#include "key_codec.h"
 #include "name_lists.h"
 
 namespace bcast::tools {
@@ -104,40 +106,23 @@ int list(const jit::DiskCache& cache, bool as_json) {
 }
 
 // The key a `show` argument names: a file's hash or a key string; from the
-// file's header when it is on disk, else by matching this host's settings.
+// file's header when it is on disk, else by parsing the key with this host's
+// settings at the key's opt level and each ISA level (key_codec.h).
 std::optional<KernelKey> resolve_key(const jit::DiskCache& cache, const std::string& arg, std::string& key_text) {
   const bool is_hash = arg.size() == 16 && arg.find_first_not_of("0123456789abcdef") == std::string::npos;
   const std::string file = cache.folder() + "/" + (is_hash ? arg + ".bck" : jit::DiskCache::file_name(arg));
   std::string why;
   if (const auto e = jit::read_disk_entry(file, false, why)) {
     key_text = e->key;
-    const auto key = make_kernel_key(parse_target(e->target).value_or(Target::host), e->op, e->dtype,
-                                     e->broadcast_type, e->inner, intern_codegen_settings(e->settings));
-    if (key && key->to_string() == e->key) return key;
-    return std::nullopt;
+    return parse_kernel_key(e->key, intern_codegen_settings(e->settings));
   }
   if (is_hash) return std::nullopt;
   key_text = arg;
-  // op.dtype.[type].inner.host.cpu.O<n>.<hash of features>: try this host's ISA caps.
-  std::vector<std::string> parts;
-  for (std::size_t start = 0, dot; start <= arg.size(); start = dot + 1) {
-    dot = arg.find('.', start);
-    if (dot == std::string::npos) dot = arg.size();
-    parts.push_back(arg.substr(start, dot - start));
-  }
-  // A fixed-row kernel has one more part after the inner strides: "r4-4-4-1".
-  if (parts.size() == 9 && !parts[4].empty() && parts[4][0] == 'r') {
-    parts[3] += "." + parts[4];
-    parts.erase(parts.begin() + 4);
-  }
-  if (parts.size() != 8 || parts[6].size() != 2 || parts[6][0] != 'O') return std::nullopt;
-  for (const char* isa : {"all", "avx512", "avx2", "avx", "sse4.2"}) {
-    const CodegenSettings s = jit::host_codegen_settings(parts[6][1] - '0', isa);
-    const std::optional<Target> target = parse_target(parts[4]);
-    if (!target) return std::nullopt;
-    const auto key = make_kernel_key(*target, parts[0], parts[1], parts[2], parts[3], intern_codegen_settings(s));
-    if (key && key->to_string() == arg) return key;
-  }
+  const std::optional<KeyFields> fields = split_kernel_key(arg);
+  if (!fields) return std::nullopt;
+  for (const std::string_view isa : kIsaLevels)
+    if (auto key = parse_kernel_key(arg, intern_codegen_settings(jit::host_codegen_settings(fields->opt_level, isa))))
+      return key;
   return std::nullopt;
 }
 
@@ -241,7 +226,7 @@ int main(int argc, char** argv) {
   int max_rank = 3, threads = 0;
   warm_cmd->add_option("--ops", ops, "ops")->delimiter(',');
   warm_cmd->add_option("--dtypes", dtypes, "dtypes")->delimiter(',');
-  warm_cmd->add_option("--max-rank", max_rank, "largest rank")->check(CLI::Range(0, 16));
+  warm_cmd->add_option("--max-rank", max_rank, "largest rank")->check(CLI::Range(0, bcast::kMaxPregenerateRank));
   warm_cmd->add_option("--threads", threads, "compiling threads (0: all cores)")->check(CLI::NonNegativeNumber);
   auto* env_cmd = app.add_subcommand("env", "every BCAST_* setting: effective value and where it came from");
   for (CLI::App* sub : {list_cmd, show_cmd, stats_cmd, verify_cmd, warm_cmd, env_cmd})

@@ -17,7 +17,7 @@ namespace bcast::tools {
 namespace {
 
 // Exit statuses (documented in the README).
-constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2, kExitInvalidInput = 3;
+constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2, kExitInvalidInput = 3, kExitInternal = 4;
 
 struct Options {
   std::string op, a, b, output;
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   app.add_flag("--trace", o.trace, "print the ascend-sim per-block counters of the call");
   app.add_option("--dump-cache", o.dump_cache, "at the end, write the in-memory kernel cache as JSON (bcast-cache list --memory)");
   app.add_option("--warm", o.warm, "pre-generate the kernels of every broadcast type up to this rank, then go on")
-      ->check(CLI::Range(0, 16));
+      ->check(CLI::Range(0, bcast::kMaxPregenerateRank));
   app.add_option("--warm-ops", o.warm_ops, "ops for --warm")->delimiter(',');
   app.add_option("--warm-dtypes", o.warm_dtypes, "dtypes for --warm")->delimiter(',');
   app.set_version_flag("--version", [] {
@@ -179,6 +179,6 @@ int main(int argc, char** argv) {
     return kExitInvalidInput;
   } catch (const std::exception& e) {
     std::cerr << "bcast-run: internal error: " << e.what() << "\n";
-    return kExitMismatch;
+    return kExitInternal;
   }
 }

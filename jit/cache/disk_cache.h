@@ -1,0 +1,89 @@
+// The persistent kernel cache: one file per kernel key in a folder shared by
+// every process of the user, written atomically, never trusted without checks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen_settings.h"
+
+namespace bcast::jit {
+
+// NOTE: [Disk cache file] A file is named <16 hex digits of xxh3(key)>.bck:
+//   "BCASTKRN"  u32 format  u32 header bytes  u64 xxh3(header)  header  object
+// The header is JSON: the full key string, the kernel's symbol, the LLVM
+// version, the code generator's revision (a hash of the emitter's sources,
+// so a kernel made by an older bcast is recompiled), the codegen settings (CPU, features, opt level, vector width), op,
+// dtype, broadcast type, inner strides and target (so that tools can rebuild
+// the key), creation time, compile time, code size, and the object's size and
+// xxh3 checksum. A file is used only if every one of these matches.
+// A load touches the file (its time is "last used", which the size bound
+// evicts by) and appends one byte to <hash>.hits: appends are atomic, so
+// processes count hits without rewriting the kernel file.
+// The revision of the code generator this build carries.
+extern const char* const kGeneratorRevision;
+
+struct DiskEntry {
+  std::string key, symbol, llvm_version;
+  std::string generator = kGeneratorRevision;
+  CodegenSettings settings;
+  std::string op, dtype, broadcast_type, inner, target;
+  std::int64_t created_unix = 0;
+  double compile_ms = 0;
+  std::uint64_t code_bytes = 0;
+  std::vector<char> object;
+};
+
+// One file as a listing sees it.
+struct DiskFile {
+  std::string path;
+  std::uint64_t bytes = 0;
+  std::int64_t last_used_unix = 0;  // the file's modification time: loads touch it
+  std::uint64_t hits = 0;           // loads recorded in its .hits file
+  std::optional<DiskEntry> entry;   // header fields (object left empty); nullopt if unreadable
+  std::string problem;              // why the file is bad, when it is
+};
+
+class DiskCache {
+ public:
+  DiskCache(std::string folder, std::uint64_t max_bytes);
+
+  const std::string& folder() const { return folder_; }
+  static std::string file_name(const std::string& key);
+
+  // Creates the folder (mode 0700) if needed and checks that it is safe to
+  // execute code from: owned by this user, writable by nobody else.
+  static bool prepare_folder(const std::string& folder, std::string& why);
+
+  // The entry for `key` if its file exists and everything in it matches
+  // `settings` and this build's LLVM; `why` says what did not, and is empty
+  // when there is no file.
+  std::optional<DiskEntry> load(const std::string& key, const CodegenSettings& settings, std::string& why) const;
+
+  // Writes the entry aside and renames it into place, then trims the folder to
+  // its size bound (least recently used first). False if the folder cannot be
+  // written; `why` says why.
+  bool store(const DiskEntry& entry, std::string& why) const;
+
+  // Records a load: the file's time, and one more hit.
+  void touch(const std::string& key) const;
+
+  std::vector<DiskFile> list() const;           // every *.bck file, checked
+  std::size_t remove_bad() const;               // verify: deletes the files list() finds bad
+  std::size_t clear() const;                    // deletes every cache file
+  std::uint64_t total_bytes() const;
+  std::uint64_t max_bytes() const { return max_bytes_; }
+
+ private:
+  void trim() const;
+  std::string folder_;
+  std::uint64_t max_bytes_;
+};
+
+// Reads a file and checks everything that does not depend on the host: magic,
+// format, checksums, sizes. The caller compares the header with its key.
+std::optional<DiskEntry> read_disk_entry(const std::string& path, bool with_object, std::string& why);
+
+}  // namespace bcast::jit

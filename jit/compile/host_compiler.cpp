@@ -1,0 +1,346 @@
+// The host back end: emit the nest, optimise with the target's pipeline,
+// generate an object file, load it into one process-wide LLJIT.
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include "compile/host_compiler.h"
+#include "emit/ascend_emitter.h"
+#include "emit/loop_nest_emitter.h"
+#include "fault_injection.h"
+#include "target/codegen_target.h"
+#include "target/host_description.h"
+
+namespace bcast::jit {
+namespace {
+
+std::string message(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+void initialise_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+llvm::CodeGenOptLevel codegen_level(int opt_level) {
+  switch (opt_level) {
+    case 0: return llvm::CodeGenOptLevel::None;
+    case 1: return llvm::CodeGenOptLevel::Less;
+    case 3: return llvm::CodeGenOptLevel::Aggressive;
+    default: return llvm::CodeGenOptLevel::Default;
+  }
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(const CodegenSettings& s) {
+  llvm::orc::JITTargetMachineBuilder builder{llvm::Triple(host_description().triple)};
+  builder.setCPU(s.cpu);
+  llvm::SubtargetFeatures features;
+  llvm::SmallVector<llvm::StringRef, 64> names;
+  llvm::StringRef(s.features).split(names, ',', -1, false);
+  for (llvm::StringRef f : names) features.AddFeature(f.drop_front(), f.front() == '+');
+  builder.addFeatures(features.getFeatures());
+  builder.setCodeGenOptLevel(codegen_level(s.opt_level));
+  return builder.createTargetMachine();
+}
+
+// The process-wide JIT, created on first use. Kernels hold a reference, so it
+// lives as long as any of them.
+class HostJit {
+ public:
+  static llvm::Expected<std::shared_ptr<HostJit>> get() {
+    static std::mutex mutex;
+    // Never destroyed (see kernel_cache()); kernels hold their own references.
+    static auto* instance_holder = new std::shared_ptr<HostJit>;
+    std::shared_ptr<HostJit>& instance = *instance_holder;
+    const std::lock_guard lock(mutex);
+    if (!instance) {
+      initialise_llvm();
+      auto jit = llvm::orc::LLJITBuilder().create();
+      if (!jit) return jit.takeError();
+      // Kernels may call the C library (pow) and compiler runtime helpers.
+      auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          (*jit)->getDataLayout().getGlobalPrefix());
+      if (!process) return process.takeError();
+      (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+      instance.reset(new HostJit(std::move(*jit)));
+    }
+    return instance;
+  }
+
+  llvm::orc::LLJIT& lljit() { return *jit_; }
+
+  // Defines each symbol not defined yet in the dylib every kernel links.
+  llvm::Error define(const std::vector<JitSymbol>& symbols) {
+    const std::lock_guard lock(mutex_);
+    llvm::orc::SymbolMap map;
+    for (const JitSymbol& s : symbols)
+      if (defined_.insert(s.name).second)
+        map[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
+                                              llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    if (map.empty()) return llvm::Error::success();
+    return jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(map)));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> defined_;
+  explicit HostJit(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+};
+
+// A kernel in a JITDylib of its own: symbols never clash (a key may be loaded
+// again while an evicted copy still runs), and unloading removes the dylib.
+class LoadedKernel final : public CompiledKernel {
+ public:
+  LoadedKernel(std::shared_ptr<HostJit> jit, llvm::orc::JITDylib& dylib) : jit_(std::move(jit)), dylib_(&dylib) {}
+  ~LoadedKernel() override { llvm::consumeError(jit_->lljit().getExecutionSession().removeJITDylib(*dylib_)); }
+
+ private:
+  std::shared_ptr<HostJit> jit_;
+  llvm::orc::JITDylib* dylib_;
+};
+
+// One kernel's module, in its own context so that compilations run in parallel.
+struct KernelModule {
+  std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module;
+};
+
+KernelModule build_module(const KernelKey& key, const CodegenSettings& settings, llvm::TargetMachine& tm,
+                          const std::string& symbol) {
+  KernelModule km;
+  km.module = std::make_unique<llvm::Module>(key.to_string(), *km.context);
+  km.module->setDataLayout(tm.createDataLayout());
+  km.module->setTargetTriple(tm.getTargetTriple().str());
+  if (key.target == TargetKind::ascend_sim) emit_ascend_kernel(*km.module, key, settings, symbol);
+  else emit_kernel(*km.module, key, codegen_target(tm.getTargetTriple()).settings_for(key, settings), symbol);
+  return km;
+}
+
+// NOTE: [Pass pipeline] A kernel is one function whose loop nest we emit in
+// the shape the vectoriser wants, so LLVM's full per-module pipeline (~15 ms a
+// kernel here, measured over the demo's 14 kernels) mostly does nothing. The
+// lean pipeline promotes the allocas, tidies, and vectorises the inner loop:
+// ~8 ms a kernel with the same run-time speed. Levels:
+//   0 LLVM's O0 (no vectorisation)   1 lean, without the vectoriser
+//   2 lean (the default)             3 LLVM's full O3 pipeline
+// InstCombine runs as LLVM's own pipelines run it, <no-verify-fixpoint>: its
+// textual default in LLVM 19 aborts the process (LLVM ERROR) when one round
+// does not reach a fixpoint, which some kernels' IR provokes.
+constexpr const char* kLeanPipeline =
+    "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop-vectorize,"
+    "instcombine<no-verify-fixpoint>,simplifycfg)";
+constexpr const char* kLeanScalarPipeline = "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg)";
+
+void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  if (opt_level <= 0) {
+    mpm = pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+  } else if (opt_level >= 3) {
+    mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  } else {
+    // The pipeline texts are constants: failing to parse them is a bug in bcast.
+    llvm::cantFail(pb.parsePassPipeline(mpm, opt_level == 1 ? kLeanScalarPipeline : kLeanPipeline));
+  }
+  mpm.run(module, mam);
+}
+
+llvm::Expected<llvm::SmallVector<char, 0>> codegen(llvm::Module& module, llvm::TargetMachine& tm,
+                                                   llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "the target cannot emit this file type");
+  pm.run(module);
+  return buffer;
+}
+
+std::size_t text_bytes(llvm::MemoryBufferRef object) {
+  auto file = llvm::object::ObjectFile::createObjectFile(object);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return object.getBufferSize();
+  }
+  std::size_t bytes = 0;
+  for (const llvm::object::SectionRef& section : (*file)->sections())
+    if (section.isText()) bytes += section.getSize();
+  return bytes;
+}
+
+std::string dump_name(const KernelKey& key) {
+  std::string name = key.to_string();
+  std::erase_if(name, [](char c) { return c == '[' || c == ']'; });
+  std::replace(name.begin(), name.end(), ',', '-');
+  return name;
+}
+
+// BCAST_DUMP_DIR: the IR before and after optimisation, and the assembly.
+void write_dump(const std::string& folder, const std::string& name, const std::string& suffix, llvm::StringRef text) {
+  std::error_code ec;
+  llvm::sys::fs::create_directories(folder);
+  llvm::raw_fd_ostream out(folder + "/" + name + suffix, ec);
+  if (!ec) out << text;
+}
+
+std::string module_text(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, const std::string& dump_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  if (fault::armed(fault::Fault::compile))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (fault injection)");
+  if (!op_supports(key.op, key.dtype) || key.inner[kOut] == InnerStride::zero)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "no kernel exists for key " + key.to_string());
+  initialise_llvm();
+  const CodegenSettings settings = codegen_settings(key.codegen);
+  auto tm = make_target_machine(settings);
+  if (!tm) return tm.takeError();
+  CompiledObject result;
+  result.symbol = key.to_string();
+  KernelModule km = build_module(key, settings, **tm, result.symbol);
+  std::string problems;
+  llvm::raw_string_ostream problem_stream(problems);
+  if (llvm::verifyModule(*km.module, &problem_stream))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "invalid IR: " + problems);
+  if (!dump_dir.empty()) write_dump(dump_dir, dump_name(key), ".ll", module_text(*km.module));
+  optimise(*km.module, **tm, settings.opt_level);
+  if (!dump_dir.empty()) {
+    write_dump(dump_dir, dump_name(key), ".opt.ll", module_text(*km.module));
+    auto clone = llvm::CloneModule(*km.module);
+    if (auto assembly = codegen(*clone, **tm, llvm::CodeGenFileType::AssemblyFile))
+      write_dump(dump_dir, dump_name(key), ".s", llvm::StringRef(assembly->data(), assembly->size()));
+    else
+      llvm::consumeError(assembly.takeError());
+  }
+  auto object = codegen(*km.module, **tm, llvm::CodeGenFileType::ObjectFile);
+  if (!object) return object.takeError();
+  result.object.assign(object->begin(), object->end());
+  result.code_bytes = text_bytes(llvm::MemoryBufferRef(llvm::StringRef(result.object.data(), result.object.size()), ""));
+  result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+llvm::Expected<std::shared_ptr<const CompiledKernel>> load_or_error(const CompiledObject& object) {
+  const auto start = std::chrono::steady_clock::now();
+  auto jit = HostJit::get();
+  if (!jit) return jit.takeError();
+  static std::atomic<std::uint64_t> dylibs{0};
+  llvm::orc::LLJIT& lljit = (*jit)->lljit();
+  auto dylib = lljit.getExecutionSession().createJITDylib("bcast.kernel." + std::to_string(dylibs++));
+  if (!dylib) return dylib.takeError();
+  dylib->addToLinkOrder(lljit.getMainJITDylib());  // the C library and compiler runtime
+  auto kernel = std::make_shared<LoadedKernel>(*jit, *dylib);  // unloads the dylib on any failure below
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.object.data(), object.object.size()),
+                                                     object.symbol);
+  if (llvm::Error e = lljit.addObjectFile(*dylib, std::move(buffer))) return e;
+  auto address = lljit.lookup(*dylib, object.symbol);
+  if (!address) return address.takeError();
+  kernel->fn = address->toPtr<KernelFn>();
+  kernel->entry = address->toPtr<void*>();
+  kernel->symbol = object.symbol;
+  kernel->code_bytes = object.code_bytes;
+  kernel->compile_ms =
+      object.compile_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return kernel;
+}
+
+}  // namespace
+
+CompiledObject compile_object(const KernelKey& key, const std::string& dump_dir) {
+  auto object = compile_object_or_error(key, dump_dir);
+  if (!object) {
+    CompiledObject failed;
+    failed.error = message(object.takeError());
+    return failed;
+  }
+  return std::move(*object);
+}
+
+CompileResult load_object(const CompiledObject& object) {
+  auto kernel = load_or_error(object);
+  if (!kernel) return {nullptr, message(kernel.takeError())};
+  return {std::move(*kernel), ""};
+}
+
+llvm::Error define_or_error(const std::vector<JitSymbol>& symbols) {
+  auto jit = HostJit::get();
+  if (!jit) return jit.takeError();
+  return (*jit)->define(symbols);
+}
+
+std::string define_symbols(const std::vector<JitSymbol>& symbols) {
+  if (llvm::Error e = define_or_error(symbols)) return message(std::move(e));
+  return "";
+}
+
+CompileResult compile_host_kernel(const KernelKey& key) {
+  const CompiledObject object = compile_object(key, "");
+  if (!object.error.empty()) return {nullptr, object.error};
+  return load_object(object);
+}
+
+CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa) {
+  const HostDescription& host = host_description();
+  return {opt_level, host.cpu, codegen_target(llvm::Triple(host.triple)).cap_features(host.features, max_isa), 0};
+}
+
+std::string kernel_ir(const KernelKey& key, bool optimized) {
+  initialise_llvm();
+  const CodegenSettings settings = codegen_settings(key.codegen);
+  auto tm = make_target_machine(settings);
+  if (!tm) return "error: " + message(tm.takeError());
+  KernelModule km = build_module(key, settings, **tm, key.to_string());
+  if (optimized) optimise(*km.module, **tm, settings.opt_level);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  km.module->print(os, nullptr);
+  return text;
+}
+
+std::string kernel_assembly(const KernelKey& key) {
+  initialise_llvm();
+  const CodegenSettings settings = codegen_settings(key.codegen);
+  auto tm = make_target_machine(settings);
+  if (!tm) return "error: " + message(tm.takeError());
+  KernelModule km = build_module(key, settings, **tm, key.to_string());
+  optimise(*km.module, **tm, settings.opt_level);
+  auto text = codegen(*km.module, **tm, llvm::CodeGenFileType::AssemblyFile);
+  if (!text) return "error: " + message(text.takeError());
+  return std::string(text->data(), text->size());
+}
+
+}  // namespace bcast::jit

@@ -1,0 +1,73 @@
+// The host CPU back end: LLVM ORC LLJIT compiling kernels for this machine.
+// LLVM-free interface: src/ and the tests use it without LLVM headers.
+#pragma once
+
+#include <cstddef>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen_settings.h"
+#include "kernel_abi.h"
+#include "kernel_key.h"
+#include "target.h"
+
+namespace bcast::jit {
+
+// A kernel in executable memory. Its code stays loaded while any copy of the
+// shared_ptr that holds it lives, so a cache may drop it while calls still run.
+class CompiledKernel {
+ public:
+  virtual ~CompiledKernel() = default;
+  KernelFn fn = nullptr;       // a host kernel's entry
+  void* entry = nullptr;       // any kernel's entry (an Ascend-style kernel has its own signature)
+  std::string symbol;
+  std::size_t code_bytes = 0;  // size of the kernel's machine code (.text)
+  double compile_ms = 0;       // to obtain it: compile or read from disk, then load
+  // Calls served by a caller's memo of this kernel, without a cache look-up
+  // (NOTE: [Call memo]); the cache adds them to its hit counts.
+  mutable std::atomic<std::uint64_t> memo_hits{0};
+};
+
+struct CompileResult {
+  std::shared_ptr<const CompiledKernel> kernel;  // null on failure
+  std::string error;                             // why, when kernel is null
+};
+
+// A kernel as an object file, ready to load or to store on disk.
+struct CompiledObject {
+  std::vector<char> object;
+  std::string symbol;          // the kernel's symbol in the object: the key string
+  std::size_t code_bytes = 0;
+  double compile_ms = 0;
+  std::string error;           // non-empty on failure
+};
+
+// IR emission, optimisation and codegen; writes the IR before and after
+// optimisation and the assembly into `dump_dir` unless it is empty.
+CompiledObject compile_object(const KernelKey& key, const std::string& dump_dir);
+// Loads an object (fresh or from disk) into the process's JIT.
+CompileResult load_object(const CompiledObject& object);
+
+// Makes `symbols` (a target's intrinsics) resolvable by every kernel loaded
+// after; a symbol already defined keeps its first address. Returns the error,
+// or "" on success.
+std::string define_symbols(const std::vector<JitSymbol>& symbols);
+
+// Both steps, with no dump. Never throws for a compiler failure: the error comes back as
+// text and the caller falls back to the reference executor.
+CompileResult compile_host_kernel(const KernelKey& key);
+
+// The settings of this host: LLVM's CPU name and features, the given opt
+// level, with vector extensions above `max_isa` (kIsaLevels; see
+// BCAST_MAX_ISA) turned off.
+CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa = "all");
+
+// The kernel's IR before or after the optimisation pipeline, and its assembly:
+// for tests and dumps.
+std::string kernel_ir(const KernelKey& key, bool optimized);
+std::string kernel_assembly(const KernelKey& key);
+
+}  // namespace bcast::jit

@@ -1,0 +1,286 @@
+// The Ascend-style emitter. Per block: load resident operands once, then for
+// each tile: bring each input into the UB (copy, or broadcast a scalar),
+// run one vector instruction, copy the result out, and step the offsets.
+#include "emit/ascend_emitter.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <cstddef>
+#include <type_traits>
+
+#include "ascend_abi.h"
+#include "ir/ir_helpers.h"
+#include "ir/odometer.h"
+
+namespace bcast::jit {
+namespace {
+
+using ascend::BlockStart;
+using ascend::KernelParams;
+using llvm::BasicBlock;
+using llvm::Value;
+
+// The LLVM type of a C parameter type of NOTE: [Ascend intrinsics].
+template <class T>
+llvm::Type* llvm_type(llvm::LLVMContext& c) {
+  if constexpr (std::is_pointer_v<T>) return llvm::PointerType::get(c, 0);
+  else return llvm::IntegerType::get(c, 8 * sizeof(T));
+}
+
+// The LLVM function type of an intrinsic's prototype.
+template <class Prototype>
+struct FunctionTypeOf;
+template <class... Params>
+struct FunctionTypeOf<void(Params...)> {
+  static llvm::FunctionType* get(llvm::LLVMContext& c) {
+    return llvm::FunctionType::get(llvm::Type::getVoidTy(c), {llvm_type<Params>(c)...}, false);
+  }
+};
+
+// The intrinsics, by name, as the emitter calls them.
+enum class Intrinsic { copy_in, copy_out, vector_binary, broadcast, enque, deque, tile_done };
+
+class AscendEmitter {
+ public:
+  AscendEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol)
+      : module_(module), key_(key), b_(module.getContext()) {
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::Type* ptr = b_.getPtrTy();
+    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, ptr, ptr, ptr, ptr, ptr}, false);
+    fn_ = begin_kernel(b_, module, type, symbol, settings);
+    const char* names[] = {"block_idx", "block_num", "gm_a", "gm_b", "gm_out", "params", "ctx"};
+    for (unsigned i = 0; i < 7; ++i) fn_->getArg(i)->setName(names[i]);
+    gm_ = {fn_->getArg(4), fn_->getArg(2), fn_->getArg(3)};
+    params_ = fn_->getArg(5);
+    ctx_ = fn_->getArg(6);
+  }
+
+  llvm::Function* emit() {
+    BasicBlock* exit = block("exit");
+    // This block's start: blocks[block_idx].
+    Value* blocks = field(offsetof(KernelParams, blocks), b_.getPtrTy(), "blocks");
+    Value* start = b_.CreateGEP(llvm::ArrayType::get(b_.getInt8Ty(), sizeof(BlockStart)), blocks, fn_->getArg(0),
+                                "start");
+    Value* tiles = load_field(b_, start, offsetof(BlockStart, tiles), b_.getInt64Ty(), "tiles");
+    BasicBlock* body = block("body");
+    b_.CreateCondBr(b_.CreateICmpSGT(tiles, b_.getInt64(0)), body, exit);
+    b_.SetInsertPoint(body);
+
+    load_parameters(start);
+    load_residents();
+    Value* remaining = local("remaining", tiles);
+    Value* slot = local("slot", b_.getInt64(0));
+    BasicBlock* tile = block("tile");
+    b_.CreateBr(tile);
+
+    b_.SetInsertPoint(tile);
+    emit_tile(b_.CreateLoad(b_.getInt64Ty(), slot, "slot"));
+    // Next slot (0, 1, 0, ... with double buffering) and next tile.
+    Value* s = b_.CreateLoad(b_.getInt64Ty(), slot);
+    Value* wrapped = b_.CreateICmpEQ(b_.CreateAdd(s, b_.getInt64(1)), slots_);
+    b_.CreateStore(b_.CreateSelect(wrapped, b_.getInt64(0), b_.CreateAdd(s, b_.getInt64(1))), slot);
+    Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
+    b_.CreateStore(left, remaining);
+    BasicBlock* advance = block("advance");
+    b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, advance);
+    b_.SetInsertPoint(advance);
+    emit_advance(tile, exit);
+
+    b_.SetInsertPoint(exit);
+    b_.CreateRetVoid();
+    return fn_;
+  }
+
+ private:
+  // ---- parameters ----
+
+  void load_parameters(Value* start) {
+    const int outer = key_.rank > 0 ? key_.rank - 1 : 0;
+    Value* extents = field(offsetof(KernelParams, extents), b_.getPtrTy(), "extents");
+    Value* strides = field(offsetof(KernelParams, strides), b_.getPtrTy(), "strides");
+    Value* spans = field(offsetof(KernelParams, spans), b_.getPtrTy(), "spans");
+    Value* index = load_field(b_, start, offsetof(BlockStart, index), b_.getPtrTy(), "index");
+    for (int l = 0; l < outer; ++l) {
+      odometer_.extent.push_back(element(extents, l, "extent"));
+      odometer_.index.push_back(local("i" + std::to_string(l), element(index, l, "start")));
+      for (int k = 0; k < kNumOperands; ++k) {
+        odometer_.stride[k].push_back(element(strides, k * outer + l, "stride"));
+        odometer_.span[k].push_back(element(spans, k * outer + l, "span"));
+      }
+    }
+    for (int k = 0; k < kNumOperands; ++k) {
+      odometer_.offset[k] = local(
+          "offset", load_field(b_, start, offsetof(BlockStart, offset) + k * sizeof(std::int64_t), b_.getInt64Ty(),
+                               "start_offset"));
+      inner_stride_[k] = array_field(offsetof(KernelParams, inner_stride), k, "inner_stride");
+      tile_step_[k] = array_field(offsetof(KernelParams, tile_step), k, "tile_step");
+      row_rewind_[k] = array_field(offsetof(KernelParams, row_rewind), k, "row_rewind");
+      for (int s = 0; s < 2; ++s)
+        ub_tile_[k][s] = array_field(offsetof(KernelParams, ub_tile) + s * sizeof(std::int64_t), 2 * k, "ub_tile");
+      residency_[k] = array_field(offsetof(KernelParams, residency), k, "residency");
+      ub_resident_[k] = array_field(offsetof(KernelParams, ub_resident), k, "ub_resident");
+    }
+    n_ = field(offsetof(KernelParams, inner_extent), b_.getInt64Ty(), "n");
+    tile_ = field(offsetof(KernelParams, tile), b_.getInt64Ty(), "tile_elements");
+    slots_ = field(offsetof(KernelParams, slots), b_.getInt64Ty(), "slots");
+    pos_ = local("pos", load_field(b_, start, offsetof(BlockStart, pos), b_.getInt64Ty(), "pos"));
+  }
+
+  // A resident input is copied whole into the UB once per block.
+  void load_residents() {
+    for (int k = kA; k <= kB; ++k) {
+      BasicBlock* load = block("load_resident");
+      BasicBlock* after = block("after_resident");
+      b_.CreateCondBr(b_.CreateICmpEQ(residency_[k], b_.getInt64(ascend::kResident)), load, after);
+      b_.SetInsertPoint(load);
+      Value* count = array_field(offsetof(KernelParams, resident_count), k, "resident_count");
+      Value* gm_offset = array_field(offsetof(KernelParams, resident_gm_offset), k, "resident_gm_offset");
+      call(Intrinsic::copy_in, {ctx_, ub_resident_[k], b_.CreateGEP(b_.getInt8Ty(), gm_[k], gm_offset), count,
+                                 b_.getInt64(1), b_.getInt32(k)});
+      b_.CreateBr(after);
+      b_.SetInsertPoint(after);
+    }
+  }
+
+  // ---- one tile ----
+
+  void emit_tile(Value* slot) {
+    // len = min(tile, n - pos): the last tile of a row may be short.
+    Value* left_in_row = b_.CreateSub(n_, b_.CreateLoad(b_.getInt64Ty(), pos_));
+    Value* len = b_.CreateSelect(b_.CreateICmpSLT(left_in_row, tile_), left_in_row, tile_, "len");
+    std::array<Value*, kNumOperands> ub{};
+    for (int k = kA; k <= kB; ++k) {
+      ub[k] = fetch_input(k, slot, len);
+      call(Intrinsic::enque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
+    }
+    for (int k = kA; k <= kB; ++k)
+      call(Intrinsic::deque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
+    Value* out_ub = tile_buffer(kOut, slot);
+    call(Intrinsic::vector_binary, {ctx_, out_ub, ub[kA], ub[kB], len});
+    call(Intrinsic::enque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
+    call(Intrinsic::deque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
+    call(Intrinsic::copy_out, {ctx_, gm_at(kOut), out_ub, len, inner_stride_[kOut]});
+    call(Intrinsic::tile_done, {ctx_});
+  }
+
+  // The UB address of input k's data for this tile.
+  Value* fetch_input(int k, Value* slot, Value* len) {
+    const bool repeated = key_.rank > 0 && key_.inner[k] == InnerStride::zero;
+    Value* buffer = tile_buffer(k, slot);
+    Value* offset = b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k]);
+    BasicBlock* resident = block("resident");
+    BasicBlock* per_tile = block("per_tile");
+    BasicBlock* fetched = block("fetched");
+    b_.CreateCondBr(b_.CreateICmpEQ(residency_[k], b_.getInt64(ascend::kResident)), resident, per_tile);
+
+    // Resident: the tile's data is already in the UB at ub_resident + offset.
+    b_.SetInsertPoint(resident);
+    Value* in_resident = b_.CreateAdd(ub_resident_[k], offset);
+    Value* from_resident = in_resident;
+    if (repeated) {
+      call(Intrinsic::broadcast, {ctx_, buffer, in_resident, len});
+      from_resident = buffer;
+    }
+    b_.CreateBr(fetched);
+    BasicBlock* resident_end = b_.GetInsertBlock();
+
+    // Per tile: copy the row piece in, or one element and broadcast it.
+    b_.SetInsertPoint(per_tile);
+    if (repeated) {
+      call(Intrinsic::copy_in, {ctx_, buffer, gm_at(k), b_.getInt64(1), b_.getInt64(1), b_.getInt32(k)});
+      call(Intrinsic::broadcast, {ctx_, buffer, buffer, len});
+    } else {
+      call(Intrinsic::copy_in, {ctx_, buffer, gm_at(k), len, inner_stride_[k], b_.getInt32(k)});
+    }
+    b_.CreateBr(fetched);
+    BasicBlock* per_tile_end = b_.GetInsertBlock();
+
+    b_.SetInsertPoint(fetched);
+    llvm::PHINode* address = b_.CreatePHI(b_.getInt64Ty(), 2, "ub_input");
+    address->addIncoming(from_resident, resident_end);
+    address->addIncoming(buffer, per_tile_end);
+    return address;
+  }
+
+  // Next tile: along the row, or to the next row through the odometer.
+  void emit_advance(BasicBlock* tile, BasicBlock* exit) {
+    Value* pos = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), pos_), tile_);
+    for (int k = 0; k < kNumOperands; ++k) add_to(odometer_.offset[k], tile_step_[k]);
+    BasicBlock* same_row = block("same_row");
+    BasicBlock* next_row = block("next_row");
+    b_.CreateCondBr(b_.CreateICmpSLT(pos, n_), same_row, next_row);
+    b_.SetInsertPoint(same_row);
+    b_.CreateStore(pos, pos_);
+    b_.CreateBr(tile);
+    b_.SetInsertPoint(next_row);
+    b_.CreateStore(b_.getInt64(0), pos_);
+    for (int k = 0; k < kNumOperands; ++k)
+      b_.CreateStore(b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k]), row_rewind_[k]),
+                     odometer_.offset[k]);
+    odometer_.emit_step(b_, tile, exit);
+  }
+
+  // ---- helpers ----
+
+  Value* tile_buffer(int k, Value* slot) {
+    return b_.CreateSelect(b_.CreateICmpEQ(slot, b_.getInt64(0)), ub_tile_[k][0], ub_tile_[k][1]);
+  }
+  Value* gm_at(int k) { return b_.CreateGEP(b_.getInt8Ty(), gm_[k], b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k])); }
+  void add_to(Value* slot, Value* amount) { add_to_local(b_, slot, amount); }
+  Value* local(const std::string& name, Value* init) { return new_local(b_, name, init); }
+  Value* field(std::size_t offset, llvm::Type* type, const char* name) {
+    return load_field(b_, params_, offset, type, name);
+  }
+  Value* array_field(std::size_t offset, int i, const char* name) {
+    return field(offset + static_cast<std::size_t>(i) * sizeof(std::int64_t), b_.getInt64Ty(), name);
+  }
+  Value* element(Value* array, int i, const std::string& name) { return load_i64(b_, array, i, name); }
+  BasicBlock* block(const std::string& name) { return new_block(b_, name); }
+
+  // Calls an intrinsic, declared from its shared prototype (NOTE: [Ascend
+  // intrinsics]); the verifier rejects a call whose arguments do not match it.
+  void call(Intrinsic which, std::initializer_list<Value*> args) {
+    llvm::FunctionCallee callee = declare(which);
+    b_.CreateCall(callee, args);
+  }
+  llvm::FunctionCallee declare(Intrinsic which) {
+    llvm::LLVMContext& c = module_.getContext();
+    switch (which) {
+#define BCAST_DECLARE(name, prototype) \
+  return module_.getOrInsertFunction(#name, FunctionTypeOf<ascend::prototype>::get(c));
+      case Intrinsic::copy_in: BCAST_DECLARE(bcast_sim_copy_in, intrinsic::CopyIn)
+      case Intrinsic::copy_out: BCAST_DECLARE(bcast_sim_copy_out, intrinsic::CopyOut)
+      case Intrinsic::vector_binary: BCAST_DECLARE(bcast_sim_vector_binary, intrinsic::VectorBinary)
+      case Intrinsic::broadcast: BCAST_DECLARE(bcast_sim_broadcast, intrinsic::Broadcast)
+      case Intrinsic::enque: BCAST_DECLARE(bcast_sim_enque, intrinsic::QueueOp)
+      case Intrinsic::deque: BCAST_DECLARE(bcast_sim_deque, intrinsic::QueueOp)
+      case Intrinsic::tile_done: BCAST_DECLARE(bcast_sim_tile_done, intrinsic::TileDone)
+#undef BCAST_DECLARE
+    }
+    return {};
+  }
+
+  llvm::Module& module_;
+  const KernelKey& key_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  Value* params_ = nullptr;
+  Value* ctx_ = nullptr;
+  std::array<Value*, kNumOperands> gm_{};
+  Odometer odometer_;
+  std::array<Value*, kNumOperands> inner_stride_{}, tile_step_{}, row_rewind_{}, residency_{}, ub_resident_{};
+  std::array<std::array<Value*, 2>, kNumOperands> ub_tile_{};
+  Value* n_ = nullptr;
+  Value* tile_ = nullptr;
+  Value* slots_ = nullptr;
+  Value* pos_ = nullptr;
+};
+
+}  // namespace
+
+llvm::Function* emit_ascend_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
+                                   const std::string& symbol) {
+  return AscendEmitter(module, key, settings, symbol).emit();
+}
+
+}  // namespace bcast::jit

@@ -1,0 +1,626 @@
+// The loop-nest emitter: one nest for every key, the op from ir_ops.
+#include "emit/loop_nest_emitter.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "host_target.h"
+#include "ir/ir_dtypes.h"
+#include "ir/ir_helpers.h"
+#include "ir/ir_ops.h"
+#include "ir/odometer.h"
+#include "kernel_abi.h"
+#include "target/codegen_target.h"
+#include "variant.h"
+
+namespace bcast::jit {
+namespace {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+constexpr std::int64_t kLineBytes = HostTarget::kLineBytes;  // what one streaming store writes
+constexpr std::uint64_t kTransposeBytes = kLineBytes;  // a column of a transposed tile: one line of t ...
+constexpr std::uint64_t kTransposeLanes = 16;  // ... or 16 elements of 1 or 2 bytes (fewer vectors than registers)
+
+class NestEmitter {
+ public:
+  NestEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol)
+      : key_(key), b_(module.getContext()), rank_(key.rank),
+        target_(codegen_target(llvm::Triple(module.getTargetTriple()))) {
+    llvm::LLVMContext& c = module.getContext();
+    fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);
+    fn_->addParamAttr(0, llvm::Attribute::NoCapture);
+    fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
+    args_ = fn_->getArg(0);
+    args_->setName("args");
+    element_type_ = {storage_type(c, result_dtype(key.op, key.dtype)), storage_type(c, key.dtype),
+                     storage_type(c, key.dtype)};
+  }
+
+  llvm::Function* emit() {
+    base_ = {field(offsetof(KernelArgs, out), b_.getPtrTy(), "out"), field(offsetof(KernelArgs, a), b_.getPtrTy(), "a"),
+             field(offsetof(KernelArgs, b), b_.getPtrTy(), "b")};
+    Value* count = field(offsetof(KernelArgs, count), b_.getInt64Ty(), "count");
+    BasicBlock* exit = block("exit");
+    if (rank_ == 0) {
+      BasicBlock* body = block("scalar");
+      b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), body, exit);
+      b_.SetInsertPoint(body);
+      emit_element(base_[kOut], base_[kA], base_[kB]);
+      b_.CreateBr(exit);
+    } else {
+      // NOTE: [Loop variants]: the nest of the key's variant.
+      (this->*kNests[static_cast<int>(nest_variant(key_).emitter)])(count, exit);
+    }
+    b_.SetInsertPoint(exit);
+    // NOTE: [Streaming stores]: the fence orders the weakly ordered stores.
+    if (key_.stream) target_.emit_store_fence(b_);
+    b_.CreateRetVoid();
+    return fn_;
+  }
+
+ private:
+  // ---- the outer odometer ----
+
+  void emit_nest(Value* count, BasicBlock* exit) {
+    load_levels();
+    // Running offsets, the odometer and the remaining count live in allocas;
+    // SROA turns them into registers.
+    const Odometer odometer = outer_odometer(rank_ - 1, field(offsetof(KernelArgs, index), b_.getPtrTy(), "index"));
+    Value* remaining = local("remaining");
+    b_.CreateStore(count, remaining);
+    BasicBlock* row = block("row");
+    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), row, exit);
+
+    // One pass of the innermost level from the current offsets.
+    b_.SetInsertPoint(row);
+    std::array<Value*, kNumOperands> row_base{};
+    for (int k = 0; k < kNumOperands; ++k)
+      row_base[k] =
+          b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "row_base");
+    if (key_.stream) emit_streaming_row(row_base);
+    else emit_inner_loop(row_base, extent_[rank_ - 1]);
+    Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
+    b_.CreateStore(left, remaining);
+    BasicBlock* carry = block("carry");
+    b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
+    b_.SetInsertPoint(carry);
+    odometer.emit_step(b_, row, exit);
+  }
+
+  // NOTE: [Fixed rows]: one loop over the rows, the row unrolled in its body.
+  void emit_fixed_rows(Value* count, BasicBlock* exit) {
+    if (!key_.stream) {
+      emit_fixed_row_range(b_.getInt64(0), count, "rows", /*vectorise=*/true);
+      b_.CreateBr(exit);
+      return;
+    }
+    // NOTE: [Streaming stores]: rows up to out's first line boundary and after
+    // its last whole line as above, whole lines of L / m rows in between. When
+    // out does not start on a row boundary of its lines, every row as above.
+    const auto [head, lines_end] = split_at_lines(base_[kOut], count, key_.fixed_row * bytes(kOut));
+    emit_fixed_row_range(b_.getInt64(0), head, "head", false);
+    emit_streaming_fixed_rows(head, lines_end);
+    emit_fixed_row_range(lines_end, count, "tail", false);
+    b_.CreateBr(exit);
+  }
+
+  // Rows [begin, end) of NOTE: [Fixed rows].
+  void emit_fixed_row_range(Value* begin, Value* end, const std::string& name, bool vectorise) {
+    const int m = key_.fixed_row;
+    std::array<Value*, kNumOperands> first{};
+    for (int k = 0; k < kNumOperands; ++k) first[k] = fixed_row_at(k, begin);
+    CountedLoop rows = open_loop(begin, end, name);
+    std::array<llvm::PHINode*, kNumOperands> row{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "row");
+      row[k]->addIncoming(first[k], rows.preheader);
+    }
+    for (int j = 0; j < m; ++j) {
+      auto at = [&](int k) -> Value* {
+        const int offset = key_.inner[k] == InnerStride::unit ? j : 0;
+        return b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], offset);
+      };
+      emit_element(at(kOut), at(kA), at(kB));
+    }
+    for (int k = 0; k < kNumOperands; ++k)
+      row[k]->addIncoming(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], key_.row_step[k]),
+                          b_.GetInsertBlock());
+    close_loop(rows, b_.getInt64(1), vectorise);
+  }
+
+  // Operand k's row r of NOTE: [Fixed rows]: its base plus r row steps, as a
+  // GEP over rows (no multiplication in the IR).
+  Value* fixed_row_at(int k, Value* r) {
+    switch (key_.row_step[k]) {
+      case 0: return base_[k];
+      case 1: return b_.CreateGEP(element_type_[k], base_[k], r);
+      default: return b_.CreateGEP(llvm::ArrayType::get(element_type_[k], key_.row_step[k]), base_[k], r);
+    }
+  }
+
+  // Rows [begin, end) of NOTE: [Fixed rows], a line of out (L / m rows) per
+  // step with one streaming store; begin is on a line boundary of out.
+  void emit_streaming_fixed_rows(Value* begin, Value* end) {
+    const unsigned m = key_.fixed_row;
+    const auto lanes = static_cast<unsigned>(static_cast<std::uint64_t>(kLineBytes) / bytes(kOut));
+    // Lane j of the line lies in row j / m, column j % m.
+    std::vector<int> column_of, row_of;
+    for (unsigned j = 0; j < lanes; ++j) {
+      column_of.push_back(static_cast<int>(j % m));
+      row_of.push_back(static_cast<int>(j / m));
+    }
+    // Inputs that are the same for every line, built once.
+    std::array<Value*, kNumOperands> same{};
+    for (const int k : {kA, kB}) {
+      if (key_.row_step[k] != 0) continue;
+      if (key_.inner[k] == InnerStride::zero) {
+        same[k] = b_.CreateVectorSplat(lanes, load(k, base_[k]));
+      } else {  // one row of m elements, repeated
+        same[k] = b_.CreateShuffleVector(load_vector(k, base_[k], m), column_of);
+      }
+    }
+    CountedLoop lines = open_loop(begin, end, "line_rows");
+    auto input = [&](int k) -> Value* {
+      if (same[k]) return same[k];
+      Value* at = fixed_row_at(k, lines.i);
+      if (key_.inner[k] == InnerStride::unit) return load_vector(k, at, lanes);
+      // One value per row: L / m of them, each spread over its row's m lanes.
+      return b_.CreateShuffleVector(load_vector(k, at, lanes / m), row_of);
+    };
+    Value* x = input(kA);
+    Value* y = input(kB);
+    make_nontemporal(store_result(x, y, fixed_row_at(kOut, lines.i)));
+    close_loop(lines, b_.getInt64(lanes / m));
+  }
+
+  // NOTE: [Transposed tiles]: blocks of L x L elements, transposed in
+  // registers; the columns and rows left over run the scalar inner loop.
+  void emit_transposed_tiles(Value* count, BasicBlock* exit) {
+    load_levels();
+    if (!key_.stream) {
+      emit_transposed_matrices(count, exit, false);
+      return;
+    }
+    // NOTE: [Streaming stores]: a block's rows of out are whole lines when out
+    // and its strides above the columns are line-aligned (the element sizes
+    // are equal, so a row of a block is one line); otherwise plain stores.
+    const std::uint64_t lanes = transpose_lanes();
+    Value* address = b_.CreatePtrToInt(base_[kOut], b_.getInt64Ty());
+    Value* misaligned = b_.CreateAnd(address, kLineBytes - 1);
+    for (int l = 0; l + 1 < rank_; ++l) misaligned = b_.CreateOr(misaligned, b_.CreateAnd(stride_[kOut][l], lanes - 1));
+    BasicBlock* streaming = block("streaming_blocks");
+    BasicBlock* plain = block("plain_blocks");
+    b_.CreateCondBr(b_.CreateICmpEQ(misaligned, b_.getInt64(0)), streaming, plain);
+    b_.SetInsertPoint(streaming);
+    emit_transposed_matrices(count, exit, true);
+    b_.SetInsertPoint(plain);
+    emit_transposed_matrices(count, exit, false);
+  }
+
+  // `count` rows from the odometer's start (NOTE: [Kernel ABI]), one matrix
+  // (a pass of the rows level) at a time: the first from its start row, the
+  // rest whole. A matrix's rows leave each operand one row past its last; the
+  // rows' span and stride take it back to the first, and the odometer of the
+  // levels above steps from there.
+  void emit_transposed_matrices(Value* count, BasicBlock* exit, bool nontemporal) {
+    const int rows_level = rank_ - 2;
+    Value* index_array = field(offsetof(KernelArgs, index), b_.getPtrTy(), "index");
+    const Odometer odometer = outer_odometer(rows_level, index_array);
+    Value* first_row = local("first_row");
+    b_.CreateStore(element(index_array, rows_level, "start_row"), first_row);
+    Value* remaining = local("remaining");
+    b_.CreateStore(count, remaining);
+    BasicBlock* entry = b_.GetInsertBlock();
+    BasicBlock* matrix = block("matrix");
+    BasicBlock* next = block("next_matrix");
+    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), matrix, exit);
+
+    b_.SetInsertPoint(matrix);
+    std::array<llvm::PHINode*, kNumOperands> start{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      start[k] = b_.CreatePHI(b_.getPtrTy(), 2, "matrix_start");
+      start[k]->addIncoming(base_[k], entry);
+    }
+    Value* left_in_matrix = b_.CreateSub(extent_[rows_level], b_.CreateLoad(b_.getInt64Ty(), first_row));
+    Value* rows = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(b_.getInt64Ty(), remaining),
+                                           left_in_matrix, nullptr, "matrix_rows");
+    const std::array<Value*, kNumOperands> end = emit_transposed_rows({start[kOut], start[kA], start[kB]}, rows,
+                                                                       nontemporal);
+    Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), rows, "left");
+    b_.CreateStore(left, remaining);
+    BasicBlock* carry = block("matrix_carry");
+    b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
+
+    b_.SetInsertPoint(carry);
+    std::array<Value*, kNumOperands> row0{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      Value* back = b_.CreateAdd(span_[k][rows_level], stride_[k][rows_level]);
+      row0[k] = b_.CreateGEP(element_type_[k], end[k], b_.CreateNeg(back), "matrix_row0");
+      b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
+    }
+    b_.CreateStore(b_.getInt64(0), first_row);
+    odometer.emit_step(b_, next, exit);
+
+    b_.SetInsertPoint(next);
+    for (int k = 0; k < kNumOperands; ++k)
+      start[k]->addIncoming(
+          b_.CreateGEP(element_type_[k], row0[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k])), next);
+    b_.CreateBr(matrix);
+  }
+
+  // `n` rows of one matrix from row_base, in L x L blocks; returns each
+  // operand's position one row past the last.
+  std::array<Value*, kNumOperands> emit_transposed_rows(const std::array<Value*, kNumOperands>& row_base, Value* n,
+                                                        bool nontemporal) {
+    const int t = key_.transposed, other = t == kA ? kB : kA;
+    const int rows_level = rank_ - 2, cols_level = rank_ - 1;
+    const auto lanes = static_cast<unsigned>(transpose_lanes());
+    Value* cols = extent_[cols_level];
+    Value* full_rows = b_.CreateAnd(n, ~std::uint64_t{lanes - 1}, "full_rows");
+    Value* full_cols = b_.CreateAnd(cols, ~std::uint64_t{lanes - 1}, "full_cols");
+    BasicBlock* entry = b_.GetInsertBlock();
+
+    // Blocks of `lanes` rows.
+    CountedLoop blocks = open_loop(b_.getInt64(0), full_rows, "row_blocks");
+    std::array<llvm::PHINode*, kNumOperands> block_row{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      block_row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "block_row");
+      block_row[k]->addIncoming(row_base[k], blocks.preheader);
+    }
+    // Row p of the block, for out and the other input (p = lanes: the next block).
+    std::array<std::vector<Value*>, kNumOperands> rows;
+    for (const int k : {static_cast<int>(kOut), other}) {
+      rows[k].push_back(block_row[k]);
+      for (unsigned p = 0; p < lanes; ++p)
+        rows[k].push_back(b_.CreateGEP(element_type_[k], rows[k].back(), stride_[k][rows_level]));
+    }
+    std::vector<Value*> repeated(lanes);  // the other input's value per row, when it repeats along the row
+    if (key_.inner[other] == InnerStride::zero)
+      for (unsigned p = 0; p < lanes; ++p) repeated[p] = b_.CreateVectorSplat(lanes, load(other, rows[other][p]));
+
+    CountedLoop col_blocks = open_loop(b_.getInt64(0), full_cols, "col_blocks");
+    llvm::PHINode* t_col = b_.CreatePHI(b_.getPtrTy(), 2, "t_col");
+    t_col->addIncoming(block_row[t], col_blocks.preheader);
+    Value* next_col = emit_transposed_block(t_col, col_blocks.i, rows, repeated, nontemporal);
+    t_col->addIncoming(next_col, b_.GetInsertBlock());
+    BasicBlock* col_latch = b_.GetInsertBlock();
+    close_loop(col_blocks, b_.getInt64(lanes));
+    // The columns left over, for the block's rows: t's column there is where the block loop stopped.
+    llvm::PHINode* t_rest = b_.CreatePHI(b_.getPtrTy(), 2, "t_rest");
+    t_rest->addIncoming(block_row[t], col_blocks.preheader);
+    t_rest->addIncoming(next_col, col_latch);
+    std::array<Value*, kNumOperands> first{};
+    first[kOut] = b_.CreateGEP(element_type_[kOut], block_row[kOut], full_cols);
+    first[other] = key_.inner[other] == InnerStride::unit
+                       ? b_.CreateGEP(element_type_[other], block_row[other], full_cols)
+                       : static_cast<Value*>(block_row[other]);
+    first[t] = t_rest;
+    emit_rows(first, b_.getInt64(lanes), b_.CreateSub(cols, full_cols));
+    rows[t].push_back(b_.CreateConstInBoundsGEP1_64(element_type_[t], block_row[t], lanes, "t_next"));
+    BasicBlock* block_latch = b_.GetInsertBlock();
+    for (int k = 0; k < kNumOperands; ++k) block_row[k]->addIncoming(rows[k].back(), block_latch);
+    close_loop(blocks, b_.getInt64(lanes));
+
+    // The rows left over, whole.
+    std::array<Value*, kNumOperands> rest{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      llvm::PHINode* at = b_.CreatePHI(b_.getPtrTy(), 2, "rest_row");
+      at->addIncoming(row_base[k], entry);
+      at->addIncoming(rows[k].back(), block_latch);
+      rest[k] = at;
+    }
+    return emit_rows(rest, b_.CreateSub(n, full_rows), cols);
+  }
+
+  // One L x L block of NOTE: [Transposed tiles] at column `col` of the
+  // block's rows (`rows` of out and the other input; `repeated`: the other
+  // input's splat per row when it repeats along rows); t's columns from
+  // t_col. Returns t's column after the block.
+  Value* emit_transposed_block(Value* t_col, Value* col, const std::array<std::vector<Value*>, kNumOperands>& rows,
+                               const std::vector<Value*>& repeated, bool nontemporal) {
+    const int t = key_.transposed, other = t == kA ? kB : kA;
+    const auto lanes = static_cast<unsigned>(repeated.size());
+    std::vector<Value*> columns;
+    Value* next_col = t_col;
+    for (unsigned q = 0; q < lanes; ++q) {
+      columns.push_back(load_vector(t, next_col, lanes));
+      next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][rank_ - 1]);
+    }
+    const std::vector<Value*> t_rows = transpose(columns);
+    for (unsigned p = 0; p < lanes; ++p) {
+      Value* along = repeated[p];
+      if (!along) along = load_vector(other, b_.CreateGEP(element_type_[other], rows[other][p], col), lanes);
+      Value* x = t == kA ? t_rows[p] : along;
+      Value* y = t == kA ? along : t_rows[p];
+      llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], rows[kOut][p], col));
+      if (nontemporal) make_nontemporal(store);
+    }
+    return next_col;
+  }
+
+  // `n` rows of `cols` elements from row_base, each with the scalar inner
+  // loop; t (NOTE: [Transposed tiles]) steps 1 element from row to row.
+  // Returns each operand's position one row past the last.
+  std::array<Value*, kNumOperands> emit_rows(const std::array<Value*, kNumOperands>& row_base, Value* n, Value* cols) {
+    const int rows_level = rank_ - 2;
+    CountedLoop rows = open_loop(b_.getInt64(0), n, "rows");
+    std::array<llvm::PHINode*, kNumOperands> row{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "row");
+      row[k]->addIncoming(row_base[k], rows.preheader);
+    }
+    emit_inner_loop({row[kOut], row[kA], row[kB]}, cols);
+    std::array<Value*, kNumOperands> next{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      Value* step = k == key_.transposed ? b_.getInt64(1) : stride_[k][rows_level];
+      next[k] = b_.CreateGEP(element_type_[k], row[k], step);
+      row[k]->addIncoming(next[k], b_.GetInsertBlock());
+    }
+    BasicBlock* latch = b_.GetInsertBlock();
+    close_loop(rows, b_.getInt64(1));
+    std::array<Value*, kNumOperands> end{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      llvm::PHINode* at = b_.CreatePHI(b_.getPtrTy(), 2, "rows_end");
+      at->addIncoming(row_base[k], rows.preheader);
+      at->addIncoming(next[k], latch);
+      end[k] = at;
+    }
+    return end;
+  }
+
+  // The transpose of a square of vectors: result[p][q] = v[q][p]. Each round
+  // interleaves vector i with vector i + n/2; log2 n rounds transpose.
+  std::vector<Value*> transpose(std::vector<Value*> v) {
+    const unsigned n = static_cast<unsigned>(v.size());
+    std::vector<int> low, high;
+    for (unsigned j = 0; j < n / 2; ++j) {
+      low.insert(low.end(), {static_cast<int>(j), static_cast<int>(n + j)});
+      high.insert(high.end(), {static_cast<int>(n / 2 + j), static_cast<int>(n + n / 2 + j)});
+    }
+    for (unsigned width = 1; width < n; width *= 2) {
+      std::vector<Value*> next(n);
+      for (unsigned i = 0; i < n / 2; ++i) {
+        next[2 * i] = b_.CreateShuffleVector(v[i], v[i + n / 2], low);
+        next[2 * i + 1] = b_.CreateShuffleVector(v[i], v[i + n / 2], high);
+      }
+      v = std::move(next);
+    }
+    return v;
+  }
+
+  // The odometer of levels [0, levels): each level's position starts where
+  // the call's index array says (NOTE: [Kernel ABI]), each running offset at 0.
+  Odometer outer_odometer(int levels, Value* index_array) {
+    Odometer odometer;
+    for (int l = 0; l < levels; ++l) {
+      odometer.index.push_back(local("i" + std::to_string(l)));
+      b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);
+    }
+    odometer.extent.assign(extent_.begin(), extent_.begin() + levels);
+    for (int k = 0; k < kNumOperands; ++k) {
+      odometer.offset[k] = local("offset");
+      b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
+      odometer.stride[k].assign(stride_[k].begin(), stride_[k].begin() + levels);
+      odometer.span[k].assign(span_[k].begin(), span_[k].begin() + levels);
+    }
+    return odometer;
+  }
+
+  // Extents, strides and spans of every level, loaded once at entry.
+  void load_levels() {
+    Value* extents = field(offsetof(KernelArgs, extents), b_.getPtrTy(), "extents");
+    Value* strides = field(offsetof(KernelArgs, strides), b_.getPtrTy(), "strides");
+    Value* spans = field(offsetof(KernelArgs, spans), b_.getPtrTy(), "spans");
+    for (int l = 0; l < rank_; ++l) {
+      extent_.push_back(element(extents, l, "extent"));
+      for (int k = 0; k < kNumOperands; ++k) {
+        // Row k of the [3][rank] arrays starts at k * rank: a constant here.
+        stride_[k].push_back(element(strides, k * rank_ + l, "stride"));
+        span_[k].push_back(element(spans, k * rank_ + l, "span"));
+      }
+    }
+  }
+
+  // ---- the innermost level ----
+
+  // Elements [0, n) of the innermost level from row_base.
+  void emit_inner_loop(const std::array<Value*, kNumOperands>& row_base, Value* n) {
+    // A repeated operand is loaded once, outside the loop.
+    emit_element_loop(row_base, load_repeated(row_base), b_.getInt64(0), n, "inner", /*vectorise=*/true);
+  }
+
+  // Elements [begin, end) from row_base, one at a time (`fixed`: the repeated
+  // operands' values). Strided operands start their running offset at 0, so
+  // begin is 0 whenever one is strided (streaming rows have none).
+  void emit_element_loop(const std::array<Value*, kNumOperands>& row_base,
+                         const std::array<Value*, kNumOperands>& fixed, Value* begin, Value* end,
+                         const std::string& name, bool vectorise) {
+    const int inner = rank_ - 1;
+    CountedLoop loop = open_loop(begin, end, name);
+    // Strided operands keep a running offset: a second induction variable.
+    std::array<llvm::PHINode*, kNumOperands> running{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      if (key_.inner[k] != InnerStride::strided) continue;
+      running[k] = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
+      running[k]->addIncoming(b_.getInt64(0), loop.preheader);
+    }
+    std::array<Value*, kNumOperands> address{};
+    for (int k = 0; k < kNumOperands; ++k) {
+      if (key_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
+      if (key_.inner[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
+    }
+    Value* x = fixed[kA] ? fixed[kA] : load(kA, address[kA]);
+    Value* y = fixed[kB] ? fixed[kB] : load(kB, address[kB]);
+    store_result(x, y, address[kOut]);
+    for (int k = 0; k < kNumOperands; ++k)
+      if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), b_.GetInsertBlock());
+    close_loop(loop, b_.getInt64(1), vectorise);
+  }
+
+  // NOTE: [Streaming stores]: one row as three loops: scalar elements up to
+  // out's first line boundary, one line of out per vector step (non-temporal,
+  // aligned), scalar elements after the last whole line. Operands are unit or
+  // zero stride here (layout_can_stream), so address i of each is row_base + i.
+  void emit_streaming_row(const std::array<Value*, kNumOperands>& row_base) {
+    const int inner = rank_ - 1;
+    Value* n = extent_[inner];
+    const std::uint64_t size = bytes(kOut);
+    const unsigned lanes = static_cast<unsigned>(kLineBytes / size);
+    const std::array<Value*, kNumOperands> fixed = load_repeated(row_base);
+    const auto [head, body_end] = split_at_lines(row_base[kOut], n, size);
+
+    emit_element_loop(row_base, fixed, b_.getInt64(0), head, "head", false);
+    std::array<Value*, kNumOperands> splat{};
+    for (int k = kA; k <= kB; ++k)
+      if (fixed[k]) splat[k] = b_.CreateVectorSplat(lanes, fixed[k]);
+    CountedLoop lines = open_loop(head, body_end, "lines");
+    auto vector_at = [&](int k) {
+      return splat[k] ? splat[k] : load_vector(k, b_.CreateGEP(element_type_[k], row_base[k], lines.i), lanes);
+    };
+    Value* x = vector_at(kA);
+    Value* y = vector_at(kB);
+    llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], row_base[kOut], lines.i));
+    make_nontemporal(store);
+    close_loop(lines, b_.getInt64(lanes));
+    emit_element_loop(row_base, fixed, body_end, n, "tail", false);
+  }
+
+  // n units of `unit_bytes` (a power of two dividing a line) from `out`, split
+  // at line boundaries: [0, head) before the first, [head, lines_end) whole
+  // lines, the rest after. When out does not start on a unit boundary no
+  // store could be line-aligned: head is n.
+  std::pair<Value*, Value*> split_at_lines(Value* out, Value* n, std::uint64_t unit_bytes) {
+    const std::uint64_t per_line = static_cast<std::uint64_t>(kLineBytes) / unit_bytes;
+    Value* address = b_.CreatePtrToInt(out, b_.getInt64Ty(), "out_address");
+    Value* to_line = b_.CreateAnd(b_.CreateSub(b_.getInt64(0), address), kLineBytes - 1);
+    Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(address, unit_bytes - 1), b_.getInt64(0));
+    Value* head = b_.CreateSelect(aligned, b_.CreateLShr(to_line, llvm::Log2_64(unit_bytes)), n);
+    head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, head, n, nullptr, "head");
+    Value* lines_end = b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(n, head), ~(per_line - 1)), "lines_end");
+    return {head, lines_end};
+  }
+
+  // A whole, line-aligned line of out, written past the caches.
+  void make_nontemporal(llvm::StoreInst* store) {
+    store->setAlignment(llvm::Align(kLineBytes));
+    store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                       llvm::MDNode::get(b_.getContext(), llvm::ConstantAsMetadata::get(b_.getInt32(1))));
+  }
+
+  std::array<Value*, kNumOperands> load_repeated(const std::array<Value*, kNumOperands>& row_base) {
+    std::array<Value*, kNumOperands> fixed{};
+    for (int k = kA; k <= kB; ++k)
+      if (key_.inner[k] == InnerStride::zero) fixed[k] = load(k, row_base[k]);
+    return fixed;
+  }
+
+  // ---- counted loops ----
+
+  // for (i = begin; i < end; i += step): open_loop emits the guard and the
+  // loop block's induction variable and leaves the builder in the loop block
+  // (further PHIs go first); close_loop steps, branches back and leaves the
+  // builder after the loop.
+  struct CountedLoop {
+    llvm::PHINode* i = nullptr;
+    BasicBlock* preheader = nullptr;
+    BasicBlock* done = nullptr;
+    Value* end = nullptr;
+  };
+  CountedLoop open_loop(Value* begin, Value* end, const std::string& name) {
+    CountedLoop loop;
+    loop.preheader = b_.GetInsertBlock();
+    loop.end = end;
+    BasicBlock* body = block(name);
+    loop.done = block(name + "_done");
+    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), body, loop.done);
+    b_.SetInsertPoint(body);
+    loop.i = b_.CreatePHI(b_.getInt64Ty(), 2, name == "inner" ? "i" : name + "_i");
+    loop.i->addIncoming(begin, loop.preheader);
+    return loop;
+  }
+  void close_loop(const CountedLoop& loop, Value* step, bool vectorise = true) {
+    Value* next = b_.CreateAdd(loop.i, step, loop.i->getName() + "_next");
+    loop.i->addIncoming(next, b_.GetInsertBlock());
+    llvm::BranchInst* back = b_.CreateCondBr(b_.CreateICmpSLT(next, loop.end), loop.i->getParent(), loop.done);
+    if (!vectorise) {
+      // A loop of a few elements: the vectoriser's checks would cost more than they save.
+      llvm::LLVMContext& c = b_.getContext();
+      llvm::Metadata* off[] = {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                               llvm::ConstantAsMetadata::get(b_.getFalse())};
+      llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, off)});
+      id->replaceOperandWith(0, id);
+      back->setMetadata(llvm::LLVMContext::MD_loop, id);
+    }
+    b_.SetInsertPoint(loop.done);
+  }
+
+  // out = op(x, y), x and y loaded as stored (storage_type), scalars or
+  // vectors; the store is aligned to one element (a vector type's own
+  // alignment would be its size).
+  llvm::StoreInst* store_result(Value* x, Value* y, Value* out) {
+    const DType dtype = key_.dtype;
+    Value* cx = to_compute(b_, dtype, x);
+    Value* cy = to_compute(b_, dtype, y);
+    llvm::StoreInst* store =
+        (key_.op == Op::max || key_.op == Op::min) && (dtype == DType::f16 || dtype == DType::bf16)
+            ? b_.CreateStore(b_.CreateSelect(emit_extremum_picks_a(b_, key_.op, cx, cy), x, y), out)
+            : emit_store(b_, result_dtype(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
+    store->setAlignment(llvm::Align(bytes(kOut)));
+    return store;
+  }
+  Value* load(int k, Value* address) { return b_.CreateLoad(element_type_[k], address); }
+  // `lanes` consecutive elements of operand k, aligned to one element.
+  Value* load_vector(int k, Value* address, unsigned lanes) {
+    return b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[k], lanes), address, llvm::Align(bytes(k)));
+  }
+  std::uint64_t bytes(int k) const { return element_type_[k]->getPrimitiveSizeInBits() / 8; }
+  // L of NOTE: [Transposed tiles].
+  std::uint64_t transpose_lanes() const { return std::min(kTransposeBytes / bytes(key_.transposed), kTransposeLanes); }
+  void emit_element(Value* out, Value* a, Value* b) {
+    Value* x = load(kA, a);  // a first: argument order is unspecified
+    Value* y = load(kB, b);
+    store_result(x, y, out);
+  }
+
+  // ---- helpers ----
+
+  Value* field(std::size_t offset, llvm::Type* type, const char* name) {
+    return load_field(b_, args_, offset, type, name);
+  }
+  Value* element(Value* array, int i, const std::string& name) { return load_i64(b_, array, i, name); }
+  BasicBlock* block(const std::string& name) { return new_block(b_, name); }
+  Value* local(const std::string& name) { return new_local(b_, name); }
+
+  // The emitter function of each Emitter value (variant.h).
+  using NestFn = void (NestEmitter::*)(Value* count, BasicBlock* exit);
+  static constexpr std::array<NestFn, kNumEmitters> kNests{nullptr, &NestEmitter::emit_nest,
+                                                           &NestEmitter::emit_fixed_rows,
+                                                           &NestEmitter::emit_transposed_tiles};
+
+  const KernelKey& key_;
+  llvm::IRBuilder<> b_;
+  int rank_;
+  const CodegenTarget& target_;
+  llvm::Function* fn_ = nullptr;
+  Value* args_ = nullptr;
+  std::array<llvm::Type*, kNumOperands> element_type_{};
+  std::array<Value*, kNumOperands> base_{};
+  std::vector<Value*> extent_;
+  std::array<std::vector<Value*>, kNumOperands> stride_, span_;
+};
+
+}  // namespace
+
+llvm::Function* emit_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
+                            const std::string& symbol) {
+  return NestEmitter(module, key, settings, symbol).emit();
+}
+
+}  // namespace bcast::jit

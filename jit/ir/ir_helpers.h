@@ -1,0 +1,39 @@
+// IR helpers both emitters share: a kernel's function, its blocks, its i64
+// locals, and loads of fields and array elements through byte offsets.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <cstddef>
+#include <string>
+
+#include "codegen_settings.h"
+
+namespace bcast::jit {
+
+// An external function `symbol` of `type`, compiled for `settings`' CPU and
+// features, with the builder placed in its entry block.
+llvm::Function* begin_kernel(llvm::IRBuilder<>& b, llvm::Module& module, llvm::FunctionType* type,
+                             const std::string& symbol, const CodegenSettings& settings);
+
+// A new block at the end of the builder's function.
+llvm::BasicBlock* new_block(llvm::IRBuilder<>& b, const std::string& name);
+
+// An i64 local in the entry block, where SROA turns it into registers
+// wherever the code using it is; `init`, when given, is stored at the
+// builder's position.
+llvm::Value* new_local(llvm::IRBuilder<>& b, const std::string& name, llvm::Value* init = nullptr);
+
+// The field of `type` at byte `offset` of the struct `base` points to (a
+// struct of the kernel ABI, read by offsetof: no IR copy of the struct).
+llvm::Value* load_field(llvm::IRBuilder<>& b, llvm::Value* base, std::size_t offset, llvm::Type* type,
+                        const std::string& name);
+
+// Element i of an i64 array.
+llvm::Value* load_i64(llvm::IRBuilder<>& b, llvm::Value* array, std::int64_t i, const std::string& name);
+
+// Adds `amount` to the i64 local `slot`.
+void add_to_local(llvm::IRBuilder<>& b, llvm::Value* slot, llvm::Value* amount);
+
+}  // namespace bcast::jit

@@ -1,0 +1,140 @@
+// Op -> IR, driven by a table for the ops that are one instruction or intrinsic
+// per number kind; integer division and the logical ops have their own emitters.
+#include "ir/ir_ops.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <array>
+
+#include "ir/ir_dtypes.h"
+
+namespace bcast::jit {
+namespace {
+
+using llvm::CmpInst;
+using llvm::Instruction;
+using llvm::Intrinsic::ID;
+
+// How an op is emitted for one number kind.
+struct Lowering {
+  enum Form : std::uint8_t { none, binary, compare, intrinsic } form = none;
+  unsigned code = 0;  // Instruction::BinaryOps, CmpInst::Predicate or Intrinsic::ID
+};
+constexpr Lowering bin(Instruction::BinaryOps op) { return {Lowering::binary, op}; }
+constexpr Lowering cmp(CmpInst::Predicate p) { return {Lowering::compare, p}; }
+constexpr Lowering intr(ID id) { return {Lowering::intrinsic, id}; }
+
+struct OpLowering {
+  Op op;
+  Lowering floating, signed_int, unsigned_int, boolean;
+};
+
+// Float max/min are llvm.maximum / llvm.minimum: NaN-propagating, -0 < +0.
+// On bool (i1), add is or and mul is and; max is or, min is and.
+const std::array<OpLowering, 15> kTable{{
+    {Op::add, bin(Instruction::FAdd), bin(Instruction::Add), bin(Instruction::Add), bin(Instruction::Or)},
+    {Op::sub, bin(Instruction::FSub), bin(Instruction::Sub), bin(Instruction::Sub), {}},
+    {Op::mul, bin(Instruction::FMul), bin(Instruction::Mul), bin(Instruction::Mul), bin(Instruction::And)},
+    {Op::max, intr(llvm::Intrinsic::maximum), intr(llvm::Intrinsic::smax), intr(llvm::Intrinsic::umax),
+     bin(Instruction::Or)},
+    {Op::min, intr(llvm::Intrinsic::minimum), intr(llvm::Intrinsic::smin), intr(llvm::Intrinsic::umin),
+     bin(Instruction::And)},
+    {Op::pow, intr(llvm::Intrinsic::pow), {}, {}, {}},
+    {Op::eq, cmp(CmpInst::FCMP_OEQ), cmp(CmpInst::ICMP_EQ), cmp(CmpInst::ICMP_EQ), cmp(CmpInst::ICMP_EQ)},
+    {Op::ne, cmp(CmpInst::FCMP_UNE), cmp(CmpInst::ICMP_NE), cmp(CmpInst::ICMP_NE), cmp(CmpInst::ICMP_NE)},
+    {Op::lt, cmp(CmpInst::FCMP_OLT), cmp(CmpInst::ICMP_SLT), cmp(CmpInst::ICMP_ULT), cmp(CmpInst::ICMP_ULT)},
+    {Op::le, cmp(CmpInst::FCMP_OLE), cmp(CmpInst::ICMP_SLE), cmp(CmpInst::ICMP_ULE), cmp(CmpInst::ICMP_ULE)},
+    {Op::gt, cmp(CmpInst::FCMP_OGT), cmp(CmpInst::ICMP_SGT), cmp(CmpInst::ICMP_UGT), cmp(CmpInst::ICMP_UGT)},
+    {Op::ge, cmp(CmpInst::FCMP_OGE), cmp(CmpInst::ICMP_SGE), cmp(CmpInst::ICMP_UGE), cmp(CmpInst::ICMP_UGE)},
+    {Op::bit_and, {}, bin(Instruction::And), bin(Instruction::And), bin(Instruction::And)},
+    {Op::bit_or, {}, bin(Instruction::Or), bin(Instruction::Or), bin(Instruction::Or)},
+    {Op::bit_xor, {}, bin(Instruction::Xor), bin(Instruction::Xor), bin(Instruction::Xor)},
+}};
+
+const Lowering* find_lowering(Op op, NumberKind kind) {
+  for (const OpLowering& o : kTable) {
+    if (o.op != op) continue;
+    const Lowering& l = kind == NumberKind::floating       ? o.floating
+                        : kind == NumberKind::signed_int   ? o.signed_int
+                        : kind == NumberKind::unsigned_int ? o.unsigned_int
+                                                           : o.boolean;
+    return l.form == Lowering::none ? nullptr : &l;
+  }
+  return nullptr;
+}
+
+llvm::Value* emit_lowering(llvm::IRBuilder<>& b, const Lowering& l, llvm::Value* x, llvm::Value* y) {
+  switch (l.form) {
+    case Lowering::binary: return b.CreateBinOp(static_cast<Instruction::BinaryOps>(l.code), x, y);
+    case Lowering::compare: return b.CreateCmp(static_cast<CmpInst::Predicate>(l.code), x, y);
+    case Lowering::intrinsic: return b.CreateBinaryIntrinsic(static_cast<ID>(l.code), x, y);
+    case Lowering::none: break;
+  }
+  return nullptr;
+}
+
+// NumPy's floor_divide: x / 0 == 0, MIN / -1 wraps to MIN, otherwise the
+// quotient rounded towards minus infinity. The divisor is made safe first so
+// that no path divides by zero or overflows.
+llvm::Value* emit_floor_divide(llvm::IRBuilder<>& b, bool is_signed, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* t = x->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+  llvm::Value* one = llvm::ConstantInt::get(t, 1);
+  llvm::Value* y_is_zero = b.CreateICmpEQ(y, zero);
+  if (!is_signed) return b.CreateSelect(y_is_zero, zero, b.CreateUDiv(x, b.CreateSelect(y_is_zero, one, y)));
+  llvm::Value* y_is_minus_one = b.CreateICmpEQ(y, llvm::ConstantInt::getSigned(t, -1));
+  llvm::Value* safe_y = b.CreateSelect(b.CreateOr(y_is_zero, y_is_minus_one), one, y);
+  llvm::Value* q = b.CreateSDiv(x, safe_y);
+  llvm::Value* r = b.CreateSRem(x, safe_y);
+  // Truncation rounded towards zero; step down when the remainder and the divisor differ in sign.
+  llvm::Value* adjust = b.CreateAnd(b.CreateICmpNE(r, zero), b.CreateICmpSLT(b.CreateXor(r, safe_y), zero));
+  llvm::Value* floor = b.CreateSub(q, b.CreateZExt(adjust, t));
+  llvm::Value* negated = b.CreateSub(zero, x);  // wraps for MIN, as NumPy does
+  return b.CreateSelect(y_is_zero, zero, b.CreateSelect(y_is_minus_one, negated, floor));
+}
+
+// "x is true": non-zero; NaN counts as true, as in NumPy.
+llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v) {
+  llvm::Type* element = v->getType()->getScalarType();
+  if (element->isIntegerTy(1)) return v;
+  if (element->isFloatingPointTy()) return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+  return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+}
+
+// llvm.maximum/minimum propagate *a* NaN but leave which one unspecified; the
+// reference (like NumPy) returns a's NaN when both are NaN, payload and all.
+llvm::Value* emit_nan_first(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* extremum) {
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, b.CreateSelect(b.CreateFCmpUNO(y, y), y, extremum));
+}
+
+}  // namespace
+
+llvm::Value* emit_extremum_picks_a(llvm::IRBuilder<>& b, Op op, llvm::Value* x, llvm::Value* y) {
+  const Lowering* l = find_lowering(op, NumberKind::floating);
+  llvm::Value* extremum = emit_lowering(b, *l, x, y);  // no NaN left when it decides
+  llvm::Type* bits = shaped_like(x, b.getIntNTy(x->getType()->getScalarSizeInBits()));
+  llvm::Value* is_a = b.CreateICmpEQ(b.CreateBitCast(extremum, bits), b.CreateBitCast(x, bits));
+  llvm::Type* truth = is_a->getType();
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), llvm::ConstantInt::getTrue(truth),
+                        b.CreateSelect(b.CreateFCmpUNO(y, y), llvm::ConstantInt::getFalse(truth), is_a));
+}
+
+llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y) {
+  const NumberKind kind = number_kind(dtype);
+  switch (op) {
+    case Op::div:
+      if (kind == NumberKind::floating) return b.CreateFDiv(x, y);
+      return emit_floor_divide(b, kind == NumberKind::signed_int, x, y);
+    case Op::logical_and: return b.CreateAnd(truth(b, x), truth(b, y));
+    case Op::logical_or: return b.CreateOr(truth(b, x), truth(b, y));
+    case Op::logical_xor: return b.CreateXor(truth(b, x), truth(b, y));
+    default: break;
+  }
+  const Lowering* l = find_lowering(op, kind);
+  if (l == nullptr) return nullptr;
+  llvm::Value* v = emit_lowering(b, *l, x, y);
+  if (kind == NumberKind::floating && (op == Op::max || op == Op::min)) v = emit_nan_first(b, x, y, v);
+  return v;
+}
+
+}  // namespace bcast::jit

@@ -1,0 +1,80 @@
+// The code generator targets: x86-64, and a generic one for other hosts.
+#include "target/codegen_target.h"
+
+#include <llvm/IR/IntrinsicsX86.h>
+
+#include <initializer_list>
+
+#include "isa.h"
+
+namespace bcast::jit {
+namespace {
+
+// Any architecture: a release fence orders the stores before it.
+class GenericTarget : public CodegenTarget {
+ public:
+  void emit_store_fence(llvm::IRBuilder<>& b) const override { b.CreateFence(llvm::AtomicOrdering::Release); }
+};
+
+// Feature-name prefixes each ISA cap turns off (x86-64). Turning a base feature
+// off also turns off, inside LLVM, every feature that implies it.
+struct IsaCap {
+  std::string_view isa;
+  std::initializer_list<std::string_view> above;
+};
+const IsaCap kIsaCaps[] = {
+    {kIsaLevels[0], {"avx", "fma", "f16c", "vaes", "vpclmulqdq", "amx", "evex512"}},
+    {kIsaLevels[1], {"avx2", "avx512", "avxvnni", "avxifma", "avxneconvert", "fma", "amx", "evex512"}},
+    {kIsaLevels[2], {"avx512", "amx", "evex512", "avx10"}},
+};
+
+class X86Target final : public CodegenTarget {
+ public:
+  // Non-temporal stores are weakly ordered: sfence makes them visible before
+  // whoever waits for the kernel reads out.
+  void emit_store_fence(llvm::IRBuilder<>& b) const override {
+    b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+  }
+
+  // NOTE: [Streaming stores] x86-64 has non-temporal stores of float, double
+  // and integer vectors only. Where vectors of f16 are a legal type
+  // (AVX512-FP16 hosts), instruction selection gives them a plain store, and
+  // folds away any cast to integers first. A kernel that streams f16 is
+  // therefore built without AVX512-FP16: it computes in f32 and stores the
+  // halves as integers, as on every other x86-64 host (the same bits: f16
+  // arithmetic through f32 is correctly rounded).
+  CodegenSettings settings_for(const KernelKey& key, CodegenSettings settings) const override {
+    if (key.stream && result_dtype(key.op, key.dtype) == DType::f16)
+      settings.features += settings.features.empty() ? "-avx512fp16" : ",-avx512fp16";
+    return settings;
+  }
+
+  std::string cap_features(const std::string& features, std::string_view max_isa) const override {
+    const IsaCap* cap = nullptr;
+    for (const IsaCap& c : kIsaCaps)
+      if (c.isa == max_isa) cap = &c;
+    if (cap == nullptr) return features;
+    std::string out;
+    for (std::size_t start = 0; start < features.size();) {
+      std::size_t end = features.find(',', start);
+      if (end == std::string::npos) end = features.size();
+      const std::string_view name = std::string_view(features).substr(start + 1, end - start - 1);
+      bool off = false;
+      for (std::string_view prefix : cap->above) off = off || name.starts_with(prefix);
+      out += (out.empty() ? "" : ",") + std::string(off ? "-" : "+") + std::string(name);
+      start = end + 1;
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+const CodegenTarget& codegen_target(const llvm::Triple& triple) {
+  static const X86Target x86;
+  static const GenericTarget generic;
+  if (triple.getArch() == llvm::Triple::x86_64) return x86;
+  return generic;
+}
+
+}  // namespace bcast::jit

@@ -1,0 +1,149 @@
+// The op entry points: validate, plan, execute.
+#include "bcast/ops.h"
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "bcast/runtime.h"
+#include "broadcast_plan.h"
+#include "config.h"
+#include "dispatch.h"
+#include "error_messages.h"
+#include "scalar_ops.h"
+#include "targets.h"
+#include "validate_binary.h"
+
+namespace bcast {
+namespace {
+
+constexpr std::array<std::string_view, kNumOps> kOpNames{
+#define BCAST_OP_NAME(name) #name,
+    BCAST_FOR_EACH_OP(BCAST_OP_NAME)
+#undef BCAST_OP_NAME
+};
+
+// BCAST_VERBOSE: one line per call on stderr.
+void report_call(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan,
+                 const SelectedKernel& kernel, std::chrono::steady_clock::duration took) {
+  const TargetKind target = kernel.outcome == Outcome::ascend_sim ? TargetKind::ascend_sim : TargetKind::host;
+  const std::string key = kernel.jit ? call_kernel_key(target_for(target), op, a.dtype, plan).to_string() : "reference";
+  const std::string line = fmt::format(
+      "bcast: {} {} {} & {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", op_name(op), dtype_name(a.dtype),
+      to_string(a.shape()), to_string(b.shape()), to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
+      key, outcome_name(kernel.outcome), std::chrono::duration<double, std::micro>(took).count());
+  std::fputs(line.c_str(), stderr);
+}
+
+// NOTE: [Call memo] Programs call the same op on the same layouts over and
+// over, with new data each time. Each thread remembers its last call's op,
+// dtypes, layouts and plan; a call that matches skips shape validation and
+// planning (their outcome depends on nothing else) but not the checks on data
+// pointers, which may change. It also keeps the kernel it selected, reused
+// while kernel_stamp() holds (no look-up: the kernel cache's mutex, hash and
+// LRU splice were a third of a tiny call); each reuse is booked as a cache hit
+// through the kernel's memo_hits. A call that stays on the caller runs the
+// kernel with the arguments laid out at remember() (NOTE: [Direct call]),
+// skipping execute_plan. A kernel used only through memos is not
+// moved up the LRU list; when it is evicted the stamp changes and the next
+// call looks it up again.
+struct CallMemo {
+  bool valid = false;
+  DType out_dtype{};
+  Layout a, b, out;
+  bool out_is_fresh = false;  // out was C-contiguous of the broadcast shape
+  PlannedCall call;           // plan, fusion, direct call and kernel (NOTE: [Dispatch])
+  DataCheck data;             // the data-pointer checks, their layout part done
+
+  bool matches(Op o, const TensorView& x, const TensorView& y) const {
+    return valid && call.op == o && call.dtype == x.dtype && x.dtype == y.dtype && a == x.layout && b == y.layout;
+  }
+  void remember(Op o, const TensorView& x, const TensorView& y, const TensorView& z, bool fresh, BroadcastPlan p) {
+    valid = true;
+    out_dtype = z.dtype;
+    a = x.layout;
+    b = y.layout;
+    out = z.layout;
+    out_is_fresh = fresh;
+    call = PlannedCall(o, x.dtype, z.dtype, std::move(p));
+    data = DataCheck(x.dtype, z.dtype, x.layout, y.layout, z.layout);
+  }
+};
+thread_local CallMemo t_memo;
+
+// The fresh output of binary(op, a, b); a failed allocation names the op.
+Tensor allocate_output(Op op, DType dtype, const Shape& shape) {
+  try {
+    return Tensor(dtype, shape);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::memory) throw;
+    detail::fail(ErrorKind::memory, "{}: output: {}", op_name(op), e.what());
+  }
+}
+
+// Runs a validated call: the one `memo` remembers.
+void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  if (!config::verbose()) {
+    dispatch(memo.call, a, b, out);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  SelectedKernel ran;
+  dispatch(memo.call, a, b, out, &ran);
+  report_call(op, a, b, out, memo.call.plan, ran, std::chrono::steady_clock::now() - start);
+}
+
+}  // namespace
+
+std::string_view op_name(Op op) { return kOpNames[static_cast<std::size_t>(op)]; }
+
+std::optional<Op> parse_op(std::string_view name) {
+  for (std::size_t i = 0; i < kOpNames.size(); ++i)
+    if (kOpNames[i] == name) return static_cast<Op>(i);
+  return std::nullopt;
+}
+
+bool op_supports(Op op, DType dtype) { return detail::supports(op, dtype); }
+DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, input); }
+
+// Each function touches the thread-local memo once: every access to a
+// thread_local of a shared library goes through __tls_get_addr.
+Tensor binary(Op op, const TensorView& a, const TensorView& b) {
+  CallMemo& memo = t_memo;
+  if (memo.matches(op, a, b) && memo.out_is_fresh) {
+    Tensor out = allocate_output(op, memo.out_dtype, memo.out.shape);
+    if (!memo.data.passes(a.data, b.data, out.data())) validate_data(op, a, b, out);
+    execute(memo, op, a, b, out);
+    return out;
+  }
+  const Shape shape = validate_inputs(op, a, b);
+  Tensor out = allocate_output(op, result_dtype(op, a.dtype), shape);
+  memo.remember(op, a, b, out, true, plan_broadcast(out.layout(), a.layout, b.layout));
+  execute(memo, op, a, b, out);
+  return out;
+}
+
+void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  CallMemo& memo = t_memo;
+  if (memo.matches(op, a, b) && memo.out == out.layout && memo.out_dtype == out.dtype) {
+    if (!memo.data.passes(a.data, b.data, out.data)) validate_data(op, a, b, out);
+    execute(memo, op, a, b, out);
+    return;
+  }
+  const Shape shape = validate_inputs(op, a, b);
+  validate_out(op, a, b, out, shape);
+  memo.remember(op, a, b, out, false, plan_broadcast(out.layout, a.layout, b.layout));
+  execute(memo, op, a, b, out);
+}
+
+#define BCAST_OP_DEF(name)                                                                      \
+  Tensor name(const TensorView& a, const TensorView& b) { return binary(Op::name, a, b); }      \
+  void name(const TensorView& a, const TensorView& b, const TensorView& out) {                  \
+    binary(Op::name, a, b, out);                                                                \
+  }
+BCAST_FOR_EACH_OP(BCAST_OP_DEF)
+#undef BCAST_OP_DEF
+
+}  // namespace bcast

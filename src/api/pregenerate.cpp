@@ -1,0 +1,82 @@
+// Pre-generation: every broadcast type up to a rank, compiled or loaded
+// before the first call, with each variant's kernels (NOTE: [Loop variants]).
+#include "bcast/prepared.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <unordered_set>
+
+#include "config.h"
+#include "error_messages.h"
+#include "kernel_key.h"
+#include "kernel_provider.h"
+#include "targets.h"
+#include "thread_pool.h"
+#include "variant.h"
+
+namespace bcast {
+namespace {
+
+// Types of rank r: a first code, then each next code one of the two others.
+std::vector<BroadcastType> types_of_rank(int rank) {
+  if (rank == 0) return {BroadcastType{}};
+  std::vector<BroadcastType> types;
+  for (DimCode first : {DimCode::same, DimCode::expand_a, DimCode::expand_b}) types.push_back({first});
+  for (int level = 1; level < rank; ++level) {
+    std::vector<BroadcastType> longer;
+    for (const BroadcastType& t : types)
+      for (DimCode next : {DimCode::same, DimCode::expand_a, DimCode::expand_b})
+        if (next != t.back()) {
+          longer.push_back(t);
+          longer.back().push_back(next);
+        }
+    types = std::move(longer);
+  }
+  return types;
+}
+
+// The keys of one type: every variant row's plans at every row's thresholds.
+void add_keys(std::vector<KernelKey>& keys, std::unordered_set<KernelKey, KernelKeyHash>& seen, const Target& target,
+              Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen) {
+  PregenerationSet set{.target = target, .type = type, .stream_min_bytes = stream_threshold(target)};
+  for (const VariantRow& row : variant_table())
+    if (row.pregenerate != nullptr) row.pregenerate(set);
+  for (const BroadcastPlan& plan : set.plans)
+    for (const std::uint64_t threshold : set.thresholds) {
+      const KernelKey key = make_kernel_key(target, op, dtype, plan, codegen, threshold);
+      if (seen.insert(key).second) keys.push_back(key);
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> broadcast_types_of_rank(int rank) {
+  std::vector<std::string> names;
+  for (const BroadcastType& t : types_of_rank(rank)) names.push_back(to_string(t));
+  return names;
+}
+
+std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads) {
+  if (max_rank < 0 || max_rank > kMaxPregenerateRank)
+    detail::fail(ErrorKind::value, "pregenerate: max_rank {} is outside 0..{}", max_rank, kMaxPregenerateRank);
+  const Target& target = current_target();
+  const std::uint32_t codegen = provider::current_codegen_id();
+  std::vector<KernelKey> keys;
+  std::unordered_set<KernelKey, KernelKeyHash> seen;
+  for (Op op : ops)
+    for (DType dtype : dtypes)
+      if (op_supports(op, dtype))
+        for (int rank = 0; rank <= max_rank; ++rank)
+          for (const BroadcastType& type : types_of_rank(rank)) add_keys(keys, seen, target, op, dtype, type, codegen);
+  std::atomic<std::size_t> ready{0};
+  const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // kernel_for() reports failures, never throws them.
+  ThreadPool::instance().run(std::min(workers, kMaxThreads), static_cast<std::int64_t>(keys.size()),
+                             [&](std::int64_t i) {
+                               if (provider::kernel_for(keys[i], target).entry != nullptr) ++ready;
+                             });
+  return ready.load();
+}
+
+}  // namespace bcast

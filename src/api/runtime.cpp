@@ -1,0 +1,42 @@
+// Process-wide runtime settings and the runtime description.
+#include "bcast/runtime.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "bcast/errors.h"
+#include "kernel_provider.h"
+
+namespace bcast {
+
+void clear_kernel_cache() { provider::clear(); }
+KernelCacheStats kernel_cache_stats() { return provider::stats(); }
+std::vector<KernelStats> kernel_cache_entries() { return provider::entries(); }
+
+void write_kernel_cache_dump(const std::string& path) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const KernelStats& s : kernel_cache_entries())
+    entries.push_back({{"key", s.key}, {"hits", s.hits}, {"misses", s.misses}, {"disk_hits", s.disk_hits},
+                       {"compiles", s.compiles}, {"failures", s.failures}, {"compile_ms", s.compile_ms},
+                       {"code_bytes", s.code_bytes}, {"resident", s.resident}});
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << nlohmann::json{{"process", ::getpid()}, {"entries", entries}}.dump(1) << "\n";
+    if (!out) throw Error(ErrorKind::io, path + ": cannot write the kernel cache dump");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(ErrorKind::io, path + ": cannot write the kernel cache dump");
+  }
+}
+
+RuntimeInfo runtime_info() {
+  const HostDescription& host = provider::host_description();
+  return {BCAST_VERSION, provider::llvm_version(), host.cpu, host.triple};
+}
+
+}  // namespace bcast

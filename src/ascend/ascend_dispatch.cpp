@@ -1,0 +1,58 @@
+// The ascend-sim path of an op call.
+#include "ascend_dispatch.h"
+
+#include "ascend_launch.h"
+#include "bcast/runtime.h"
+#include "config.h"
+#include "kernel_key.h"
+#include "kernel_provider.h"
+#include "logging.h"
+
+namespace bcast {
+namespace {
+
+thread_local AscendTrace t_last_trace;
+
+}  // namespace
+
+AscendTrace last_ascend_trace() { return t_last_trace; }
+
+bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b,
+                          const TensorView& out, const BroadcastPlan& plan) {
+  AscendTrace& trace = t_last_trace;
+  trace = {};  // a call that does not reach the simulator must not show the last one's trace
+  if (plan.numel == 0) {
+    trace.fallback = "nothing to compute: the output is empty";
+    return false;
+  }
+  if (!jit_enabled()) {
+    trace.fallback = "the JIT is off (BCAST_JIT=0)";
+    return false;
+  }
+  const KernelKey key = make_kernel_key(target, op, a.dtype, plan, provider::current_codegen_id());
+  trace.kernel = key.to_string();
+  const provider::Kernel kernel = provider::kernel_for(key, target);
+  if (kernel.entry == nullptr) {
+    trace.fallback = "no kernel (compilation failed)";
+    return false;
+  }
+  const ascend::SimConfig sim{.ub_size = config::ub_size(), .block_num = config::block_num(),
+                              .double_buffer = config::double_buffer()};
+  const ascend::Launch run = ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), op, plan, a, b, out, sim);
+  trace.tile = run.plan.tile;
+  trace.tiles = run.plan.tiles;
+  trace.slots = run.plan.slots;
+  trace.ub_bytes = run.plan.ub_bytes;
+  trace.a_resident = run.plan.resident[kA];
+  trace.b_resident = run.plan.resident[kB];
+  for (const ascend::BlockCounters& c : run.blocks)
+    trace.blocks.push_back({c.tiles, c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.copy_calls, c.vector_repeats, c.ub_high_water});
+  if (!run.error.empty()) {
+    trace.fallback = run.error;
+    logging::core().error("{} (kernel {}); the call runs on the reference executor", run.error, trace.kernel);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace bcast

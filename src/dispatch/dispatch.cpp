@@ -1,0 +1,122 @@
+// The one dispatch function (NOTE: [Dispatch]) and kernel selection.
+#include "dispatch.h"
+
+#include <vector>
+
+#include "ascend_dispatch.h"
+#include "bcast/runtime.h"
+#include "config.h"
+#include "kernel_provider.h"
+#include "reference_executor.h"
+#include "targets.h"
+
+namespace bcast {
+namespace {
+
+Outcome outcome_of(provider::KernelSource source) {
+  switch (source) {
+    case provider::KernelSource::memory: return Outcome::hit;
+    case provider::KernelSource::disk: return Outcome::disk;
+    case provider::KernelSource::compiled: return Outcome::compiled;
+    case provider::KernelSource::failed: return Outcome::failed;
+  }
+  return Outcome::failed;
+}
+
+// NOTE: [Short rows]: the fused plan on a pattern of the repeated row, then
+// the rows left over on the original pointers; two kernels, selected per call.
+SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, const TensorView& b,
+                              const TensorView& out) {
+  const FusedRows& fused = *call.fused;
+  const ElementSizes sizes{out.element_size(), a.element_size(), b.element_size()};
+  const OperandPointers ptrs{out.data, a.data, b.data};
+  thread_local std::vector<std::byte> pattern;
+  fill_pattern(fused, call.plan, fused.repeated == kA ? a.data : b.data, a.element_size(), pattern);
+  OperandPointers with_pattern = ptrs;
+  (fused.repeated == kA ? with_pattern.a : with_pattern.b) = pattern.data();
+  SelectedKernel kernel = select_kernel(call.op, a.dtype, fused.fused);
+  execute_plan(fused.fused, kernel.fn, with_pattern, sizes, num_threads());
+  if (fused.rest.numel > 0) {
+    const SelectedKernel rest = select_kernel(call.op, a.dtype, fused.rest);
+    execute_plan(fused.rest, rest.fn, ptrs, sizes, num_threads());
+  }
+  return kernel;
+}
+
+}  // namespace
+
+std::string_view outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::reference: return "reference";
+    case Outcome::hit: return "hit";
+    case Outcome::disk: return "disk";
+    case Outcome::compiled: return "compiled";
+    case Outcome::failed: return "failed";
+    case Outcome::ascend_sim: return "ascend-sim";
+  }
+  return "?";
+}
+
+SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
+  Outcome outcome = Outcome::reference;
+  if (jit_enabled()) {
+    const Target& host = target_for(TargetKind::host);
+    provider::Kernel kernel = provider::kernel_for(call_kernel_key(host, op, dtype, plan), host);
+    if (kernel.fn != nullptr)
+      return {.fn = kernel.fn,
+              .keep_alive = std::move(kernel.keep_alive),
+              .jit = true,
+              .outcome = outcome_of(kernel.source),
+              .memo_hits = kernel.memo_hits};
+    outcome = Outcome::failed;
+  }
+  return {.fn = reference_kernel(op, dtype), .outcome = outcome};
+}
+
+KernelStamp kernel_stamp() { return {config::codegen_generation(), provider::epoch(), jit_enabled()}; }
+
+PlannedCall::PlannedCall(Op o, DType d, DType out_dtype, BroadcastPlan p)
+    : op(o), dtype(d), plan(std::move(p)), fused(fuse_short_rows(plan, dtype_size(d))) {
+  if (!fused) direct = DirectCall(plan, {dtype_size(out_dtype), dtype_size(d), dtype_size(d)});
+}
+
+const SelectedKernel& PlannedCall::host_kernel() {
+  if (pinned && kernel.fn != nullptr) return kernel;
+  const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
+  if (kernel.fn != nullptr && stamp == now) {
+    if (kernel.memo_hits != nullptr) kernel.memo_hits->fetch_add(1, std::memory_order_relaxed);
+    if (kernel.jit) kernel.outcome = Outcome::hit;
+    return kernel;
+  }
+  kernel = select_kernel(op, dtype, plan);
+  stamp = now;
+  return kernel;
+}
+
+void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
+              SelectedKernel* ran) {
+  const BroadcastPlan& plan = call.plan;
+  // Under ascend-sim even an empty call goes to the simulator's path, which
+  // records in the trace why it did not run there.
+  if (config::ascend_target() &&
+      run_on_ascend_target(target_for(TargetKind::ascend_sim), call.op, a, b, out, plan)) {
+    if (ran != nullptr) *ran = {.jit = true, .outcome = Outcome::ascend_sim};
+    return;
+  }
+  if (plan.numel == 0) return;
+  if (call.fused) {
+    SelectedKernel kernel = run_short_rows(call, a, b, out);
+    if (ran != nullptr) *ran = std::move(kernel);
+    return;
+  }
+  const SelectedKernel& kernel = call.host_kernel();
+  const OperandPointers ptrs{out.data, a.data, b.data};
+  const int threads = num_threads();
+  if (call.direct.usable() && stays_on_caller(plan, threads))
+    call.direct.run(kernel.fn, ptrs);
+  else
+    execute_plan(plan, kernel.fn, ptrs, {out.element_size(), a.element_size(), b.element_size()}, threads);
+  if (ran != nullptr) *ran = kernel;
+}
+
+}  // namespace bcast

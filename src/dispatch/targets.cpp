@@ -1,0 +1,31 @@
+// The target factory.
+#include "targets.h"
+
+#include "ascend_target.h"
+#include "config.h"
+#include "host_target.h"
+#include "kernel_provider.h"
+
+namespace bcast {
+
+const Target& target_for(TargetKind kind) {
+  static const HostTarget host(provider::host_description());
+  static const ascend::AscendTarget ascend;
+  if (kind == TargetKind::ascend_sim) return ascend;
+  return host;
+}
+
+const Target& current_target() {
+  return target_for(config::ascend_target() ? TargetKind::ascend_sim : TargetKind::host);
+}
+
+std::uint64_t stream_threshold(const Target& target) {
+  const std::uint64_t bytes = config::stream_min_bytes();
+  return bytes == config::kStreamAuto ? target.last_level_cache_bytes() : bytes;
+}
+
+KernelKey call_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan) {
+  return make_kernel_key(target, op, dtype, plan, provider::current_codegen_id(), stream_threshold(target));
+}
+
+}  // namespace bcast

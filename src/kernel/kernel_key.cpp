@@ -1,0 +1,104 @@
+// KernelKey construction and hashing; its text is key_codec.cpp's.
+#define XXH_INLINE_ALL
+#include "kernel_key.h"
+
+#include <xxhash.h>
+
+#include <cstring>
+
+#include "key_codec.h"
+#include "variant.h"
+
+namespace bcast {
+namespace {
+
+InnerStride classify(std::int64_t stride, bool repeated) {
+  if (repeated) return InnerStride::zero;
+  return stride == 1 ? InnerStride::unit : InnerStride::strided;
+}
+
+}  // namespace
+
+std::array<InnerStride, kNumOperands> inner_strides(const BroadcastPlan& plan) {
+  if (plan.rank() == 0) return {};
+  const int inner = plan.rank() - 1;
+  const DimCode code = plan.type[inner];
+  return {classify(plan.strides[kOut][inner], false), classify(plan.strides[kA][inner], code == DimCode::expand_a),
+          classify(plan.strides[kB][inner], code == DimCode::expand_b)};
+}
+
+DimCode KernelKey::code(int level) const {
+  return static_cast<DimCode>((codes[level / 32] >> (2 * (level % 32))) & 3u);
+}
+
+void KernelKey::set_code(int level, DimCode code) {
+  codes[level / 32] |= static_cast<std::uint64_t>(code) << (2 * (level % 32));
+}
+
+BroadcastType KernelKey::type() const {
+  BroadcastType t(rank);
+  for (int l = 0; l < rank; ++l) t[l] = code(l);
+  return t;
+}
+
+std::string KernelKey::to_string() const { return key_to_string(*this); }
+std::string KernelKey::layout_code() const { return bcast::layout_code(*this); }
+
+std::uint64_t KernelKey::hash() const {
+  // Hash the fields, not the object: padding bytes are not part of the key.
+  std::array<std::uint8_t, 8> small{static_cast<std::uint8_t>(target), static_cast<std::uint8_t>(op),
+                                    static_cast<std::uint8_t>(dtype),   rank,
+                                    static_cast<std::uint8_t>(inner[0]), static_cast<std::uint8_t>(inner[1]),
+                                    static_cast<std::uint8_t>(inner[2]), fixed_row};
+  const std::uint64_t flags = (stream ? 1 : 0) | (std::uint64_t{transposed} << 1);
+  std::array<std::uint64_t, 4> words{};
+  std::memcpy(&words[0], small.data(), small.size());
+  words[1] = codegen | (std::uint64_t{row_step[0]} << 32) | (std::uint64_t{row_step[1]} << 40) |
+             (std::uint64_t{row_step[2]} << 48) | (flags << 56);
+  words[2] = codes[0];
+  words[3] = codes[1];
+  return XXH3_64bits(words.data(), sizeof words);
+}
+
+KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen,
+                          std::uint64_t stream_min_bytes) {
+  KernelKey key;
+  key.target = target.kind();
+  key.op = op;
+  key.dtype = dtype;
+  key.codegen = codegen;
+  key.rank = static_cast<std::uint8_t>(plan.rank());
+  for (int l = 0; l < plan.rank(); ++l) key.set_code(l, plan.type[l]);
+  key.inner = inner_strides(plan);
+  const VariantQuery query{plan, target, stream_min_bytes};
+  for (const VariantRow& row : variant_table())
+    if (row.select != nullptr) row.select(key, query);
+  return key;
+}
+
+KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen) {
+  BroadcastPlan plan;
+  plan.type = type;
+  plan.extents.assign(type.size(), 2);
+  for (int k = 0; k < kNumOperands; ++k) plan.strides[k].assign(type.size(), 1);
+  return make_kernel_key(target, op, dtype, plan, codegen);
+}
+
+BroadcastPlan contiguous_plan(const BroadcastType& type, const std::vector<std::int64_t>& extents) {
+  BroadcastPlan plan;
+  plan.type = type;
+  plan.extents = extents;
+  for (int k = 0; k < kNumOperands; ++k) {
+    plan.strides[k].assign(type.size(), 0);
+    std::int64_t stride = 1;
+    for (std::size_t l = type.size(); l-- > 0;) {
+      const bool repeats = (k == kA && type[l] == DimCode::expand_a) || (k == kB && type[l] == DimCode::expand_b);
+      if (repeats) continue;
+      plan.strides[k][l] = stride;
+      stride *= extents[l];
+    }
+  }
+  return plan;
+}
+
+}  // namespace bcast

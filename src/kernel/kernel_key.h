@@ -1,0 +1,89 @@
+// KernelKey: everything a generated kernel depends on, and nothing else.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bcast/dtype.h"
+#include "bcast/ops.h"
+#include "broadcast_plan.h"
+#include "target.h"
+
+namespace bcast {
+
+// How an operand moves along the innermost level, which the kernel's inner
+// loop is specialised for.
+enum class InnerStride : std::uint8_t {
+  unit,     // stride 1: contiguous, vectorised loads and stores
+  zero,     // the operand repeats along the level (an expand code): loaded once
+  strided,  // any other stride, a run-time value (0 included, for a broadcast view)
+};
+
+// Extents and strides are run-time arguments, so one kernel serves every shape
+// of its broadcast type. A key is small and trivially copyable so that the
+// cache's hit path builds and hashes one without allocating. The fields after
+// `codes` belong to the loop variants (NOTE: [Loop variants] in variant.h):
+// each row of the variant table sets and prints its own.
+struct KernelKey {
+  TargetKind target = TargetKind::host;
+  Op op = Op::add;
+  DType dtype = DType::f32;
+  std::uint8_t rank = 0;                          // levels of the broadcast type
+  std::array<InnerStride, kNumOperands> inner{};  // out, a, b
+  std::uint32_t codegen = 0;                      // intern_codegen_settings id
+  std::array<std::uint64_t, 2> codes{};           // level l's DimCode in bits [2l, 2l+2)
+  // NOTE: [Fixed rows]: the row length, and each operand's step from one row
+  // to the next (0, 1 or fixed_row); 0 when the variant does not apply.
+  std::uint8_t fixed_row = 0;
+  std::array<std::uint8_t, kNumOperands> row_step{};
+  // NOTE: [Transposed tiles]: kA or kB, the input read in transposed blocks; 0 otherwise.
+  std::uint8_t transposed = 0;
+  // NOTE: [Streaming stores]: out is written a line at a time, past the caches.
+  bool stream = false;
+
+  DimCode code(int level) const;
+  void set_code(int level, DimCode code);
+  BroadcastType type() const;
+
+  // Stable and readable (key_codec.h); the LLVM module name and the kernel's symbol:
+  //   add.f32.[expand_b,same].uuz.host.znver5.O2.1a2b3c4d
+  std::string to_string() const;
+  // The inner strides of out, a and b ("uuz": u unit, z zero, s strided),
+  // then each variant's suffix: ".r4-4-4-1", ".ta", ".nt".
+  std::string layout_code() const;
+  std::uint64_t hash() const;
+
+  friend bool operator==(const KernelKey&, const KernelKey&) = default;
+};
+
+struct KernelKeyHash {
+  std::size_t operator()(const KernelKey& key) const { return key.hash(); }
+};
+
+// A threshold of NOTE: [Streaming stores] that no call reaches.
+inline constexpr std::uint64_t kNeverStream = ~std::uint64_t{0};
+
+// How out, a and b move along the plan's innermost level.
+std::array<InnerStride, kNumOperands> inner_strides(const BroadcastPlan& plan);
+
+// The key of a planned call on `target`: the broadcast type and inner
+// strides, then each loop variant whose row applies (variant.h). A call that
+// moves at least stream_min_bytes gets streaming stores where its layout and
+// the target allow them. Plans of rank above 64 levels cannot occur (layouts
+// are limited to kMaxRank dims).
+KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen,
+                          std::uint64_t stream_min_bytes = kNeverStream);
+
+// The same from a broadcast type alone, for pre-generation: operands are
+// contiguous, so a `same` innermost level streams both inputs.
+KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen);
+
+// The plan of contiguous operands for `type` with the given extents: each
+// operand's stride on a level is the product of the extents inside it that
+// the operand spans (0 where it repeats).
+BroadcastPlan contiguous_plan(const BroadcastType& type, const std::vector<std::int64_t>& extents);
+
+}  // namespace bcast

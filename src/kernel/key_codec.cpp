@@ -1,0 +1,198 @@
+// The key codec: one table of fields, each printed and parsed in one place.
+#define XXH_INLINE_ALL
+#include "key_codec.h"
+
+#include <xxhash.h>
+
+#include <array>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "codegen_settings.h"
+#include "variant.h"
+
+namespace bcast {
+namespace {
+
+// ---- inner strides: one letter each, both ways ----
+
+constexpr std::array<std::pair<InnerStride, char>, 3> kStrideLetters{
+    {{InnerStride::unit, 'u'}, {InnerStride::zero, 'z'}, {InnerStride::strided, 's'}}};
+
+char stride_letter(InnerStride s) {
+  for (const auto& [stride, letter] : kStrideLetters)
+    if (stride == s) return letter;
+  return '?';
+}
+
+std::optional<InnerStride> stride_of(char c) {
+  for (const auto& [stride, letter] : kStrideLetters)
+    if (letter == c) return stride;
+  return std::nullopt;
+}
+
+constexpr std::array<DimCode, 3> kDimCodes{DimCode::same, DimCode::expand_a, DimCode::expand_b};
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+// ---- the fields ----
+
+std::string print_op(const KernelKey& key) { return std::string(op_name(key.op)); }
+bool parse_op_field(std::string_view text, KernelKey& key) {
+  const std::optional<Op> op = parse_op(text);
+  if (op) key.op = *op;
+  return op.has_value();
+}
+
+std::string print_dtype(const KernelKey& key) { return std::string(dtype_name(key.dtype)); }
+bool parse_dtype_field(std::string_view text, KernelKey& key) {
+  const std::optional<DType> dtype = parse_dtype(text);
+  if (dtype) key.dtype = *dtype;
+  return dtype.has_value();
+}
+
+std::string print_type(const KernelKey& key) { return to_string(key.type()); }
+bool parse_type(std::string_view text, KernelKey& key) {
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
+  text = text.substr(1, text.size() - 2);
+  if (text.empty()) return true;
+  int level = 0;
+  for (std::string_view name : split(text, ',')) {
+    if (level >= kMaxRank) return false;
+    bool known = false;
+    for (DimCode code : kDimCodes)
+      if (to_string(code) == name) {
+        key.set_code(level, code);
+        known = true;
+      }
+    if (!known) return false;
+    ++level;
+  }
+  key.rank = static_cast<std::uint8_t>(level);
+  return true;
+}
+
+std::string print_layout(const KernelKey& key) {
+  std::string code{stride_letter(key.inner[kOut]), stride_letter(key.inner[kA]), stride_letter(key.inner[kB])};
+  for (const VariantRow& row : variant_table())
+    if (row.in_key != nullptr && row.in_key(key)) code += "." + row.print(key);
+  return code;
+}
+
+// "uuz", then suffixes in the order of the table's rows, each read by the
+// first row after the previous one whose tag starts it.
+bool parse_layout(std::string_view text, KernelKey& key) {
+  const std::vector<std::string_view> fields = split(text, '.');
+  if (fields[0].size() != 3) return false;
+  for (int k = 0; k < kNumOperands; ++k) {
+    const std::optional<InnerStride> s = stride_of(fields[0][k]);
+    if (!s) return false;
+    key.inner[k] = *s;
+  }
+  const std::span<const VariantRow> rows = variant_table();
+  std::size_t next_row = 0;
+  for (std::size_t f = 1; f < fields.size(); ++f) {
+    while (next_row < rows.size() &&
+           (rows[next_row].parse == nullptr || !fields[f].starts_with(rows[next_row].tag)))
+      ++next_row;
+    if (next_row == rows.size() || !rows[next_row].parse(fields[f], key)) return false;
+    ++next_row;
+  }
+  return true;
+}
+
+std::string print_target(const KernelKey& key) { return std::string(target_name(key.target)); }
+bool parse_target_field(std::string_view text, KernelKey& key) {
+  const std::optional<TargetKind> target = parse_target(text);
+  if (target) key.target = *target;
+  return target.has_value();
+}
+
+// "cpu.O<level>.<hash of features and vector width>": settings cannot be read
+// back from it, so parsing checks that the given ones print the same.
+std::string print_codegen(const KernelKey& key) {
+  const CodegenSettings settings = codegen_settings(key.codegen);
+  const std::string tuning = settings.features + "/" + std::to_string(settings.vector_width_bits);
+  const auto tuning_hash = static_cast<std::uint32_t>(XXH3_64bits(tuning.data(), tuning.size()));
+  return fmt::format("{}.O{}.{:08x}", settings.cpu, settings.opt_level, tuning_hash);
+}
+bool parse_codegen(std::string_view text, KernelKey& key) { return print_codegen(key) == text; }
+
+struct KeyField {
+  std::string_view name;
+  std::string KeyFields::*text;
+  std::string (*print)(const KernelKey&);
+  bool (*parse)(std::string_view, KernelKey&);
+};
+
+// In printing order. Parsing goes in the same order: the layout's variants
+// check themselves against the type read before them.
+constexpr std::array<KeyField, 6> kFields{{
+    {"op", &KeyFields::op, print_op, parse_op_field},
+    {"dtype", &KeyFields::dtype, print_dtype, parse_dtype_field},
+    {"broadcast type", &KeyFields::type, print_type, parse_type},
+    {"target", &KeyFields::target, print_target, parse_target_field},
+    {"layout", &KeyFields::layout, print_layout, parse_layout},
+    {"codegen", &KeyFields::codegen, print_codegen, parse_codegen},
+}};
+// Where each field stands in the text (the target goes after the layout).
+constexpr std::array<int, 6> kPrintPosition{0, 1, 2, 4, 3, 5};
+
+}  // namespace
+
+std::string key_to_string(const KernelKey& key) {
+  std::array<std::string, kFields.size()> parts;
+  for (std::size_t i = 0; i < kFields.size(); ++i) parts[kPrintPosition[i]] = kFields[i].print(key);
+  std::string text = parts[0];
+  for (std::size_t i = 1; i < parts.size(); ++i) text += "." + parts[i];
+  return text;
+}
+
+std::string layout_code(const KernelKey& key) { return print_layout(key); }
+
+std::optional<KeyFields> split_kernel_key(std::string_view text) {
+  // op, dtype and type are one dot-free token each; target, cpu, O<level>
+  // and tuning the last four; the layout is what lies between.
+  const std::vector<std::string_view> tokens = split(text, '.');
+  if (tokens.size() < 8) return std::nullopt;
+  const std::size_t n = tokens.size();
+  KeyFields f;
+  f.op = tokens[0];
+  f.dtype = tokens[1];
+  f.type = tokens[2];
+  for (std::size_t i = 3; i + 4 < n; ++i) f.layout += (i == 3 ? "" : ".") + std::string(tokens[i]);
+  f.target = tokens[n - 4];
+  f.cpu = tokens[n - 3];
+  f.codegen = fmt::format("{}.{}.{}", tokens[n - 3], tokens[n - 2], tokens[n - 1]);
+  const std::string_view level = tokens[n - 2];
+  if (level.size() != 2 || level[0] != 'O' || level[1] < '0' || level[1] > '3') return std::nullopt;
+  f.opt_level = level[1] - '0';
+  return f;
+}
+
+std::optional<KernelKey> parse_kernel_key(const KeyFields& fields, std::uint32_t codegen) {
+  KernelKey key;
+  key.codegen = codegen;
+  for (const KeyField& field : kFields)
+    if (!field.parse(fields.*field.text, key)) return std::nullopt;
+  return key;
+}
+
+std::optional<KernelKey> parse_kernel_key(std::string_view text, std::uint32_t codegen) {
+  const std::optional<KeyFields> fields = split_kernel_key(text);
+  if (!fields) return std::nullopt;
+  std::optional<KernelKey> key = parse_kernel_key(*fields, codegen);
+  if (key && key->to_string() != text) return std::nullopt;
+  return key;
+}
+
+}  // namespace bcast

@@ -1,0 +1,256 @@
+// The variant table (NOTE: [Loop variants]): each row's predicate, key
+// suffix, emitter, tiles and pre-generation set, with the NOTE that explains it.
+#include "variant.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "host_target.h"
+
+namespace bcast {
+namespace {
+
+std::size_t out_size(const KernelKey& key) { return dtype_size(result_dtype(key.op, key.dtype)); }
+
+// ---- generic nest: NOTE: [Additive offsets] in broadcast_plan.h ----
+
+bool always(const BroadcastPlan&) { return true; }
+
+// Contiguous operands, rows of 4096 elements: long enough to stream in any dtype.
+void pregenerate_generic(PregenerationSet& set) {
+  std::vector<std::int64_t> extents(set.type.size(), 2);
+  if (!extents.empty()) extents.back() = 4096;
+  set.plans.push_back(contiguous_plan(set.type, extents));
+}
+
+// ---- fixed rows ----
+
+// NOTE: [Fixed rows] For a rank-2 type whose rows are short (at most
+// kFixedRowMax elements), out contiguous along its rows, no input strided
+// along them, and every operand stepping a constant 0, 1 or m elements from
+// row to row: one loop over the rows whose body is the row, unrolled. Every
+// address is a running pointer plus a constant, so the vectoriser sees
+// accesses of constant stride across rows and interleaves them, where a loop
+// of m elements per row could not. The key holds the row length and each
+// operand's row step; the executor splits such plans by whole rows.
+void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
+  const BroadcastPlan& plan = q.plan;
+  if (!q.target.has_loop_variants() || plan.rank() != 2 || plan.extents[1] > kFixedRowMax ||
+      key.inner[kOut] != InnerStride::unit || key.inner[kA] == InnerStride::strided ||
+      key.inner[kB] == InnerStride::strided || plan.strides[kOut][0] != plan.extents[1])
+    return;
+  const std::int64_t m = plan.extents[1];
+  std::array<std::uint8_t, kNumOperands> steps{};
+  for (int k = 0; k < kNumOperands; ++k) {
+    const std::int64_t step = plan.strides[k][0];
+    if (step != 0 && step != 1 && step != m) return;
+    steps[k] = static_cast<std::uint8_t>(step);
+  }
+  key.fixed_row = static_cast<std::uint8_t>(m);
+  key.row_step = steps;
+}
+
+bool has_fixed_rows(const KernelKey& key) { return key.fixed_row != 0; }
+
+std::string print_fixed_rows(const KernelKey& key) {
+  return fmt::format("r{}-{}-{}-{}", key.fixed_row, key.row_step[kOut], key.row_step[kA], key.row_step[kB]);
+}
+
+// "r<m>-<out>-<a>-<b>", each a plain decimal number.
+bool parse_fixed_rows(std::string_view field, KernelKey& key) {
+  std::array<int, 4> n{};
+  const char* at = field.data() + 1;
+  const char* end = field.data() + field.size();
+  for (int i = 0; i < 4; ++i) {
+    const auto [next, ec] = std::from_chars(at, end, n[i]);
+    if (ec != std::errc() || next == at || (i < 3 ? next == end || *next != '-' : next != end)) return false;
+    at = next + 1;
+  }
+  if (key.target != TargetKind::host || key.rank != 2 || n[0] < 1 || n[0] > kFixedRowMax) return false;
+  for (int k = 0; k < kNumOperands; ++k)
+    if (n[k + 1] != 0 && n[k + 1] != 1 && n[k + 1] != n[0]) return false;
+  key.fixed_row = static_cast<std::uint8_t>(n[0]);
+  for (int k = 0; k < kNumOperands; ++k) key.row_step[k] = static_cast<std::uint8_t>(n[k + 1]);
+  return print_fixed_rows(key) == field;  // no leading zeros or signs
+}
+
+void pregenerate_fixed_rows(PregenerationSet& set) {
+  if (set.type.size() != 2 || !set.target.has_loop_variants()) return;
+  for (std::int64_t m = 1; m <= kFixedRowMax; ++m) set.plans.push_back(contiguous_plan(set.type, {2, m}));
+}
+
+// ---- transposed tiles ----
+
+// NOTE: [Transposed tiles] The last two levels are rows and columns; out is
+// contiguous along its rows, input t steps 1 from row to row and a run-time
+// stride along the row (a transposed view), and the other input is unit or
+// repeated along the rows. Row by row, each of t's elements would be a load
+// of its own from a different line. Instead, blocks of L x L elements, L =
+// one cache line of t's elements (at most 16: more vectors than registers
+// would spill): L loads of a whole line (t's columns of the block), a
+// transpose in registers (log2 L rounds of interleaving shuffles), then L
+// rows of out computed and stored as vectors. Each line of t is read once,
+// whole: with strides of a power of two, lines kept for a second visit evict
+// one another (on [4096,4096] f32 half-line columns measured 23 GB/s, whole
+// lines 26.5, and 33 with streaming stores). Columns and rows left over run
+// the scalar inner loop; levels above the rows (a batch of matrices) step as
+// an odometer. The executor runs such plans in square tiles (NOTE: [Blocked
+// order]).
+bool inner_can_transpose(const std::array<InnerStride, kNumOperands>& inner, int t) {
+  const int other = t == kA ? kB : kA;
+  return inner[kOut] == InnerStride::unit && inner[t] == InnerStride::strided && inner[other] != InnerStride::strided;
+}
+
+void select_transposed(KernelKey& key, const VariantQuery& q) {
+  if (q.target.has_loop_variants() && key.fixed_row == 0)
+    key.transposed = static_cast<std::uint8_t>(transposed_operand(q.plan));
+}
+
+bool has_transposed(const KernelKey& key) { return key.transposed != 0; }
+std::string print_transposed(const KernelKey& key) { return key.transposed == kA ? "ta" : "tb"; }
+
+bool parse_transposed(std::string_view field, KernelKey& key) {
+  const int t = field == "ta" ? kA : field == "tb" ? kB : 0;
+  if (t == 0 || key.target != TargetKind::host || key.rank < 2 || key.fixed_row != 0 ||
+      !inner_can_transpose(key.inner, t))
+    return false;
+  key.transposed = static_cast<std::uint8_t>(t);
+  return true;
+}
+
+bool runs_transposed(const BroadcastPlan& plan) { return transposed_operand(plan) != 0; }
+
+// ---- streaming stores ----
+
+// NOTE: [Streaming stores] A store to a line that is not in cache first reads
+// the line (read-for-ownership), so an output far larger than the cache costs
+// twice its size in traffic. Non-temporal stores write whole lines without that
+// read: for a write-mostly call such as [4096,1] + [1,4096] they are worth a
+// quarter to a half more bandwidth. The kernel peels elements until out is
+// line-aligned, stores one line per vector step, finishes the row with scalar
+// stores, and ends with a store fence. They pay only where the output cannot
+// stay in cache: calls that move (read plus write) at least
+// BCAST_STREAM_MIN_BYTES, by default the last-level cache's size, on rows of
+// at least kStreamMinRowBytes, on a target that can stream. The layout must
+// let one vector step read and write whole vectors: out contiguous along the
+// row and each input contiguous or repeated; or fixed rows whose lines hold
+// whole rows (below); or a transposed input of 4 or 8 bytes, out's element
+// size, whose blocks store one line of out per row.
+
+// With NOTE: [Fixed rows]: out's rows are back to back, so a line of out is
+// L / m whole rows (L elements of out to a line, m dividing L); each input
+// must give those rows as one vector: contiguous rows (unit, stepping m), one
+// row for all (unit, stepping 0), one value per row (zero, stepping 1) or one
+// value for all (zero, stepping 0).
+bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes) {
+  const auto lanes = static_cast<int>(line_bytes / static_cast<std::int64_t>(out_size(key)));
+  const int m = key.fixed_row;
+  if (lanes % m != 0) return false;
+  for (const int k : {kA, kB}) {
+    const int step = key.row_step[k];
+    const bool ok = key.inner[k] == InnerStride::unit ? step == m || step == 0 : step <= 1;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool layout_can_stream(const KernelKey& key, std::int64_t line_bytes) {
+  if (key.rank == 0 || key.inner[kOut] != InnerStride::unit) return false;
+  if (key.fixed_row != 0) return fixed_rows_can_stream(key, line_bytes);
+  if (key.transposed != 0) return dtype_size(key.dtype) >= 4 && out_size(key) == dtype_size(key.dtype);
+  return key.inner[kA] != InnerStride::strided && key.inner[kB] != InnerStride::strided;
+}
+
+// The bytes a call moves: out written once, each input's distinct elements
+// read once (a repeated input is read once per element it holds).
+std::uint64_t bytes_moved(const KernelKey& key, const BroadcastPlan& plan) {
+  const std::array<std::size_t, kNumOperands> sizes{out_size(key), dtype_size(key.dtype), dtype_size(key.dtype)};
+  std::uint64_t total = 0;
+  for (int k = 0; k < kNumOperands; ++k) {
+    std::uint64_t elements = 1;
+    for (int l = 0; l < plan.rank(); ++l)
+      if (plan.strides[k][l] != 0) elements *= static_cast<std::uint64_t>(plan.extents[l]);
+    total += elements * sizes[k];
+  }
+  return total;
+}
+
+void select_streaming(KernelKey& key, const VariantQuery& q) {
+  if (!q.target.can_stream_stores() || !layout_can_stream(key, q.target.line_bytes())) return;
+  // Fixed rows are back to back in out: one long row.
+  const bool long_rows =
+      key.fixed_row != 0 || q.plan.extents.back() * static_cast<std::int64_t>(out_size(key)) >= kStreamMinRowBytes;
+  key.stream = long_rows && bytes_moved(key, q.plan) >= q.stream_min_bytes;
+}
+
+bool has_streaming(const KernelKey& key) { return key.stream; }
+std::string print_streaming(const KernelKey&) { return "nt"; }
+
+bool parse_streaming(std::string_view field, KernelKey& key) {
+  if (field != "nt" || key.target != TargetKind::host || !layout_can_stream(key, HostTarget::kLineBytes)) return false;
+  key.stream = true;
+  return true;
+}
+
+// Unless streaming is off, a large call selects the streaming kernel of its type.
+void pregenerate_streaming(PregenerationSet& set) {
+  if (set.target.can_stream_stores() && set.stream_min_bytes != kNeverStream) set.thresholds.push_back(0);
+}
+
+// ---- the table ----
+
+constexpr VariantRow kVariants[] = {
+    {.variant = Variant::generic, .name = "generic nest", .note = "NOTE: [Additive offsets]", .select = nullptr,
+     .in_key = nullptr, .tag = "", .print = nullptr, .parse = nullptr, .emitter = Emitter::nest,
+     .tile = {.rows = 128, .lines = 1}, .runs = always, .pregenerate = pregenerate_generic},
+    {.variant = Variant::short_rows, .name = "short rows", .note = "NOTE: [Short rows]", .select = nullptr,
+     .in_key = nullptr, .tag = "", .print = nullptr, .parse = nullptr, .emitter = Emitter::none, .tile = {},
+     .runs = nullptr, .pregenerate = nullptr},
+    {.variant = Variant::fixed_rows, .name = "fixed rows", .note = "NOTE: [Fixed rows]", .select = select_fixed_rows,
+     .in_key = has_fixed_rows, .tag = "r", .print = print_fixed_rows, .parse = parse_fixed_rows,
+     .emitter = Emitter::fixed_rows, .tile = {}, .runs = nullptr, .pregenerate = pregenerate_fixed_rows},
+    {.variant = Variant::transposed_tiles, .name = "transposed tiles", .note = "NOTE: [Transposed tiles]",
+     .select = select_transposed, .in_key = has_transposed, .tag = "t", .print = print_transposed,
+     .parse = parse_transposed, .emitter = Emitter::transposed_tiles, .tile = {.rows = 256, .lines = 16},
+     .runs = runs_transposed, .pregenerate = nullptr},
+    {.variant = Variant::streaming, .name = "streaming stores", .note = "NOTE: [Streaming stores]",
+     .select = select_streaming, .in_key = has_streaming, .tag = "nt", .print = print_streaming,
+     .parse = parse_streaming, .emitter = Emitter::none, .tile = {}, .runs = nullptr,
+     .pregenerate = pregenerate_streaming},
+};
+
+}  // namespace
+
+std::span<const VariantRow> variant_table() { return kVariants; }
+
+const VariantRow& variant_row(Variant variant) {
+  for (const VariantRow& row : kVariants)
+    if (row.variant == variant) return row;
+  return kVariants[0];
+}
+
+const VariantRow& nest_variant(const KernelKey& key) {
+  const VariantRow* nest = &kVariants[0];
+  for (const VariantRow& row : kVariants)
+    if (row.emitter != Emitter::none && row.in_key != nullptr && row.in_key(key)) nest = &row;
+  return *nest;
+}
+
+TilePolicy blocked_tiles(const BroadcastPlan& plan) {
+  TilePolicy tile;
+  for (const VariantRow& row : kVariants)
+    if (row.tile.rows > 0 && row.runs(plan)) tile = row.tile;
+  return tile;
+}
+
+int transposed_operand(const BroadcastPlan& plan) {
+  if (plan.rank() < 2) return 0;
+  const std::array<InnerStride, kNumOperands> inner = inner_strides(plan);
+  for (const int t : {kA, kB})
+    if (inner_can_transpose(inner, t) && plan.strides[t][plan.rank() - 2] == 1) return t;
+  return 0;
+}
+
+}  // namespace bcast

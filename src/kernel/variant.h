@@ -1,0 +1,98 @@
+// The loop variants of a kernel: one table, one row per variant. The key, the
+// executor, pre-generation and the code generator all read the rows.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broadcast_plan.h"
+#include "kernel_key.h"
+#include "target.h"
+
+namespace bcast {
+
+// NOTE: [Loop variants] A kernel is the generic additive-offset nest, or a
+// specialised form of it for layouts where the generic nest is slow. Each
+// form is one row of variant_table(): its predicate on the plan and target
+// (which sets the row's fields of the key), its key suffix (printed and
+// parsed by the codec), the emitter that builds it, the tiles the executor
+// cuts a blocked plan into, the plans and thresholds pre-generation compiles
+// for it, and the NOTE that explains it. To add a variant: add a row here
+// and its emitter function in jit/emit/ (docs/architecture.md).
+enum class Variant : std::uint8_t { generic, short_rows, fixed_rows, transposed_tiles, streaming };
+
+// The code generator's entry for a variant (jit/emit/loop_nest_emitter.cpp
+// keeps one function per value). `none`: the row changes no loop nest of
+// its own (a plan rewrite, or a store mode every nest honours).
+enum class Emitter : std::uint8_t { none, nest, fixed_rows, transposed_tiles };
+inline constexpr int kNumEmitters = 4;
+
+// What a row's predicate sees.
+struct VariantQuery {
+  const BroadcastPlan& plan;
+  const Target& target;
+  std::uint64_t stream_min_bytes;  // NOTE: [Streaming stores]
+};
+
+// The executor's tiles of the last two levels (NOTE: [Blocked order]): rows
+// by cache lines of out.
+struct TilePolicy {
+  std::int64_t rows = 0, lines = 0;  // {0, 0}: this variant brings no tiles of its own
+};
+
+// The keys pre-generation compiles for one broadcast type: every plan here
+// with every threshold here.
+struct PregenerationSet {
+  const Target& target;
+  BroadcastType type;
+  std::uint64_t stream_min_bytes;  // the setting: kNeverStream when streaming is off
+  std::vector<BroadcastPlan> plans;
+  std::vector<std::uint64_t> thresholds{kNeverStream};
+};
+
+struct VariantRow {
+  Variant variant;
+  std::string_view name;
+  std::string_view note;  // where the variant is explained
+  // Sets the row's fields of `key` (made so far by the rows above) when the
+  // variant applies to the query; null for a row that is not in the key.
+  void (*select)(KernelKey& key, const VariantQuery& query);
+  // Whether `key` carries the variant.
+  bool (*in_key)(const KernelKey& key);
+  // The key suffix: `tag` starts its dot-separated field of layout_code();
+  // print gives the field, parse reads one back into `key` (whose base
+  // fields are set) and says whether the key may carry it.
+  std::string_view tag;
+  std::string (*print)(const KernelKey& key);
+  bool (*parse)(std::string_view field, KernelKey& key);
+  Emitter emitter;
+  // The executor's tiles when `runs` says the plan runs this variant's kernel.
+  TilePolicy tile;
+  bool (*runs)(const BroadcastPlan& plan);
+  // Adds to the pre-generation set of a type.
+  void (*pregenerate)(PregenerationSet& set);
+};
+
+std::span<const VariantRow> variant_table();
+const VariantRow& variant_row(Variant variant);
+
+// The row whose nest `key` is emitted with: the last row with an emitter that
+// the key carries, the generic nest when none.
+const VariantRow& nest_variant(const KernelKey& key);
+
+// The executor's tiles for a plan that runs in blocked order.
+TilePolicy blocked_tiles(const BroadcastPlan& plan);
+
+// NOTE: [Fixed rows]: the longest row that has kernels of its own.
+inline constexpr int kFixedRowMax = 16;
+// NOTE: [Streaming stores]: the shortest row in bytes of out that streams.
+inline constexpr std::int64_t kStreamMinRowBytes = 256;
+
+// NOTE: [Transposed tiles]: the input (kA or kB) that `plan` reads in
+// transposed blocks, or 0.
+int transposed_operand(const BroadcastPlan& plan);
+
+}  // namespace bcast

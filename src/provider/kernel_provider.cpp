@@ -1,0 +1,99 @@
+// The kernel provider: settings in, kernels out, jit/ behind it.
+#include "kernel_provider.h"
+
+#include <mutex>
+
+#include "cache/kernel_cache.h"
+#include "compile/host_compiler.h"
+#include "config.h"
+#include "logging.h"
+#include "target/host_description.h"
+
+namespace bcast::provider {
+namespace {
+
+// The cache, told the current settings: whenever any setting changed since
+// it was last told (one atomic load on the way in).
+jit::KernelCache& cache() {
+  static std::atomic<std::uint64_t> told{~std::uint64_t{0}};
+  static std::mutex mutex;
+  jit::KernelCache& c = jit::kernel_cache();
+  const std::uint64_t now = config::generation();
+  if (told.load(std::memory_order_acquire) != now) {
+    const std::lock_guard lock(mutex);
+    const std::uint64_t seen = config::generation();
+    c.configure({.capacity = config::cache_capacity(),
+                 .disk_folder = config::cache_dir(),
+                 .disk_max_bytes = config::cache_max_bytes(),
+                 .dump_dir = config::dump_dir()});
+    told.store(seen, std::memory_order_release);
+  }
+  return c;
+}
+
+// A target's symbols reach the JIT once per kind.
+void learn_symbols(const Target& target) {
+  static std::once_flag once[kNumTargetKinds];
+  std::call_once(once[static_cast<int>(target.kind())], [&] {
+    const std::vector<JitSymbol> symbols = target.jit_symbols();
+    if (symbols.empty()) return;
+    if (const std::string error = jit::define_symbols(symbols); !error.empty())
+      logging::jit().error("the {} target's symbols could not be defined: {}", target.name(), error);
+  });
+}
+
+KernelSource source_of(jit::CacheOutcome outcome) {
+  switch (outcome) {
+    case jit::CacheOutcome::memory_hit: return KernelSource::memory;
+    case jit::CacheOutcome::disk_hit: return KernelSource::disk;
+    case jit::CacheOutcome::compiled: return KernelSource::compiled;
+    case jit::CacheOutcome::failed: return KernelSource::failed;
+  }
+  return KernelSource::failed;
+}
+
+}  // namespace
+
+std::string_view source_name(KernelSource source) {
+  switch (source) {
+    case KernelSource::memory: return "hit";
+    case KernelSource::disk: return "disk";
+    case KernelSource::compiled: return "compiled";
+    case KernelSource::failed: return "failed";
+  }
+  return "?";
+}
+
+Kernel kernel_for(const KernelKey& key, const Target& target) {
+  learn_symbols(target);
+  jit::CacheOutcome how = jit::CacheOutcome::failed;
+  std::shared_ptr<const jit::CompiledKernel> kernel = cache().get(key, &how);
+  if (!kernel) return {.source = KernelSource::failed};
+  return {.fn = kernel->fn,
+          .entry = kernel->entry,
+          .keep_alive = kernel,
+          .memo_hits = &kernel->memo_hits,
+          .source = source_of(how)};
+}
+
+std::uint32_t current_codegen_id() {
+  // (generation << 32 | id): re-interned only after a setting that changes code changed.
+  static std::atomic<std::uint64_t> cached{~std::uint64_t{0}};
+  const std::uint64_t generation = config::codegen_generation();
+  std::uint64_t c = cached.load(std::memory_order_acquire);
+  if ((c >> 32) != (generation & 0xffffffffu)) {
+    const std::uint32_t id = intern_codegen_settings(jit::host_codegen_settings(config::opt_level(), config::max_isa()));
+    c = (generation << 32) | id;
+    cached.store(c, std::memory_order_release);
+  }
+  return static_cast<std::uint32_t>(c);
+}
+
+std::uint64_t epoch() { return cache().epoch(); }
+const HostDescription& host_description() { return jit::host_description(); }
+const std::string& llvm_version() { return jit::llvm_version(); }
+KernelCacheStats stats() { return cache().stats(); }
+std::vector<KernelStats> entries() { return cache().entries(); }
+void clear() { cache().clear(); }
+
+}  // namespace bcast::provider

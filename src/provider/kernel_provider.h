@@ -1,0 +1,54 @@
+// The kernel provider: the one door from src/ into jit/. It hands out
+// compiled kernels for keys, passes the settings jit/ needs as arguments, and
+// reports on the cache. LLVM-free, and free of jit/ headers: nothing else in
+// src/ links jit/.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "bcast/runtime.h"
+#include "host_target.h"
+#include "kernel_abi.h"
+#include "kernel_key.h"
+#include "target.h"
+
+namespace bcast::provider {
+
+// Where a kernel came from.
+enum class KernelSource : std::uint8_t { memory, disk, compiled, failed };
+std::string_view source_name(KernelSource source);  // "hit", "disk", "compiled", "failed"
+
+// A compiled kernel, and what keeps its code loaded while calls run it.
+struct Kernel {
+  KernelFn fn = nullptr;                     // a host kernel's entry; null when there is none
+  void* entry = nullptr;                     // any kernel's entry (an Ascend-style kernel has its own signature)
+  std::shared_ptr<const void> keep_alive;
+  std::atomic<std::uint64_t>* memo_hits = nullptr;  // its count of memoised calls (NOTE: [Call memo])
+  KernelSource source = KernelSource::failed;
+};
+
+// The kernel for `key`, made for `target` (whose symbols the JIT learns on
+// first sight): from memory, disk or a compilation. A failure is logged once
+// per key and returns a kernel whose fn and entry are null.
+Kernel kernel_for(const KernelKey& key, const Target& target);
+
+// The interned codegen settings new kernels are compiled with now.
+std::uint32_t current_codegen_id();
+
+// Changes whenever a kernel leaves the cache: a memo of a kernel taken at
+// another epoch must ask again.
+std::uint64_t epoch();
+
+// What the code generator reports about the host, and its LLVM version.
+const HostDescription& host_description();
+const std::string& llvm_version();
+
+KernelCacheStats stats();
+std::vector<KernelStats> entries();
+void clear();
+
+}  // namespace bcast::provider

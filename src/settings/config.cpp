@@ -1,0 +1,295 @@
+// Every BCAST_* setting: one table (name, default, accepted values, help),
+// read from the environment once, overridable through the API.
+#include "config.h"
+
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "bcast/config.h"
+#include "bcast/runtime.h"
+#include "error_messages.h"
+#include "isa.h"
+#include "logging.h"
+
+namespace bcast {
+namespace {
+
+std::optional<std::int64_t> parse_int(std::string_view v) {
+  std::int64_t x = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || end != v.data() + v.size()) return std::nullopt;
+  return x;
+}
+
+template <std::int64_t Lo, std::int64_t Hi>
+bool int_in(std::string_view v) {
+  const auto x = parse_int(v);
+  return x && *x >= Lo && *x <= Hi;
+}
+
+bool one_of(std::string_view v, std::initializer_list<std::string_view> words) {
+  for (std::string_view w : words)
+    if (v == w) return true;
+  return false;
+}
+
+bool log_level_ok(std::string_view v) { return one_of(v, {"off", "error", "warn", "info", "debug", "trace"}); }
+bool isa_ok(std::string_view v) { return is_isa_level(v); }
+bool target_ok(std::string_view v) { return v == "host" || v == "ascend-sim"; }
+bool ub_size_ok(std::string_view v) { return int_in<1024, (1 << 20)>(v) && *parse_int(v) % 32 == 0; }
+bool folder_ok(std::string_view v) { return !v.empty(); }
+bool anything(std::string_view) { return true; }
+bool stream_ok(std::string_view v) { return v == "auto" || v == "off" || int_in<0, (std::int64_t{1} << 50)>(v); }
+
+struct Variable {
+  std::string_view name, default_value, accepted, help;
+  bool (*valid)(std::string_view);
+};
+
+enum Index : std::size_t {
+  kLogLevel, kVerbose, kJit, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
+  kStreamMinBytes, kDumpDir, kTarget, kUbSize, kBlockNum, kDoubleBuffer, kCount
+};
+
+constexpr std::array<Variable, kCount> kVariables{{
+    {"BCAST_LOG_LEVEL", "warn", "off error warn info debug trace", "level of the bcast and bcast.jit loggers",
+     log_level_ok},
+    {"BCAST_VERBOSE", "0", "0 1",
+     "1: one line per op call on stderr (op, dtypes, shapes, broadcast type, kernel, cache outcome, time)",
+     int_in<0, 1>},
+    {"BCAST_JIT", "1", "0 1", "0 runs every op on the reference executor", int_in<0, 1>},
+    {"BCAST_OPT_LEVEL", "2", "0 1 2 3",
+     "kernel optimisation: 0 none, 1 scalar clean-up, 2 lean vectorising pipeline, 3 LLVM's full O3", int_in<0, 3>},
+    {"BCAST_MAX_ISA", "all", "sse4.2 avx avx2 avx512 all", "the widest vector ISA kernels may use (x86-64)", isa_ok},
+    {"BCAST_NUM_THREADS", "0", "0 .. 1024", "threads per op call; 0 is one per hardware thread", int_in<0, kMaxThreads>},
+    {"BCAST_GRAIN", "262144", "1 .. 1099511627776",
+     "output elements below which a call stays on one thread; about the largest piece of a split call",
+     int_in<1, (std::int64_t{1} << 40)>},
+    {"BCAST_CACHE_CAPACITY", "1024", "0 .. 1048576", "kernels kept in memory (LRU); 0 disables the memory cache",
+     int_in<0, (1 << 20)>},
+    {"BCAST_CACHE_DIR", "", "a folder, or off",
+     "disk cache folder; default $XDG_CACHE_HOME/bcast or ~/.cache/bcast; off disables it", folder_ok},
+    {"BCAST_CACHE_MAX_MB", "256", "1 .. 1048576", "size bound of the disk cache; least recently used files go first",
+     int_in<1, (1 << 20)>},
+    {"BCAST_STREAM_MIN_BYTES", "auto", "auto, off, or 0 .. 2^50 bytes",
+     "calls that move at least this many bytes (inputs read plus output written) write out with non-temporal "
+     "(streaming) stores, which skip reading each line before writing it; auto: the last-level cache's size",
+     stream_ok},
+    {"BCAST_DUMP_DIR", "", "a folder", "write each compiled kernel's IR (before and after optimisation) and assembly",
+     anything},
+    {"BCAST_TARGET", "host", "host ascend-sim",
+     "where ops run: the host CPU, or the Ascend-style accelerator on its checking simulator", target_ok},
+    {"BCAST_UB_SIZE", "196608", "1024 .. 1048576, a multiple of 32", "ascend-sim: bytes of unified buffer per block",
+     ub_size_ok},
+    {"BCAST_BLOCK_NUM", "8", "1 .. 64", "ascend-sim: blocks (AI cores) a call runs on", int_in<1, 64>},
+    {"BCAST_DOUBLE_BUFFER", "1", "0 1", "ascend-sim: 1 gives every tile buffer two slots (copy-in overlaps compute)",
+     int_in<0, 1>},
+}};
+
+std::optional<std::size_t> find_variable(std::string_view name) {
+  for (std::size_t i = 0; i < kVariables.size(); ++i)
+    if (kVariables[i].name == name) return i;
+  return std::nullopt;
+}
+
+spdlog::level::level_enum spdlog_level(std::string_view v) {
+  if (v == "off") return spdlog::level::off;
+  if (v == "error") return spdlog::level::err;
+  if (v == "info") return spdlog::level::info;
+  if (v == "debug") return spdlog::level::debug;
+  if (v == "trace") return spdlog::level::trace;
+  return spdlog::level::warn;
+}
+
+std::string default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/bcast";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/bcast";
+  return "";
+}
+
+class Store {
+ public:
+  Store() { read_environment(); }
+
+  void read_environment() {
+    std::vector<std::string> warnings;
+    {
+      const std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < kCount; ++i) {
+        const Variable& var = kVariables[i];
+        value_[i] = std::string(var.default_value);
+        source_[i] = SettingSource::default_value;
+        const char* env = std::getenv(std::string(var.name).c_str());
+        if (env == nullptr) continue;
+        if (var.valid(env)) {
+          value_[i] = env;
+          source_[i] = SettingSource::environment;
+        } else {
+          warnings.push_back(fmt::format("{}={} is not valid (accepted: {}); using the default {}", var.name, env,
+                                         var.accepted, var.default_value.empty() ? "(none)" : var.default_value));
+        }
+      }
+      publish();
+    }
+    for (const std::string& w : warnings) logging::core().warn("{}", w);
+  }
+
+  // Sets one value as the API; returns false (changing nothing) if invalid.
+  // The default is always accepted, so that what get_setting() returned
+  // before a change can be set back (BCAST_CACHE_DIR's default is "").
+  bool set(std::size_t i, std::string_view value) {
+    if (value != kVariables[i].default_value && !kVariables[i].valid(value)) return false;
+    const std::lock_guard lock(mutex_);
+    value_[i] = std::string(value);
+    source_[i] = SettingSource::api;
+    publish();
+    return true;
+  }
+
+  std::string value(std::size_t i) const {
+    const std::lock_guard lock(mutex_);
+    return value_[i];
+  }
+  SettingSource source(std::size_t i) const {
+    const std::lock_guard lock(mutex_);
+    return source_[i];
+  }
+  std::string resolved_cache_dir() const {
+    const std::lock_guard lock(mutex_);
+    return cache_dir_;
+  }
+
+  std::atomic<bool> jit{true}, verbose{false}, ascend{false};
+  std::atomic<int> threads{1}, opt_level{2};
+  std::atomic<std::int64_t> grain{0};
+  std::atomic<std::size_t> capacity{0};
+  std::atomic<std::uint64_t> generation{0}, any_generation{0};
+  std::atomic<std::uint64_t> max_bytes{0};
+  std::atomic<std::uint64_t> stream_min_bytes{0};
+
+ private:
+  // Mirrors the text values into the typed fields. Called with mutex_ held.
+  void publish() {
+    const auto number = [&](Index i) { return *parse_int(value_[i]); };
+    jit = number(kJit) == 1;
+    ascend = value_[kTarget] == "ascend-sim";
+    verbose = number(kVerbose) == 1;
+    const auto hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = number(kNumThreads) == 0 ? hardware : static_cast<int>(number(kNumThreads));
+    grain = number(kGrain);
+    capacity = static_cast<std::size_t>(number(kCacheCapacity));
+    max_bytes = static_cast<std::uint64_t>(number(kCacheMaxMb)) << 20;
+    const std::string& stream_text = value_[kStreamMinBytes];
+    const std::uint64_t stream = stream_text == "off"    ? config::kStreamOff
+                                 : stream_text == "auto" ? config::kStreamAuto
+                                                         : static_cast<std::uint64_t>(number(kStreamMinBytes));
+    // The streaming threshold picks kernels too: a change must reach call memos.
+    if (opt_level != number(kOptLevel) || isa_ != value_[kMaxIsa] || stream_min_bytes != stream) ++generation;
+    stream_min_bytes = stream;
+    opt_level = static_cast<int>(number(kOptLevel));
+    isa_ = value_[kMaxIsa];
+    cache_dir_ = value_[kCacheDir] == "off" ? "" : value_[kCacheDir].empty() ? default_cache_dir() : value_[kCacheDir];
+    logging::set_level(spdlog_level(value_[kLogLevel]));
+    any_generation.fetch_add(1, std::memory_order_release);
+  }
+
+  mutable std::mutex mutex_;
+  std::array<std::string, kCount> value_;
+  std::array<SettingSource, kCount> source_{};
+  std::string isa_ = "all", cache_dir_;
+};
+
+Store& store() {
+  static Store s;
+  return s;
+}
+
+}  // namespace
+
+namespace config {
+bool jit() { return store().jit.load(std::memory_order_relaxed); }
+bool verbose() { return store().verbose.load(std::memory_order_relaxed); }
+int threads() { return store().threads.load(std::memory_order_relaxed); }
+std::int64_t grain() { return store().grain.load(std::memory_order_relaxed); }
+std::size_t cache_capacity() { return store().capacity.load(std::memory_order_relaxed); }
+int opt_level() { return store().opt_level.load(std::memory_order_relaxed); }
+std::uint64_t codegen_generation() { return store().generation.load(std::memory_order_acquire); }
+std::uint64_t generation() { return store().any_generation.load(std::memory_order_acquire); }
+std::string log_level() { return store().value(kLogLevel); }
+std::string max_isa() { return store().value(kMaxIsa); }
+std::string cache_dir() { return store().resolved_cache_dir(); }
+std::uint64_t cache_max_bytes() { return store().max_bytes.load(std::memory_order_relaxed); }
+std::uint64_t stream_min_bytes() { return store().stream_min_bytes.load(std::memory_order_relaxed); }
+std::string dump_dir() { return store().value(kDumpDir); }
+std::string target() { return store().value(kTarget); }
+bool ascend_target() { return store().ascend.load(std::memory_order_relaxed); }
+std::int64_t ub_size() { return *parse_int(store().value(kUbSize)); }
+int block_num() { return static_cast<int>(*parse_int(store().value(kBlockNum))); }
+bool double_buffer() { return store().value(kDoubleBuffer) == "1"; }
+
+void reload_from_environment() { store().read_environment(); }
+}  // namespace config
+
+std::string_view setting_source_name(SettingSource source) {
+  switch (source) {
+    case SettingSource::default_value: return "default";
+    case SettingSource::environment: return "environment";
+    case SettingSource::api: return "api";
+  }
+  return "?";
+}
+
+std::vector<SettingInfo> effective_settings() {
+  std::vector<SettingInfo> out;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    const Variable& v = kVariables[i];
+    std::string value = store().value(i);
+    if (i == kCacheDir) value = config::cache_dir().empty() ? "off" : config::cache_dir();
+    out.push_back({std::string(v.name), value, std::string(v.default_value), std::string(v.accepted),
+                   std::string(v.help), store().source(i)});
+  }
+  return out;
+}
+
+void set_setting(std::string_view name, std::string_view value) {
+  const std::optional<std::size_t> i = find_variable(name);
+  if (!i) detail::fail(ErrorKind::value, "set_setting: unknown setting '{}'", name);
+  if (!store().set(*i, value))
+    detail::fail(ErrorKind::value, "set_setting: {}={} is not valid (accepted: {})", name, value,
+                 kVariables[*i].accepted);
+}
+
+std::string get_setting(std::string_view name) {
+  const std::optional<std::size_t> i = find_variable(name);
+  if (!i) detail::fail(ErrorKind::value, "get_setting: unknown setting '{}'", name);
+  return store().value(*i);
+}
+
+void set_log_level(std::string_view level) { set_setting("BCAST_LOG_LEVEL", level); }
+void set_verbose(bool on) { set_setting("BCAST_VERBOSE", on ? "1" : "0"); }
+void set_opt_level(int level) { set_setting("BCAST_OPT_LEVEL", std::to_string(level)); }
+void set_max_isa(std::string_view isa) { set_setting("BCAST_MAX_ISA", isa); }
+void set_cache_dir(std::string_view folder) { set_setting("BCAST_CACHE_DIR", folder); }
+void set_dump_dir(std::string_view folder) {
+  // "" is the documented way to stop dumping; the table's check is for the environment.
+  set_setting("BCAST_DUMP_DIR", folder);
+}
+
+void set_target(std::string_view target) { set_setting("BCAST_TARGET", target); }
+
+void set_num_threads(int n) {
+  if (n < 0) detail::fail(ErrorKind::value, "set_num_threads: {} is negative (0 means one per hardware thread)", n);
+  set_setting("BCAST_NUM_THREADS", std::to_string(n));
+}
+int num_threads() { return config::threads(); }
+void set_jit_enabled(bool enabled) { set_setting("BCAST_JIT", enabled ? "1" : "0"); }
+bool jit_enabled() { return config::jit(); }
+void set_kernel_cache_capacity(std::size_t kernels) { set_setting("BCAST_CACHE_CAPACITY", std::to_string(kernels)); }
+std::size_t kernel_cache_capacity() { return config::cache_capacity(); }
+
+}  // namespace bcast
