@@ -1,24 +1,8 @@
 // Tuning without recompiling: every BCAST_* environment variable, read once,
-// validated, and overridable through the API (the API wins).
-//
-// | variable             | default                      | accepted                                   |
-// | BCAST_LOG_LEVEL      | warn                         | off error warn info debug trace            |
-// | BCAST_VERBOSE        | 0                            | 0 1: one line per op call on stderr         |
-// | BCAST_JIT            | 1                            | 0 1: 0 runs everything on the reference    |
-// | BCAST_OPT_LEVEL      | 2                            | 0 1 2 3                                    |
-// | BCAST_MAX_ISA        | all                          | sse4.2 avx avx2 avx512 all                 |
-// | BCAST_NUM_THREADS    | 0 (one per hardware thread)  | 0 .. 1024                                  |
-// | BCAST_GRAIN          | 262144                       | 1 .. 2^40 output elements                  |
-// | BCAST_CACHE_CAPACITY | 1024                         | 0 .. 2^20 kernels in memory; 0 disables    |
-// | BCAST_CACHE_DIR      | $XDG_CACHE_HOME/bcast or ~/.cache/bcast | a folder, or off             |
-// | BCAST_CACHE_MAX_MB   | 256                          | 1 .. 2^20 MiB on disk                       |
-// | BCAST_STREAM_MIN_BYTES | auto (the last-level cache) | auto, off, 0 .. 2^50 bytes moved        |
-// | BCAST_DUMP_DIR       | (none)                       | a folder for IR and assembly dumps         |
-// | BCAST_TARGET         | host                         | host ascend-sim                            |
-// | BCAST_UB_SIZE        | 196608                       | 1024 .. 1048576, a multiple of 32          |
-// | BCAST_BLOCK_NUM      | 8                            | 1 .. 64                                    |
-// | BCAST_DOUBLE_BUFFER  | 1                            | 0 1                                        |
-// The README has the same table with the meaning of each.
+// validated, and overridable through the API (the API wins). The variables,
+// their defaults, accepted values and meanings are one table in
+// src/settings/config.cpp; effective_settings() returns it, `bcast-cache env`
+// prints it, and the README's table is printed from it.
 #pragma once
 
 #include <string>

@@ -49,7 +49,7 @@ struct PregenerationSet {
   const Target& target;
   BroadcastType type;
   std::uint64_t stream_min_bytes;  // the setting: kNeverStream when streaming is off
-  std::vector<BroadcastPlan> plans;
+  std::vector<BroadcastPlan> plans{};
   std::vector<std::uint64_t> thresholds{kNeverStream};
 };
 

@@ -1,5 +1,7 @@
 // Every BCAST_* setting: one table (name, default, accepted values, help),
-// read from the environment once, overridable through the API.
+// read from the environment once, overridable through the API. The table is
+// the only copy: the README's is printed from it (`bcast-cache env
+// --markdown`), and ctest's settings_table_in_readme fails when they differ.
 #include "config.h"
 
 #include <array>
@@ -57,37 +59,60 @@ enum Index : std::size_t {
 };
 
 constexpr std::array<Variable, kCount> kVariables{{
-    {"BCAST_LOG_LEVEL", "warn", "off error warn info debug trace", "level of the bcast and bcast.jit loggers",
+    {"BCAST_LOG_LEVEL", "warn", "off error warn info debug trace",
+     "level of the bcast and bcast.jit spdlog loggers (debug shows why a disk-cache file was ignored)",
      log_level_ok},
     {"BCAST_VERBOSE", "0", "0 1",
-     "1: one line per op call on stderr (op, dtypes, shapes, broadcast type, kernel, cache outcome, time)",
+     "1: one line per op call on stderr: op, dtypes, shapes, broadcast type, kernel key, cache outcome "
+     "(hit, disk, compiled, failed, reference), time",
      int_in<0, 1>},
-    {"BCAST_JIT", "1", "0 1", "0 runs every op on the reference executor", int_in<0, 1>},
+    {"BCAST_JIT", "1", "0 1",
+     "0 runs every op on the reference executor",
+     int_in<0, 1>},
     {"BCAST_OPT_LEVEL", "2", "0 1 2 3",
-     "kernel optimisation: 0 none, 1 scalar clean-up, 2 lean vectorising pipeline, 3 LLVM's full O3", int_in<0, 3>},
-    {"BCAST_MAX_ISA", "all", "sse4.2 avx avx2 avx512 all", "the widest vector ISA kernels may use (x86-64)", isa_ok},
-    {"BCAST_NUM_THREADS", "0", "0 .. 1024", "threads per op call; 0 is one per hardware thread", int_in<0, kMaxThreads>},
+     "0 LLVM O0 (no vectoriser); 1 scalar clean-up; 2 lean vectorising pipeline (~8 ms a kernel); 3 "
+     "LLVM's full O3",
+     int_in<0, 3>},
+    {"BCAST_MAX_ISA", "all", "sse4.2 avx avx2 avx512 all",
+     "the widest x86-64 vector extension kernels may use",
+     isa_ok},
+    {"BCAST_NUM_THREADS", "0", "0 .. 1024",
+     "threads per op call; 0 is one per hardware thread",
+     int_in<0, kMaxThreads>},
     {"BCAST_GRAIN", "262144", "1 .. 1099511627776",
-     "output elements below which a call stays on one thread; about the largest piece of a split call",
+     "output elements below which a call stays on one thread; also about the largest piece a split "
+     "call hands a thread (at least four pieces per thread; a row or a tile longer than a grain stays "
+     "whole)",
      int_in<1, (std::int64_t{1} << 40)>},
-    {"BCAST_CACHE_CAPACITY", "1024", "0 .. 1048576", "kernels kept in memory (LRU); 0 disables the memory cache",
+    {"BCAST_CACHE_CAPACITY", "1024", "0 .. 1048576",
+     "kernels kept in memory (LRU); 0 keeps none",
      int_in<0, (1 << 20)>},
     {"BCAST_CACHE_DIR", "", "a folder, or off",
-     "disk cache folder; default $XDG_CACHE_HOME/bcast or ~/.cache/bcast; off disables it", folder_ok},
-    {"BCAST_CACHE_MAX_MB", "256", "1 .. 1048576", "size bound of the disk cache; least recently used files go first",
+     "the persistent kernel cache; unset, $XDG_CACHE_HOME/bcast, else ~/.cache/bcast",
+     folder_ok},
+    {"BCAST_CACHE_MAX_MB", "256", "1 .. 1048576",
+     "size bound of the disk cache; least recently used files go first",
      int_in<1, (1 << 20)>},
     {"BCAST_STREAM_MIN_BYTES", "auto", "auto, off, or 0 .. 2^50 bytes",
-     "calls that move at least this many bytes (inputs read plus output written) write out with non-temporal "
-     "(streaming) stores, which skip reading each line before writing it; auto: the last-level cache's size",
+     "calls that move at least this many bytes (inputs read plus output written) write their output "
+     "with non-temporal (streaming) stores, which skip reading each output line before writing it "
+     "(x86-64, rows of 256 bytes or more); auto is the last-level cache's size",
      stream_ok},
-    {"BCAST_DUMP_DIR", "", "a folder", "write each compiled kernel's IR (before and after optimisation) and assembly",
+    {"BCAST_DUMP_DIR", "", "a folder",
+     "write each compiled kernel's IR before and after optimisation (.ll, .opt.ll) and its assembly "
+     "(.s)",
      anything},
     {"BCAST_TARGET", "host", "host ascend-sim",
-     "where ops run: the host CPU, or the Ascend-style accelerator on its checking simulator", target_ok},
-    {"BCAST_UB_SIZE", "196608", "1024 .. 1048576, a multiple of 32", "ascend-sim: bytes of unified buffer per block",
+     "where ops run: the host CPU, or the Ascend-style accelerator on its checking simulator",
+     target_ok},
+    {"BCAST_UB_SIZE", "196608", "1024 .. 1048576, a multiple of 32",
+     "ascend-sim: unified buffer bytes per block",
      ub_size_ok},
-    {"BCAST_BLOCK_NUM", "8", "1 .. 64", "ascend-sim: blocks (AI cores) a call runs on", int_in<1, 64>},
-    {"BCAST_DOUBLE_BUFFER", "1", "0 1", "ascend-sim: 1 gives every tile buffer two slots (copy-in overlaps compute)",
+    {"BCAST_BLOCK_NUM", "8", "1 .. 64",
+     "ascend-sim: blocks (AI cores) per call",
+     int_in<1, 64>},
+    {"BCAST_DOUBLE_BUFFER", "1", "0 1",
+     "ascend-sim: two slots per tile buffer, so copy-in of the next tile can overlap compute",
      int_in<0, 1>},
 }};
 

@@ -202,6 +202,30 @@ def ascend_kernels_are_inspectable(root):
         check(" mul " not in ir, "the tile loop multiplies")
 
 
+def every_key_resolves_without_its_file(root):
+    """show resolves a key from its text alone (src/kernel/key_codec.h), whatever
+    its variant suffix: fixed rows (.r), streaming (.nt), a transposed input
+    (.ta, from a Fortran-order operand), with no file on disk."""
+    import numpy as np
+    folder = os.path.join(root, "resolve")
+    run([CACHE, "warm", "--ops", "add", "--dtypes", "f32", "--max-rank", "2", "--json"], folder)
+    keys = [e["key"] for e in json.loads(run([CACHE, "list", "--json"], folder).stdout)]
+    a, b = os.path.join(root, "a_fortran.npy"), os.path.join(root, "b.npy")
+    np.save(a, np.asfortranarray(np.arange(64 * 64, dtype=np.float32).reshape(64, 64)))
+    np.save(b, np.ones((64, 64), dtype=np.float32))
+    p = run([RUN, "add", a, b, "--json"], folder)
+    check(p.returncode == 0, f"add of a Fortran-order operand: {p.stderr}")
+    keys.append(last_json(p)["kernel"] if p.returncode == 0 else "")
+    suffixes = [".r4-", ".ta."] + ([".nt."] if STREAMS else [])
+    for suffix in suffixes:
+        check(any(suffix in k for k in keys), f"no key with {suffix} to resolve among {len(keys)}")
+    run([CACHE, "clear"], folder)
+    for key in keys:
+        shown = run([CACHE, "show", key, "--json"], folder)
+        got = json.loads(shown.stdout) if shown.returncode == 0 else None
+        check(got == {"key": key, "on_disk": False}, f"show {key} without its file: exit {shown.returncode}, {shown.stdout!r}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as root:
         second_process_compiles_nothing(root)
@@ -212,6 +236,7 @@ def main():
         warm_flag_pregenerates_for_later_processes(root)
         dir_option_selects_the_folder(root)
         ascend_kernels_are_inspectable(root)
+        every_key_resolves_without_its_file(root)
     for n in notes:
         print("NOT CHECKED:", n)
     for f in failures:

@@ -182,6 +182,15 @@ int verify(const jit::DiskCache& cache, bool as_json) {
   return kExitOk;
 }
 
+// The README's table of settings, printed from the settings table itself.
+int env_markdown() {
+  std::cout << "| variable | default | accepted | meaning |\n|---|---|---|---|\n";
+  for (const SettingInfo& s : effective_settings())
+    std::cout << fmt::format("| `{}` | {} | `{}` | {} |\n", s.name,
+                             s.default_value.empty() ? "(unset)" : "`" + s.default_value + "`", s.accepted, s.help);
+  return kExitOk;
+}
+
 int env(bool as_json) {
   json all = json::array();
   for (const SettingInfo& s : effective_settings())
@@ -229,6 +238,8 @@ int main(int argc, char** argv) {
   warm_cmd->add_option("--max-rank", max_rank, "largest rank")->check(CLI::Range(0, bcast::kMaxPregenerateRank));
   warm_cmd->add_option("--threads", threads, "compiling threads (0: all cores)")->check(CLI::NonNegativeNumber);
   auto* env_cmd = app.add_subcommand("env", "every BCAST_* setting: effective value and where it came from");
+  bool markdown = false;
+  env_cmd->add_flag("--markdown", markdown, "the settings table (defaults, accepted values, meanings) as the README has it");
   for (CLI::App* sub : {list_cmd, show_cmd, stats_cmd, verify_cmd, warm_cmd, env_cmd})
     sub->add_flag("--json", as_json, "JSON output");
   try {
@@ -238,7 +249,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (!dir.empty()) bcast::set_cache_dir(dir);
-    if (*env_cmd) return env(as_json);
+    if (*env_cmd) return markdown ? env_markdown() : env(as_json);
     if (*list_cmd && !memory_dump.empty()) return list_memory(memory_dump, as_json);
     const std::string folder = bcast::config::cache_dir();
     if (folder.empty()) {

@@ -1,0 +1,134 @@
+// The key codec (src/kernel/key_codec.h): every key that bcast makes, of every
+// loop variant and target, prints to a text that parses back to the same key;
+// texts that no key prints do not parse.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen_settings.h"
+#include "kernel_key.h"
+#include "kernel_provider.h"
+#include "key_codec.h"
+#include "targets.h"
+#include "test_support.h"
+#include "variant.h"
+
+namespace bcast {
+namespace {
+
+using DC = DimCode;
+
+// Plans that reach every variant: each type's pre-generation plans, plus a
+// transposed input, a batched transposed input and strided and broadcast views.
+std::vector<BroadcastPlan> plans_of(const Target& target, const BroadcastType& type) {
+  PregenerationSet set{.target = target, .type = type, .stream_min_bytes = 0};
+  for (const VariantRow& row : variant_table())
+    if (row.pregenerate != nullptr) row.pregenerate(set);
+  std::vector<BroadcastPlan> plans = set.plans;
+  if (type.size() >= 2) {
+    BroadcastPlan t = contiguous_plan(type, std::vector<std::int64_t>(type.size(), 64));
+    const std::size_t rows = type.size() - 2, cols = type.size() - 1;
+    for (const int k : {kA, kB})
+      if (t.strides[k][cols] == 1 && t.strides[k][rows] != 0) {
+        BroadcastPlan transposed = t;
+        std::swap(transposed.strides[k][rows], transposed.strides[k][cols]);
+        plans.push_back(transposed);
+      }
+  }
+  if (!type.empty()) {
+    BroadcastPlan strided = contiguous_plan(type, std::vector<std::int64_t>(type.size(), 8));
+    for (auto& s : strided.strides[kB]) s *= 3;
+    plans.push_back(strided);
+  }
+  return plans;
+}
+
+std::vector<BroadcastType> types_up_to_rank(int max_rank) {
+  std::vector<BroadcastType> types{{}};
+  for (std::size_t i = 0; i < types.size(); ++i)
+    if (static_cast<int>(types[i].size()) < max_rank)
+      for (DimCode c : {DC::same, DC::expand_a, DC::expand_b})
+        if (types[i].empty() || types[i].back() != c) {
+          BroadcastType longer = types[i];
+          longer.push_back(c);
+          types.push_back(longer);
+        }
+  return types;
+}
+
+TEST(KeyCodec, EveryKeyOfEveryVariantAndTargetRoundTrips) {
+  std::map<std::string, int> keys_with;  // variant name -> keys that carry it
+  int keys = 0;
+  for (const TargetKind kind : {TargetKind::host, TargetKind::ascend_sim}) {
+    const Target& target = target_for(kind);
+    for (const auto& [op, dtype] : test::supported_pairs()) {
+      if (op != Op::add && op != Op::eq && op != Op::max) continue;
+      for (const BroadcastType& type : types_up_to_rank(4))
+        for (const BroadcastPlan& plan : plans_of(target, type))
+          for (const std::uint64_t threshold : {kNeverStream, std::uint64_t{0}}) {
+            const KernelKey key =
+                make_kernel_key(target, op, dtype, plan, provider::current_codegen_id(), threshold);
+            const std::string text = key.to_string();
+            ASSERT_EQ(parse_kernel_key(text, key.codegen), key) << text;
+            const std::optional<KeyFields> fields = split_kernel_key(text);
+            ASSERT_TRUE(fields.has_value()) << text;
+            EXPECT_EQ(fields->layout, key.layout_code()) << text;
+            EXPECT_EQ(fields->target, target.name()) << text;
+            ++keys;
+            for (const VariantRow& row : variant_table())
+              if (row.in_key != nullptr && row.in_key(key)) ++keys_with[std::string(row.name)];
+          }
+    }
+  }
+  // The property is vacuous for a variant no key carries.
+  EXPECT_GT(keys, 10000);
+  EXPECT_GT(keys_with["fixed rows"], 0);
+  EXPECT_GT(keys_with["transposed tiles"], 0);
+  if (target_for(TargetKind::host).can_stream_stores()) {
+    EXPECT_GT(keys_with["streaming stores"], 0);
+  }
+}
+
+TEST(KeyCodec, ParsingNeedsTheSettingsTheKeyWasMadeWith) {
+  const Target& host = target_for(TargetKind::host);
+  const KernelKey key = make_kernel_key(host, Op::add, DType::f32, BroadcastType{DC::expand_b, DC::same},
+                                        provider::current_codegen_id());
+  CodegenSettings other = codegen_settings(key.codegen);
+  other.opt_level = other.opt_level == 3 ? 2 : 3;
+  EXPECT_EQ(parse_kernel_key(key.to_string(), intern_codegen_settings(other)), std::nullopt);
+}
+
+// Texts one edit away from a real key, which no key prints.
+TEST(KeyCodec, TextsNoKeyPrintsDoNotParse) {
+  const Target& host = target_for(TargetKind::host);
+  BroadcastPlan rows = contiguous_plan({DC::same, DC::expand_b}, {64, 4});
+  const KernelKey fixed = make_kernel_key(host, Op::add, DType::f32, rows, provider::current_codegen_id());
+  const std::string text = fixed.to_string();
+  ASSERT_THAT(text, ::testing::HasSubstr(".uuz.r4-4-4-1."));
+  const std::uint32_t codegen = fixed.codegen;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  for (const std::string& bad : {
+           with(".r4-4-4-1.", ".r17-17-17-0."),  // longer than kFixedRowMax
+           with(".r4-4-4-1.", ".r4-4-4-3."),     // a step that is not 0, 1 or the row
+           with(".r4-4-4-1.", ".r04-4-4-1."),    // not as printed
+           with(".r4-4-4-1.", ".r4-4-4-1.ta."),  // transposed tiles never go with fixed rows
+           with(".r4-4-4-1.", ".r4-4-4-1.xx."),  // no variant has this tag
+           with(".uuz.", ".uuq."),               // no such inner stride
+           with("[same,expand_b]", "[same,expand_c]"),
+           with("add.", "plus."),
+           with(".host.", ".gpu."),
+           text.substr(0, text.size() - 1),  // another tuning hash
+       })
+    EXPECT_EQ(parse_kernel_key(bad, codegen), std::nullopt) << bad;
+  EXPECT_EQ(parse_kernel_key(text, codegen), fixed);
+}
+
+}  // namespace
+}  // namespace bcast
