@@ -21,6 +21,7 @@
 #include "config.h"
 #include "executor.h"
 #include "fault_injection.h"
+#include "isa.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "logging.h"
@@ -114,6 +115,19 @@ TEST_F(Env, InvalidValuesWarnAndKeepTheDefault) {
   }
   EXPECT_TRUE(jit_enabled());
   EXPECT_EQ(config::opt_level(), 2);
+}
+
+// BCAST_MAX_ISA's accepted values are the one ISA list (src/core/isa.h),
+// which the code generator's caps and bcast-cache read too.
+TEST_F(Env, MaxIsaAcceptsExactlyTheIsaLevels) {
+  std::string levels;
+  for (std::string_view level : kIsaLevels) levels += (levels.empty() ? "" : " ") + std::string(level);
+  const std::vector<SettingInfo> all = effective_settings();
+  const auto isa = std::find_if(all.begin(), all.end(), [](const SettingInfo& s) { return s.name == "BCAST_MAX_ISA"; });
+  ASSERT_NE(isa, all.end());
+  EXPECT_EQ(isa->accepted, levels);
+  for (std::string_view level : kIsaLevels) EXPECT_NO_THROW(set_setting("BCAST_MAX_ISA", level)) << level;
+  EXPECT_THROW(set_setting("BCAST_MAX_ISA", "avx10"), Error);
 }
 
 TEST_F(Env, JitOffRunsTheReferenceExecutor) {

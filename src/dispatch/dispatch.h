@@ -25,7 +25,7 @@ std::string_view outcome_name(Outcome outcome);  // "reference", "hit", ..., "as
 // A kernel for a host plan, and what keeps its code loaded while calls run it.
 struct SelectedKernel {
   KernelFn fn = nullptr;
-  std::shared_ptr<const void> keep_alive;  // null for the reference executor
+  std::shared_ptr<const void> keep_alive{};  // null for the reference executor
   bool jit = false;
   Outcome outcome = Outcome::reference;
   std::atomic<std::uint64_t>* memo_hits = nullptr;  // a JIT kernel's count of memoised calls

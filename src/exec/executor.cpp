@@ -74,12 +74,8 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
     for (int k = 0; k < kNumOperands; ++k) offset[k] += chunk.inner_begin * plan.strides[k][rank - 1];
     extents[rank - 1] = chunk.inner_end - chunk.inner_begin;
   }
-  // Strides and spans are stored per operand; the ABI wants three rows back to back.
   std::array<std::int64_t, kNumOperands * kMaxRank> strides, spans;
-  for (int k = 0; k < kNumOperands; ++k) {
-    std::copy(plan.strides[k].begin(), plan.strides[k].end(), strides.begin() + k * rank);
-    std::copy(plan.spans[k].begin(), plan.spans[k].end(), spans.begin() + k * rank);
-  }
+  pack_rows(plan, strides.data(), spans.data());
   auto at = [&](const void* p, int k) {
     return static_cast<const char*>(p) + offset[k] * static_cast<std::int64_t>(sizes[k]);
   };
@@ -192,6 +188,14 @@ void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointe
 
 }  // namespace
 
+void pack_rows(const BroadcastPlan& plan, std::int64_t* strides, std::int64_t* spans) {
+  const int rank = plan.rank();
+  for (int k = 0; k < kNumOperands; ++k) {
+    std::copy(plan.strides[k].begin(), plan.strides[k].end(), strides + k * rank);
+    std::copy(plan.spans[k].begin(), plan.spans[k].end(), spans + k * rank);
+  }
+}
+
 bool stays_on_caller(const BroadcastPlan& plan, int threads) {
   return plan.numel < config::grain() || threads <= 1;
 }
@@ -206,11 +210,10 @@ DirectCall::DirectCall(const BroadcastPlan& plan, const ElementSizes& sizes) {
   rank_ = plan.rank();
   count_ = plan.outer_count();
   extents_ = plan.extents;
-  for (int k = 0; k < kNumOperands; ++k) {
-    strides_.insert(strides_.end(), plan.strides[k].begin(), plan.strides[k].end());
-    spans_.insert(spans_.end(), plan.spans[k].begin(), plan.spans[k].end());
-    first_byte_[k] = plan.base[k] * static_cast<std::int64_t>(sizes[k]);
-  }
+  strides_.resize(static_cast<std::size_t>(kNumOperands * rank_));
+  spans_.resize(strides_.size());
+  pack_rows(plan, strides_.data(), spans_.data());
+  for (int k = 0; k < kNumOperands; ++k) first_byte_[k] = plan.base[k] * static_cast<std::int64_t>(sizes[k]);
 }
 
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,

@@ -28,6 +28,10 @@ using ElementSizes = std::array<std::size_t, kNumOperands>;
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads);
 
+// The kernel arguments' rows of strides and spans (NOTE: [Kernel ABI]): out's,
+// a's and b's, rank entries each, back to back. The one packer of them.
+void pack_rows(const BroadcastPlan& plan, std::int64_t* strides, std::int64_t* spans);
+
 // Whether execute_plan runs `plan` on the caller's thread alone: fewer
 // elements than BCAST_GRAIN, or one thread. Such calls never touch the pool.
 bool stays_on_caller(const BroadcastPlan& plan, int threads);

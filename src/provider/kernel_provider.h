@@ -26,7 +26,7 @@ std::string_view source_name(KernelSource source);  // "hit", "disk", "compiled"
 struct Kernel {
   KernelFn fn = nullptr;                     // a host kernel's entry; null when there is none
   void* entry = nullptr;                     // any kernel's entry (an Ascend-style kernel has its own signature)
-  std::shared_ptr<const void> keep_alive;
+  std::shared_ptr<const void> keep_alive{};
   std::atomic<std::uint64_t>* memo_hits = nullptr;  // its count of memoised calls (NOTE: [Call memo])
   KernelSource source = KernelSource::failed;
 };
