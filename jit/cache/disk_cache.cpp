@@ -61,6 +61,12 @@ json header_json(const DiskEntry& e) {
           {"object_xxh3", checksum(e.object.data(), e.object.size())}};
 }
 
+}  // namespace
+
+std::string header_text(const DiskEntry& entry) { return header_json(entry).dump(); }
+
+namespace {
+
 std::optional<DiskEntry> from_json(const json& h, std::string& why) {
   try {
     DiskEntry e;

@@ -82,6 +82,10 @@ class DiskCache {
   std::uint64_t max_bytes_;
 };
 
+// The header of NOTE: [Disk cache file] as JSON text: every field of `entry`
+// but its object, and the object's size and checksum.
+std::string header_text(const DiskEntry& entry);
+
 // Reads a file and checks everything that does not depend on the host: magic,
 // format, checksums, sizes. The caller compares the header with its key.
 std::optional<DiskEntry> read_disk_entry(const std::string& path, bool with_object, std::string& why);

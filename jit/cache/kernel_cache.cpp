@@ -183,16 +183,6 @@ struct KernelCache::State {
 KernelCache::KernelCache() : state_(std::make_unique<State>()) {}
 KernelCache::~KernelCache() = default;
 
-std::string_view cache_outcome_name(CacheOutcome outcome) {
-  switch (outcome) {
-    case CacheOutcome::memory_hit: return "hit";
-    case CacheOutcome::disk_hit: return "disk";
-    case CacheOutcome::compiled: return "compiled";
-    case CacheOutcome::failed: return "failed";
-  }
-  return "?";
-}
-
 std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, CacheOutcome* outcome) {
   State& st = *state_;
   std::unique_lock lock(st.mutex);

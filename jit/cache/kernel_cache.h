@@ -14,7 +14,6 @@ namespace bcast::jit {
 
 // How a get() was served, for BCAST_VERBOSE.
 enum class CacheOutcome { memory_hit, disk_hit, compiled, failed };
-std::string_view cache_outcome_name(CacheOutcome outcome);  // "hit", "disk", "compiled", "failed"
 
 // What the cache is told by its user (the provider reads them from the
 // settings): jit/ reads no setting itself.

@@ -14,13 +14,8 @@ namespace bcast {
 namespace {
 
 Outcome outcome_of(provider::KernelSource source) {
-  switch (source) {
-    case provider::KernelSource::memory: return Outcome::hit;
-    case provider::KernelSource::disk: return Outcome::disk;
-    case provider::KernelSource::compiled: return Outcome::compiled;
-    case provider::KernelSource::failed: return Outcome::failed;
-  }
-  return Outcome::failed;
+  constexpr Outcome kOutcomes[] = {Outcome::hit, Outcome::disk, Outcome::compiled, Outcome::failed};  // by source
+  return kOutcomes[static_cast<std::size_t>(source)];
 }
 
 // NOTE: [Short rows]: the fused plan on a pattern of the repeated row, then
@@ -46,15 +41,8 @@ SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, cons
 }  // namespace
 
 std::string_view outcome_name(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::reference: return "reference";
-    case Outcome::hit: return "hit";
-    case Outcome::disk: return "disk";
-    case Outcome::compiled: return "compiled";
-    case Outcome::failed: return "failed";
-    case Outcome::ascend_sim: return "ascend-sim";
-  }
-  return "?";
+  constexpr std::string_view kNames[] = {"reference", "hit", "disk", "compiled", "failed", "ascend-sim"};  // by Outcome
+  return kNames[static_cast<std::size_t>(outcome)];
 }
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {

@@ -110,12 +110,8 @@ BroadcastPlan assemble(const std::vector<PlanDim>& dims, const std::array<std::i
 }  // namespace
 
 std::string to_string(DimCode code) {
-  switch (code) {
-    case DimCode::same: return "same";
-    case DimCode::expand_a: return "expand_a";
-    case DimCode::expand_b: return "expand_b";
-  }
-  return "?";
+  constexpr std::string_view kNames[] = {"same", "expand_a", "expand_b"};  // in DimCode's order
+  return std::string(kNames[static_cast<std::size_t>(code)]);
 }
 
 std::string to_string(const BroadcastType& type) {

@@ -43,26 +43,12 @@ void learn_symbols(const Target& target) {
 }
 
 KernelSource source_of(jit::CacheOutcome outcome) {
-  switch (outcome) {
-    case jit::CacheOutcome::memory_hit: return KernelSource::memory;
-    case jit::CacheOutcome::disk_hit: return KernelSource::disk;
-    case jit::CacheOutcome::compiled: return KernelSource::compiled;
-    case jit::CacheOutcome::failed: return KernelSource::failed;
-  }
-  return KernelSource::failed;
+  constexpr KernelSource kSources[] = {KernelSource::memory, KernelSource::disk, KernelSource::compiled,
+                                       KernelSource::failed};  // in CacheOutcome's order
+  return kSources[static_cast<std::size_t>(outcome)];
 }
 
 }  // namespace
-
-std::string_view source_name(KernelSource source) {
-  switch (source) {
-    case KernelSource::memory: return "hit";
-    case KernelSource::disk: return "disk";
-    case KernelSource::compiled: return "compiled";
-    case KernelSource::failed: return "failed";
-  }
-  return "?";
-}
 
 Kernel kernel_for(const KernelKey& key, const Target& target) {
   learn_symbols(target);

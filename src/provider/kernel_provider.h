@@ -20,7 +20,6 @@ namespace bcast::provider {
 
 // Where a kernel came from.
 enum class KernelSource : std::uint8_t { memory, disk, compiled, failed };
-std::string_view source_name(KernelSource source);  // "hit", "disk", "compiled", "failed"
 
 // A compiled kernel, and what keeps its code loaded while calls run it.
 struct Kernel {

@@ -261,12 +261,8 @@ void reload_from_environment() { store().read_environment(); }
 }  // namespace config
 
 std::string_view setting_source_name(SettingSource source) {
-  switch (source) {
-    case SettingSource::default_value: return "default";
-    case SettingSource::environment: return "environment";
-    case SettingSource::api: return "api";
-  }
-  return "?";
+  constexpr std::string_view kNames[] = {"default", "environment", "api"};  // in SettingSource's order
+  return kNames[static_cast<std::size_t>(source)];
 }
 
 std::vector<SettingInfo> effective_settings() {

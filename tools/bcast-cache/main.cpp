@@ -34,26 +34,19 @@ std::string when(std::int64_t unix_seconds) {
   return fmt::format("{:%Y-%m-%d %H:%M:%S}", tm);
 }
 
+// A file as list and show print it: its header's fields (less the object's
+// size and checksum, which listings do not read) and the file's own.
 json entry_json(const jit::DiskFile& f) {
   json j{{"file", f.path}, {"bytes", f.bytes}, {"last_used", when(f.last_used_unix)}};
   if (!f.entry) {
     j["problem"] = f.problem;
     return j;
   }
-  const jit::DiskEntry& e = *f.entry;
-  j.update({{"key", e.key},
-            {"op", e.op},
-            {"dtype", e.dtype},
-            {"broadcast_type", e.broadcast_type},
-            {"target", e.target},
-            {"code_bytes", e.code_bytes},
-            {"compile_ms", e.compile_ms},
-            {"created", when(e.created_unix)},
-            {"hits", f.hits},
-            {"llvm_version", e.llvm_version},
-            {"generator", e.generator},
-            {"cpu", e.settings.cpu},
-            {"opt_level", e.settings.opt_level}});
+  json header = json::parse(jit::header_text(*f.entry));
+  header.erase("object_bytes");
+  header.erase("object_xxh3");
+  j.update(header);
+  j.update({{"created", when(f.entry->created_unix)}, {"hits", f.hits}});
   return j;
 }
 
