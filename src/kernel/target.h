@@ -11,13 +11,9 @@
 #include <string_view>
 #include <vector>
 
-namespace bcast {
+#include "target_kind.h"
 
-// Which target a kernel key was made for: part of the key.
-enum class TargetKind : std::uint8_t { host, ascend_sim };
-inline constexpr int kNumTargetKinds = 2;
-std::string_view target_name(TargetKind kind);  // "host", "ascend-sim"
-std::optional<TargetKind> parse_target(std::string_view name);
+namespace bcast {
 
 // A C symbol that a target's kernels call and the JIT must resolve.
 struct JitSymbol {

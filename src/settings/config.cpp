@@ -17,6 +17,7 @@
 #include "error_messages.h"
 #include "isa.h"
 #include "logging.h"
+#include "target_kind.h"
 
 namespace bcast {
 namespace {
@@ -42,7 +43,7 @@ bool one_of(std::string_view v, std::initializer_list<std::string_view> words) {
 
 bool log_level_ok(std::string_view v) { return one_of(v, {"off", "error", "warn", "info", "debug", "trace"}); }
 bool isa_ok(std::string_view v) { return is_isa_level(v); }
-bool target_ok(std::string_view v) { return v == "host" || v == "ascend-sim"; }
+bool target_ok(std::string_view v) { return parse_target(v).has_value(); }
 bool ub_size_ok(std::string_view v) { return int_in<1024, (1 << 20)>(v) && *parse_int(v) % 32 == 0; }
 bool folder_ok(std::string_view v) { return !v.empty(); }
 bool anything(std::string_view) { return true; }
@@ -202,7 +203,7 @@ class Store {
   void publish() {
     const auto number = [&](Index i) { return *parse_int(value_[i]); };
     jit = number(kJit) == 1;
-    ascend = value_[kTarget] == "ascend-sim";
+    ascend = parse_target(value_[kTarget]) == TargetKind::ascend_sim;
     verbose = number(kVerbose) == 1;
     const auto hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = number(kNumThreads) == 0 ? hardware : static_cast<int>(number(kNumThreads));

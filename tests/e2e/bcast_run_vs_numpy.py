@@ -320,7 +320,7 @@ def check_npy_version_3(tmp):
 
 def check_internal_error_exit_4(tmp):
     """Exit status 4, an internal error. bcast-run has no switch that fails it
-    from inside (src/fault_injection.h is in-process, for the C++ tests), so it
+    from inside (src/core/fault_injection.h is in-process, for the C++ tests), so it
     runs out of memory instead, under an address-space limit (RLIMIT_AS) that
     holds the operands, the result and --check's naive result but not --check's
     8-byte offset per element: its std::bad_alloc is an internal error. The

@@ -12,6 +12,7 @@
 #include "name_lists.h"
 #include "operand_spec.h"
 #include "run_support.h"
+#include "target_kind.h"
 
 namespace bcast::tools {
 namespace {
@@ -143,7 +144,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", o.json, "print one JSON object as the last line of stdout");
   app.add_flag("--no-jit", o.no_jit, "run every op on the reference executor");
   app.add_option("--target", o.target, "host, or ascend-sim (the accelerator simulator)")
-      ->check(CLI::IsMember({"host", "ascend-sim"}));
+      ->check(CLI::IsMember(std::vector<std::string>(bcast::kTargetNames.begin(), bcast::kTargetNames.end())));
   app.add_flag("--trace", o.trace, "print the ascend-sim per-block counters of the call");
   app.add_option("--dump-cache", o.dump_cache, "at the end, write the in-memory kernel cache as JSON (bcast-cache list --memory)");
   app.add_option("--warm", o.warm, "pre-generate the kernels of every broadcast type up to this rank, then go on")
