@@ -392,8 +392,10 @@ TEST_F(Env, StreamMinBytesDecidesWhichOutputsGetStreamingStores) {
   EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt.")));
   set("BCAST_STREAM_MIN_BYTES", "auto");
   reload();
-  EXPECT_GE(config::stream_min_bytes(), 1u << 20) << "auto is a last-level cache size";
-  EXPECT_LT(config::stream_min_bytes(), kNeverStream);
+  const std::uint64_t threshold = stream_threshold(target_for(TargetKind::host));
+  EXPECT_GE(threshold, 1u << 20) << "auto is a last-level cache size";
+  EXPECT_LT(threshold, kNeverStream);
+  EXPECT_EQ(threshold, target_for(TargetKind::host).last_level_cache_bytes());
 #else
   set("BCAST_STREAM_MIN_BYTES", "0");
   reload();

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "cache/disk_cache.h"
+#include "key_codec.h"
 #include "logging.h"
 
 namespace bcast::jit {
@@ -95,17 +96,19 @@ Obtained obtain(const KernelKey& key, const CacheOptions& options) {
   if (!object.error.empty()) return {{nullptr, object.error}, Source::compiled};
   Obtained got{load_object(object), Source::compiled};
   if (got.result.kernel && disk) {
+    // The header names the key by the codec's fields (NOTE: [Disk cache file]).
+    const KeyFields fields = split_kernel_key(name).value();
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     DiskEntry entry{.key = name,
                     .symbol = object.symbol,
                     .llvm_version = LLVM_VERSION_STRING,
                     .generator = kGeneratorRevision,
                     .settings = settings,
-                    .op = std::string(op_name(key.op)),
-                    .dtype = std::string(dtype_name(key.dtype)),
-                    .broadcast_type = to_string(key.type()),
-                    .inner = key.layout_code(),
-                    .target = std::string(target_name(key.target)),
+                    .op = fields.op,
+                    .dtype = fields.dtype,
+                    .broadcast_type = fields.type,
+                    .inner = fields.layout,
+                    .target = fields.target,
                     .created_unix = std::chrono::duration_cast<std::chrono::seconds>(now).count(),
                     .compile_ms = object.compile_ms,
                     .code_bytes = object.code_bytes,

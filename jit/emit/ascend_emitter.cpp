@@ -37,8 +37,19 @@ struct FunctionTypeOf<void(Params...)> {
   }
 };
 
-// The intrinsics, by name, as the emitter calls them.
-enum class Intrinsic { copy_in, copy_out, vector_binary, broadcast, enque, deque, tile_done };
+// The intrinsics, one value per entry of BCAST_ASCEND_INTRINSICS, and each
+// one's symbol and LLVM type, made from the same list.
+#define BCAST_INTRINSIC_VALUE(symbol, prototype) symbol,
+enum class Intrinsic { BCAST_ASCEND_INTRINSICS(BCAST_INTRINSIC_VALUE) };
+#undef BCAST_INTRINSIC_VALUE
+
+struct IntrinsicDecl {
+  const char* symbol;
+  llvm::FunctionType* (*type)(llvm::LLVMContext&);
+};
+#define BCAST_INTRINSIC_DECL(symbol, prototype) {#symbol, &FunctionTypeOf<ascend::prototype>::get},
+constexpr IntrinsicDecl kIntrinsics[] = {BCAST_ASCEND_INTRINSICS(BCAST_INTRINSIC_DECL)};
+#undef BCAST_INTRINSIC_DECL
 
 class AscendEmitter {
  public:
@@ -135,7 +146,7 @@ class AscendEmitter {
       b_.SetInsertPoint(load);
       Value* count = array_field(offsetof(KernelParams, resident_count), k, "resident_count");
       Value* gm_offset = array_field(offsetof(KernelParams, resident_gm_offset), k, "resident_gm_offset");
-      call(Intrinsic::copy_in, {ctx_, ub_resident_[k], b_.CreateGEP(b_.getInt8Ty(), gm_[k], gm_offset), count,
+      call(Intrinsic::bcast_sim_copy_in, {ctx_, ub_resident_[k], b_.CreateGEP(b_.getInt8Ty(), gm_[k], gm_offset), count,
                                  b_.getInt64(1), b_.getInt32(k)});
       b_.CreateBr(after);
       b_.SetInsertPoint(after);
@@ -151,16 +162,16 @@ class AscendEmitter {
     std::array<Value*, kNumOperands> ub{};
     for (int k = kA; k <= kB; ++k) {
       ub[k] = fetch_input(k, slot, len);
-      call(Intrinsic::enque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
+      call(Intrinsic::bcast_sim_enque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
     }
     for (int k = kA; k <= kB; ++k)
-      call(Intrinsic::deque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
+      call(Intrinsic::bcast_sim_deque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
     Value* out_ub = tile_buffer(kOut, slot);
-    call(Intrinsic::vector_binary, {ctx_, out_ub, ub[kA], ub[kB], len});
-    call(Intrinsic::enque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
-    call(Intrinsic::deque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
-    call(Intrinsic::copy_out, {ctx_, gm_at(kOut), out_ub, len, inner_stride_[kOut]});
-    call(Intrinsic::tile_done, {ctx_});
+    call(Intrinsic::bcast_sim_vector_binary, {ctx_, out_ub, ub[kA], ub[kB], len});
+    call(Intrinsic::bcast_sim_enque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
+    call(Intrinsic::bcast_sim_deque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
+    call(Intrinsic::bcast_sim_copy_out, {ctx_, gm_at(kOut), out_ub, len, inner_stride_[kOut]});
+    call(Intrinsic::bcast_sim_tile_done, {ctx_});
   }
 
   // The UB address of input k's data for this tile.
@@ -178,7 +189,7 @@ class AscendEmitter {
     Value* in_resident = b_.CreateAdd(ub_resident_[k], offset);
     Value* from_resident = in_resident;
     if (repeated) {
-      call(Intrinsic::broadcast, {ctx_, buffer, in_resident, len});
+      call(Intrinsic::bcast_sim_broadcast, {ctx_, buffer, in_resident, len});
       from_resident = buffer;
     }
     b_.CreateBr(fetched);
@@ -187,10 +198,10 @@ class AscendEmitter {
     // Per tile: copy the row piece in, or one element and broadcast it.
     b_.SetInsertPoint(per_tile);
     if (repeated) {
-      call(Intrinsic::copy_in, {ctx_, buffer, gm_at(k), b_.getInt64(1), b_.getInt64(1), b_.getInt32(k)});
-      call(Intrinsic::broadcast, {ctx_, buffer, buffer, len});
+      call(Intrinsic::bcast_sim_copy_in, {ctx_, buffer, gm_at(k), b_.getInt64(1), b_.getInt64(1), b_.getInt32(k)});
+      call(Intrinsic::bcast_sim_broadcast, {ctx_, buffer, buffer, len});
     } else {
-      call(Intrinsic::copy_in, {ctx_, buffer, gm_at(k), len, inner_stride_[k], b_.getInt32(k)});
+      call(Intrinsic::bcast_sim_copy_in, {ctx_, buffer, gm_at(k), len, inner_stride_[k], b_.getInt32(k)});
     }
     b_.CreateBr(fetched);
     BasicBlock* per_tile_end = b_.GetInsertBlock();
@@ -244,20 +255,8 @@ class AscendEmitter {
     b_.CreateCall(callee, args);
   }
   llvm::FunctionCallee declare(Intrinsic which) {
-    llvm::LLVMContext& c = module_.getContext();
-    switch (which) {
-#define BCAST_DECLARE(name, prototype) \
-  return module_.getOrInsertFunction(#name, FunctionTypeOf<ascend::prototype>::get(c));
-      case Intrinsic::copy_in: BCAST_DECLARE(bcast_sim_copy_in, intrinsic::CopyIn)
-      case Intrinsic::copy_out: BCAST_DECLARE(bcast_sim_copy_out, intrinsic::CopyOut)
-      case Intrinsic::vector_binary: BCAST_DECLARE(bcast_sim_vector_binary, intrinsic::VectorBinary)
-      case Intrinsic::broadcast: BCAST_DECLARE(bcast_sim_broadcast, intrinsic::Broadcast)
-      case Intrinsic::enque: BCAST_DECLARE(bcast_sim_enque, intrinsic::QueueOp)
-      case Intrinsic::deque: BCAST_DECLARE(bcast_sim_deque, intrinsic::QueueOp)
-      case Intrinsic::tile_done: BCAST_DECLARE(bcast_sim_tile_done, intrinsic::TileDone)
-#undef BCAST_DECLARE
-    }
-    return {};
+    const IntrinsicDecl& decl = kIntrinsics[static_cast<std::size_t>(which)];
+    return module_.getOrInsertFunction(decl.symbol, decl.type(module_.getContext()));
   }
 
   llvm::Module& module_;

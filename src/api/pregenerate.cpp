@@ -72,7 +72,7 @@ std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dt
   std::atomic<std::size_t> ready{0};
   const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // kernel_for() reports failures, never throws them.
-  ThreadPool::instance().run(std::min(workers, kMaxThreads), static_cast<std::int64_t>(keys.size()),
+  ThreadPool::long_jobs().run(std::min(workers, kMaxThreads), static_cast<std::int64_t>(keys.size()),
                              [&](std::int64_t i) {
                                if (provider::kernel_for(keys[i], target).entry != nullptr) ++ready;
                              });

@@ -23,7 +23,7 @@ struct PreparedOp::Impl {
   Op op;
   DType dtype;
   Layout a, b, out;
-  mutable PlannedCall call;  // pinned: dispatch() never writes it, so calls may run at once
+  PlannedCall call;  // its kernel pinned: read-only, so calls may run at once
   std::string type, key;
   DataCheck data;  // for the fast path
 };
@@ -46,9 +46,8 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   impl->type = to_string(call.plan.type);
   if (call.plan.numel > 0) {
     // A prepared op follows the current target, as a plain call does.
-    const SelectedKernel& kernel = call.host_kernel();
-    call.pinned = true;
-    if (kernel.jit) impl->key = call_kernel_key(current_target(), op, dtype, call.plan).to_string();
+    call.pin_kernel();
+    if (call.kernel.jit) impl->key = call_kernel_key(current_target(), op, dtype, call.plan).to_string();
   }
   PreparedOp prepared;
   prepared.impl_ = std::move(impl);
@@ -74,11 +73,9 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   check(b, p.dtype, p.b, "b");
   check(out, result_dtype(p.op, p.dtype), p.out, "out");
   const PlannedCall& call = p.call;
-  // NOTE: [Prepared fast path]: the direct call of dispatch(), with
-  // stays_on_caller() spelled out so that the thread count is read only for
-  // calls over the grain (3 ns of a 16 ns call).
-  if (call.direct.usable() && (call.plan.numel < config::grain() || config::threads() <= 1) &&
-      !config::ascend_target() && p.data.passes(a.data, b.data, out.data)) {
+  // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
+  // prepared data checks.
+  if (runs_direct(call) && p.data.passes(a.data, b.data, out.data)) {
     call.direct.run(call.kernel.fn, {out.data, a.data, b.data});
     return;
   }

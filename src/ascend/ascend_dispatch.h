@@ -3,19 +3,17 @@
 
 #include "bcast/ops.h"
 #include "broadcast_plan.h"
-#include "config.h"
 #include "target.h"
 
 namespace bcast {
 
-// Runs the call on the simulator when BCAST_TARGET is ascend-sim. False when
-// the target is the host, or when the call could not run there (an empty
-// output, the JIT off, no kernel, a UB too small for a tile, or a broken
-// rule, which is logged): the caller then runs it on the host. Under
-// ascend-sim the calling thread's trace records every call, one that fell
-// back included (its kernel empty or its fallback set). The target test is
-// inline: a host call pays only that test, as before the trace was kept.
-// `target` is the ascend-sim target object (dispatch/targets.h).
+// Runs the call on the simulator; dispatch() calls it when BCAST_TARGET is
+// ascend-sim (a host call pays only that test). False when the call could
+// not run there (an empty output, the JIT off, no kernel, a UB too small for
+// a tile, or a broken rule, which is logged): the caller then runs it on the
+// host. The calling thread's trace records every call, one that fell back
+// included (its kernel empty or its fallback set). `target` is the ascend-sim
+// target object (dispatch/targets.h).
 bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b,
                           const TensorView& out, const BroadcastPlan& plan);
 

@@ -69,7 +69,6 @@ PlannedCall::PlannedCall(Op o, DType d, DType out_dtype, BroadcastPlan p)
 }
 
 const SelectedKernel& PlannedCall::host_kernel() {
-  if (pinned && kernel.fn != nullptr) return kernel;
   const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
   if (kernel.fn != nullptr && stamp == now) {
     if (kernel.memo_hits != nullptr) kernel.memo_hits->fetch_add(1, std::memory_order_relaxed);
@@ -81,8 +80,13 @@ const SelectedKernel& PlannedCall::host_kernel() {
   return kernel;
 }
 
-void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
-              SelectedKernel* ran) {
+namespace {
+
+// dispatch() with the host kernel from `host_kernel()`, asked only when the
+// call runs on the host.
+template <class HostKernel>
+void dispatch_with(const PlannedCall& call, HostKernel&& host_kernel, const TensorView& a, const TensorView& b,
+                   const TensorView& out, SelectedKernel* ran) {
   const BroadcastPlan& plan = call.plan;
   // Under ascend-sim even an empty call goes to the simulator's path, which
   // records in the trace why it did not run there.
@@ -97,14 +101,25 @@ void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const
     if (ran != nullptr) *ran = std::move(kernel);
     return;
   }
-  const SelectedKernel& kernel = call.host_kernel();
+  const SelectedKernel& kernel = host_kernel();
   const OperandPointers ptrs{out.data, a.data, b.data};
-  const int threads = num_threads();
-  if (call.direct.usable() && stays_on_caller(plan, threads))
+  if (runs_direct(call))
     call.direct.run(kernel.fn, ptrs);
   else
-    execute_plan(plan, kernel.fn, ptrs, {out.element_size(), a.element_size(), b.element_size()}, threads);
+    execute_plan(plan, kernel.fn, ptrs, {out.element_size(), a.element_size(), b.element_size()}, num_threads());
   if (ran != nullptr) *ran = kernel;
+}
+
+}  // namespace
+
+void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
+              SelectedKernel* ran) {
+  dispatch_with(call, [&]() -> const SelectedKernel& { return call.host_kernel(); }, a, b, out, ran);
+}
+
+void dispatch(const PlannedCall& pinned, const TensorView& a, const TensorView& b, const TensorView& out,
+              SelectedKernel* ran) {
+  dispatch_with(pinned, [&]() -> const SelectedKernel& { return pinned.kernel; }, a, b, out, ran);
 }
 
 }  // namespace bcast

@@ -11,6 +11,7 @@
 #include "bcast/ops.h"
 #include "bcast/tensor.h"
 #include "broadcast_plan.h"
+#include "config.h"
 #include "executor.h"
 #include "kernel_abi.h"
 #include "short_rows.h"
@@ -56,21 +57,36 @@ struct PlannedCall {
   DirectCall direct;               // NOTE: [Direct call]; unusable with short-row fusion
   SelectedKernel kernel;           // for a host call without fusion; fn null until selected
   KernelStamp stamp;               // kernel_stamp() when `kernel` was selected
-  bool pinned = false;             // a prepared op keeps the kernel it was prepared with
 
   PlannedCall() = default;
   PlannedCall(Op op, DType dtype, DType out_dtype, BroadcastPlan plan);
-  // The host kernel: the kept one while the stamp holds (or pinned), else a fresh selection.
+  // The host kernel: the kept one while the stamp holds, else a fresh selection.
   const SelectedKernel& host_kernel();
+  // Selects the host kernel once, for good (a prepared op): the call is then
+  // read-only, and may run on many threads at once.
+  void pin_kernel() { host_kernel(); }
 };
+
+// NOTE: [Direct call]: whether dispatch() runs `call` as one direct call of
+// its host kernel: it has one (no fusion, no tiles, elements), it stays on
+// the caller (under BCAST_GRAIN elements, or one thread; the thread count is
+// read only for calls over the grain) and the target is the host. Inline: it
+// is the whole decision of a tiny call.
+inline bool runs_direct(const PlannedCall& call) {
+  return call.direct.usable() && (call.plan.numel < config::grain() || config::threads() <= 1) &&
+         !config::ascend_target();
+}
 
 // NOTE: [Dispatch] Runs a validated call, deciding in this order: the
 // ascend-sim target when it is current (falling back to the host when the
 // simulator cannot run it), nothing for an empty output, the short-row
-// fusion when the plan has it, else the host kernel as one direct call when
-// the call stays on the caller, or split across threads. `ran`, when given,
-// receives the kernel that ran.
+// fusion when the plan has it, else the host kernel as one direct call
+// (runs_direct), or split across threads. `ran`, when given, receives the
+// kernel that ran. The call memo passes its call, whose kernel follows the
+// stamp; a prepared op passes its pinned call, read-only.
 void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
+              SelectedKernel* ran = nullptr);
+void dispatch(const PlannedCall& pinned, const TensorView& a, const TensorView& b, const TensorView& out,
               SelectedKernel* ran = nullptr);
 
 }  // namespace bcast

@@ -38,14 +38,14 @@ std::int64_t pieces_for(std::int64_t elements, int threads) {
 }
 
 // Ranges of whole rows when there are enough rows for every thread's four
-// pieces (or the rows are as short as NOTE: [Fixed rows], which stay whole); otherwise
+// pieces (or a variant keeps the rows whole: NOTE: [Fixed rows]); otherwise
 // ranges of columns across all rows, each run still grain / rows long.
 std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
   const std::int64_t outer = plan.outer_count();
   const std::int64_t inner = plan.rank() == 0 ? 1 : plan.extents.back();
   const std::int64_t parts = pieces_for(plan.numel, threads);
   std::vector<Chunk> chunks;
-  if (outer >= threads * kPartsPerThread || inner <= kFixedRowMax) {
+  if (outer >= threads * kPartsPerThread || keeps_rows_whole(plan)) {
     const std::int64_t n = std::min(parts, outer);
     for (std::int64_t p = 0; p < n; ++p) chunks.push_back({share(outer, n, p), share(outer, n, p + 1), 0, inner});
   } else {

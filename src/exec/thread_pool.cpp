@@ -90,6 +90,11 @@ ThreadPool& ThreadPool::instance() {
   return *pool;
 }
 
+ThreadPool& ThreadPool::long_jobs() {
+  static ThreadPool* pool = new ThreadPool;  // never destroyed, as instance()
+  return *pool;
+}
+
 ThreadPool::ThreadPool() : impl_(new Impl) {}
 
 void ThreadPool::run(int threads, std::int64_t parts, PartFn part, void* context) {

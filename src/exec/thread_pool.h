@@ -26,6 +26,9 @@ class ThreadPool {
   using PartFn = void (*)(void* context, std::int64_t part);
 
   static ThreadPool& instance();
+  // A second pool, of the same kind, for long jobs (pre-generation compiles
+  // for seconds): they never hold the workers that op calls share.
+  static ThreadPool& long_jobs();
 
   // Runs part(context, p) once for every p in [0, parts), on the caller and up
   // to threads - 1 workers; returns when every part has finished.
@@ -34,7 +37,9 @@ class ThreadPool {
   template <class F>
   void run(int threads, std::int64_t parts, F&& f) {
     using Fn = std::remove_reference_t<F>;
-    run(threads, parts, [](void* c, std::int64_t p) { (*static_cast<Fn*>(c))(p); }, const_cast<void*>(static_cast<const void*>(&f)));
+    run(
+        threads, parts, [](void* c, std::int64_t p) { (*static_cast<Fn*>(c))(p); },
+        const_cast<void*>(static_cast<const void*>(&f)));
   }
 
   struct Stats {

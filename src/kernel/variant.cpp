@@ -76,6 +76,9 @@ bool parse_fixed_rows(std::string_view field, KernelKey& key) {
   return print_fixed_rows(key) == field;  // no leading zeros or signs
 }
 
+// Rows as short as fixed rows stay whole when the executor splits a call.
+bool short_rows_of_plan(const BroadcastPlan& plan) { return plan.rank() > 0 && plan.extents.back() <= kFixedRowMax; }
+
 void pregenerate_fixed_rows(PregenerationSet& set) {
   if (set.type.size() != 2 || !set.target.has_loop_variants()) return;
   for (std::int64_t m = 1; m <= kFixedRowMax; ++m) set.plans.push_back(contiguous_plan(set.type, {2, m}));
@@ -210,7 +213,8 @@ constexpr VariantRow kVariants[] = {
      .runs = nullptr, .pregenerate = nullptr},
     {.variant = Variant::fixed_rows, .name = "fixed rows", .note = "NOTE: [Fixed rows]", .select = select_fixed_rows,
      .in_key = has_fixed_rows, .tag = "r", .print = print_fixed_rows, .parse = parse_fixed_rows,
-     .emitter = Emitter::fixed_rows, .tile = {}, .runs = nullptr, .pregenerate = pregenerate_fixed_rows},
+     .emitter = Emitter::fixed_rows, .tile = {.whole_rows = true}, .runs = short_rows_of_plan,
+     .pregenerate = pregenerate_fixed_rows},
     {.variant = Variant::transposed_tiles, .name = "transposed tiles", .note = "NOTE: [Transposed tiles]",
      .select = select_transposed, .in_key = has_transposed, .tag = "t", .print = print_transposed,
      .parse = parse_transposed, .emitter = Emitter::transposed_tiles, .tile = {.rows = 256, .lines = 16},
@@ -243,6 +247,12 @@ TilePolicy blocked_tiles(const BroadcastPlan& plan) {
   for (const VariantRow& row : kVariants)
     if (row.tile.rows > 0 && row.runs(plan)) tile = row.tile;
   return tile;
+}
+
+bool keeps_rows_whole(const BroadcastPlan& plan) {
+  for (const VariantRow& row : kVariants)
+    if (row.tile.whole_rows && row.runs(plan)) return true;
+  return false;
 }
 
 int transposed_operand(const BroadcastPlan& plan) {

@@ -37,10 +37,12 @@ struct VariantQuery {
   std::uint64_t stream_min_bytes;  // NOTE: [Streaming stores]
 };
 
-// The executor's tiles of the last two levels (NOTE: [Blocked order]): rows
-// by cache lines of out.
+// How the executor cuts a plan that runs a variant's kernel: tiles of the
+// last two levels in blocked order (NOTE: [Blocked order]), rows by cache
+// lines of out; and whether a split keeps its rows whole.
 struct TilePolicy {
   std::int64_t rows = 0, lines = 0;  // {0, 0}: this variant brings no tiles of its own
+  bool whole_rows = false;
 };
 
 // The keys pre-generation compiles for one broadcast type: every plan here
@@ -85,6 +87,8 @@ const VariantRow& nest_variant(const KernelKey& key);
 
 // The executor's tiles for a plan that runs in blocked order.
 TilePolicy blocked_tiles(const BroadcastPlan& plan);
+// Whether the executor splits `plan` by whole rows only.
+bool keeps_rows_whole(const BroadcastPlan& plan);
 
 // NOTE: [Fixed rows]: the longest row that has kernels of its own.
 inline constexpr int kFixedRowMax = 16;

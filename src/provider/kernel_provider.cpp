@@ -12,23 +12,24 @@
 namespace bcast::provider {
 namespace {
 
-// The cache, told the current settings: whenever any setting changed since
-// it was last told (one atomic load on the way in).
-jit::KernelCache& cache() {
-  static std::atomic<std::uint64_t> told{~std::uint64_t{0}};
-  static std::mutex mutex;
-  jit::KernelCache& c = jit::kernel_cache();
+std::atomic<std::uint64_t> g_told{~std::uint64_t{0}};  // config::generation() the cache was last told
+std::mutex g_telling;
+
+void tell_cache() {
+  const std::lock_guard lock(g_telling);
   const std::uint64_t now = config::generation();
-  if (told.load(std::memory_order_acquire) != now) {
-    const std::lock_guard lock(mutex);
-    const std::uint64_t seen = config::generation();
-    c.configure({.capacity = config::cache_capacity(),
-                 .disk_folder = config::cache_dir(),
-                 .disk_max_bytes = config::cache_max_bytes(),
-                 .dump_dir = config::dump_dir()});
-    told.store(seen, std::memory_order_release);
-  }
-  return c;
+  if (g_told.load(std::memory_order_acquire) == now) return;  // another thread told it meanwhile
+  jit::kernel_cache().configure({.capacity = config::cache_capacity(),
+                                 .disk_folder = config::cache_dir(),
+                                 .disk_max_bytes = config::cache_max_bytes(),
+                                 .dump_dir = config::dump_dir()});
+  g_told.store(now, std::memory_order_release);
+}
+
+// The cache, told the current settings.
+jit::KernelCache& cache() {
+  if (g_told.load(std::memory_order_acquire) != config::generation()) tell_cache();
+  return jit::kernel_cache();
 }
 
 // A target's symbols reach the JIT once per kind.
@@ -61,6 +62,8 @@ Kernel kernel_for(const KernelKey& key, const Target& target) {
           .memo_hits = &kernel->memo_hits,
           .source = source_of(how)};
 }
+
+void apply_settings() { cache(); }
 
 std::uint32_t current_codegen_id() {
   // (generation << 32 | id): re-interned only after a setting that changes code changed.

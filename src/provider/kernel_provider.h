@@ -35,6 +35,12 @@ struct Kernel {
 // per key and returns a kernel whose fn and entry are null.
 Kernel kernel_for(const KernelKey& key, const Target& target);
 
+// Tells jit/ the settings it takes as arguments (the cache's capacity, disk
+// folder and size bound, the dump folder) when any setting changed since it
+// was last told. The public setters call it; every other entry point here
+// checks first, which costs one atomic load.
+void apply_settings();
+
 // The interned codegen settings new kernels are compiled with now.
 std::uint32_t current_codegen_id();
 

@@ -278,7 +278,7 @@ std::vector<SettingInfo> effective_settings() {
   return out;
 }
 
-void set_setting(std::string_view name, std::string_view value) {
+void config::set(std::string_view name, std::string_view value) {
   const std::optional<std::size_t> i = find_variable(name);
   if (!i) detail::fail(ErrorKind::value, "set_setting: unknown setting '{}'", name);
   if (!store().set(*i, value))
@@ -292,26 +292,8 @@ std::string get_setting(std::string_view name) {
   return store().value(*i);
 }
 
-void set_log_level(std::string_view level) { set_setting("BCAST_LOG_LEVEL", level); }
-void set_verbose(bool on) { set_setting("BCAST_VERBOSE", on ? "1" : "0"); }
-void set_opt_level(int level) { set_setting("BCAST_OPT_LEVEL", std::to_string(level)); }
-void set_max_isa(std::string_view isa) { set_setting("BCAST_MAX_ISA", isa); }
-void set_cache_dir(std::string_view folder) { set_setting("BCAST_CACHE_DIR", folder); }
-void set_dump_dir(std::string_view folder) {
-  // "" is the documented way to stop dumping; the table's check is for the environment.
-  set_setting("BCAST_DUMP_DIR", folder);
-}
-
-void set_target(std::string_view target) { set_setting("BCAST_TARGET", target); }
-
-void set_num_threads(int n) {
-  if (n < 0) detail::fail(ErrorKind::value, "set_num_threads: {} is negative (0 means one per hardware thread)", n);
-  set_setting("BCAST_NUM_THREADS", std::to_string(n));
-}
 int num_threads() { return config::threads(); }
-void set_jit_enabled(bool enabled) { set_setting("BCAST_JIT", enabled ? "1" : "0"); }
 bool jit_enabled() { return config::jit(); }
-void set_kernel_cache_capacity(std::size_t kernels) { set_setting("BCAST_CACHE_CAPACITY", std::to_string(kernels)); }
 std::size_t kernel_cache_capacity() { return config::cache_capacity(); }
 
 }  // namespace bcast

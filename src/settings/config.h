@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace bcast::config {
 
@@ -38,6 +39,11 @@ bool ascend_target();  // the target is TargetKind::ascend_sim; read without the
 std::int64_t ub_size();
 int block_num();
 bool double_buffer();
+
+// Sets a setting by its variable name, as the API (bcast::set_setting, which
+// then tells the layers that were told the settings); an invalid name or
+// value is an Error(value) and changes nothing.
+void set(std::string_view name, std::string_view value);
 
 // Test hook: forget API overrides and read the environment again.
 void reload_from_environment();
