@@ -204,12 +204,12 @@ TEST_F(Env, OptLevelZeroTurnsTheVectoriserOff) {
   const KernelKey key =
       make_kernel_key(target_for(TargetKind::host), Op::add, DType::f32, BroadcastType{DimCode::same}, provider::current_codegen_id());
   EXPECT_THAT(key.to_string(), HasSubstr(".O0."));
-#if defined(__x86_64__)
-  EXPECT_FALSE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)")));
-  set("BCAST_OPT_LEVEL", "2");
-  reload();
-  EXPECT_TRUE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)")));
-#endif
+  if (test::host_is_x86_64()) {  // the mnemonic below is x86-64's
+    EXPECT_FALSE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)")));
+    set("BCAST_OPT_LEVEL", "2");
+    reload();
+    EXPECT_TRUE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)")));
+  }
 }
 
 TEST_F(Env, OptLevelThreeRunsLlvmsFullPipeline) {
@@ -241,19 +241,19 @@ TEST_F(Env, OptLevelThreeRunsLlvmsFullPipeline) {
   set("BCAST_OPT_LEVEL", "3");
   reload();
   EXPECT_EQ(config::opt_level(), 3);
-#if defined(__x86_64__)
-  EXPECT_TRUE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)"))) << "O3 vectorises";
-#endif
+  if (test::host_is_x86_64()) {
+    EXPECT_TRUE(std::regex_search(f32_assembly(Op::add), std::regex(R"(\bv?addps\b)"))) << "O3 vectorises";
+  }
   fs::remove_all(dump);
 }
 
-#if defined(__x86_64__)
 // Registers only AVX-512 has (AT&T syntax): 512-bit vectors and mask registers.
 // LLVM prefers 256-bit vectors on Intel cores (Rocket Lake, Ice Lake, ...),
 // so there an AVX-512 kernel shows as mask registers: a comparison writes one.
 const std::regex kAvx512Registers(R"(%zmm\d|%k[0-7]\b)");
 
 TEST_F(Env, MaxIsaCapsTheVectorRegisters) {
+  if (!test::host_is_x86_64()) GTEST_SKIP() << "ISA caps are defined for x86-64 only";
   for (const char* isa : {"avx", "avx2", "sse4.2"}) {
     set("BCAST_MAX_ISA", isa);
     reload();
@@ -273,16 +273,13 @@ TEST_F(Env, MaxIsaCapsTheVectorRegisters) {
 // uncapped settings do use its registers in the same kernel, so the caps'
 // checks can fail.
 TEST_F(Env, MaxIsaAvx512AndAllUseAvx512RegistersOnAnAvx512Host) {
-  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the host has no AVX-512F: no setting can use its registers";
+  if (!test::host_is_x86_64() || !test::host_has_feature("avx512f")) GTEST_SKIP() << "the host has no AVX-512F: no setting can use its registers";
   for (const char* isa : {"avx512", "all"}) {
     set("BCAST_MAX_ISA", isa);
     reload();
     EXPECT_TRUE(std::regex_search(f32_assembly(Op::lt), kAvx512Registers)) << isa << ":\n" << f32_assembly(Op::lt);
   }
 }
-#else
-TEST_F(Env, MaxIsaCapsTheVectorRegisters) { GTEST_SKIP() << "ISA caps are defined for x86-64 only"; }
-#endif
 
 TEST_F(Env, ThreadsAndGrainDecideHowACallSplits) {
   set("BCAST_NUM_THREADS", "3");
@@ -373,34 +370,34 @@ TEST_F(Env, StreamMinBytesDecidesWhichOutputsGetStreamingStores) {
   const auto key = [&] {
     return kernel_key_for(Op::add, DType::f32, Layout::contiguous({2048, 2048}), a.layout(), b.layout());
   };
-#if defined(__x86_64__)
-  set("BCAST_STREAM_MIN_BYTES", "16793600");
-  reload();
-  EXPECT_THAT(key(), HasSubstr(".uzu.nt."));
-  set("BCAST_STREAM_MIN_BYTES", "16793601");
-  reload();
-  EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt.")));
-  set("BCAST_STREAM_MIN_BYTES", "0");
-  reload();
-  EXPECT_THAT(key(), HasSubstr(".uzu.nt."));
-  // Rows under kStreamMinRowBytes never stream: [R,63] + [1,63] f32 rows are 252 bytes.
-  EXPECT_THAT(kernel_key_for(Op::add, DType::f32, Layout::contiguous({9, 63}), Layout::contiguous({9, 63}),
-                             Layout::contiguous({1, 63})),
-              ::testing::Not(HasSubstr(".nt.")));
-  set("BCAST_STREAM_MIN_BYTES", "off");
-  reload();
-  EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt.")));
-  set("BCAST_STREAM_MIN_BYTES", "auto");
-  reload();
-  const std::uint64_t threshold = stream_threshold(target_for(TargetKind::host));
-  EXPECT_GE(threshold, 1u << 20) << "auto is a last-level cache size";
-  EXPECT_LT(threshold, kNeverStream);
-  EXPECT_EQ(threshold, target_for(TargetKind::host).last_level_cache_bytes());
-#else
-  set("BCAST_STREAM_MIN_BYTES", "0");
-  reload();
-  EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt."))) << "streaming stores are x86-64 only";
-#endif
+  if (test::host_streams()) {
+    set("BCAST_STREAM_MIN_BYTES", "16793600");
+    reload();
+    EXPECT_THAT(key(), HasSubstr(".uzu.nt."));
+    set("BCAST_STREAM_MIN_BYTES", "16793601");
+    reload();
+    EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt.")));
+    set("BCAST_STREAM_MIN_BYTES", "0");
+    reload();
+    EXPECT_THAT(key(), HasSubstr(".uzu.nt."));
+    // Rows under kStreamMinRowBytes never stream: [R,63] + [1,63] f32 rows are 252 bytes.
+    EXPECT_THAT(kernel_key_for(Op::add, DType::f32, Layout::contiguous({9, 63}), Layout::contiguous({9, 63}),
+                               Layout::contiguous({1, 63})),
+                ::testing::Not(HasSubstr(".nt.")));
+    set("BCAST_STREAM_MIN_BYTES", "off");
+    reload();
+    EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt.")));
+    set("BCAST_STREAM_MIN_BYTES", "auto");
+    reload();
+    const std::uint64_t threshold = stream_threshold(target_for(TargetKind::host));
+    EXPECT_GE(threshold, 1u << 20) << "auto is a last-level cache size";
+    EXPECT_LT(threshold, kNeverStream);
+    EXPECT_EQ(threshold, target_for(TargetKind::host).last_level_cache_bytes());
+  } else {
+    set("BCAST_STREAM_MIN_BYTES", "0");
+    reload();
+    EXPECT_THAT(key(), ::testing::Not(HasSubstr(".nt."))) << "the host target has no streaming stores";
+  }
 }
 
 TEST_F(Env, CacheCapacityBoundsResidentKernels) {

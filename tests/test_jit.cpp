@@ -78,23 +78,20 @@ TEST(GeneratedCode, FixedRowKernelsAreAdditiveAndVectorised) {
   ASSERT_EQ(key.fixed_row, 4);
   EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".uuz.r4-4-4-1.host."));
   expect_additive(jit::kernel_ir(key, false), key.to_string(), {"[4 x float]"});
-#if defined(__x86_64__)
-  EXPECT_TRUE(std::regex_search(jit::kernel_assembly(key), std::regex(R"(\bv?addps\b)")));
-#endif
+  if (test::host_is_x86_64()) {
+    EXPECT_TRUE(std::regex_search(jit::kernel_assembly(key), std::regex(R"(\bv?addps\b)")));
+  }
 }
 
 TEST(GeneratedCode, UnitStrideF32AddUsesPackedVectorAdds) {
-#if defined(__x86_64__)
+  if (!test::host_is_x86_64()) GTEST_SKIP() << "the packed-add check knows x86-64 mnemonics only";
   // Every x86-64 CPU has SSE2, so a packed add is always available.
   const std::string assembly = jit::kernel_assembly(key_for(Op::add, DType::f32, {DC::expand_b, DC::same}));
   EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?addps\b)"))) << assembly;
-#else
-  GTEST_SKIP() << "the packed-add check knows x86-64 mnemonics only";
-#endif
 }
 
 TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
-#if defined(__x86_64__)
+  if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
   // NOTE: [Streaming stores], for a float, a half and a byte output.
   for (const DType dtype : {DType::f32, DType::f16, DType::u8}) {
     KernelKey key = key_for(Op::add, dtype, {DC::expand_a, DC::same});
@@ -117,9 +114,6 @@ TEST(GeneratedCode, StreamingKernelsWriteWholeLinesNonTemporallyThenFence) {
   EXPECT_EQ(parse_kernel_key(rows.to_string(), rows.codegen), rows);
   expect_additive(jit::kernel_ir(rows, false), rows.to_string(), {"[4 x float]"});
   EXPECT_TRUE(std::regex_search(jit::kernel_assembly(rows), std::regex(R"(\bv?movntps\s+%?[xyz]mm)")));
-#else
-  GTEST_SKIP() << "streaming stores are x86-64 only";
-#endif
 }
 
 TEST(GeneratedCode, TransposedTileKernelsAreAdditiveAndShuffleInRegisters) {
@@ -139,11 +133,11 @@ TEST(GeneratedCode, TransposedTileKernelsAreAdditiveAndShuffleInRegisters) {
     EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".usu.ta.host."));
     EXPECT_EQ(parse_kernel_key(key.to_string(), key.codegen), key);
     expect_additive(jit::kernel_ir(key, false), key.to_string());
-#if defined(__x86_64__)
-    const std::string assembly = jit::kernel_assembly(key);
-    EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?(perm|unpck|shuf)\w*\s)"))) << assembly;
-    EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?addps\b)"))) << assembly;
-#endif
+    if (test::host_is_x86_64()) {
+      const std::string assembly = jit::kernel_assembly(key);
+      EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?(perm|unpck|shuf)\w*\s)"))) << assembly;
+      EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?addps\b)"))) << assembly;
+    }
   }
 }
 
@@ -294,7 +288,7 @@ TEST_P(JitDifferential, RandomCasesMatchTheReferenceBitForBit) {
 // serves, with out and the inputs starting at every offset within a line
 // (so the head, the whole lines and the tail all run), against the reference.
 TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
-#if defined(__x86_64__)
+  if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
   const DType dtype = GetParam();
   const test::ScopedSetting stream_everything("BCAST_STREAM_MIN_BYTES", "0");
   std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 104729 + 7);
@@ -341,9 +335,6 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
     }
   }
   expect_compiled_and_count(dtype, keys, "streaming", patterns.size());
-#else
-  GTEST_SKIP() << "streaming stores are x86-64 only";
-#endif
 }
 
 // NOTE: [Streaming stores] on NOTE: [Fixed rows]: rows of 2 to 16 elements
@@ -351,7 +342,7 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
 // starting 0 to 4 rows into its parent (so head rows, whole lines and tail
 // rows all run), against the reference.
 TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
-#if defined(__x86_64__)
+  if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
   const DType dtype = GetParam();
   const test::ScopedSetting stream_everything("BCAST_STREAM_MIN_BYTES", "0");
   std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 49979687 + 11);
@@ -382,9 +373,6 @@ TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
     }
   }
   expect_compiled_and_count(dtype, keys, "fixed-row", 4 * 4);  // 4 row lengths x 4 pairs
-#else
-  GTEST_SKIP() << "streaming stores are x86-64 only";
-#endif
 }
 
 // NOTE: [Transposed tiles]: either input transposed, against a contiguous,
@@ -423,20 +411,20 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
       const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
       const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(cols) + "]";
       EXPECT_NE(key.transposed, 0) << label;
-#if defined(__x86_64__)
-      EXPECT_EQ(key.stream, stream && out.view().element_size() == a.element_size()) << label;
-#endif
+      if (test::host_streams()) {
+        EXPECT_EQ(key.stream, stream && out.view().element_size() == a.element_size()) << label;
+      }
       streamed += key.stream;
       keys.insert(key.to_string());
       expect_call_matches_reference(op, a, b, out, label);
       if (HasFailure()) return;
     }
   }
-#if defined(__x86_64__)
-  if (can_stream) {
-    EXPECT_GT(streamed, 0) << "no streaming round streamed";
+  if (test::host_streams()) {
+    if (can_stream) {
+      EXPECT_GT(streamed, 0) << "no streaming round streamed";
+    }
   }
-#endif
   // At least 4 of the 5 pairs are kernels of their own (measured: 4 to 6 an
   // op, the streaming rounds adding kernels for the ops that can stream).
   expect_compiled_and_count(dtype, keys, "transposed-tile", 4);
@@ -510,9 +498,9 @@ TEST(JitThreads, StreamingAndTransposedCallsSplitAcrossThreadsMatchTheReference)
   for (const auto& [op, a, b] : calls) {
     Tensor out(DType::f32, broadcast_infer_shape(a.shape(), b.shape()));
     const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, DType::f32, plan_broadcast(out.layout(), a.layout, b.layout));
-#if defined(__x86_64__)
-    EXPECT_TRUE(key.stream) << key.to_string();
-#endif
+    if (test::host_streams()) {
+      EXPECT_TRUE(key.stream) << key.to_string();
+    }
     expect_call_matches_reference(op, a, b, out, key.to_string());
   }
   // Four rows for three threads: pieces are ranges of columns across the

@@ -95,11 +95,7 @@ TEST(Pregenerate, CompilesEveryTypeUpToTheRankThenCallsHit) {
   // and the fixed rows that do not divide a line (of 16 f32 or 32 i16, row
   // lengths 1, 2, 4, 8 and 16 do); only the twins compile.
   const test::ScopedSetting streaming("BCAST_STREAM_MIN_BYTES", "0");
-#if defined(__x86_64__)
-  const std::size_t twins = 2u * (3 + 6 + 6 * 5 + 12);
-#else
-  const std::size_t twins = 0;
-#endif
+  const std::size_t twins = test::host_streams() ? 2u * (3 + 6 + 6 * 5 + 12) : 0;
   EXPECT_EQ(pregenerate({Op::add}, {DType::f32, DType::i16}, 3, 2), ready + twins);
   EXPECT_EQ(kernel_cache_stats().compiles, ready + twins);
   const std::uint64_t misses = kernel_cache_stats().misses;

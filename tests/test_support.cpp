@@ -5,7 +5,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "kernel_provider.h"
 #include "oracle.h"
+#include "targets.h"
 
 namespace bcast::test {
 
@@ -198,6 +200,13 @@ void fill_random(const TensorView& x, std::mt19937_64& rng) {
     if (is_floating(x.dtype)) v /= 4;  // quarters: exact in every float dtype
     set(x, i, v);
   }
+}
+
+bool host_is_x86_64() { return provider::host_description().triple.starts_with("x86_64"); }
+bool host_streams() { return target_for(TargetKind::host).can_stream_stores(); }
+bool host_has_feature(std::string_view feature) {
+  const std::string all = "," + provider::host_description().features + ",";
+  return all.find(",+" + std::string(feature) + ",") != std::string::npos;
 }
 
 }  // namespace bcast::test

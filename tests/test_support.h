@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -69,6 +70,14 @@ std::vector<std::string> calls_of_one_key(Op op);
 
 // Every (op, dtype) pair bcast supports (170), op by op; and the ops of one dtype.
 std::vector<std::pair<Op, DType>> supported_pairs();
+
+// The host target's facts, asked at run time from its description (never the
+// build's macros): whether it is x86-64 (the mnemonics the assembly checks
+// know), whether it writes with streaming stores, whether it has a feature
+// ("avx512f", as LLVM spells it).
+bool host_is_x86_64();
+bool host_streams();
+bool host_has_feature(std::string_view feature);
 std::vector<Op> supported_ops(DType dtype);
 
 // Element i of a float view is a NaN with its quiet bit (the top bit of the
