@@ -10,10 +10,12 @@
 
 namespace bcast {
 
-// A call with its shapes fixed: validated, planned and given its kernel once.
-// Each run skips shape validation, planning and the cache look-up; it checks
-// only what depends on the data (non-null pointers, no overlap of out with an
-// input other than in place).
+// A call with its shapes fixed: validated, planned and given its host kernel
+// once. Each run skips shape validation, planning and the cache look-up; it
+// checks only what depends on the data (non-null pointers, no overlap of out
+// with an input other than in place). A run goes where a plain call would
+// go: to ascend-sim when BCAST_TARGET names it at the time of the run, else to
+// the host kernel it was prepared with.
 //   auto k = bcast::prepare(Op::add, DType::f32, a.layout(), b.layout());
 //   for (...) k(a, b, out);
 class PreparedOp {
@@ -27,7 +29,9 @@ class PreparedOp {
   const Shape& out_shape() const;
   DType out_dtype() const;
   const std::string& broadcast_type() const;  // "[expand_b,same]"
-  const std::string& kernel_key() const;      // KernelKey::to_string(), or "reference" without the JIT
+  // KernelKey::to_string() for the target current at prepare(), or
+  // "reference" when the JIT was off or failed then.
+  const std::string& kernel_key() const;
 
   struct Impl;
 
