@@ -229,12 +229,6 @@ constexpr VariantRow kVariants[] = {
 
 std::span<const VariantRow> variant_table() { return kVariants; }
 
-const VariantRow& variant_row(Variant variant) {
-  for (const VariantRow& row : kVariants)
-    if (row.variant == variant) return row;
-  return kVariants[0];
-}
-
 const VariantRow& nest_variant(const KernelKey& key) {
   const VariantRow* nest = &kVariants[0];
   for (const VariantRow& row : kVariants)

@@ -79,7 +79,6 @@ struct VariantRow {
 };
 
 std::span<const VariantRow> variant_table();
-const VariantRow& variant_row(Variant variant);
 
 // The row whose nest `key` is emitted with: the last row with an emitter that
 // the key carries, the generic nest when none.

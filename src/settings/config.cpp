@@ -246,13 +246,11 @@ std::size_t cache_capacity() { return store().capacity.load(std::memory_order_re
 int opt_level() { return store().opt_level.load(std::memory_order_relaxed); }
 std::uint64_t codegen_generation() { return store().generation.load(std::memory_order_acquire); }
 std::uint64_t generation() { return store().any_generation.load(std::memory_order_acquire); }
-std::string log_level() { return store().value(kLogLevel); }
 std::string max_isa() { return store().value(kMaxIsa); }
 std::string cache_dir() { return store().resolved_cache_dir(); }
 std::uint64_t cache_max_bytes() { return store().max_bytes.load(std::memory_order_relaxed); }
 std::uint64_t stream_min_bytes() { return store().stream_min_bytes.load(std::memory_order_relaxed); }
 std::string dump_dir() { return store().value(kDumpDir); }
-std::string target() { return store().value(kTarget); }
 bool ascend_target() { return store().ascend.load(std::memory_order_relaxed); }
 std::int64_t ub_size() { return *parse_int(store().value(kUbSize)); }
 int block_num() { return static_cast<int>(*parse_int(store().value(kBlockNum))); }

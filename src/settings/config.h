@@ -28,12 +28,10 @@ std::uint64_t codegen_generation();
 std::uint64_t generation();
 
 // Reads under a lock.
-std::string log_level();
 std::string max_isa();
 std::string cache_dir();  // resolved folder, or "" when the disk cache is off
 std::uint64_t cache_max_bytes();
 std::string dump_dir();   // "" when off
-std::string target();
 bool ascend_target();  // the target is TargetKind::ascend_sim; read without the lock
 // ascend-sim: BCAST_UB_SIZE, BCAST_BLOCK_NUM, BCAST_DOUBLE_BUFFER.
 std::int64_t ub_size();
