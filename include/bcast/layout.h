@@ -23,6 +23,15 @@ struct Layout {
   static Layout contiguous(const Shape& shape);
   // Column-major (Fortran order): shape (2,3,4) -> strides (1,2,6).
   static Layout column_major(const Shape& shape);
+  // Dense, with the dims laid out in memory in `order`, outermost first (a
+  // permutation of 0 .. rank - 1): shape (2,3,4), order (2,0,1) -> strides
+  // (3,1,6). contiguous() is the order (0,1,2), column_major() (2,1,0).
+  static Layout dense(const Shape& shape, const std::vector<int>& order);
+  // Whether the dims of extent above 1, taken by increasing stride, cover
+  // memory from stride 1 up with no gap (a dense() layout in some order;
+  // dims of extent 1 may have any stride, as NumPy allows). An empty layout
+  // (an extent of 0) is dense.
+  bool is_dense() const;
 
   int rank() const { return static_cast<int>(shape.size()); }
   std::int64_t numel() const;  // product of extents; 1 for rank 0

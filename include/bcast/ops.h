@@ -35,7 +35,9 @@ bool op_supports(Op op, DType dtype);
 // bool for comparisons and logical ops, the input dtype otherwise.
 DType result_dtype(Op op, DType input);
 
-// Runs `op` on a and b, broadcasting, into a new C-contiguous tensor.
+// Runs `op` on a and b, broadcasting, into a new dense tensor laid out in the
+// inputs' memory order, as NumPy's order='K' (two Fortran-order inputs give a
+// Fortran-order result; NOTE: [Output order] in src/plan/output_layout.h).
 Tensor binary(Op op, const TensorView& a, const TensorView& b);
 // Writes into `out`, which must have the broadcast shape and the result dtype.
 // `out` may be an input exactly (same data, dtype and layout); any other memory

@@ -23,7 +23,7 @@ class PreparedOp {
   // The views must have the layouts and dtype given to prepare(): only their
   // data pointers may change from call to call (an Error(value) otherwise).
   void operator()(const TensorView& a, const TensorView& b, const TensorView& out) const;
-  // Allocates a C-contiguous result.
+  // Allocates the result in the layout it was prepared with.
   Tensor operator()(const TensorView& a, const TensorView& b) const;
 
   const Shape& out_shape() const;
@@ -42,7 +42,7 @@ class PreparedOp {
 
 // Throws the same errors as the op would, for the same mistakes.
 PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const Layout& out);
-// out is the C-contiguous layout of the broadcast shape.
+// out is a new output's layout: dense, in the inputs' memory order (NOTE: [Output order]).
 PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b);
 
 // The kernel key of a call with these layouts (KernelKey::to_string()), or

@@ -35,6 +35,9 @@ class Tensor {
 
   Tensor() = default;
   Tensor(DType dtype, const Shape& shape, Order order = Order::c);
+  // A buffer for a dense layout (Layout::dense, any order of the dims); an
+  // Error(value) naming the strides for any other layout.
+  Tensor(DType dtype, const Layout& layout);
   // Moving hands the buffer over and leaves the source empty (no dangling view).
   Tensor(Tensor&& other) noexcept;
   Tensor& operator=(Tensor&& other) noexcept;

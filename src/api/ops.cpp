@@ -12,6 +12,7 @@
 #include "config.h"
 #include "dispatch.h"
 #include "error_messages.h"
+#include "output_layout.h"
 #include "scalar_ops.h"
 #include "targets.h"
 #include "validate_binary.h"
@@ -53,7 +54,7 @@ struct CallMemo {
   bool valid = false;
   DType out_dtype{};
   Layout a, b, out;
-  bool out_is_fresh = false;  // out was C-contiguous of the broadcast shape
+  bool out_is_fresh = false;  // out was a new output, laid out by NOTE: [Output order]
   PlannedCall call;           // plan, fusion, direct call and kernel (NOTE: [Dispatch])
   DataCheck data;             // the data-pointer checks, their layout part done
 
@@ -74,9 +75,9 @@ struct CallMemo {
 thread_local CallMemo t_memo;
 
 // The fresh output of binary(op, a, b); a failed allocation names the op.
-Tensor allocate_output(Op op, DType dtype, const Shape& shape) {
+Tensor allocate_output(Op op, DType dtype, const Layout& layout) {
   try {
-    return Tensor(dtype, shape);
+    return Tensor(dtype, layout);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::memory) throw;
     detail::fail(ErrorKind::memory, "{}: output: {}", op_name(op), e.what());
@@ -113,13 +114,13 @@ DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, inpu
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out_is_fresh) {
-    Tensor out = allocate_output(op, memo.out_dtype, memo.out.shape);
+    Tensor out = allocate_output(op, memo.out_dtype, memo.out);
     if (!memo.data.passes(a.data, b.data, out.data())) validate_data(op, a, b, out);
     execute(memo, op, a, b, out);
     return out;
   }
   const Shape shape = validate_inputs(op, a, b);
-  Tensor out = allocate_output(op, result_dtype(op, a.dtype), shape);
+  Tensor out = allocate_output(op, result_dtype(op, a.dtype), output_layout(shape, {&a.layout, &b.layout}));
   memo.remember(op, a, b, out, true, plan_broadcast(out.layout(), a.layout, b.layout));
   execute(memo, op, a, b, out);
   return out;

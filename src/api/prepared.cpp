@@ -6,6 +6,7 @@
 #include "config.h"
 #include "dispatch.h"
 #include "error_messages.h"
+#include "output_layout.h"
 #include "targets.h"
 #include "validate_binary.h"
 
@@ -55,7 +56,7 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
 }
 
 PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b) {
-  return prepare(op, dtype, a, b, Layout::contiguous(validate_input_layouts(op, dtype, a, dtype, b)));
+  return prepare(op, dtype, a, b, output_layout(validate_input_layouts(op, dtype, a, dtype, b), {&a, &b}));
 }
 
 void PreparedOp::operator()(const TensorView& a, const TensorView& b, const TensorView& out) const {
@@ -84,7 +85,8 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
 }
 
 Tensor PreparedOp::operator()(const TensorView& a, const TensorView& b) const {
-  Tensor out(out_dtype(), out_shape());
+  if (!impl_) detail::fail(ErrorKind::value, "PreparedOp: not prepared (default-constructed)");
+  Tensor out(out_dtype(), impl_->out);
   (*this)(a, b, out);
   return out;
 }

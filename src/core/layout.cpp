@@ -1,6 +1,7 @@
 // Layout construction and validation.
 #include "bcast/layout.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "error_messages.h"
@@ -18,26 +19,43 @@ std::int64_t next_stride(std::int64_t stride, std::int64_t extent) {
 
 }  // namespace
 
-Layout Layout::contiguous(const Shape& shape) {
+Layout Layout::dense(const Shape& shape, const std::vector<int>& order) {
   Layout l{shape, Strides(shape.size())};
   std::int64_t stride = 1;
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    l.strides[i] = stride;
-    stride = next_stride(stride, shape[i]);
+  for (std::size_t i = order.size(); i-- > 0;) {
+    l.strides[order[i]] = stride;
+    stride = next_stride(stride, shape[order[i]]);
   }
   return l;
+}
+
+Layout Layout::contiguous(const Shape& shape) {
+  std::vector<int> order(shape.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  return dense(shape, order);
 }
 
 Layout Layout::column_major(const Shape& shape) {
-  Layout l{shape, Strides(shape.size())};
-  std::int64_t stride = 1;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    l.strides[i] = stride;
-    stride = next_stride(stride, shape[i]);
-  }
-  return l;
+  std::vector<int> order(shape.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(order.size() - 1 - i);
+  return dense(shape, order);
 }
 
+bool Layout::is_dense() const {
+  if (strides.size() != shape.size()) return false;
+  std::vector<int> moving;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return true;
+    if (shape[d] > 1) moving.push_back(static_cast<int>(d));
+  }
+  std::sort(moving.begin(), moving.end(), [&](int x, int y) { return strides[x] < strides[y]; });
+  std::int64_t expected = 1;
+  for (const int d : moving) {
+    if (strides[d] != expected) return false;
+    expected = next_stride(expected, shape[d]);
+  }
+  return true;
+}
 std::int64_t Layout::numel() const {
   std::int64_t n = 1;
   for (std::int64_t e : shape) n *= e;

@@ -20,8 +20,15 @@ constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
 void Tensor::Free::operator()(std::byte* p) const { std::free(p); }
 
-Tensor::Tensor(DType dtype, const Shape& shape, Order order) {
+Tensor::Tensor(DType dtype, const Shape& shape, Order order)
+    : Tensor(dtype, order == Order::c ? Layout::contiguous(shape) : Layout::column_major(shape)) {}
+
+Tensor::Tensor(DType dtype, const Layout& layout) {
+  const Shape& shape = layout.shape;
   validate_layout(Layout::contiguous(shape), "tensor");
+  if (!layout.is_dense())
+    detail::fail(ErrorKind::value, "tensor: shape {} strides {} is not a dense layout (no gaps, positive strides)",
+                 to_string(shape), to_string(layout.strides));
   const std::int64_t n = checked_numel(shape, "tensor");
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes))
@@ -41,7 +48,7 @@ Tensor::Tensor(DType dtype, const Shape& shape, Order order) {
   buffer_.reset(p);
   view_.data = p;
   view_.dtype = dtype;
-  view_.layout = order == Order::c ? Layout::contiguous(shape) : Layout::column_major(shape);
+  view_.layout = layout;
 }
 
 Tensor::Tensor(Tensor&& other) noexcept

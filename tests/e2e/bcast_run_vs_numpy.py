@@ -134,6 +134,14 @@ def check_case(tmp, n, op, dtype, sa, ea, sb, eb, fortran):
     report = json.loads(p.stdout.strip().splitlines()[-1])
     if report["out_shape"] != list(want.shape) or report["op"] != op or report["dtype"] != dtype:
         failures.append(f"{label}: --json reports {report}")
+    # The new output's memory order is NumPy's order='K' for a ufunc on the
+    # same views (strides of dims of extent 1 are free in both).
+    k = np.add(va, vb)
+    want_strides = [s // k.itemsize if e > 1 else None for s, e in zip(k.strides, k.shape)]
+    got_strides = [s if e > 1 else None for s, e in zip(report["out_strides"], report["out_shape"])]
+    if k.size > 0 and got_strides != want_strides:
+        failures.append(f"{label}: out strides {report['out_strides']}, NumPy's order='K' gives {list(k.strides)} bytes "
+                        f"of {k.itemsize}")
 
 
 def check_results(tmp):

@@ -109,6 +109,7 @@ int run_op(const Options& o) {
                      {"a_shape", a.view.shape()},
                      {"b_shape", b.view.shape()},
                      {"out_shape", out.shape()},
+                     {"out_strides", out.layout().strides},
                      {"broadcast_type", type},
                      {"kernel", kernel},
                      {"cache", cache_json()},
