@@ -2,6 +2,7 @@
 #include "bcast/layout.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 
 #include "error_messages.h"
@@ -42,17 +43,19 @@ Layout Layout::column_major(const Shape& shape) {
 }
 
 bool Layout::is_dense() const {
-  if (strides.size() != shape.size()) return false;
-  std::vector<int> moving;
+  if (strides.size() != shape.size() || shape.size() > static_cast<std::size_t>(kMaxRank)) return false;
+  // On the stack: every new output of an op call is checked.
+  std::array<int, kMaxRank> moving;
+  std::size_t n = 0;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 0) return true;
-    if (shape[d] > 1) moving.push_back(static_cast<int>(d));
+    if (shape[d] > 1) moving[n++] = static_cast<int>(d);
   }
-  std::sort(moving.begin(), moving.end(), [&](int x, int y) { return strides[x] < strides[y]; });
+  std::sort(moving.begin(), moving.begin() + n, [&](int x, int y) { return strides[x] < strides[y]; });
   std::int64_t expected = 1;
-  for (const int d : moving) {
-    if (strides[d] != expected) return false;
-    expected = next_stride(expected, shape[d]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (strides[moving[i]] != expected) return false;
+    expected = next_stride(expected, shape[moving[i]]);
   }
   return true;
 }
