@@ -36,7 +36,7 @@ class X86Target final : public CodegenTarget {
     b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
   }
 
-  // NOTE: [Streaming stores] x86-64 has non-temporal stores of float, double
+  // NOTE: [Streaming stores], on x86-64: it has non-temporal stores of float, double
   // and integer vectors only. Where vectors of f16 are a legal type
   // (AVX512-FP16 hosts), instruction selection gives them a plain store, and
   // folds away any cast to integers first. A kernel that streams f16 is
