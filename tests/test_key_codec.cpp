@@ -46,19 +46,6 @@ std::vector<BroadcastPlan> plans_of(const Target& target, const BroadcastType& t
   return plans;
 }
 
-std::vector<BroadcastType> types_up_to_rank(int max_rank) {
-  std::vector<BroadcastType> types{{}};
-  for (std::size_t i = 0; i < types.size(); ++i)
-    if (static_cast<int>(types[i].size()) < max_rank)
-      for (DimCode c : {DC::same, DC::expand_a, DC::expand_b})
-        if (types[i].empty() || types[i].back() != c) {
-          BroadcastType longer = types[i];
-          longer.push_back(c);
-          types.push_back(longer);
-        }
-  return types;
-}
-
 TEST(KeyCodec, EveryKeyOfEveryVariantAndTargetRoundTrips) {
   std::map<std::string, int> keys_with;  // variant name -> keys that carry it
   int keys = 0;
@@ -66,21 +53,21 @@ TEST(KeyCodec, EveryKeyOfEveryVariantAndTargetRoundTrips) {
     const Target& target = target_for(kind);
     for (const auto& [op, dtype] : test::supported_pairs()) {
       if (op != Op::add && op != Op::eq && op != Op::max) continue;
-      for (const BroadcastType& type : types_up_to_rank(4))
-        for (const BroadcastPlan& plan : plans_of(target, type))
-          for (const std::uint64_t threshold : {kNeverStream, std::uint64_t{0}}) {
-            const KernelKey key =
-                make_kernel_key(target, op, dtype, plan, provider::current_codegen_id(), threshold);
-            const std::string text = key.to_string();
-            ASSERT_EQ(parse_kernel_key(text, key.codegen), key) << text;
-            const std::optional<KeyFields> fields = split_kernel_key(text);
-            ASSERT_TRUE(fields.has_value()) << text;
-            EXPECT_EQ(fields->layout, key.layout_code()) << text;
-            EXPECT_EQ(fields->target, target.name()) << text;
-            ++keys;
-            for (const VariantRow& row : variant_table())
-              if (row.in_key != nullptr && row.in_key(key)) ++keys_with[std::string(row.name)];
-          }
+      for (int rank = 0; rank <= 4; ++rank)
+        for (const BroadcastType& type : types_of_rank(rank))
+          for (const BroadcastPlan& plan : plans_of(target, type))
+            for (const std::uint64_t threshold : {kNeverStream, std::uint64_t{0}}) {
+              const KernelKey key = make_kernel_key(target, op, dtype, plan, provider::current_codegen_id(), threshold);
+              const std::string text = key.to_string();
+              ASSERT_EQ(parse_kernel_key(text, key.codegen), key) << text;
+              const std::optional<KeyFields> fields = split_kernel_key(text);
+              ASSERT_TRUE(fields.has_value()) << text;
+              EXPECT_EQ(fields->layout, key.layout_code()) << text;
+              EXPECT_EQ(fields->target, target.name()) << text;
+              ++keys;
+              for (const VariantRow& row : variant_table())
+                if (row.in_key != nullptr && row.in_key(key)) ++keys_with[std::string(row.name)];
+            }
     }
   }
   // The property is vacuous for a variant no key carries.
@@ -94,8 +81,8 @@ TEST(KeyCodec, EveryKeyOfEveryVariantAndTargetRoundTrips) {
 
 TEST(KeyCodec, ParsingNeedsTheSettingsTheKeyWasMadeWith) {
   const Target& host = target_for(TargetKind::host);
-  const KernelKey key = make_kernel_key(host, Op::add, DType::f32, BroadcastType{DC::expand_b, DC::same},
-                                        provider::current_codegen_id());
+  const KernelKey key =
+      make_kernel_key(host, Op::add, DType::f32, BroadcastType{DC::expand_b, DC::same}, provider::current_codegen_id());
   CodegenSettings other = codegen_settings(key.codegen);
   other.opt_level = other.opt_level == 3 ? 2 : 3;
   EXPECT_EQ(parse_kernel_key(key.to_string(), intern_codegen_settings(other)), std::nullopt);
@@ -121,9 +108,7 @@ TEST(KeyCodec, TextsNoKeyPrintsDoNotParse) {
            with(".r4-4-4-1.", ".r4-4-4-1.ta."),  // transposed tiles never go with fixed rows
            with(".r4-4-4-1.", ".r4-4-4-1.xx."),  // no variant has this tag
            with(".uuz.", ".uuq."),               // no such inner stride
-           with("[same,expand_b]", "[same,expand_c]"),
-           with("add.", "plus."),
-           with(".host.", ".gpu."),
+           with("[same,expand_b]", "[same,expand_c]"), with("add.", "plus."), with(".host.", ".gpu."),
            text.substr(0, text.size() - 1),  // another tuning hash
        })
     EXPECT_EQ(parse_kernel_key(bad, codegen), std::nullopt) << bad;

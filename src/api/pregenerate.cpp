@@ -18,24 +18,6 @@
 namespace bcast {
 namespace {
 
-// Types of rank r: a first code, then each next code one of the two others.
-std::vector<BroadcastType> types_of_rank(int rank) {
-  if (rank == 0) return {BroadcastType{}};
-  std::vector<BroadcastType> types;
-  for (DimCode first : {DimCode::same, DimCode::expand_a, DimCode::expand_b}) types.push_back({first});
-  for (int level = 1; level < rank; ++level) {
-    std::vector<BroadcastType> longer;
-    for (const BroadcastType& t : types)
-      for (DimCode next : {DimCode::same, DimCode::expand_a, DimCode::expand_b})
-        if (next != t.back()) {
-          longer.push_back(t);
-          longer.back().push_back(next);
-        }
-    types = std::move(longer);
-  }
-  return types;
-}
-
 // The keys of one type: every variant row's plans at every row's thresholds.
 void add_keys(std::vector<KernelKey>& keys, std::unordered_set<KernelKey, KernelKeyHash>& seen, const Target& target,
               Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen) {

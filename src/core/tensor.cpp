@@ -25,7 +25,7 @@ Tensor::Tensor(DType dtype, const Shape& shape, Order order)
 
 Tensor::Tensor(DType dtype, const Layout& layout) {
   const Shape& shape = layout.shape;
-  validate_layout(Layout::contiguous(shape), "tensor");
+  validate_layout(layout, "tensor");
   if (!layout.is_dense())
     detail::fail(ErrorKind::value, "tensor: shape {} strides {} is not a dense layout (no gaps, positive strides)",
                  to_string(shape), to_string(layout.strides));

@@ -19,6 +19,9 @@ const Target& current_target() {
   return target_for(config::ascend_target() ? TargetKind::ascend_sim : TargetKind::host);
 }
 
+// The settings store, below the kernel vocabulary, names "off" itself.
+static_assert(config::kStreamOff == kNeverStream);
+
 std::uint64_t stream_threshold(const Target& target) {
   const std::uint64_t bytes = config::stream_min_bytes();
   return bytes == config::kStreamAuto ? target.last_level_cache_bytes() : bytes;

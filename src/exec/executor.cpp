@@ -103,17 +103,11 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
 // square tiles keep every operand's runs a kilobyte long (measured on
 // [4096,4096] f32: 128 x 16 18.7 GB/s, 128 x 128 25.3, 256 x 256 26.6). Each
 // variant's row holds its tiles (NOTE: [Loop variants]), in lines of out.
-struct Tile {
-  std::int64_t rows, bytes;  // rows by bytes of out
-};
+TilePolicy tile_for(const BroadcastPlan& plan) { return blocked_tiles(plan); }
 
-Tile tile_for(const BroadcastPlan& plan) {
-  const TilePolicy policy = blocked_tiles(plan);
-  return {policy.rows, policy.lines * HostTarget::kLineBytes};
-}
-
-std::int64_t tile_cols(const Tile& tile, const ElementSizes& sizes) {
-  return std::max<std::int64_t>(tile.bytes / static_cast<std::int64_t>(sizes[kOut]), 8);
+// Columns of a tile: its lines of out, in elements (at least 8).
+std::int64_t tile_cols(const TilePolicy& tile, const ElementSizes& sizes) {
+  return std::max<std::int64_t>(tile.lines * HostTarget::kLineBytes / static_cast<std::int64_t>(sizes[kOut]), 8);
 }
 
 bool wants_blocked_order(const BroadcastPlan& plan, std::int64_t cols) {
@@ -164,7 +158,7 @@ void run_tiles(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
 void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                  int threads) {
   const int rank = plan.rank();
-  const Tile shape = tile_for(plan);
+  const TilePolicy shape = tile_for(plan);
   const std::int64_t rows = plan.extents[rank - 2], cols = plan.extents[rank - 1];
   const std::int64_t width = tile_cols(shape, sizes);
   const std::int64_t bands = (rows + shape.rows - 1) / shape.rows, tiles = (cols + width - 1) / width;

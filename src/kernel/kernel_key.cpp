@@ -84,6 +84,23 @@ KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const Broadc
   return make_kernel_key(target, op, dtype, plan, codegen);
 }
 
+std::vector<BroadcastType> types_of_rank(int rank) {
+  if (rank == 0) return {BroadcastType{}};
+  std::vector<BroadcastType> types;
+  for (DimCode first : {DimCode::same, DimCode::expand_a, DimCode::expand_b}) types.push_back({first});
+  for (int level = 1; level < rank; ++level) {
+    std::vector<BroadcastType> longer;
+    for (const BroadcastType& t : types)
+      for (DimCode next : {DimCode::same, DimCode::expand_a, DimCode::expand_b})
+        if (next != t.back()) {
+          longer.push_back(t);
+          longer.back().push_back(next);
+        }
+    types = std::move(longer);
+  }
+  return types;
+}
+
 BroadcastPlan contiguous_plan(const BroadcastType& type, const std::vector<std::int64_t>& extents) {
   BroadcastPlan plan;
   plan.type = type;

@@ -81,6 +81,11 @@ KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const Broadc
 // contiguous, so a `same` innermost level streams both inputs.
 KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen);
 
+// Every broadcast type of contiguous operands with `rank` levels: a first
+// code, then each next code one of the two others (3 * 2^(rank-1) of them;
+// one, [], for rank 0).
+std::vector<BroadcastType> types_of_rank(int rank);
+
 // The plan of contiguous operands for `type` with the given extents: each
 // operand's stride on a level is the product of the extents inside it that
 // the operand spans (0 where it repeats).
