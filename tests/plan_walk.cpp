@@ -1,11 +1,19 @@
 // The walks of plan_walk.h.
 #include "plan_walk.h"
 
-#include <array>
 #include <string>
 #include <vector>
 
 namespace bcast::test {
+namespace {
+
+std::string offsets(const Visit& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "/" : "") + std::to_string(v[i]);
+  return s;
+}
+
+}  // namespace
 
 std::map<std::int64_t, Visit> walk_plan(const BroadcastPlan& p, int& duplicates) {
   std::map<std::int64_t, Visit> visits;
@@ -14,16 +22,16 @@ std::map<std::int64_t, Visit> walk_plan(const BroadcastPlan& p, int& duplicates)
   std::int64_t count = 1;
   for (std::int64_t e : p.extents) count *= e;
   for (std::int64_t i = 0; i < count; ++i) {
-    std::array<std::int64_t, kNumOperands> off = p.base;
+    std::vector<std::int64_t> off = p.base;
     for (int l = 0; l < p.rank(); ++l)
-      for (int k = 0; k < kNumOperands; ++k) off[k] += index[l] * p.strides[k][l];
-    duplicates += !visits.emplace(off[kOut], Visit{off[kA], off[kB]}).second;
+      for (int k = 0; k < p.operands(); ++k) off[k] += index[l] * p.strides[k][l];
+    duplicates += !visits.emplace(off[kOut], Visit(off.begin() + 1, off.end())).second;
     for (int l = p.rank() - 1; l >= 0 && ++index[l] == p.extents[l]; --l) index[l] = 0;
   }
   return visits;
 }
 
-std::map<std::int64_t, Visit> walk_naive(const Layout& out, const Layout& a, const Layout& b) {
+std::map<std::int64_t, Visit> walk_naive(const Layout& out, const std::vector<Layout>& inputs) {
   std::map<std::int64_t, Visit> visits;
   const std::int64_t n = out.numel();
   std::vector<std::int64_t> index(out.rank(), 0);
@@ -35,25 +43,27 @@ std::map<std::int64_t, Visit> walk_naive(const Layout& out, const Layout& a, con
     return o;
   };
   for (std::int64_t i = 0; i < n; ++i) {
-    visits[offset(out)] = {offset(a), offset(b)};
+    Visit v;
+    for (const Layout& in : inputs) v.push_back(offset(in));
+    visits[offset(out)] = v;
     for (int d = out.rank() - 1; d >= 0 && ++index[d] == out.shape[d]; --d) index[d] = 0;
   }
   return visits;
 }
 
-std::string compare_walks(const BroadcastPlan& plan, const Layout& out, const Layout& a, const Layout& b) {
+std::string compare_walks(const BroadcastPlan& plan, const Layout& out, const std::vector<Layout>& inputs) {
   int duplicates = 0;
   const auto planned = walk_plan(plan, duplicates);
-  const auto naive = walk_naive(out, a, b);
+  const auto naive = walk_naive(out, inputs);
   if (duplicates != 0) return std::to_string(duplicates) + " output offsets visited twice";
   if (planned.size() != naive.size())
     return std::to_string(planned.size()) + " offsets visited, " + std::to_string(naive.size()) + " expected";
   for (const auto& [out_offset, v] : naive) {
     const auto it = planned.find(out_offset);
     if (it == planned.end()) return "out offset " + std::to_string(out_offset) + " never visited";
-    if (it->second.a != v.a || it->second.b != v.b)
-      return "at out offset " + std::to_string(out_offset) + ": planned a/b offsets " + std::to_string(it->second.a) +
-             "/" + std::to_string(it->second.b) + ", naive " + std::to_string(v.a) + "/" + std::to_string(v.b);
+    if (it->second != v)
+      return "at out offset " + std::to_string(out_offset) + ": planned input offsets " + offsets(it->second) +
+             ", naive " + offsets(v);
   }
   return "";
 }

@@ -97,7 +97,8 @@ TEST_F(KernelCacheTest, EvictedKernelsStayLoadedWhileHeld) {
   const Tensor a = test::make(DType::f32, {5}, {1, 2, 3, 4, 5}), b = test::make(DType::f32, {5}, {5, 4, 3, 2, 1});
   Tensor out(DType::f32, {5});
   const std::int64_t extents[1] = {5}, strides[3] = {1, 1, 1}, spans[3] = {4, 4, 4};
-  const KernelArgs args{out.data(), a.data(), b.data(), extents, strides, spans, nullptr, 1, 1};
+  void* const data[3] = {out.data(), const_cast<void*>(a.data()), const_cast<void*>(b.data())};
+  const KernelArgs args{data, extents, strides, spans, nullptr, 1, 1, nullptr};
   held->fn(&args);
   EXPECT_EQ(test::get(out, 0), -4.0);
   EXPECT_EQ(test::get(out, 4), 4.0);

@@ -109,5 +109,93 @@ TEST(Planner, PlannedOffsetsEqualNaiveOffsetsOnRandomViews) {
   EXPECT_GT(checked, 100000);  // the generator really produced sizeable cases
 }
 
+// ---- N inputs (NOTE: [Dim classes]) ----
+
+BroadcastPlan plan_inputs(const Shape& out, const std::vector<Shape>& inputs) {
+  std::vector<Layout> layouts;
+  for (const Shape& s : inputs) layouts.push_back(Layout::contiguous(s));
+  std::vector<const Layout*> pointers;
+  for (const Layout& l : layouts) pointers.push_back(&l);
+  return plan_broadcast(Layout::contiguous(out), pointers);
+}
+
+TEST(Planner, DimClassNamesTheRepeatingInputs) {
+  EXPECT_EQ(to_string(DC::same), "same");
+  EXPECT_EQ(to_string(DC::expand_a), "expand_a");
+  EXPECT_EQ(to_string(DC::expand_b), "expand_b");
+  EXPECT_EQ(to_string(static_cast<DC>(0b101)), "expand_ac");
+  EXPECT_EQ(to_string(static_cast<DC>(1u << 15)), "expand_p");
+  EXPECT_TRUE(repeats(static_cast<DC>(0b101), 2));
+  EXPECT_FALSE(repeats(static_cast<DC>(0b101), 1));
+}
+
+TEST(Planner, AffineChainOfFiveInputs) {
+  // (x - m) * r * g + b: x [4096,1024], m and r [4096,1], g and b [1024].
+  // Rows: m and r move, g and b repeat; columns: the other way round.
+  const BroadcastPlan p = plan_inputs({4096, 1024}, {{4096, 1024}, {4096, 1}, {4096, 1}, {1024}, {1024}});
+  EXPECT_EQ(p.operands(), 6);
+  EXPECT_EQ(to_string(p.type), "[expand_de,expand_bc]");
+  EXPECT_EQ(p.extents, (std::vector<std::int64_t>{4096, 1024}));
+  EXPECT_EQ(p.strides[1], (std::vector<std::int64_t>{1024, 1}));
+  EXPECT_EQ(p.strides[2], (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(p.strides[4], (std::vector<std::int64_t>{0, 1}));
+}
+
+TEST(Planner, OneInputAndManyInputsMergeLikeTwo) {
+  // One input, a copy: everything merges.
+  EXPECT_EQ(to_string(plan_inputs({2, 3, 4}, {{2, 3, 4}}).type), "[same]");
+  // Sixteen inputs, the first a row: two levels.
+  std::vector<Shape> inputs(kMaxInputs, Shape{8, 5});
+  inputs[0] = {5};
+  EXPECT_EQ(to_string(plan_inputs({8, 5}, inputs).type), "[expand_a,same]");
+  // A dim where every input has extent 1 is an output dim of extent 1: dropped.
+  // The others keep their own classes.
+  EXPECT_EQ(to_string(plan_inputs({3, 1, 4}, {{3, 1, 4}, {3, 1, 1}, {1, 1, 4}}).type), "[expand_c,expand_b]");
+}
+
+TEST(Planner, TooManyInputsIsAnError) {
+  const Layout x = Layout::contiguous({2});
+  std::vector<const Layout*> inputs(kMaxInputs + 1, &x);
+  EXPECT_THROW(plan_broadcast(x, inputs), Error);
+  EXPECT_THROW(plan_broadcast(x, std::vector<const Layout*>{}), Error);
+}
+
+TEST(Planner, NaryPlannedOffsetsEqualNaiveOffsetsOnRandomViews) {
+  std::mt19937_64 rng(2027);
+  std::uniform_int_distribution<int> count_pick(1, 7), percent(0, 99);
+  int checked = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const Shape full = test::random_broadcast_shapes(rng, 7, 5, 2048).out;
+    std::vector<test::RandomView> views;
+    std::vector<Layout> layouts;
+    Shape out_shape;
+    const int n = count_pick(rng);
+    for (int k = 0; k < n; ++k) {
+      // A trailing part of `full` with some extents 1.
+      const int r = std::uniform_int_distribution<int>(0, static_cast<int>(full.size()))(rng);
+      Shape s(full.end() - r, full.end());
+      for (std::int64_t& e : s)
+        if (percent(rng) < 35) e = 1;
+      views.push_back(test::random_view(DType::f32, s, rng));
+      layouts.push_back(views.back().view.layout);
+      out_shape = broadcast_infer_shape(out_shape, s);
+    }
+    test::RandomView out = test::random_view(DType::f32, out_shape, rng);
+    std::vector<const Layout*> pointers;
+    for (const Layout& l : layouts) pointers.push_back(&l);
+    const BroadcastPlan plan = plan_broadcast(out.view.layout, pointers);
+    ASSERT_EQ(plan.operands(), n + 1);
+    ASSERT_EQ(test::compare_walks(plan, out.view.layout, layouts), "")
+        << n << " inputs into " << to_string(out_shape) << ", plan " << to_string(plan.type);
+    // Every level's class is exactly the set of inputs whose stride is 0 there
+    // while out moves (the planner's classes agree with its strides).
+    for (int l = 0; l < plan.rank(); ++l)
+      for (int k = 0; k < n; ++k)
+        if (repeats(plan.type[l], k)) ASSERT_EQ(plan.strides[1 + k][l], 0) << to_string(plan.type);
+    checked += static_cast<int>(out.view.numel());
+  }
+  EXPECT_GT(checked, 40000);  // the generator really produced sizeable cases
+}
+
 }  // namespace
 }  // namespace bcast

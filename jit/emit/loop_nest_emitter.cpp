@@ -44,8 +44,8 @@ class NestEmitter {
   }
 
   llvm::Function* emit() {
-    base_ = {field(offsetof(KernelArgs, out), b_.getPtrTy(), "out"), field(offsetof(KernelArgs, a), b_.getPtrTy(), "a"),
-             field(offsetof(KernelArgs, b), b_.getPtrTy(), "b")};
+    Value* data = field(offsetof(KernelArgs, data), b_.getPtrTy(), "data");
+    base_ = {operand_pointer(data, kOut, "out"), operand_pointer(data, kA, "a"), operand_pointer(data, kB, "b")};
     Value* count = field(offsetof(KernelArgs, count), b_.getInt64Ty(), "count");
     BasicBlock* exit = block("exit");
     if (rank_ == 0) {
@@ -595,6 +595,9 @@ class NestEmitter {
     return load_field(b_, args_, offset, type, name);
   }
   Value* element(Value* array, int i, const std::string& name) { return load_i64(b_, array, i, name); }
+  Value* operand_pointer(Value* data, int k, const char* name) {
+    return load_field(b_, data, k * sizeof(void*), b_.getPtrTy(), name);
+  }
   BasicBlock* block(const std::string& name) { return new_block(b_, name); }
   Value* local(const std::string& name) { return new_local(b_, name); }
 

@@ -19,8 +19,8 @@ std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m *
 // element of a one-element row), element strides.
 struct Levels {
   std::vector<std::int64_t> extents;
-  std::array<std::vector<std::int64_t>, kNumOperands> strides;
-  std::array<std::int64_t, kNumOperands> base;
+  BroadcastPlan::Rows strides;
+  std::vector<std::int64_t> base;
   int rank() const { return static_cast<int>(extents.size()); }
 };
 

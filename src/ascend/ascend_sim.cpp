@@ -94,7 +94,8 @@ void BlockContext::vector_binary(std::int64_t dst, std::int64_t a, std::int64_t 
   // The reference kernel over one contiguous level: the same per-element
   // semantics as every other path, so results agree bit for bit.
   const std::int64_t extents[1] = {count}, strides[3] = {1, 1, 1}, spans[3] = {0, 0, 0};
-  const KernelArgs args{ub(dst), ub(a), ub(b), extents, strides, spans, nullptr, 1, 1};
+  void* const data[3] = {ub(dst), ub(a), ub(b)};
+  const KernelArgs args{data, extents, strides, spans, nullptr, 1, 1, nullptr};
   reference_kernel(static_cast<Op>(op_), static_cast<DType>(dtype_))(&args);
   counters_.vector_repeats += (std::max(count * in_size_, count * out_size_) + kRepeatBytes - 1) / kRepeatBytes;
 }

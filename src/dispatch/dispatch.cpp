@@ -24,11 +24,11 @@ SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, cons
                               const TensorView& out) {
   const FusedRows& fused = *call.fused;
   const ElementSizes sizes{out.element_size(), a.element_size(), b.element_size()};
-  const OperandPointers ptrs{out.data, a.data, b.data};
+  const OperandPointers ptrs{{out.data, a.data, b.data}};
   thread_local std::vector<std::byte> pattern;
-  fill_pattern(fused, call.plan, fused.repeated == kA ? a.data : b.data, a.element_size(), pattern);
+  fill_pattern(fused, call.plan, ptrs.data[fused.repeated], a.element_size(), pattern);
   OperandPointers with_pattern = ptrs;
-  (fused.repeated == kA ? with_pattern.a : with_pattern.b) = pattern.data();
+  with_pattern.data[fused.repeated] = pattern.data();
   SelectedKernel kernel = select_kernel(call.op, a.dtype, fused.fused);
   execute_plan(fused.fused, kernel.fn, with_pattern, sizes, num_threads());
   if (fused.rest.numel > 0) {
@@ -102,7 +102,7 @@ void dispatch_with(const PlannedCall& call, HostKernel&& host_kernel, const Tens
     return;
   }
   const SelectedKernel& kernel = host_kernel();
-  const OperandPointers ptrs{out.data, a.data, b.data};
+  const OperandPointers ptrs{{out.data, a.data, b.data}};
   if (runs_direct(call))
     call.direct.run(kernel.fn, ptrs);
   else

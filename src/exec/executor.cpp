@@ -62,25 +62,27 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
   const int rank = plan.rank();
   // Only the first `rank` entries are used: no need to clear the rest (this
   // is the hot path of tiny calls).
+  const int operands = plan.operands();
   std::array<std::int64_t, kMaxRank> index, extents;
-  std::array<std::int64_t, kNumOperands> offset = plan.base;
+  std::array<std::int64_t, kMaxOperands> offset;
+  std::copy(plan.base.begin(), plan.base.end(), offset.begin());
   std::copy(plan.extents.begin(), plan.extents.end(), extents.begin());
   for (std::int64_t l = rank - 2, rest = chunk.outer_begin; l >= 0; --l) {
     index[l] = rest % plan.extents[l];
     rest /= plan.extents[l];
-    for (int k = 0; k < kNumOperands; ++k) offset[k] += index[l] * plan.strides[k][l];
+    for (int k = 0; k < operands; ++k) offset[k] += index[l] * plan.strides[k][l];
   }
   if (rank > 0) {
-    for (int k = 0; k < kNumOperands; ++k) offset[k] += chunk.inner_begin * plan.strides[k][rank - 1];
+    for (int k = 0; k < operands; ++k) offset[k] += chunk.inner_begin * plan.strides[k][rank - 1];
     extents[rank - 1] = chunk.inner_end - chunk.inner_begin;
   }
-  std::array<std::int64_t, kNumOperands * kMaxRank> strides, spans;
+  std::array<std::int64_t, kMaxOperands * kMaxRank> strides, spans;
   pack_rows(plan, strides.data(), spans.data());
-  auto at = [&](const void* p, int k) {
-    return static_cast<const char*>(p) + offset[k] * static_cast<std::int64_t>(sizes[k]);
-  };
-  const KernelArgs args{const_cast<char*>(at(ptrs.out, kOut)), at(ptrs.a, kA), at(ptrs.b, kB), extents.data(),
-                        strides.data(), spans.data(), index.data(), chunk.outer_end - chunk.outer_begin, rank};
+  std::array<void*, kMaxOperands> data;
+  for (int k = 0; k < operands; ++k)
+    data[k] = const_cast<char*>(static_cast<const char*>(ptrs.data[k]) + offset[k] * static_cast<std::int64_t>(sizes[k]));
+  const KernelArgs args{data.data(), extents.data(), strides.data(), spans.data(), index.data(),
+                        chunk.outer_end - chunk.outer_begin, rank, ptrs.scalars};
   kernel(&args);
 }
 
@@ -113,7 +115,7 @@ std::int64_t tile_cols(const TilePolicy& tile, const ElementSizes& sizes) {
 bool wants_blocked_order(const BroadcastPlan& plan, std::int64_t cols) {
   const int rank = plan.rank();
   if (rank < 2 || plan.extents[rank - 1] <= cols || plan.extents[rank - 2] <= 1) return false;
-  for (int k = kA; k <= kB; ++k) {
+  for (int k = 1; k < plan.operands(); ++k) {
     const std::int64_t inner = std::abs(plan.strides[k][rank - 1]), next = std::abs(plan.strides[k][rank - 2]);
     if (inner > 1 && next != 0 && next < inner) return true;
   }
@@ -129,11 +131,12 @@ void run_tiles(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
   const int rows = plan.rank() - 2, cols = plan.rank() - 1;
   const std::int64_t width = tile_cols(tile_for(plan), sizes);
   BroadcastPlan tile = plan;
-  std::array<std::int64_t, kNumOperands> matrix = plan.base;
+  const int operands = plan.operands();
+  std::vector<std::int64_t> matrix = plan.base;
   for (int l = rows - 1; l >= 0; --l) {
     const std::int64_t i = m % plan.extents[l];
     m /= plan.extents[l];
-    for (int k = 0; k < kNumOperands; ++k) {
+    for (int k = 0; k < operands; ++k) {
       matrix[k] += i * plan.strides[k][l];
       tile.spans[k][l] = 0;
     }
@@ -143,7 +146,7 @@ void run_tiles(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
   for (std::int64_t c0 = c_begin; c0 < c_end; c0 += width) {
     const std::int64_t c1 = std::min(c_end, c0 + width);
     tile.extents[cols] = c1 - c0;
-    for (int k = 0; k < kNumOperands; ++k) {
+    for (int k = 0; k < operands; ++k) {
       tile.base[k] = matrix[k] + r0 * plan.strides[k][rows] + c0 * plan.strides[k][cols];
       tile.spans[k][rows] = (r1 - r0 - 1) * plan.strides[k][rows];
       tile.spans[k][cols] = (c1 - c0 - 1) * plan.strides[k][cols];
@@ -184,7 +187,7 @@ void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointe
 
 void pack_rows(const BroadcastPlan& plan, std::int64_t* strides, std::int64_t* spans) {
   const int rank = plan.rank();
-  for (int k = 0; k < kNumOperands; ++k) {
+  for (int k = 0; k < plan.operands(); ++k) {
     std::copy(plan.strides[k].begin(), plan.strides[k].end(), strides + k * rank);
     std::copy(plan.spans[k].begin(), plan.spans[k].end(), spans + k * rank);
   }
@@ -195,19 +198,22 @@ bool stays_on_caller(const BroadcastPlan& plan, int threads) {
 }
 
 bool uses_blocked_order(const BroadcastPlan& plan, std::size_t out_element_size) {
-  return wants_blocked_order(plan, tile_cols(tile_for(plan), {out_element_size, 1, 1}));
+  ElementSizes sizes{};
+  sizes[kOut] = out_element_size;
+  return wants_blocked_order(plan, tile_cols(tile_for(plan), sizes));
 }
 
 DirectCall::DirectCall(const BroadcastPlan& plan, const ElementSizes& sizes) {
   if (plan.numel == 0 || uses_blocked_order(plan, sizes[kOut])) return;
   usable_ = true;
   rank_ = plan.rank();
+  operands_ = plan.operands();
   count_ = plan.outer_count();
   extents_ = plan.extents;
-  strides_.resize(static_cast<std::size_t>(kNumOperands * rank_));
+  strides_.resize(static_cast<std::size_t>(operands_ * rank_));
   spans_.resize(strides_.size());
   pack_rows(plan, strides_.data(), spans_.data());
-  for (int k = 0; k < kNumOperands; ++k) first_byte_[k] = plan.base[k] * static_cast<std::int64_t>(sizes[k]);
+  for (int k = 0; k < operands_; ++k) first_byte_[k] = plan.base[k] * static_cast<std::int64_t>(sizes[k]);
 }
 
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,

@@ -13,13 +13,13 @@
 
 namespace bcast {
 
-// Pointers to element (0,...,0) of each operand's view, and element sizes.
+// Pointers to element (0,...,0) of each operand's view, out first, then the
+// inputs (a plan's operands() of them), and an expression's scalar values.
 struct OperandPointers {
-  void* out;
-  const void* a;
-  const void* b;
+  std::array<const void*, kMaxOperands> data{};
+  const void* scalars = nullptr;
 };
-using ElementSizes = std::array<std::size_t, kNumOperands>;
+using ElementSizes = std::array<std::size_t, kMaxOperands>;  // by operand, as OperandPointers
 
 // Runs `kernel` over every element of `plan` on up to `threads` threads (the
 // caller's among them); calls under BCAST_GRAIN elements stay on the caller and
@@ -28,8 +28,8 @@ using ElementSizes = std::array<std::size_t, kNumOperands>;
 void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads);
 
-// The kernel arguments' rows of strides and spans (NOTE: [Kernel ABI]): out's,
-// a's and b's, rank entries each, back to back. The one packer of them.
+// The kernel arguments' rows of strides and spans (NOTE: [Kernel ABI]): each
+// operand's, rank entries each, back to back. The one packer of them.
 void pack_rows(const BroadcastPlan& plan, std::int64_t* strides, std::int64_t* spans);
 
 // Whether execute_plan runs `plan` on the caller's thread alone: fewer
@@ -57,18 +57,20 @@ class DirectCall {
   void run(KernelFn kernel, const OperandPointers& ptrs) const {
     std::array<std::int64_t, kMaxRank> index;  // the odometer starts at 0; the kernel reads rank - 1 entries
     for (int l = 0; l + 1 < rank_; ++l) index[l] = 0;
-    auto at = [&](const void* data, int k) { return static_cast<const char*>(data) + first_byte_[k]; };
-    const KernelArgs args{const_cast<char*>(at(ptrs.out, kOut)), at(ptrs.a, kA), at(ptrs.b, kB), extents_.data(),
-                          strides_.data(), spans_.data(), index.data(), count_, rank_};
+    std::array<void*, kMaxOperands> data;
+    for (int k = 0; k < operands_; ++k)
+      data[k] = const_cast<char*>(static_cast<const char*>(ptrs.data[k]) + first_byte_[k]);
+    const KernelArgs args{data.data(), extents_.data(), strides_.data(), spans_.data(),
+                          index.data(), count_,      rank_,           ptrs.scalars};
     kernel(&args);
   }
 
  private:
   bool usable_ = false;
-  int rank_ = 0;
+  int rank_ = 0, operands_ = 0;
   std::int64_t count_ = 0;
   std::vector<std::int64_t> extents_, strides_, spans_;
-  std::array<std::int64_t, kNumOperands> first_byte_{};
+  std::array<std::int64_t, kMaxOperands> first_byte_{};
 };
 
 }  // namespace bcast

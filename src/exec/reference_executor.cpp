@@ -36,9 +36,9 @@ struct Nest {
   using Out = typename F::Out::storage;
 
   static void run(const KernelArgs* args) {
-    auto* out = static_cast<Out*>(args->out);
-    const auto* a = static_cast<const In*>(args->a);
-    const auto* b = static_cast<const In*>(args->b);
+    auto* out = static_cast<Out*>(args->data[kOut]);
+    const auto* a = static_cast<const In*>(args->data[kA]);
+    const auto* b = static_cast<const In*>(args->data[kB]);
     const std::int64_t rank = args->rank;
     if (rank == 0) {  // a scalar: one element
       if (args->count > 0) *out = F::run(*a, *b);

@@ -10,31 +10,37 @@
 namespace bcast {
 namespace {
 
-// One output dim during planning.
+// One output dim during planning; operands past `count` are unused.
 struct PlanDim {
   std::int64_t extent;
   DimCode code;
-  std::array<std::int64_t, kNumOperands> stride;
+  std::array<std::int64_t, kMaxOperands> stride;
 };
 
-// Right-aligns a and b against out's rank; a dim an input lacks, or has with
-// extent 1, gets stride 0 there, so the input repeats along it.
-std::vector<PlanDim> align_ranks(const Layout& out, const Layout& a, const Layout& b) {
+// Base offsets of out and every input.
+using Bases = std::vector<std::int64_t>;
+
+// Right-aligns every input against out's rank; a dim an input lacks, or has
+// with extent 1, gets stride 0 there and the input joins the dim's class.
+std::vector<PlanDim> align_ranks(const Layout& out, std::span<const Layout* const> inputs) {
   const std::size_t rank = out.shape.size();
   std::vector<PlanDim> dims(rank);
-  auto input_stride = [&](const Layout& in, std::size_t d, bool& expanded) -> std::int64_t {
-    const std::size_t lead = rank - in.shape.size();
-    expanded = d < lead || in.shape[d - lead] == 1;
-    return expanded ? 0 : in.strides[d - lead];
-  };
   for (std::size_t d = 0; d < rank; ++d) {
-    bool a_expanded = false, b_expanded = false;
     PlanDim& dim = dims[d];
     dim.extent = out.shape[d];
-    dim.stride = {out.strides[d], input_stride(a, d, a_expanded), input_stride(b, d, b_expanded)};
-    dim.code = a_expanded && !b_expanded ? DimCode::expand_a
-               : b_expanded && !a_expanded ? DimCode::expand_b
-                                           : DimCode::same;
+    dim.stride[kOut] = out.strides[d];
+    unsigned repeating = 0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const Layout& in = *inputs[i];
+      const std::size_t lead = rank - in.shape.size();
+      const bool expanded = d < lead || in.shape[d - lead] == 1;
+      dim.stride[1 + i] = expanded ? 0 : in.strides[d - lead];
+      repeating |= unsigned{expanded} << i;
+    }
+    // Every input repeating happens only on an output dim of extent 1, which
+    // drop_unit_dims removes; `same` keeps such a dim's class canonical.
+    const unsigned all = (1u << inputs.size()) - 1;
+    dim.code = static_cast<DimCode>(repeating == all ? 0 : repeating);
   }
   return dims;
 }
@@ -47,10 +53,10 @@ void drop_unit_dims(std::vector<PlanDim>& dims) {
 // Elementwise ops may visit elements in any order, so a dim that out walks
 // backwards is walked forwards instead, for every operand: the base moves to
 // the last element and the strides change sign. Afterwards out's strides are >= 0.
-void flip_backward_dims(std::vector<PlanDim>& dims, std::array<std::int64_t, kNumOperands>& base) {
+void flip_backward_dims(std::vector<PlanDim>& dims, Bases& base) {
   for (PlanDim& dim : dims) {
     if (dim.stride[kOut] >= 0) continue;
-    for (int k = 0; k < kNumOperands; ++k) {
+    for (std::size_t k = 0; k < base.size(); ++k) {
       base[k] += (dim.extent - 1) * dim.stride[k];
       dim.stride[k] = -dim.stride[k];
     }
@@ -71,17 +77,17 @@ void sort_by_out_stride(std::vector<PlanDim>& dims) {
 // on `outer` is its stride on `inner` times inner's extent (this covers stride 0
 // on both, a repeated operand). For contiguous operands the merged type then
 // alternates codes, e.g. [same,same,expand_b,expand_b] -> [same,expand_b].
-bool can_merge(const PlanDim& outer, const PlanDim& inner) {
+bool can_merge(const PlanDim& outer, const PlanDim& inner, int operands) {
   if (outer.code != inner.code) return false;
-  for (int k = 0; k < kNumOperands; ++k)
+  for (int k = 0; k < operands; ++k)
     if (outer.stride[k] != inner.stride[k] * inner.extent) return false;
   return true;
 }
 
-void merge_dims(std::vector<PlanDim>& dims) {
+void merge_dims(std::vector<PlanDim>& dims, int operands) {
   std::vector<PlanDim> merged;
   for (const PlanDim& dim : dims) {
-    if (!merged.empty() && can_merge(merged.back(), dim)) {
+    if (!merged.empty() && can_merge(merged.back(), dim, operands)) {
       merged.back().extent *= dim.extent;
       merged.back().stride = dim.stride;
     } else {
@@ -91,15 +97,16 @@ void merge_dims(std::vector<PlanDim>& dims) {
   dims = std::move(merged);
 }
 
-BroadcastPlan assemble(const std::vector<PlanDim>& dims, const std::array<std::int64_t, kNumOperands>& base,
-                       std::int64_t numel) {
+BroadcastPlan assemble(const std::vector<PlanDim>& dims, const Bases& base, std::int64_t numel) {
   BroadcastPlan plan;
   plan.numel = numel;
   plan.base = base;
+  plan.strides.assign(base.size(), {});
+  plan.spans.assign(base.size(), {});
   for (const PlanDim& dim : dims) {
     plan.type.push_back(dim.code);
     plan.extents.push_back(dim.extent);
-    for (int k = 0; k < kNumOperands; ++k) {
+    for (std::size_t k = 0; k < base.size(); ++k) {
       plan.strides[k].push_back(dim.stride[k]);
       plan.spans[k].push_back((dim.extent - 1) * dim.stride[k]);
     }
@@ -110,8 +117,11 @@ BroadcastPlan assemble(const std::vector<PlanDim>& dims, const std::array<std::i
 }  // namespace
 
 std::string to_string(DimCode code) {
-  constexpr std::string_view kNames[] = {"same", "expand_a", "expand_b"};  // in DimCode's order
-  return std::string(kNames[static_cast<std::size_t>(code)]);
+  if (code == DimCode::same) return "same";
+  std::string name = "expand_";
+  for (int i = 0; i < kMaxInputs; ++i)
+    if (repeats(code, i)) name += static_cast<char>('a' + i);
+  return name;
 }
 
 std::string to_string(const BroadcastType& type) {
@@ -126,17 +136,25 @@ std::int64_t BroadcastPlan::outer_count() const {
   return n;
 }
 
-BroadcastPlan plan_broadcast(const Layout& out, const Layout& a, const Layout& b) {
+BroadcastPlan plan_broadcast(const Layout& out, std::span<const Layout* const> inputs) {
+  if (inputs.empty() || inputs.size() > static_cast<std::size_t>(kMaxInputs))
+    throw Error(ErrorKind::value, "plan_broadcast: " + std::to_string(inputs.size()) + " inputs; 1 to " +
+                                      std::to_string(kMaxInputs) + " are supported");
   const std::int64_t numel = out.numel();
-  std::array<std::int64_t, kNumOperands> base{};
+  Bases base(1 + inputs.size(), 0);
   if (numel == 0) return assemble({}, base, 0);
 
-  std::vector<PlanDim> dims = align_ranks(out, a, b);  // strides 0 where an input repeats
-  drop_unit_dims(dims);                                 // extent-1 dims do nothing
-  flip_backward_dims(dims, base);                       // out walks every dim forwards
-  sort_by_out_stride(dims);                             // densest out dim innermost
-  merge_dims(dims);                                     // NOTE: [Merging dims]
+  std::vector<PlanDim> dims = align_ranks(out, inputs);  // strides 0 where an input repeats
+  drop_unit_dims(dims);                                   // extent-1 dims do nothing
+  flip_backward_dims(dims, base);                         // out walks every dim forwards
+  sort_by_out_stride(dims);                               // densest out dim innermost
+  merge_dims(dims, static_cast<int>(base.size()));        // NOTE: [Merging dims]
   return assemble(dims, base, numel);
+}
+
+BroadcastPlan plan_broadcast(const Layout& out, const Layout& a, const Layout& b) {
+  const std::array<const Layout*, 2> inputs{&a, &b};
+  return plan_broadcast(out, inputs);
 }
 
 std::string broadcast_type_of(const Layout& out, const Layout& a, const Layout& b) {
