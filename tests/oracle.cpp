@@ -147,6 +147,28 @@ Expected float_power(DType d, const Float& x, const Float& y) {
   return float_result(static_cast<double>(::powf(static_cast<float>(x.value), static_cast<float>(y.value))), d);
 }
 
+// The README's floor_div on floats, NumPy's floor_divide: the quotient of
+// a - fmod(a, b) (fmod is exact), one less when the remainder's sign differs
+// from b's, floored and rounded to the nearest integer; a zero carries the
+// sign of a / b; b == 0 gives a / b. Computed in T, the input's compute
+// precision (float for f16, bf16 and f32), step by step as NumPy does.
+template <class T>
+T numpy_floor_divide(T a, T b) {
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div = div - 1;
+  if (div == 0) return std::copysign(T{0}, a / b);
+  T floor = std::floor(div);
+  if (div - floor > T(0.5)) floor = floor + 1;
+  return floor;
+}
+
+Expected float_floor_divide(DType d, double a, double b) {
+  if (d == DType::f64) return float_result(numpy_floor_divide(a, b), d);
+  return float_result(numpy_floor_divide(static_cast<float>(a), static_cast<float>(b)), d);
+}
+
 // max and min: NaN wins (a's when both are), -0 orders below +0, and the
 // result is the chosen input's bits.
 bool extremum_picks_a(bool max, double a, double b) {
@@ -165,6 +187,7 @@ Expected float_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
     case Op::sub: return float_result(a - b, d);
     case Op::mul: return float_result(a * b, d);
     case Op::div: return float_result(a / b, d);
+    case Op::floor_div: return float_floor_divide(d, a, b);
     case Op::max: return {extremum_picks_a(true, a, b) ? a_bits : b_bits, false};
     case Op::min: return {extremum_picks_a(false, a, b) ? a_bits : b_bits, false};
     case Op::pow: return float_power(d, x, y);
@@ -222,7 +245,9 @@ Expected int_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
     case Op::add: return same(boolean ? Int{a || b} : a + b);  // bool: or
     case Op::sub: return same(a - b);
     case Op::mul: return same(boolean ? Int{a && b} : a * b);  // bool: and
-    case Op::div: return same(floor_quotient(a, b));
+    // True division: both operands converted to f64, one IEEE quotient.
+    case Op::div: return float_result(static_cast<double>(a) / static_cast<double>(b), DType::f64);
+    case Op::floor_div: return same(floor_quotient(a, b));
     case Op::max: return same(a > b ? a : b);
     case Op::min: return same(a < b ? a : b);
     case Op::bit_and: return same(a & b);

@@ -28,6 +28,7 @@ const std::map<Op, std::vector<double>> kFloatExpected{
     {Op::sub, {1, -9, 4.5, 1, -1, 0, nan_, nan_, inf, -0.0}},
     {Op::mul, {6, -14, -2, 0, -0.0, 0, nan_, nan_, inf, -0.0}},
     {Op::div, {1.5, -3.5, -0.125, inf, -inf, nan_, nan_, nan_, inf, nan_}},
+    {Op::floor_div, {1, -4, -1, inf, -inf, nan_, nan_, nan_, nan_, nan_}},
     {Op::max, {3, 2, 0.5, 1, 0, 0, nan_, nan_, inf, 0.0}},  // -0 < +0
     {Op::min, {2, -7, -4, 0, -1, 0, nan_, nan_, 1, -0.0}},
     {Op::pow, {9, 49, 16, 1, 1, 1, nan_, 1, inf, 1}},
@@ -49,7 +50,7 @@ const std::map<Op, std::vector<double>> kBoolExpected{
     {Op::lt, {0, 1, 0, 0}},          {Op::le, {1, 1, 0, 1}},          {Op::gt, {0, 0, 1, 0}},
     {Op::ge, {1, 0, 1, 1}},          {Op::logical_and, {0, 0, 0, 1}}, {Op::logical_or, {0, 1, 1, 1}},
     {Op::logical_xor, {0, 1, 1, 0}}, {Op::bit_and, {0, 0, 0, 1}},     {Op::bit_or, {0, 1, 1, 1}},
-    {Op::bit_xor, {0, 1, 1, 0}},
+    {Op::bit_xor, {0, 1, 1, 0}},     {Op::div, {nan_, 0, inf, 1}},  // true division, in f64
 };
 
 // ---- integers: the extremes and their neighbours, small values, signs ----
@@ -241,7 +242,7 @@ INSTANTIATE_TEST_SUITE_P(FloatsOnEveryExecutor, NaNPromise, ::testing::ValuesIn(
 INSTANTIATE_TEST_SUITE_P(AllOpsAllDTypes, OpExact, ::testing::ValuesIn(every_pair_on_every_executor()), param_name);
 
 TEST(OpSupport, UndefinedPairsAreRefusedWithADTypeError) {
-  const std::vector<OpDType> refused{{Op::sub, DType::boolean}, {Op::div, DType::boolean}, {Op::pow, DType::boolean},
+  const std::vector<OpDType> refused{{Op::sub, DType::boolean}, {Op::floor_div, DType::boolean}, {Op::pow, DType::boolean},
                                      {Op::pow, DType::i32},     {Op::pow, DType::u8},      {Op::bit_and, DType::f32},
                                      {Op::bit_xor, DType::f16}, {Op::bit_or, DType::f64}};
   for (const auto& [op, dtype, executor] : refused) {
@@ -256,9 +257,9 @@ TEST(OpSupport, UndefinedPairsAreRefusedWithADTypeError) {
                 std::string(op_name(op)) + ": not defined for dtype " + std::string(dtype_name(dtype)));
     }
   }
-  // 19 ops x 10 dtypes, less: sub and div on bool, pow on the 6 non-float
-  // dtypes, the 3 bitwise ops on the 4 float dtypes.
-  EXPECT_EQ(supported_pairs().size(), 19u * 10u - 2u - 6u - 3u * 4u);
+  // 20 ops x 10 dtypes, less: sub and floor_div on bool, pow on the 6
+  // non-float dtypes, the 3 bitwise ops on the 4 float dtypes.
+  EXPECT_EQ(supported_pairs().size(), 20u * 10u - 2u - 6u - 3u * 4u);
 }
 
 TEST(OpSemantics, NumPyDocumentedSpotChecks) {
@@ -268,11 +269,18 @@ TEST(OpSemantics, NumPyDocumentedSpotChecks) {
   EXPECT_EQ(one(Op::add, DType::i8, 127, 1), -128);   // wraps
   EXPECT_EQ(one(Op::sub, DType::u8, 0, 1), 255);
   EXPECT_EQ(one(Op::mul, DType::i16, 300, 300), 24464);
-  EXPECT_EQ(one(Op::div, DType::i32, -7, 2), -4);     // floor, not truncation
-  EXPECT_EQ(one(Op::div, DType::i32, 7, -2), -4);
-  EXPECT_EQ(one(Op::div, DType::i8, -128, -1), -128); // MIN // -1 wraps
-  EXPECT_EQ(one(Op::div, DType::i64, 5, 0), 0);       // x // 0 == 0
-  EXPECT_EQ(one(Op::div, DType::u8, 5, 0), 0);
+  EXPECT_EQ(one(Op::floor_div, DType::i32, -7, 2), -4);     // floor, not truncation
+  EXPECT_EQ(one(Op::floor_div, DType::i32, 7, -2), -4);
+  EXPECT_EQ(one(Op::floor_div, DType::i8, -128, -1), -128); // MIN // -1 wraps
+  EXPECT_EQ(one(Op::floor_div, DType::i64, 5, 0), 0);       // x // 0 == 0
+  EXPECT_EQ(one(Op::floor_div, DType::u8, 5, 0), 0);
+  // div is true division, as NumPy's `/` (a change from bcast 0.x, where
+  // div on integers was floor division): integers give f64.
+  EXPECT_EQ(one(Op::div, DType::i32, -7, 2), -3.5);
+  EXPECT_EQ(binary(Op::div, test::make(DType::i8, {}, {1}), test::make(DType::i8, {}, {3})).dtype(), DType::f64);
+  EXPECT_EQ(one(Op::div, DType::i64, 5, 0), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(one(Op::floor_div, DType::f64, 7, -0.5), -14);
+  EXPECT_EQ(std::signbit(one(Op::floor_div, DType::f32, -0.0, 3)), true);  // a zero carries a / b's sign
   EXPECT_EQ(one(Op::add, DType::f16, 2048, 1), 2048); // 2049 ties to even in f16
   EXPECT_EQ(one(Op::add, DType::f16, 2048, 3), 2052); // 2051 ties to even (up)
   EXPECT_EQ(one(Op::add, DType::bf16, 256, 1), 256);  // 257 ties to even in bf16

@@ -106,6 +106,7 @@ TEST(Oracle, BroadcastsByNumPysRuleAndComparesQuietNaNsOnly) {
 TEST(Oracle, IntegersFollowNumPy) {
   // NumPy's documented integer semantics, worked out by hand: wrapping
   // add, sub and mul; floor division, x // 0 == 0 and MIN // -1 == MIN;
+  // true division in f64;
   // unsigned u8; a bool byte is true when it is not 0.
   struct Case {
     DType dtype;
@@ -116,11 +117,13 @@ TEST(Oracle, IntegersFollowNumPy) {
       {DType::i8, Op::add, 0x7f, 0x01, 0x80},        // 127 + 1 = -128
       {DType::i8, Op::sub, 0x80, 0x01, 0x7f},        // -128 - 1 = 127
       {DType::i8, Op::mul, 0x10, 0x10, 0x00},        // 16 * 16 = 256 = 0
-      {DType::i8, Op::div, 0xf9, 0x02, 0xfc},        // -7 // 2 = -4
-      {DType::i8, Op::div, 0x07, 0xfe, 0xfc},        // 7 // -2 = -4
-      {DType::i8, Op::div, 0xf9, 0xfe, 0x03},        // -7 // -2 = 3
-      {DType::i8, Op::div, 0x05, 0x00, 0x00},        // 5 // 0 = 0
-      {DType::i8, Op::div, 0x80, 0xff, 0x80},        // -128 // -1 = -128
+      {DType::i8, Op::floor_div, 0xf9, 0x02, 0xfc},  // -7 // 2 = -4
+      {DType::i8, Op::floor_div, 0x07, 0xfe, 0xfc},  // 7 // -2 = -4
+      {DType::i8, Op::floor_div, 0xf9, 0xfe, 0x03},  // -7 // -2 = 3
+      {DType::i8, Op::floor_div, 0x05, 0x00, 0x00},  // 5 // 0 = 0
+      {DType::i8, Op::floor_div, 0x80, 0xff, 0x80},  // -128 // -1 = -128
+      {DType::i8, Op::div, 0xf9, 0x02, 0xc00c000000000000},  // -7 / 2 = -3.5, in f64
+      {DType::u8, Op::div, 0x01, 0x00, 0x7ff0000000000000},  // 1 / 0 = inf
       {DType::i8, Op::max, 0xff, 0x01, 0x01},        // max(-1, 1) = 1
       {DType::i8, Op::bit_xor, 0xff, 0x01, 0xfe},    // -1 ^ 1 = -2
       {DType::i8, Op::lt, 0x80, 0x7f, 0x01},         // -128 < 127
@@ -128,7 +131,7 @@ TEST(Oracle, IntegersFollowNumPy) {
       {DType::u8, Op::sub, 3, 5, 254},               // -2 wraps to 254
       {DType::u8, Op::max, 200, 100, 200},           // unsigned
       {DType::u8, Op::lt, 200, 100, 0},
-      {DType::i64, Op::div, 0x8000000000000000, ~std::uint64_t{0}, 0x8000000000000000},  // MIN // -1 = MIN
+      {DType::i64, Op::floor_div, 0x8000000000000000, ~std::uint64_t{0}, 0x8000000000000000},  // MIN // -1 = MIN
       {DType::i64, Op::mul, 0x8000000000000000, ~std::uint64_t{0}, 0x8000000000000000},  // MIN * -1 = MIN
       {DType::i64, Op::add, 0x7fffffffffffffff, 1, 0x8000000000000000},                 // MAX + 1 = MIN
       {DType::boolean, Op::add, 1, 1, 1},                                                 // or

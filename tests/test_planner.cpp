@@ -189,9 +189,13 @@ TEST(Planner, NaryPlannedOffsetsEqualNaiveOffsetsOnRandomViews) {
         << n << " inputs into " << to_string(out_shape) << ", plan " << to_string(plan.type);
     // Every level's class is exactly the set of inputs whose stride is 0 there
     // while out moves (the planner's classes agree with its strides).
-    for (int l = 0; l < plan.rank(); ++l)
-      for (int k = 0; k < n; ++k)
-        if (repeats(plan.type[l], k)) ASSERT_EQ(plan.strides[1 + k][l], 0) << to_string(plan.type);
+    for (int l = 0; l < plan.rank(); ++l) {
+      for (int k = 0; k < n; ++k) {
+        if (repeats(plan.type[l], k)) {
+          ASSERT_EQ(plan.strides[1 + k][l], 0) << to_string(plan.type);
+        }
+      }
+    }
     checked += static_cast<int>(out.view.numel());
   }
   EXPECT_GT(checked, 40000);  // the generator really produced sizeable cases

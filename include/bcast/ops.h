@@ -11,28 +11,33 @@ namespace bcast {
 // X(name): every binary op, in the order of enum Op.
 #define BCAST_FOR_EACH_OP(X)                                                       \
   X(add) X(sub) X(mul) X(div) X(max) X(min) X(pow) X(eq) X(ne) X(lt) X(le) X(gt) \
-  X(ge) X(logical_and) X(logical_or) X(logical_xor) X(bit_and) X(bit_or) X(bit_xor)
+  X(ge) X(logical_and) X(logical_or) X(logical_xor) X(bit_and) X(bit_or) X(bit_xor) X(floor_div)
 
 enum class Op : std::uint8_t {
 #define BCAST_OP_ENUM(name) name,
   BCAST_FOR_EACH_OP(BCAST_OP_ENUM)
 #undef BCAST_OP_ENUM
 };
-inline constexpr int kNumOps = 19;
+inline constexpr int kNumOps = 20;
 
 std::string_view op_name(Op op);
 std::optional<Op> parse_op(std::string_view name);
 
 // Semantics (NumPy's, except where noted):
 //   add sub mul    integers wrap; on bool, add is `or` and mul is `and`; no bool sub
-//   div            floats: IEEE; integers: floor division with x / 0 == 0
+//   div            true division, as NumPy's `/`: floats IEEE; integers and bool
+//                  convert both operands to f64 and give f64
+//   floor_div      NumPy's `//`: integers round towards minus infinity with
+//                  x // 0 == 0 and MIN // -1 == MIN; floats floor(a / b) as
+//                  NumPy's floor_divide computes it (through fmod); no bool
 //   max min        propagate NaN (NumPy's maximum / minimum); -0 orders below +0
 //   pow            floating dtypes only
 //   eq .. ge, logical_*   any dtype, result bool (logical ops test != 0)
 //   bit_*          integers and bool
 // f16 and bf16 compute in f32 and round to nearest even.
 bool op_supports(Op op, DType dtype);
-// bool for comparisons and logical ops, the input dtype otherwise.
+// bool for comparisons and logical ops, f64 for div on integers and bool,
+// the input dtype otherwise.
 DType result_dtype(Op op, DType input);
 
 // Runs `op` on a and b, broadcasting, into a new dense tensor laid out in the

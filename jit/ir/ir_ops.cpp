@@ -93,6 +93,27 @@ llvm::Value* emit_floor_divide(llvm::IRBuilder<>& b, bool is_signed, llvm::Value
   return b.CreateSelect(y_is_zero, zero, b.CreateSelect(y_is_minus_one, negated, floor));
 }
 
+// NumPy's floor_divide on floats (scalar_ops.h's floor_divide_float): the
+// quotient of x - fmod(x, y), stepped down when the remainder and y differ in
+// sign, floored and rounded to the nearest integer; a signed zero when it is
+// 0; x / y when y is 0.
+llvm::Value* emit_float_floor_divide(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* t = x->getType();
+  llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
+  llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+  llvm::Value* quotient = b.CreateFDiv(x, y);
+  llvm::Value* mod = b.CreateFRem(x, y);
+  llvm::Value* div = b.CreateFDiv(b.CreateFSub(x, mod), y);
+  llvm::Value* differ = b.CreateICmpNE(b.CreateFCmpOLT(y, zero), b.CreateFCmpOLT(mod, zero));
+  div = b.CreateSelect(b.CreateAnd(b.CreateFCmpUNE(mod, zero), differ), b.CreateFSub(div, one), div);
+  llvm::Value* floor = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
+  floor = b.CreateSelect(b.CreateFCmpOGT(b.CreateFSub(div, floor), llvm::ConstantFP::get(t, 0.5)),
+                         b.CreateFAdd(floor, one), floor);
+  llvm::Value* signed_zero = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, quotient);
+  llvm::Value* result = b.CreateSelect(b.CreateFCmpOEQ(div, zero), signed_zero, floor);
+  return b.CreateSelect(b.CreateFCmpOEQ(y, zero), quotient, result);
+}
+
 // "x is true": non-zero; NaN counts as true, as in NumPy.
 llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v) {
   llvm::Type* element = v->getType()->getScalarType();
@@ -122,8 +143,18 @@ llvm::Value* emit_extremum_picks_a(llvm::IRBuilder<>& b, Op op, llvm::Value* x, 
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y) {
   const NumberKind kind = number_kind(dtype);
   switch (op) {
-    case Op::div:
+    case Op::div: {
       if (kind == NumberKind::floating) return b.CreateFDiv(x, y);
+      // True division: integers and bool convert to f64 first.
+      llvm::Type* f64 = shaped_like(x, b.getDoubleTy());
+      auto widen = [&](llvm::Value* v) {
+        return kind == NumberKind::signed_int ? b.CreateSIToFP(v, f64) : b.CreateUIToFP(v, f64);
+      };
+      return b.CreateFDiv(widen(x), widen(y));
+    }
+    case Op::floor_div:
+      if (kind == NumberKind::floating) return emit_float_floor_divide(b, x, y);
+      if (kind == NumberKind::boolean) return nullptr;
       return emit_floor_divide(b, kind == NumberKind::signed_int, x, y);
     case Op::logical_and: return b.CreateAnd(truth(b, x), truth(b, y));
     case Op::logical_or: return b.CreateOr(truth(b, x), truth(b, y));

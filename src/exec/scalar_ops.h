@@ -57,7 +57,7 @@ enum class OpKind : std::uint8_t { arithmetic, extremum, power, comparison, logi
 
 constexpr OpKind op_kind(Op op) {
   switch (op) {
-    case Op::add: case Op::sub: case Op::mul: case Op::div: return OpKind::arithmetic;
+    case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::floor_div: return OpKind::arithmetic;
     case Op::max: case Op::min: return OpKind::extremum;
     case Op::pow: return OpKind::power;
     case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt: case Op::ge: return OpKind::comparison;
@@ -74,7 +74,7 @@ constexpr bool is_floating_dtype(DType d) {
 constexpr bool supports(Op op, DType d) {
   const bool floating = is_floating_dtype(d), boolean = d == DType::boolean;
   switch (op_kind(op)) {
-    case OpKind::arithmetic: return !boolean || op == Op::add || op == Op::mul;
+    case OpKind::arithmetic: return !boolean || op == Op::add || op == Op::mul || op == Op::div;
     case OpKind::power: return floating;
     case OpKind::bitwise: return !floating;
     default: return true;
@@ -83,7 +83,9 @@ constexpr bool supports(Op op, DType d) {
 
 constexpr DType result_dtype_of(Op op, DType d) {
   const OpKind kind = op_kind(op);
-  return kind == OpKind::comparison || kind == OpKind::logical ? DType::boolean : d;
+  if (kind == OpKind::comparison || kind == OpKind::logical) return DType::boolean;
+  if (op == Op::div && !is_floating_dtype(d)) return DType::f64;  // true division
+  return d;
 }
 
 // ---- the ops on compute types ----
@@ -111,6 +113,24 @@ T floor_divide(T a, T b) {
   } else {
     return static_cast<T>(a / b);
   }
+}
+
+// NumPy's floor_divide on floats, through fmod as its npy_divmod: the
+// quotient of a - fmod(a, b), stepped down when the remainder and b differ
+// in sign, floored and then rounded to the nearest integer; a signed zero
+// when it is 0; a / b when b is 0.
+template <class T>
+T floor_divide_float(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) div -= T{1};
+  }
+  if (div == 0) return std::copysign(T{0}, a / b);
+  T floor = std::floor(div);
+  if (div - floor > T{0.5}) floor += T{1};
+  return floor;
 }
 
 template <class T>
@@ -155,8 +175,11 @@ auto apply(T a, T b) {
     else if constexpr (integral) return wrapping(a, b, std::multiplies<>());
     else return a * b;
   } else if constexpr (O == Op::div) {
+    if constexpr (std::is_floating_point_v<T>) return a / b;
+    else return static_cast<double>(a) / static_cast<double>(b);  // true division of integers and bool
+  } else if constexpr (O == Op::floor_div) {
     if constexpr (integral) return floor_divide(a, b);
-    else return a / b;
+    else return floor_divide_float(a, b);
   } else if constexpr (O == Op::max || O == Op::min) {
     return extremum_picks_a<O == Op::max>(a, b) ? a : b;
   } else if constexpr (O == Op::pow) {

@@ -33,7 +33,8 @@ OPS = {
     "add": (np.add, FLOATS | INTS | {"bool"}),
     "sub": (np.subtract, FLOATS | INTS),
     "mul": (np.multiply, FLOATS | INTS | {"bool"}),
-    "div": (None, FLOATS | INTS),  # true_divide on floats, floor_divide on integers
+    "div": (np.true_divide, FLOATS | INTS | {"bool"}),  # NumPy's `/`: integers and bool give f64
+    "floor_div": (np.floor_divide, FLOATS | INTS),
     "max": (np.maximum, FLOATS | INTS | {"bool"}),
     "min": (np.minimum, FLOATS | INTS | {"bool"}),
     "pow": (np.power, FLOATS),
@@ -51,8 +52,6 @@ not_checked = []
 
 def numpy_result(op, dtype, a, b):
     with np.errstate(all="ignore"):
-        if op == "div":
-            return np.true_divide(a, b) if dtype in FLOATS else np.floor_divide(a, b)
         return OPS[op][0](a, b)
 
 

@@ -66,13 +66,14 @@ for name, t in {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64
     info = np.iinfo(t)
     SPECIAL[name] = np.array([0, 1, -1, 2, -2, 7, -7, info.min, info.min + 1, info.max, info.max - 1], t)
 
-FLOAT_OPS = ["add", "sub", "mul", "div", "max", "min", "pow", "eq", "ne", "lt", "le", "gt", "ge",
+FLOAT_OPS = ["add", "sub", "mul", "div", "floor_div", "max", "min", "pow", "eq", "ne", "lt", "le", "gt", "ge",
              "logical_and", "logical_or", "logical_xor"]
-INT_OPS = ["add", "sub", "mul", "div", "max", "min", "eq", "ne", "lt", "le", "gt", "ge",
+INT_OPS = ["add", "sub", "mul", "div", "floor_div", "max", "min", "eq", "ne", "lt", "le", "gt", "ge",
            "logical_and", "logical_or", "logical_xor", "bit_and", "bit_or", "bit_xor"]
-BOOL_OPS = ["add", "mul", "max", "min", "eq", "ne", "lt", "le", "gt", "ge",
+BOOL_OPS = ["add", "mul", "div", "max", "min", "eq", "ne", "lt", "le", "gt", "ge",
             "logical_and", "logical_or", "logical_xor", "bit_and", "bit_or", "bit_xor"]
-NUMPY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
+NUMPY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+         "floor_div": np.floor_divide, "max": np.maximum, "min": np.minimum,
          "pow": np.power, "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
          "gt": np.greater, "ge": np.greater_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,
          "logical_xor": np.logical_xor, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or,
@@ -82,8 +83,6 @@ MODES = {"jit": [], "reference": ["--no-jit"], "ascend-sim": ["--target", "ascen
 
 def numpy_op(op, a, b):
     with np.errstate(all="ignore"):
-        if op == "div":
-            return np.true_divide(a, b) if a.dtype.kind == "f" else np.floor_divide(a, b)
         return NUMPY[op](a, b)
 
 

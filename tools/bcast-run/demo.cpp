@@ -46,7 +46,7 @@ const std::vector<DemoCase>& demo_cases() {
        [](const TensorView& x) { return index(x, parse_index_expression("[::-1, :]")); }},
       {"compare row", Op::gt, DType::f32, {1024, 1024}, {1024}},
       {"f16 row", Op::add, DType::f16, {1024, 1024}, {1024}},
-      {"i32 floor div column", Op::div, DType::i32, {1024, 1024}, {1024, 1}},
+      {"i32 floor div column", Op::floor_div, DType::i32, {1024, 1024}, {1024, 1}},
   };
   return cases;
 }
