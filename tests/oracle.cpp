@@ -209,6 +209,9 @@ IntFormat int_format_of(DType d) {
     case DType::i16: return {16, true};
     case DType::i32: return {32, true};
     case DType::i64: return {64, true};
+    case DType::u16: return {16, false};
+    case DType::u32: return {32, false};
+    case DType::u64: return {64, false};
     default: return {8, false};  // u8, bool
   }
 }

@@ -64,7 +64,7 @@ TEST_P(ExecutorKinds, RandomViewsOfEveryOpAndDTypeMatchTheOracleAndNaive) {
       }
     }
   }
-  EXPECT_EQ(cases, 180 * 25);  // every supported (op, dtype) pair, 25 views each
+  EXPECT_EQ(cases, 237 * 25);  // every supported (op, dtype) pair, 25 views each
 }
 
 INSTANTIATE_TEST_SUITE_P(JitAndReference, ExecutorKinds, ::testing::Bool(),

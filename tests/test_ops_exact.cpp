@@ -55,13 +55,19 @@ const std::map<Op, std::vector<double>> kBoolExpected{
 
 // ---- integers: the extremes and their neighbours, small values, signs ----
 
+// Values as the bits of an i64 (set_int keeps the low bytes): u64's maximum
+// is -1.
 std::vector<std::int64_t> integer_inputs(DType d) {
   const auto [min, max] = d == DType::i8    ? std::pair<std::int64_t, std::int64_t>{INT8_MIN, INT8_MAX}
                           : d == DType::i16 ? std::pair<std::int64_t, std::int64_t>{INT16_MIN, INT16_MAX}
                           : d == DType::i32 ? std::pair<std::int64_t, std::int64_t>{INT32_MIN, INT32_MAX}
                           : d == DType::i64 ? std::pair<std::int64_t, std::int64_t>{INT64_MIN, INT64_MAX}
+                          : d == DType::u16 ? std::pair<std::int64_t, std::int64_t>{0, UINT16_MAX}
+                          : d == DType::u32 ? std::pair<std::int64_t, std::int64_t>{0, UINT32_MAX}
+                          : d == DType::u64 ? std::pair<std::int64_t, std::int64_t>{0, -1}
                                             : std::pair<std::int64_t, std::int64_t>{0, UINT8_MAX};
   std::vector<std::int64_t> v{0, 1, 2, 3, 7, 100, max, max - 1};
+  if (d == DType::u64) v.push_back(INT64_MIN);  // 2^63, the top bit alone
   if (min < 0)
     for (const std::int64_t x : {std::int64_t{-1}, std::int64_t{-2}, std::int64_t{-7}, std::int64_t{-100}, min})
       v.push_back(x);
@@ -257,9 +263,9 @@ TEST(OpSupport, UndefinedPairsAreRefusedWithADTypeError) {
                 std::string(op_name(op)) + ": not defined for dtype " + std::string(dtype_name(dtype)));
     }
   }
-  // 20 ops x 10 dtypes, less: sub and floor_div on bool, pow on the 6
+  // 20 ops x 13 dtypes, less: sub and floor_div on bool, pow on the 9
   // non-float dtypes, the 3 bitwise ops on the 4 float dtypes.
-  EXPECT_EQ(supported_pairs().size(), 20u * 10u - 2u - 6u - 3u * 4u);
+  EXPECT_EQ(supported_pairs().size(), 20u * 13u - 2u - 9u - 3u * 4u);
 }
 
 TEST(OpSemantics, NumPyDocumentedSpotChecks) {

@@ -46,6 +46,9 @@ double get(const TensorView& x, std::int64_t i) {
     case DType::i32: return load<std::int32_t>(p);
     case DType::i64: return static_cast<double>(load<std::int64_t>(p));
     case DType::u8: return load<std::uint8_t>(p);
+    case DType::u16: return load<std::uint16_t>(p);
+    case DType::u32: return load<std::uint32_t>(p);
+    case DType::u64: return static_cast<double>(load<std::uint64_t>(p));
     case DType::boolean: return load<std::uint8_t>(p);
   }
   return 0;
@@ -63,6 +66,9 @@ void set(const TensorView& x, std::int64_t i, double v) {
     case DType::i32: put(p, static_cast<std::int32_t>(v)); break;
     case DType::i64: put(p, static_cast<std::int64_t>(v)); break;
     case DType::u8: put(p, static_cast<std::uint8_t>(v)); break;
+    case DType::u16: put(p, static_cast<std::uint16_t>(v)); break;
+    case DType::u32: put(p, static_cast<std::uint32_t>(v)); break;
+    case DType::u64: put(p, static_cast<std::uint64_t>(v)); break;
     case DType::boolean: put(p, static_cast<std::uint8_t>(v != 0)); break;
   }
 }
@@ -195,7 +201,7 @@ void fill_random(const TensorView& x, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> small(-20, 20);
   for (std::int64_t i = 0; i < x.numel(); ++i) {
     double v = small(rng);
-    if (x.dtype == DType::u8) v = std::abs(v) * 6;
+    if (is_unsigned(x.dtype)) v = std::abs(v) * 6;
     if (x.dtype == DType::boolean) v = v > 0;
     if (is_floating(x.dtype)) v /= 4;  // quarters: exact in every float dtype
     set(x, i, v);

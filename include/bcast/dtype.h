@@ -10,14 +10,15 @@ namespace bcast {
 
 // f16 and bf16 are stored as 16-bit patterns and computed in f32 (round to nearest even).
 // boolean is stored as one byte, 0 or 1.
-enum class DType : std::uint8_t { f16, bf16, f32, f64, i8, i16, i32, i64, u8, boolean };
+enum class DType : std::uint8_t { f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, boolean };
 
-inline constexpr int kNumDTypes = 10;
+inline constexpr int kNumDTypes = 13;
 
 std::size_t dtype_size(DType t);
 std::string_view dtype_name(DType t);                    // "f32", "bool", ...
 std::optional<DType> parse_dtype(std::string_view name);  // inverse of dtype_name
 bool is_floating(DType t);                               // f16, bf16, f32, f64
-bool is_integer(DType t);                                // i8 .. i64, u8 (not bool)
+bool is_integer(DType t);                                // i8 .. i64, u8 .. u64 (not bool)
+bool is_unsigned(DType t);                               // u8 .. u64 (not bool)
 
 }  // namespace bcast

@@ -26,6 +26,9 @@ constexpr std::array<IRDType, kNumDTypes> kIRDTypes{{
     {DType::i32, NumberKind::signed_int, IRType::i32, IRType::i32},
     {DType::i64, NumberKind::signed_int, IRType::i64, IRType::i64},
     {DType::u8, NumberKind::unsigned_int, IRType::i8, IRType::i8},
+    {DType::u16, NumberKind::unsigned_int, IRType::i16, IRType::i16},
+    {DType::u32, NumberKind::unsigned_int, IRType::i32, IRType::i32},
+    {DType::u64, NumberKind::unsigned_int, IRType::i64, IRType::i64},
     {DType::boolean, NumberKind::boolean, IRType::i8, IRType::i1},
 }};
 

@@ -24,6 +24,9 @@ constexpr std::array<DTypeInfo, kNumDTypes> kDTypes{{
     {DType::i32, "i32", 4, false, true},
     {DType::i64, "i64", 8, false, true},
     {DType::u8, "u8", 1, false, true},
+    {DType::u16, "u16", 2, false, true},
+    {DType::u32, "u32", 4, false, true},
+    {DType::u64, "u64", 8, false, true},
     {DType::boolean, "bool", 1, false, false},
 }};
 
@@ -35,6 +38,7 @@ std::size_t dtype_size(DType t) { return info(t).size; }
 std::string_view dtype_name(DType t) { return info(t).name; }
 bool is_floating(DType t) { return info(t).floating; }
 bool is_integer(DType t) { return info(t).integer; }
+bool is_unsigned(DType t) { return t == DType::u8 || t == DType::u16 || t == DType::u32 || t == DType::u64; }
 
 std::optional<DType> parse_dtype(std::string_view name) {
   for (const DTypeInfo& d : kDTypes)

@@ -26,10 +26,10 @@ struct NpyType {
   DType dtype;
 };
 // '|' and '=' spellings are normalised to '<' before lookup (this is a little-endian host).
-constexpr std::array<NpyType, 9> kNpyTypes{{
+constexpr std::array<NpyType, 12> kNpyTypes{{
     {"<f2", DType::f16}, {"<f4", DType::f32}, {"<f8", DType::f64}, {"<i1", DType::i8},
     {"<i2", DType::i16}, {"<i4", DType::i32}, {"<i8", DType::i64}, {"<u1", DType::u8},
-    {"<b1", DType::boolean},
+    {"<u2", DType::u16}, {"<u4", DType::u32}, {"<u8", DType::u64}, {"<b1", DType::boolean},
 }};
 
 struct NpyHeader {

@@ -49,6 +49,9 @@ template <> struct Element<DType::i16> : PlainElement<std::int16_t, std::int16_t
 template <> struct Element<DType::i32> : PlainElement<std::int32_t, std::int32_t> {};
 template <> struct Element<DType::i64> : PlainElement<std::int64_t, std::int64_t> {};
 template <> struct Element<DType::u8> : PlainElement<std::uint8_t, std::uint8_t> {};
+template <> struct Element<DType::u16> : PlainElement<std::uint16_t, std::uint16_t> {};
+template <> struct Element<DType::u32> : PlainElement<std::uint32_t, std::uint32_t> {};
+template <> struct Element<DType::u64> : PlainElement<std::uint64_t, std::uint64_t> {};
 template <> struct Element<DType::boolean> : BoolElement {};
 
 // ---- which ops a dtype supports, and the result dtype ----

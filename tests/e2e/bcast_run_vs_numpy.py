@@ -24,9 +24,10 @@ BCAST_RUN = sys.argv[1]
 RNG = np.random.default_rng(2026)
 
 DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
-          "i32": np.int32, "i64": np.int64, "u8": np.uint8, "bool": np.bool_}
+          "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+          "u64": np.uint64, "bool": np.bool_}
 FLOATS = {"f16", "f32", "f64"}
-INTS = {"i8", "i16", "i32", "i64", "u8"}
+INTS = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}
 
 # op -> (NumPy function, dtypes it is defined on in bcast)
 OPS = {

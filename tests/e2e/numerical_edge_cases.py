@@ -62,6 +62,9 @@ SPECIAL = {
     "bool": np.array([False, True]),
     "u8": np.array([0, 1, 2, 7, 127, 128, 254, 255], np.uint8),
 }
+for name, t in {"u16": np.uint16, "u32": np.uint32, "u64": np.uint64}.items():
+    top = np.iinfo(t).max
+    SPECIAL[name] = np.array([0, 1, 2, 7, 127, 128, 255, 256, top // 2, top // 2 + 1, top - 1, top], t)
 for name, t in {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}.items():
     info = np.iinfo(t)
     SPECIAL[name] = np.array([0, 1, -1, 2, -2, 7, -7, info.min, info.min + 1, info.max, info.max - 1], t)

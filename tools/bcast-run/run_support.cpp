@@ -45,6 +45,9 @@ void fill_random(const TensorView& x, std::mt19937_64& rng) {
       case DType::i32: store(p, static_cast<std::int32_t>(small(rng))); break;
       case DType::i64: store(p, static_cast<std::int64_t>(small(rng))); break;
       case DType::u8: store(p, static_cast<std::uint8_t>(byte(rng))); break;
+      case DType::u16: store(p, static_cast<std::uint16_t>(byte(rng))); break;
+      case DType::u32: store(p, static_cast<std::uint32_t>(byte(rng))); break;
+      case DType::u64: store(p, static_cast<std::uint64_t>(byte(rng))); break;
       case DType::boolean: store(p, static_cast<std::uint8_t>(bit(rng))); break;
     }
   });
