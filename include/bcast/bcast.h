@@ -5,6 +5,7 @@
 #include "bcast/config.h"
 #include "bcast/dtype.h"
 #include "bcast/errors.h"
+#include "bcast/expr.h"
 #include "bcast/layout.h"
 #include "bcast/npy.h"
 #include "bcast/ops.h"

@@ -21,4 +21,8 @@ bool is_floating(DType t);                               // f16, bf16, f32, f64
 bool is_integer(DType t);                                // i8 .. i64, u8 .. u64 (not bool)
 bool is_unsigned(DType t);                               // u8 .. u64 (not bool)
 
+// NumPy's np.promote_types (NEP 50): the dtype two arrays compute in when an
+// op meets them; u8 with f32 gives f32, i32 with f32 f64, i8 with u8 i16.
+DType promote_types(DType a, DType b);
+
 }  // namespace bcast

@@ -49,4 +49,20 @@ inline std::uint16_t f32_to_bf16(float f) {
   return static_cast<std::uint16_t>((x + 0x7fffu + odd) >> 16);
 }
 
+// f64 to f16 and bf16 with one rounding (NumPy converts f64 to f16
+// directly): rounding to f32 "to odd" first, then to nearest even, is
+// correctly rounded because f32 has more than two bits beyond either format.
+inline float f64_to_f32_round_to_odd(double d) {
+  float t = static_cast<float>(d);
+  if (t - t == 0 && static_cast<double>(t) != d) {  // finite and inexact
+    std::uint32_t bits = std::bit_cast<std::uint32_t>(t);
+    const double back = static_cast<double>(t);
+    if ((back < 0 ? -back : back) > (d < 0 ? -d : d)) --bits;  // towards zero
+    t = std::bit_cast<float>(bits | 1u);
+  }
+  return t;
+}
+inline std::uint16_t f64_to_f16(double d) { return f32_to_f16(f64_to_f32_round_to_odd(d)); }
+inline std::uint16_t f64_to_bf16(double d) { return f32_to_bf16(f64_to_f32_round_to_odd(d)); }
+
 }  // namespace bcast

@@ -82,7 +82,7 @@ void run_chunk(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
   for (int k = 0; k < operands; ++k)
     data[k] = const_cast<char*>(static_cast<const char*>(ptrs.data[k]) + offset[k] * static_cast<std::int64_t>(sizes[k]));
   const KernelArgs args{data.data(), extents.data(), strides.data(), spans.data(), index.data(),
-                        chunk.outer_end - chunk.outer_begin, rank, ptrs.scalars};
+                        chunk.outer_end - chunk.outer_begin, rank, ptrs.context};
   kernel(&args);
 }
 

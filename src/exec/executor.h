@@ -17,7 +17,7 @@ namespace bcast {
 // inputs (a plan's operands() of them), and an expression's scalar values.
 struct OperandPointers {
   std::array<const void*, kMaxOperands> data{};
-  const void* scalars = nullptr;
+  const void* context = nullptr;  // KernelArgs::context
 };
 using ElementSizes = std::array<std::size_t, kMaxOperands>;  // by operand, as OperandPointers
 
@@ -61,7 +61,7 @@ class DirectCall {
     for (int k = 0; k < operands_; ++k)
       data[k] = const_cast<char*>(static_cast<const char*>(ptrs.data[k]) + first_byte_[k]);
     const KernelArgs args{data.data(), extents_.data(), strides_.data(), spans_.data(),
-                          index.data(), count_,      rank_,           ptrs.scalars};
+                          index.data(), count_,      rank_,           ptrs.context};
     kernel(&args);
   }
 

@@ -11,6 +11,7 @@
 #include "bcast/dtype.h"
 #include "bcast/ops.h"
 #include "half.h"
+#include "op_traits.h"
 
 namespace bcast::detail {
 
@@ -53,43 +54,6 @@ template <> struct Element<DType::u16> : PlainElement<std::uint16_t, std::uint16
 template <> struct Element<DType::u32> : PlainElement<std::uint32_t, std::uint32_t> {};
 template <> struct Element<DType::u64> : PlainElement<std::uint64_t, std::uint64_t> {};
 template <> struct Element<DType::boolean> : BoolElement {};
-
-// ---- which ops a dtype supports, and the result dtype ----
-
-enum class OpKind : std::uint8_t { arithmetic, extremum, power, comparison, logical, bitwise };
-
-constexpr OpKind op_kind(Op op) {
-  switch (op) {
-    case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::floor_div: return OpKind::arithmetic;
-    case Op::max: case Op::min: return OpKind::extremum;
-    case Op::pow: return OpKind::power;
-    case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt: case Op::ge: return OpKind::comparison;
-    case Op::logical_and: case Op::logical_or: case Op::logical_xor: return OpKind::logical;
-    case Op::bit_and: case Op::bit_or: case Op::bit_xor: return OpKind::bitwise;
-  }
-  return OpKind::arithmetic;
-}
-
-constexpr bool is_floating_dtype(DType d) {
-  return d == DType::f16 || d == DType::bf16 || d == DType::f32 || d == DType::f64;
-}
-
-constexpr bool supports(Op op, DType d) {
-  const bool floating = is_floating_dtype(d), boolean = d == DType::boolean;
-  switch (op_kind(op)) {
-    case OpKind::arithmetic: return !boolean || op == Op::add || op == Op::mul || op == Op::div;
-    case OpKind::power: return floating;
-    case OpKind::bitwise: return !floating;
-    default: return true;
-  }
-}
-
-constexpr DType result_dtype_of(Op op, DType d) {
-  const OpKind kind = op_kind(op);
-  if (kind == OpKind::comparison || kind == OpKind::logical) return DType::boolean;
-  if (op == Op::div && !is_floating_dtype(d)) return DType::f64;  // true division
-  return d;
-}
 
 // ---- the ops on compute types ----
 

@@ -23,7 +23,8 @@ struct KernelArgs {
   std::int64_t* index;           // [rank - 1] odometer start; the kernel may overwrite it
   std::int64_t count;            // outer iterations to run (1 for rank 0 or 1)
   std::int64_t rank;             // levels; JIT kernels know it already from their key
-  const void* scalars;           // an expression's scalar values (NOTE: [Expression kernels]); null for an op
+  const void* context;           // an expression kernel's scalar values (NOTE: [Expression kernels]), or the
+                                 // reference evaluator's frame; null for an op
 };
 
 using KernelFn = void (*)(const KernelArgs*);

@@ -1,0 +1,205 @@
+// The expression API: building trees, flattening them into a graph with its
+// leaves, and running them (NOTE: [Expression kernels]).
+#include "bcast/expr.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "bcast/broadcast.h"
+#include "bcast/errors.h"
+#include "error_messages.h"
+#include "expr_call.h"
+
+namespace bcast {
+
+// ---- names ----
+
+namespace {
+constexpr std::array<std::string_view, kNumUnaryOps> kUnaryNames{
+#define BCAST_UNARY_NAME(name) #name,
+    BCAST_FOR_EACH_UNARY_OP(BCAST_UNARY_NAME)
+#undef BCAST_UNARY_NAME
+};
+constexpr std::array<std::string_view, kNumTernaryOps> kTernaryNames{"where", "clamp", "fma"};
+
+template <class E, std::size_t N>
+std::optional<E> find_name(const std::array<std::string_view, N>& names, std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == name) return static_cast<E>(i);
+  return std::nullopt;
+}
+}  // namespace
+
+std::string_view unary_name(UnaryOp op) { return kUnaryNames[static_cast<std::size_t>(op)]; }
+std::optional<UnaryOp> parse_unary(std::string_view name) { return find_name<UnaryOp>(kUnaryNames, name); }
+std::string_view ternary_name(TernaryOp op) { return kTernaryNames[static_cast<std::size_t>(op)]; }
+std::optional<TernaryOp> parse_ternary(std::string_view name) { return find_name<TernaryOp>(kTernaryNames, name); }
+
+// ---- building ----
+
+namespace {
+
+using detail::ExprNode;
+using NodePtr = std::shared_ptr<const ExprNode>;
+
+Expr make(ExprNode node) { return Expr(std::make_shared<const ExprNode>(std::move(node))); }
+
+Expr scalar_node(ScalarValue value) {
+  ExprNode n;
+  n.kind = NodeKind::scalar;
+  n.scalar = value;
+  return make(std::move(n));
+}
+
+Expr op_node(NodeKind kind, std::uint8_t code, std::initializer_list<NodePtr> args) {
+  ExprNode n;
+  n.kind = kind;
+  n.code = code;
+  std::size_t i = 0;
+  for (const NodePtr& a : args) n.args[i++] = a;
+  return make(std::move(n));
+}
+
+}  // namespace
+
+Expr::Expr(const TensorView& x) {
+  ExprNode n;
+  n.kind = NodeKind::input;
+  n.view = x;
+  node_ = std::make_shared<const ExprNode>(std::move(n));
+}
+Expr::Expr(const Tensor& x) : Expr(x.view()) {}
+Expr::Expr(int value) : Expr(static_cast<long long>(value)) {}
+Expr::Expr(long value) : Expr(static_cast<long long>(value)) {}
+Expr::Expr(long long value) : Expr(scalar_node({.kind = ScalarKind::weak_int, .i = value})) {}
+Expr::Expr(double value) : Expr(scalar_node({.kind = ScalarKind::weak_float, .f = value})) {}
+Expr::Expr(bool value) : Expr(scalar_node({.kind = ScalarKind::strong, .dtype = DType::boolean, .f = value ? 1.0 : 0.0})) {}
+Expr Expr::scalar(double value, DType dtype) {
+  return scalar_node({.kind = ScalarKind::strong, .dtype = dtype, .f = value});
+}
+Expr Expr::astype(DType dtype) const { return expr::cast(*this, dtype); }
+
+namespace expr {
+Expr apply(Op op, const Expr& a, const Expr& b) {
+  return op_node(NodeKind::binary, static_cast<std::uint8_t>(op), {a.node(), b.node()});
+}
+Expr apply(UnaryOp op, const Expr& x) {
+  // -3 is the scalar -3 (as a number literal is), not neg of a weak 3 that
+  // would escape NEP 50's range check.
+  if (op == UnaryOp::neg && x.node()->kind == NodeKind::scalar && x.node()->scalar.kind != ScalarKind::strong) {
+    ScalarValue v = x.node()->scalar;
+    v.i = -v.i;
+    v.f = -v.f;
+    return scalar_node(v);
+  }
+  return op_node(NodeKind::unary, static_cast<std::uint8_t>(op), {x.node()});
+}
+Expr apply(TernaryOp op, const Expr& a, const Expr& b, const Expr& c) {
+  return op_node(NodeKind::ternary, static_cast<std::uint8_t>(op), {a.node(), b.node(), c.node()});
+}
+Expr cast(const Expr& x, DType dtype) { return op_node(NodeKind::cast, static_cast<std::uint8_t>(dtype), {x.node()}); }
+#define BCAST_EXPR_BINARY_DEF(name) \
+  Expr name(const Expr& a, const Expr& b) { return apply(Op::name, a, b); }
+BCAST_FOR_EACH_OP(BCAST_EXPR_BINARY_DEF)
+#undef BCAST_EXPR_BINARY_DEF
+#define BCAST_EXPR_UNARY_DEF(name) \
+  Expr name(const Expr& x) { return apply(UnaryOp::name, x); }
+BCAST_FOR_EACH_UNARY_OP(BCAST_EXPR_UNARY_DEF)
+#undef BCAST_EXPR_UNARY_DEF
+Expr where(const Expr& c, const Expr& a, const Expr& b) { return apply(TernaryOp::where, c, a, b); }
+Expr clamp(const Expr& x, const Expr& lo, const Expr& hi) { return apply(TernaryOp::clamp, x, lo, hi); }
+Expr fma(const Expr& a, const Expr& b, const Expr& c) { return apply(TernaryOp::fma, a, b, c); }
+}  // namespace expr
+
+Expr operator+(const Expr& a, const Expr& b) { return expr::apply(Op::add, a, b); }
+Expr operator-(const Expr& a, const Expr& b) { return expr::apply(Op::sub, a, b); }
+Expr operator*(const Expr& a, const Expr& b) { return expr::apply(Op::mul, a, b); }
+Expr operator/(const Expr& a, const Expr& b) { return expr::apply(Op::div, a, b); }
+Expr operator&(const Expr& a, const Expr& b) { return expr::apply(Op::bit_and, a, b); }
+Expr operator|(const Expr& a, const Expr& b) { return expr::apply(Op::bit_or, a, b); }
+Expr operator^(const Expr& a, const Expr& b) { return expr::apply(Op::bit_xor, a, b); }
+Expr operator-(const Expr& x) { return expr::apply(UnaryOp::neg, x); }
+Expr operator~(const Expr& x) { return expr::apply(UnaryOp::bit_not, x); }
+
+// ---- running ----
+
+Tensor evaluate(const Expr& e) {
+  ExprCall call(e);
+  return call.run_into_new();
+}
+
+void evaluate(const Expr& e, const TensorView& out) {
+  ExprCall call(e);
+  call.run_into(out);
+}
+
+ExprInfo describe(const Expr& e) { return ExprCall(e).info(); }
+
+// ---- parsing ----
+
+namespace {
+
+ScalarValue parse_number(std::string_view text, std::string_view number, std::size_t at) {
+  std::int64_t i = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), i);
+  if (ec == std::errc() && end == number.data() + number.size()) return {.kind = ScalarKind::weak_int, .i = i};
+  if (ec == std::errc::result_out_of_range)
+    detail::fail(ErrorKind::value, "expression \"{}\": at position {}: integer {} does not fit in 64 bits", text, at,
+                 number);
+  double f = 0;
+  const auto [fend, fec] = std::from_chars(number.data(), number.data() + number.size(), f);
+  if (fec != std::errc() || fend != number.data() + number.size())
+    detail::fail(ErrorKind::value, "expression \"{}\": at position {}: '{}' is not a number", text, at, number);
+  return {.kind = ScalarKind::weak_float, .f = f};
+}
+
+}  // namespace
+
+Expr parse_expression(std::string_view text, const std::map<std::string, ExprOperand, std::less<>>& operands) {
+  // Parse into a graph whose leaves index `leaves`, then rebuild it as an Expr.
+  std::vector<Expr> leaves;
+  ExprGraph graph;
+  const ExprParseHooks hooks{
+      .name = [&](ExprGraph& g, std::string_view name, std::size_t at) -> int {
+        const auto found = operands.find(name);
+        if (found == operands.end()) {
+          if (name == "inf" || name == "nan") {
+            leaves.push_back(name == "inf" ? Expr(INFINITY) : Expr(NAN));
+            return g.scalar(static_cast<int>(leaves.size()) - 1);
+          }
+          detail::fail(ErrorKind::value, "expression \"{}\": at position {}: no operand named '{}'", text, at, name);
+        }
+        const ExprOperand& v = found->second;
+        Expr leaf = std::holds_alternative<TensorView>(v)    ? Expr(std::get<TensorView>(v))
+                    : std::holds_alternative<double>(v)      ? Expr(std::get<double>(v))
+                                                             : Expr(static_cast<long long>(std::get<std::int64_t>(v)));
+        ExprNode named = *leaf.node();
+        named.name = std::string(name);
+        leaves.push_back(make(std::move(named)));
+        return g.scalar(static_cast<int>(leaves.size()) - 1);
+      },
+      .number = [&](ExprGraph& g, std::string_view number, std::size_t at) -> int {
+        leaves.push_back(scalar_node(parse_number(text, number, at)));
+        return g.scalar(static_cast<int>(leaves.size()) - 1);
+      }};
+  parse_expression_text(text, graph, hooks);
+  std::vector<Expr> built;
+  for (const ExprGraphNode& n : graph.nodes()) {
+    auto arg = [&](int k) { return built[static_cast<std::size_t>(n.args[k])]; };
+    switch (n.kind) {
+      case NodeKind::input:
+      case NodeKind::scalar: built.push_back(leaves[static_cast<std::size_t>(n.leaf)]); break;
+      case NodeKind::cast: built.push_back(expr::cast(arg(0), static_cast<DType>(n.code))); break;
+      case NodeKind::unary: built.push_back(expr::apply(static_cast<UnaryOp>(n.code), arg(0))); break;
+      case NodeKind::binary: built.push_back(expr::apply(static_cast<Op>(n.code), arg(0), arg(1))); break;
+      case NodeKind::ternary:
+        built.push_back(expr::apply(static_cast<TernaryOp>(n.code), arg(0), arg(1), arg(2)));
+        break;
+    }
+  }
+  return built[static_cast<std::size_t>(graph.root)];
+}
+
+}  // namespace bcast

@@ -1,0 +1,234 @@
+// ExprCall: from a tree to a validated, lowered call (NOTE: [Expression kernels]).
+#include "expr_call.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "bcast/broadcast.h"
+#include "bcast/errors.h"
+#include "bcast/runtime.h"
+#include "error_messages.h"
+#include "executor.h"
+#include "node_ops.h"
+#include "output_layout.h"
+#include "validate_binary.h"
+
+namespace bcast {
+namespace {
+
+// The scalar's value stored in `dtype`, as an 8-byte slot.
+std::uint64_t slot_of(const ScalarValue& v, DType dtype) {
+  std::uint64_t slot = 0;
+  auto put = [&](auto x) { std::memcpy(&slot, &x, sizeof x); };
+  const double f = v.kind == ScalarKind::weak_int ? static_cast<double>(v.i) : v.f;
+  const bool integral = v.kind == ScalarKind::weak_int;
+  switch (dtype) {
+    case DType::f16: put(f64_to_f16(f)); break;
+    case DType::bf16: put(f64_to_bf16(f)); break;
+    case DType::f32: put(static_cast<float>(f)); break;
+    case DType::f64: put(f); break;
+    case DType::boolean: put(static_cast<std::uint8_t>(integral ? v.i != 0 : f != 0)); break;
+    default:  // integers: a weak int's bits (wrapping where no range check applies), a float saturated
+      if (integral) {
+        put(v.i);
+      } else {
+        switch (dtype) {
+          case DType::i8: put(detail::saturate<std::int8_t>(f)); break;
+          case DType::i16: put(detail::saturate<std::int16_t>(f)); break;
+          case DType::i32: put(detail::saturate<std::int32_t>(f)); break;
+          case DType::i64: put(detail::saturate<std::int64_t>(f)); break;
+          case DType::u8: put(detail::saturate<std::uint8_t>(f)); break;
+          case DType::u16: put(detail::saturate<std::uint16_t>(f)); break;
+          case DType::u32: put(detail::saturate<std::uint32_t>(f)); break;
+          default: put(detail::saturate<std::uint64_t>(f)); break;
+        }
+      }
+  }
+  return slot;
+}
+
+bool fits(std::int64_t v, DType dtype) {
+  switch (dtype) {
+    case DType::i8: return v >= INT8_MIN && v <= INT8_MAX;
+    case DType::i16: return v >= INT16_MIN && v <= INT16_MAX;
+    case DType::i32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::u8: return v >= 0 && v <= UINT8_MAX;
+    case DType::u16: return v >= 0 && v <= UINT16_MAX;
+    case DType::u32: return v >= 0 && v <= UINT32_MAX;
+    case DType::u64: return v >= 0;
+    default: return true;
+  }
+}
+
+std::string value_text(const ScalarValue& v) {
+  if (v.kind == ScalarKind::weak_int) return std::to_string(v.i);
+  if (v.kind == ScalarKind::weak_float) return fmt::format("{}", v.f);
+  return fmt::format("{}({})", dtype_name(v.dtype), v.f);
+}
+
+}  // namespace
+
+ExprCall::ExprCall(const Expr& e) {
+  // Flatten: each tree node once (shared nodes are one graph node), each
+  // distinct view one input.
+  std::map<const detail::ExprNode*, int> seen;
+  auto flatten = [&](auto&& self, const detail::ExprNode* n) -> int {
+    if (const auto it = seen.find(n); it != seen.end()) return it->second;
+    int id = -1;
+    switch (n->kind) {
+      case NodeKind::input: {
+        const auto same = [&](const TensorView& v) {
+          return v.data == n->view.data && v.dtype == n->view.dtype && v.layout == n->view.layout;
+        };
+        auto found = std::find_if(inputs_.begin(), inputs_.end(), same);
+        int index = static_cast<int>(found - inputs_.begin());
+        if (found == inputs_.end()) {
+          if (inputs_.size() == static_cast<std::size_t>(kMaxInputs))
+            detail::fail(ErrorKind::value, "expression: more than {} tensor operands", kMaxInputs);
+          inputs_.push_back(n->view);
+          input_names_.push_back(n->name.empty() ? "x" + std::to_string(index) : n->name);
+        }
+        id = graph_.input(index);
+        break;
+      }
+      case NodeKind::scalar:
+        scalars_.push_back(n->scalar);
+        scalar_names_.push_back(n->name.empty() ? value_text(n->scalar) : n->name);
+        id = graph_.scalar(static_cast<int>(scalars_.size()) - 1);
+        break;
+      default: {
+        ExprGraphNode g{.kind = n->kind, .code = n->code};
+        for (int k = 0; k < 3 && n->args[k]; ++k) g.args[k] = self(self, n->args[k].get());
+        id = graph_.add(g);
+      }
+    }
+    seen.emplace(n, id);
+    return id;
+  };
+  graph_.root = flatten(flatten, e.node().get());
+  if (inputs_.empty())
+    detail::fail(ErrorKind::value, "expression {}: needs at least one tensor operand", text());
+
+  // Inputs: valid layouts, memory, shapes that broadcast.
+  for (std::size_t k = 0; k < inputs_.size(); ++k) {
+    const std::string name = "expression operand " + input_names_[k];
+    validate_layout(inputs_[k].layout, name.c_str());
+    if (inputs_[k].data == nullptr && inputs_[k].numel() > 0)
+      detail::fail(ErrorKind::value, "expression {}: {} has shape {} but its data pointer is null", text(),
+                   input_names_[k], to_string(inputs_[k].shape()));
+  }
+  out_shape_ = inputs_[0].shape();
+  for (std::size_t k = 1; k < inputs_.size(); ++k) {
+    if (!check_broadcast_shape(out_shape_, inputs_[k].shape())) {
+      std::string others;
+      for (std::size_t j = 0; j < k; ++j) others += (j ? ", " : "") + input_names_[j] + " " + to_string(inputs_[j].shape());
+      detail::fail(ErrorKind::shape, "expression {}: {} has shape {}, which does not broadcast with {} (together {})",
+                   text(), input_names_[k], to_string(inputs_[k].shape()), others, to_string(out_shape_));
+    }
+    out_shape_ = broadcast_infer_shape(out_shape_, inputs_[k].shape());
+  }
+
+  // Types: lower, then the scalars' values in their program dtypes.
+  std::vector<LeafType> input_types, scalar_types;
+  for (const TensorView& v : inputs_) input_types.push_back({ScalarKind::strong, v.dtype});
+  for (const ScalarValue& s : scalars_) scalar_types.push_back({s.kind, s.dtype});
+  program_ = lower_expression(graph_, input_types, scalar_types,
+                              [this](NodeKind kind, int leaf) { return leaf_name(kind, leaf); });
+  for (const ExprProgram::RangeCheck& check : program_.range_checks) {
+    const ScalarValue& s = scalars_[static_cast<std::size_t>(check.scalar)];
+    if (!fits(s.i, check.dtype))
+      detail::fail(ErrorKind::value,
+                   "expression {}: the scalar {} is out of range for {} (a Python-like int takes the dtype it "
+                   "meets, as NumPy 2 does; cast it, or use a wider dtype)",
+                   text(), scalar_names_[static_cast<std::size_t>(check.scalar)], dtype_name(check.dtype));
+  }
+  for (std::size_t j = 0; j < scalars_.size(); ++j) slots_.push_back(slot_of(scalars_[j], program_.scalars[j]));
+}
+
+std::string ExprCall::leaf_name(NodeKind kind, int leaf) const {
+  const auto& names = kind == NodeKind::input ? input_names_ : scalar_names_;
+  return names[static_cast<std::size_t>(leaf)];
+}
+
+std::string ExprCall::text() const {
+  return "'" + to_text(graph_, graph_.root, [this](NodeKind kind, int leaf) { return leaf_name(kind, leaf); }) + "'";
+}
+
+Layout ExprCall::new_out_layout() const {
+  std::vector<const Layout*> layouts;
+  for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
+  return output_layout(out_shape_, layouts);
+}
+
+void ExprCall::validate_out(const TensorView& out, const std::vector<TensorView>& inputs) const {
+  validate_layout(out.layout, "out");
+  if (out.shape() != out_shape_)
+    detail::fail(ErrorKind::shape, "expression {}: out has shape {}, the result has {}", text(), to_string(out.shape()),
+                 to_string(out_shape_));
+  if (out.dtype != program_.out_dtype)
+    detail::fail(ErrorKind::dtype, "expression {}: out has dtype {} but the result is {}", text(),
+                 dtype_name(out.dtype), dtype_name(program_.out_dtype));
+  if (out.data == nullptr && out.numel() > 0)
+    detail::fail(ErrorKind::value, "expression {}: out has shape {} but its data pointer is null", text(),
+                 to_string(out.shape()));
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const TensorView& in = inputs[k];
+    const bool same_view = in.data == out.data && in.dtype == out.dtype && in.layout == out.layout;
+    if (!same_view && ranges_overlap(out, in))
+      detail::fail(ErrorKind::value,
+                   "expression {}: out overlaps {} in memory without being the same view (in place needs out to be "
+                   "{} exactly: same data, dtype, shape and strides)",
+                   text(), input_names_[k], input_names_[k]);
+  }
+}
+
+Tensor ExprCall::run_into_new() const {
+  Tensor out(program_.out_dtype, new_out_layout());
+  run_into(out);
+  return out;
+}
+
+void ExprCall::run_into(const TensorView& out) const {
+  validate_out(out, inputs_);
+  std::vector<const Layout*> layouts;
+  for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
+  run_expression(program_, plan_broadcast(out.layout, layouts), out, inputs_, slots_);
+}
+
+ExprInfo ExprCall::info() const {
+  ExprInfo info;
+  info.structure = structure();
+  info.out_dtype = program_.out_dtype;
+  info.out_shape = out_shape_;
+  for (const TensorView& v : inputs_) info.in_dtypes.push_back(v.dtype);
+  const Layout out = new_out_layout();
+  std::vector<const Layout*> layouts;
+  for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
+  info.broadcast_type = to_string(plan_broadcast(out, layouts).type);
+  info.kernel = "reference";
+  return info;
+}
+
+void run_expression(const ExprProgram& program, const BroadcastPlan& plan, const TensorView& out,
+                    const std::vector<TensorView>& inputs, const std::vector<std::uint64_t>& slots) {
+  if (plan.numel == 0) return;
+  const ExprEvaluator evaluator(program);
+  const ExprEvaluator::Frame frame{&evaluator, slots.data()};
+  OperandPointers ptrs;
+  ElementSizes sizes{};
+  ptrs.data[kOut] = out.data;
+  sizes[kOut] = out.element_size();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    ptrs.data[1 + k] = inputs[k].data;
+    sizes[1 + k] = inputs[k].element_size();
+  }
+  ptrs.context = &frame;
+  execute_plan(plan, &ExprEvaluator::kernel, ptrs, sizes, num_threads());
+}
+
+}  // namespace bcast

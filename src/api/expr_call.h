@@ -1,0 +1,77 @@
+// One evaluation of an expression, worked out: the tree flattened into a
+// graph and its leaves, validated, lowered, planned. evaluate(), describe()
+// and prepare() all start here.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bcast/expr.h"
+#include "broadcast_plan.h"
+#include "expr_evaluator.h"
+#include "expr_graph.h"
+#include "expr_program.h"
+
+namespace bcast {
+
+// A scalar leaf's value: a weak int (i), a weak float (f), or a strong value
+// of `dtype` (f).
+struct ScalarValue {
+  ScalarKind kind = ScalarKind::weak_float;
+  DType dtype = DType::f64;
+  std::int64_t i = 0;
+  double f = 0;
+};
+
+namespace detail {
+struct ExprNode {
+  NodeKind kind = NodeKind::input;
+  std::uint8_t code = 0;
+  TensorView view{};
+  ScalarValue scalar{};
+  std::string name;  // the operand's name in parse_expression's text
+  std::array<std::shared_ptr<const ExprNode>, 3> args{};
+};
+}  // namespace detail
+
+class ExprCall {
+ public:
+  // Flattens, validates the inputs and their shapes, lowers (dtype errors),
+  // and checks the scalars' values (NEP 50's ranges).
+  explicit ExprCall(const Expr& e);
+
+  Tensor run_into_new() const;
+  void run_into(const TensorView& out) const;
+  ExprInfo info() const;
+
+  const std::vector<TensorView>& inputs() const { return inputs_; }
+  const ExprProgram& program() const { return program_; }
+  const Shape& out_shape() const { return out_shape_; }
+  const std::vector<std::uint64_t>& scalar_slots() const { return slots_; }
+  std::string text() const;  // the expression as the user wrote it: names and values
+  std::string structure() const { return to_text(graph_); }
+  // The checks on a caller's out: shape, dtype, and no overlap with `inputs`
+  // (the call's own, or a prepared run's) but as exactly one of them.
+  void validate_out(const TensorView& out, const std::vector<TensorView>& inputs) const;
+  Layout new_out_layout() const;
+
+ private:
+  std::string leaf_name(NodeKind kind, int leaf) const;
+
+  ExprGraph graph_;
+  std::vector<TensorView> inputs_;
+  std::vector<std::string> input_names_;
+  std::vector<ScalarValue> scalars_;
+  std::vector<std::string> scalar_names_;
+  ExprProgram program_;
+  std::vector<std::uint64_t> slots_;  // each scalar in its program dtype
+  Shape out_shape_;
+};
+
+// Runs `program` over `plan` (out first, then the inputs), on the JIT's
+// kernel for it when there is one, else on the reference evaluator.
+void run_expression(const ExprProgram& program, const BroadcastPlan& plan, const TensorView& out,
+                    const std::vector<TensorView>& inputs, const std::vector<std::uint64_t>& slots);
+
+}  // namespace bcast

@@ -1,0 +1,69 @@
+// Prepared expressions: flattened, lowered and planned once, run many times.
+#include "bcast/expr.h"
+#include "bcast/errors.h"
+#include "error_messages.h"
+#include "expr_call.h"
+
+namespace bcast {
+
+struct PreparedExpr::Impl {
+  ExprCall call;
+  Layout out;
+  BroadcastPlan plan;
+  ExprInfo info;
+};
+
+PreparedExpr prepare(const Expr& e) {
+  ExprCall call(e);
+  Layout out = call.new_out_layout();
+  std::vector<const Layout*> layouts;
+  for (const TensorView& v : call.inputs()) layouts.push_back(&v.layout);
+  BroadcastPlan plan = plan_broadcast(out, layouts);
+  ExprInfo info = call.info();
+  PreparedExpr p;
+  p.impl_ = std::make_shared<const PreparedExpr::Impl>(
+      PreparedExpr::Impl{std::move(call), std::move(out), std::move(plan), std::move(info)});
+  return p;
+}
+
+void PreparedExpr::operator()(std::span<const TensorView> inputs, const TensorView& out) const {
+  if (!impl_) detail::fail(ErrorKind::value, "PreparedExpr: not prepared (default-constructed)");
+  const Impl& p = *impl_;
+  const std::vector<TensorView>& prepared = p.call.inputs();
+  if (inputs.size() != prepared.size())
+    detail::fail(ErrorKind::value, "expression {} (prepared): {} inputs given, prepared with {}", p.call.text(),
+                 inputs.size(), prepared.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const TensorView& v = inputs[k];
+    if (v.dtype != prepared[k].dtype || v.layout != prepared[k].layout)
+      detail::fail(ErrorKind::value, "expression {} (prepared): input x{} has dtype {} shape {} strides {}, prepared for {} {} {}",
+                   p.call.text(), k, dtype_name(v.dtype), to_string(v.shape()), to_string(v.strides()),
+                   dtype_name(prepared[k].dtype), to_string(prepared[k].shape()), to_string(prepared[k].strides()));
+    if (v.data == nullptr && v.numel() > 0)
+      detail::fail(ErrorKind::value, "expression {} (prepared): input x{} has shape {} but its data pointer is null",
+                   p.call.text(), k, to_string(v.shape()));
+  }
+  if (out.layout != p.out)
+    detail::fail(ErrorKind::value, "expression {} (prepared): out has shape {} strides {}, prepared for {} {}",
+                 p.call.text(), to_string(out.shape()), to_string(out.strides()), to_string(p.out.shape),
+                 to_string(p.out.strides));
+  std::vector<TensorView> now(inputs.begin(), inputs.end());
+  p.call.validate_out(out, now);
+  run_expression(p.call.program(), p.plan, out, now, p.call.scalar_slots());
+}
+
+Tensor PreparedExpr::operator()(std::span<const TensorView> inputs) const {
+  if (!impl_) detail::fail(ErrorKind::value, "PreparedExpr: not prepared (default-constructed)");
+  Tensor out(impl_->info.out_dtype, impl_->out);
+  (*this)(inputs, out);
+  return out;
+}
+
+Tensor PreparedExpr::operator()() const {
+  if (!impl_) detail::fail(ErrorKind::value, "PreparedExpr: not prepared (default-constructed)");
+  return (*this)(impl_->call.inputs());
+}
+
+const ExprInfo& PreparedExpr::info() const { return impl_->info; }
+
+}  // namespace bcast

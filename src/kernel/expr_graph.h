@@ -1,0 +1,82 @@
+// The structure of an expression: its nodes and how they connect, with no
+// data, dtypes or scalar values. Kernels are keyed on it (NOTE: [Expression
+// kernels]); its text is the key's first field and the CLI's grammar.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bcast/dtype.h"
+#include "bcast/expr.h"
+#include "bcast/ops.h"
+
+namespace bcast {
+
+enum class NodeKind : std::uint8_t { input, scalar, unary, binary, ternary, cast };
+
+struct ExprGraphNode {
+  NodeKind kind = NodeKind::input;
+  std::uint8_t code = 0;                   // the Op, UnaryOp or TernaryOp; a cast's DType
+  std::int32_t leaf = 0;                   // input or scalar number: x<leaf>, s<leaf>
+  std::array<std::int32_t, 3> args{-1, -1, -1};  // earlier nodes
+
+  int arity() const;
+  friend bool operator==(const ExprGraphNode&, const ExprGraphNode&) = default;
+};
+
+// NOTE: [Expression graph] Nodes in topological order (arguments before
+// their users), each node once: add() returns an equal node's index instead
+// of adding it again, so a subexpression that appears twice is evaluated once.
+class ExprGraph {
+ public:
+  int add(const ExprGraphNode& node);
+  int input(int i) { return add({.kind = NodeKind::input, .leaf = i}); }
+  int scalar(int j) { return add({.kind = NodeKind::scalar, .leaf = j}); }
+  int unary(UnaryOp op, int x) { return add({NodeKind::unary, static_cast<std::uint8_t>(op), 0, {x, -1, -1}}); }
+  int binary(Op op, int a, int b) { return add({NodeKind::binary, static_cast<std::uint8_t>(op), 0, {a, b, -1}}); }
+  int ternary(TernaryOp op, int a, int b, int c) {
+    return add({NodeKind::ternary, static_cast<std::uint8_t>(op), 0, {a, b, c}});
+  }
+  int cast(DType dtype, int x) { return add({NodeKind::cast, static_cast<std::uint8_t>(dtype), 0, {x, -1, -1}}); }
+
+  const std::vector<ExprGraphNode>& nodes() const { return nodes_; }
+  const ExprGraphNode& operator[](int i) const { return nodes_[static_cast<std::size_t>(i)]; }
+  int inputs() const { return inputs_; }    // x0 .. x<inputs-1>
+  int scalars() const { return scalars_; }  // s0 .. s<scalars-1>
+  int root = -1;
+
+  friend bool operator==(const ExprGraph&, const ExprGraph&) = default;
+
+ private:
+  std::vector<ExprGraphNode> nodes_;
+  int inputs_ = 0, scalars_ = 0;
+};
+
+// The text of node `node` with Python's precedence and as few parentheses as
+// it needs; leaves print as `leaf_name` says (the key's x0.., s0.. by
+// default). No spaces: "(x0-x1)/x2", "max(x0+x1+x2,s0)", "f32(x0)".
+using LeafNamer = std::function<std::string(NodeKind kind, int leaf)>;
+std::string to_text(const ExprGraph& graph, int node, const LeafNamer& leaf_name = {});
+inline std::string to_text(const ExprGraph& graph) { return to_text(graph, graph.root); }
+
+// NOTE: [Expression grammar] bcast-run -e's: names, numbers, the operators
+// + - * / // ** == != < <= > >= & | ^ ~ and unary - with Python's precedence
+// (** binds tighter than a unary minus on its left and is right-associative;
+// comparisons do not chain), calls of every op, unary op and ternary op by
+// name, and a dtype name as a cast: f32(x). A minus sign directly before a
+// number is part of the number. The hooks make leaves of names and numbers;
+// a syntax error is an Error(value) naming the position.
+struct ExprParseHooks {
+  std::function<int(ExprGraph&, std::string_view name, std::size_t position)> name;
+  std::function<int(ExprGraph&, std::string_view number, std::size_t position)> number;
+};
+int parse_expression_text(std::string_view text, ExprGraph& graph, const ExprParseHooks& hooks);
+
+// The graph a key's structure text names, with leaves x<i> and s<j>.
+ExprGraph parse_structure(std::string_view text);
+
+}  // namespace bcast

@@ -1,0 +1,187 @@
+// Lowering an expression graph to a typed program (NOTE: [Promotion]).
+#include "expr_program.h"
+
+#include <algorithm>
+
+#include "bcast/errors.h"
+#include "error_messages.h"
+#include "op_traits.h"
+
+namespace bcast {
+namespace {
+
+// A lowered node: its value, dtype, and whether it is still a weak scalar
+// (a weak leaf, or an op on weak values alone, as Python computes it).
+struct Lowered {
+  int value = 0;
+  DType dtype = DType::f32;
+  ScalarKind kind = ScalarKind::strong;
+  int scalar_leaf = -1;  // the scalar this value is, directly
+};
+
+class Lowering {
+ public:
+  Lowering(const ExprGraph& g, std::span<const LeafType> inputs, std::span<const LeafType> scalars,
+           const LeafNamer& namer)
+      : g_(g), namer_(namer) {
+    for (const LeafType& t : inputs) program_.inputs.push_back(t.dtype);
+    for (const LeafType& t : scalars) {
+      program_.scalars.push_back(t.kind == ScalarKind::strong ? t.dtype : weak_default(t.kind));
+      scalar_kinds_.push_back(t.kind);
+    }
+  }
+
+  ExprProgram run() {
+    if (g_.inputs() == 0 || static_cast<std::size_t>(g_.inputs()) > program_.inputs.size() ||
+        static_cast<std::size_t>(g_.scalars()) > program_.scalars.size())
+      detail::fail(ErrorKind::value, "expression {}: needs at least one tensor operand, and a type for every leaf",
+                   text(g_.root));
+    std::vector<Lowered> lowered;
+    for (int i = 0; i < static_cast<int>(g_.nodes().size()); ++i) lowered.push_back(lower(i, lowered));
+    const Lowered& root = lowered[static_cast<std::size_t>(g_.root)];
+    program_.result = root.value;
+    program_.out_dtype = root.dtype;
+    return std::move(program_);
+  }
+
+ private:
+  std::string text(int node) const { return "'" + to_text(g_, node, namer_) + "'"; }
+
+  Lowered lower(int i, const std::vector<Lowered>& done) {
+    const ExprGraphNode& n = g_[i];
+    auto arg = [&](int k) { return done[static_cast<std::size_t>(n.args[k])]; };
+    switch (n.kind) {
+      case NodeKind::input: return {n.leaf, program_.inputs[n.leaf]};
+      case NodeKind::scalar: {
+        const int value = program_.first_scalar() + n.leaf;
+        return {value, program_.scalars[n.leaf], scalar_kinds_[n.leaf], n.leaf};
+      }
+      case NodeKind::cast: {
+        const auto dtype = static_cast<DType>(n.code);
+        return {convert(arg(0), dtype, false), dtype};
+      }
+      case NodeKind::unary: return unary(i, static_cast<UnaryOp>(n.code), arg(0));
+      case NodeKind::binary: return binary(i, static_cast<Op>(n.code), arg(0), arg(1));
+      case NodeKind::ternary: return ternary(i, static_cast<TernaryOp>(n.code), arg(0), arg(1), arg(2));
+    }
+    return {};
+  }
+
+  int emit(InstrKind kind, std::uint8_t code, DType in, DType out, std::array<std::int32_t, 3> args) {
+    program_.code.push_back({kind, code, in, out, args});
+    return program_.first_instr() + static_cast<int>(program_.code.size()) - 1;
+  }
+
+  // x as a value of `dtype`. A weak int scalar meeting an integer dtype by
+  // promotion is range-checked (an explicit cast wraps, as astype does).
+  int convert(const Lowered& x, DType dtype, bool promoted) {
+    if (promoted && x.kind == ScalarKind::weak_int && x.scalar_leaf >= 0 && is_integer(dtype)) {
+      const ExprProgram::RangeCheck check{x.scalar_leaf, dtype};
+      if (std::find(program_.range_checks.begin(), program_.range_checks.end(), check) == program_.range_checks.end())
+        program_.range_checks.push_back(check);
+    }
+    if (x.dtype == dtype) return x.value;
+    return emit(InstrKind::cast, 0, x.dtype, dtype, {x.value, -1, -1});
+  }
+
+  // NEP 50 over several operands: the strong ones by np.result_type, then
+  // each weak one's effect; weak ones alone compute as Python would (a float
+  // among them makes f64, else i64) and stay weak.
+  struct Common {
+    DType dtype;
+    ScalarKind kind;
+  };
+  static Common common_of(std::initializer_list<Lowered> xs) {
+    std::vector<DType> strong;
+    bool weak_float = false;
+    for (const Lowered& x : xs) {
+      if (x.kind == ScalarKind::strong) strong.push_back(x.dtype);
+      weak_float |= x.kind == ScalarKind::weak_float;
+    }
+    if (strong.empty())
+      return weak_float ? Common{DType::f64, ScalarKind::weak_float} : Common{DType::i64, ScalarKind::weak_int};
+    DType d = promote_types(strong);
+    for (const Lowered& x : xs)
+      if (x.kind != ScalarKind::strong) d = promote_weak(d, x.kind);
+    return {d, ScalarKind::strong};
+  }
+
+  static ScalarKind weak_kind_of(DType d) { return is_floating(d) ? ScalarKind::weak_float : ScalarKind::weak_int; }
+
+  Lowered binary(int node, Op op, const Lowered& a, const Lowered& b) {
+    const Common c = common_of({a, b});
+    if (!detail::supports(op, c.dtype))
+      detail::fail(ErrorKind::dtype, "expression {}: {} is not defined for dtype {} (operands {} and {})", text(node),
+                   op_name(op), dtype_name(c.dtype), dtype_name(a.dtype), dtype_name(b.dtype));
+    const int x = convert(a, c.dtype, true), y = convert(b, c.dtype, true);
+    const DType out = detail::result_dtype_of(op, c.dtype);
+    const ScalarKind kind = c.kind == ScalarKind::strong || out == DType::boolean ? ScalarKind::strong : weak_kind_of(out);
+    return {emit(InstrKind::binary, static_cast<std::uint8_t>(op), c.dtype, out, {x, y, -1}), out, kind};
+  }
+
+  Lowered unary(int node, UnaryOp op, const Lowered& x) {
+    // A weak scalar stays weak through a sign change (Python computes -x);
+    // any other function makes NumPy's default dtype of it first.
+    const bool stays_weak = x.kind != ScalarKind::strong && detail::unary_kind(op) == detail::UnaryKind::sign;
+    const DType compute = detail::unary_compute_dtype(op, x.dtype);
+    if (!detail::unary_supports(op, compute))
+      detail::fail(ErrorKind::dtype, "expression {}: {} is not defined for dtype {}", text(node), unary_name(op),
+                   dtype_name(x.dtype));
+    const int v = convert(x, compute, false);
+    const DType out = detail::unary_result_dtype(op, compute);
+    return {emit(InstrKind::unary, static_cast<std::uint8_t>(op), compute, out, {v, -1, -1}), out,
+            stays_weak ? x.kind : ScalarKind::strong};
+  }
+
+  Lowered ternary(int node, TernaryOp op, const Lowered& a, const Lowered& b, const Lowered& c) {
+    if (op == TernaryOp::where) {
+      const int condition = convert(a, DType::boolean, false);  // its truth
+      const Common common = common_of({b, c});
+      const int x = convert(b, common.dtype, true), y = convert(c, common.dtype, true);
+      return {emit(InstrKind::ternary, static_cast<std::uint8_t>(op), common.dtype, common.dtype, {condition, x, y}),
+              common.dtype, common.kind};
+    }
+    const Common common = common_of({a, b, c});
+    if (common.dtype == DType::boolean)
+      detail::fail(ErrorKind::dtype, "expression {}: {} is not defined for dtype bool", text(node), ternary_name(op));
+    const int x = convert(a, common.dtype, true), y = convert(b, common.dtype, true), z = convert(c, common.dtype, true);
+    return {emit(InstrKind::ternary, static_cast<std::uint8_t>(op), common.dtype, common.dtype, {x, y, z}),
+            common.dtype, common.kind};
+  }
+
+  const ExprGraph& g_;
+  const LeafNamer& namer_;
+  ExprProgram program_;
+  std::vector<ScalarKind> scalar_kinds_;
+};
+
+}  // namespace
+
+std::string leaf_type_name(const LeafType& t) {
+  switch (t.kind) {
+    case ScalarKind::weak_int: return "~int";
+    case ScalarKind::weak_float: return "~float";
+    case ScalarKind::strong: break;
+  }
+  return std::string(dtype_name(t.dtype));
+}
+
+std::optional<LeafType> parse_leaf_type(std::string_view name) {
+  if (name == "~int") return LeafType{ScalarKind::weak_int, DType::i64};
+  if (name == "~float") return LeafType{ScalarKind::weak_float, DType::f64};
+  if (const std::optional<DType> d = parse_dtype(name)) return LeafType{ScalarKind::strong, *d};
+  return std::nullopt;
+}
+
+DType ExprProgram::dtype_of(int value) const {
+  if (value < first_scalar()) return inputs[static_cast<std::size_t>(value)];
+  if (value < first_instr()) return scalars[static_cast<std::size_t>(value - first_scalar())];
+  return code[static_cast<std::size_t>(value - first_instr())].out;
+}
+
+ExprProgram lower_expression(const ExprGraph& graph, std::span<const LeafType> inputs,
+                             std::span<const LeafType> scalars, const LeafNamer& leaf_name) {
+  return Lowering(graph, inputs, scalars, leaf_name).run();
+}
+
+}  // namespace bcast

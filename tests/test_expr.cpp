@@ -1,0 +1,225 @@
+// Expressions: NEP 50 promotion, shared subexpressions, the chains of the
+// issue checked against independent oracles (plain C++ arithmetic in the
+// dtype NumPy computes in, and the binary ops, checked by oracle.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "bcast/bcast.h"
+#include "expr_graph.h"
+#include "expr_program.h"
+#include "promotion.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+Tensor filled(DType dtype, const Shape& shape, std::mt19937_64& rng) {
+  Tensor t(dtype, shape);
+  test::fill_random(t, rng);
+  return t;
+}
+
+TEST(Promotion, NumPysTableOnExamples) {
+  EXPECT_EQ(promote_types(DType::u8, DType::f32), DType::f32);
+  EXPECT_EQ(promote_types(DType::i32, DType::f32), DType::f64);
+  EXPECT_EQ(promote_types(DType::i8, DType::u8), DType::i16);
+  EXPECT_EQ(promote_types(DType::u32, DType::i32), DType::i64);
+  EXPECT_EQ(promote_types(DType::u64, DType::i64), DType::f64);
+  EXPECT_EQ(promote_types(DType::boolean, DType::u16), DType::u16);
+  EXPECT_EQ(promote_types(DType::f16, DType::i16), DType::f32);
+  EXPECT_EQ(promote_types(DType::f16, DType::bf16), DType::f32);
+  const DType three[] = {DType::i8, DType::u8, DType::f16};
+  EXPECT_EQ(promote_types(three), DType::f16);  // not pairwise: np.result_type(i8, u8, f16)
+}
+
+TEST(Promotion, IsSymmetric) {
+  for (int i = 0; i < kNumDTypes; ++i)
+    for (int j = 0; j < kNumDTypes; ++j)
+      EXPECT_EQ(promote_types(static_cast<DType>(i), static_cast<DType>(j)),
+                promote_types(static_cast<DType>(j), static_cast<DType>(i)));
+}
+
+TEST(Expr, WeakScalarsTakeTheArraysDType) {
+  const Tensor f = test::make(DType::f32, {2}, {1, 2});
+  const Tensor u = test::make(DType::u8, {2}, {1, 2});
+  const Tensor b = test::make(DType::boolean, {2}, {0, 1});
+  const Tensor i = test::make(DType::i8, {2}, {1, 2});
+  EXPECT_EQ(evaluate(f * 2.5).dtype(), DType::f32);
+  EXPECT_EQ(evaluate(u + 3).dtype(), DType::u8);
+  EXPECT_EQ(evaluate(b + 1).dtype(), DType::i64);    // a weak int lifts bool to the default int
+  EXPECT_EQ(evaluate(i + 1.5).dtype(), DType::f64);  // a weak float lifts integers to f64
+  EXPECT_EQ(test::get(evaluate(u - f), 1), 0);
+  EXPECT_EQ(evaluate(u - f).dtype(), DType::f32);
+  EXPECT_EQ(evaluate(i + u).dtype(), DType::i16);
+}
+
+TEST(Expr, AnOutOfRangeWeakIntIsAValueErrorNamingIt) {
+  const Tensor u = test::make(DType::u8, {2}, {1, 2});
+  try {
+    evaluate(u + 300);
+    ADD_FAILURE() << "u8 + 300 ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::value);
+    EXPECT_NE(std::string(e.what()).find("the scalar 300 is out of range for u8"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(evaluate(u + -1), Error);
+  EXPECT_NO_THROW(evaluate(u + 255));
+  EXPECT_NO_THROW(evaluate(expr::cast(u, DType::i16) + 300));
+}
+
+TEST(Expr, DivIsTrueDivisionAndFloorDivKeepsIntegers) {
+  const Tensor a = test::make(DType::i32, {3}, {-7, 7, 1}), b = test::make(DType::i32, {3}, {2, -2, 0});
+  const Tensor q = evaluate(a / b);
+  EXPECT_EQ(q.dtype(), DType::f64);
+  EXPECT_EQ(test::get(q, 0), -3.5);
+  EXPECT_TRUE(std::isinf(test::get(q, 2)));
+  const Tensor f = evaluate(expr::floor_div(a, b));
+  EXPECT_EQ(f.dtype(), DType::i32);
+  EXPECT_EQ(test::get(f, 0), -4);
+  EXPECT_EQ(test::get(f, 1), -4);
+  EXPECT_EQ(test::get(f, 2), 0);
+}
+
+TEST(Expr, UnaryFloatFunctionsOnIntegersPickNumPysLoopDType) {
+  EXPECT_EQ(evaluate(expr::exp(Tensor(DType::i8, {2}))).dtype(), DType::f16);
+  EXPECT_EQ(evaluate(expr::exp(Tensor(DType::boolean, {2}))).dtype(), DType::f16);
+  EXPECT_EQ(evaluate(expr::sqrt(Tensor(DType::u16, {2}))).dtype(), DType::f32);
+  EXPECT_EQ(evaluate(expr::log(Tensor(DType::i32, {2}))).dtype(), DType::f64);
+  // floor, ceil and round leave integers alone, in their dtype.
+  const Tensor i = test::make(DType::i8, {2}, {-3, 5});
+  EXPECT_EQ(evaluate(expr::floor(i)).dtype(), DType::i8);
+  EXPECT_EQ(test::get(evaluate(expr::round(i)), 0), -3);
+  EXPECT_EQ(evaluate(expr::logical_not(i)).dtype(), DType::boolean);
+  EXPECT_THROW(evaluate(-Tensor(DType::boolean, {2})), Error);
+}
+
+TEST(Expr, RoundIsHalfToEven) {
+  const Tensor x = test::make(DType::f32, {6}, {0.5, 1.5, 2.5, -0.5, -1.5, 2.25});
+  const Tensor r = evaluate(expr::round(x));
+  const std::vector<double> want{0, 2, 2, -0.0, -2, 2};
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(test::get(r, k), want[k]) << k;
+  EXPECT_TRUE(std::signbit(test::get(r, 3)));
+}
+
+TEST(Expr, FloatToIntegerSaturatesAndNaNGivesZero) {
+  const Tensor x = test::make(DType::f32, {6}, {1e10, -1e10, NAN, 3.9, -3.9, INFINITY});
+  const Tensor i8 = evaluate(expr::cast(x, DType::i8));
+  const std::vector<double> want{127, -128, 0, 3, -3, 127};
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(test::get(i8, k), want[k]) << k;
+  const Tensor u8 = evaluate(expr::cast(x, DType::u8));
+  const std::vector<double> want_u{255, 0, 0, 3, 0, 255};
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(test::get(u8, k), want_u[k]) << k;
+}
+
+TEST(Expr, ASubexpressionThatAppearsTwiceIsOneNode) {
+  const Tensor x(DType::f32, {3}), y(DType::f32, {3});
+  const Expr p = Expr(x) * y;
+  const ExprInfo info = describe(p + p * p);
+  EXPECT_EQ(info.structure, "x0*x1+x0*x1*(x0*x1)");
+  const ExprGraph g = parse_structure(info.structure);
+  int muls = 0;
+  for (const ExprGraphNode& n : g.nodes()) muls += n.kind == NodeKind::binary && n.code == static_cast<int>(Op::mul);
+  EXPECT_EQ(muls, 2);  // x0*x1 once, and the product of it with itself
+}
+
+TEST(Expr, StructureTextRoundTrips) {
+  for (const char* text : {"(x0-x1)/x2", "max(x0+x1+x2,s0)", "f32(x0)", "-x0**s0", "(-x0)**s0", "x0**x1**x2",
+                           "(x0**x1)**x2", "where(x0<x1,x0,x1)", "x0//x1", "~x0&x1|x2^x0", "x0-(x1-x2)",
+                           "(x0<x1)==(x1<x2)", "clamp(sigmoid(x0),s0,s1)", "fma(x0,x1,x2)", "x0*-s0"}) {
+    const ExprGraph g = parse_structure(text);
+    EXPECT_EQ(to_text(g), text);
+  }
+}
+
+TEST(Expr, ParseErrorsNameThePosition) {
+  const Tensor x(DType::f32, {3});
+  const std::map<std::string, ExprOperand, std::less<>> ops{{"x", x.view()}};
+  auto message = [&](const char* text) {
+    try {
+      parse_expression(text, ops);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("x + * x"), "expression \"x + * x\": at position 4: expected an operand, found '*'");
+  EXPECT_EQ(message("x + y"), "expression \"x + y\": at position 4: no operand named 'y'");
+  EXPECT_EQ(message("max(x)"), "expression \"max(x)\": at position 0: max takes 2 arguments, not 1");
+  EXPECT_EQ(message("(x + 1"), "expression \"(x + 1\": at position 6: expected ')', found the end");
+  EXPECT_EQ(message("x < x < x"), "expression \"x < x < x\": at position 7: comparisons do not chain; use parentheses");
+}
+
+TEST(Expr, ImageNormalisationEqualsFloatArithmetic) {
+  // (f32(x) - m) / s, x u8 [4,5,3], m and s f32 [3]: NumPy computes each
+  // node in f32, which is what C++ float arithmetic does.
+  std::mt19937_64 rng(11);
+  const Tensor x = filled(DType::u8, {4, 5, 3}, rng);
+  const Tensor m = test::make(DType::f32, {3}, {0.485f * 255, 0.456f * 255, 0.406f * 255});
+  const Tensor s = test::make(DType::f32, {3}, {0.229f * 255, 0.224f * 255, 0.225f * 255});
+  const Tensor y = evaluate((expr::cast(x, DType::f32) - m) / s);
+  ASSERT_EQ(y.dtype(), DType::f32);
+  for (std::int64_t i = 0; i < y.numel(); ++i) {
+    const float want = (static_cast<float>(test::get(x, i)) - static_cast<float>(test::get(m, i % 3))) /
+                       static_cast<float>(test::get(s, i % 3));
+    ASSERT_EQ(static_cast<float>(test::get(y, i)), want) << i;
+  }
+  // The same through the grammar.
+  const Tensor z = evaluate(parse_expression("(f32(x) - m) / s", {{"x", x.view()}, {"m", m.view()}, {"s", s.view()}}));
+  EXPECT_EQ(test::bytes_of(z), test::bytes_of(y));
+}
+
+// A chain in one dtype equals the same ops run one by one, bit for bit, in
+// every float dtype (f16 and bf16 round after every node) and on views.
+TEST(Expr, ChainsEqualTheirOpsOneByOne) {
+  std::mt19937_64 rng(5);
+  for (DType d : {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i32}) {
+    const Tensor x = filled(d, {6, 8}, rng), m = filled(d, {6, 1}, rng), r = filled(d, {6, 1}, rng);
+    const Tensor g = filled(d, {8}, rng), b = filled(d, {8}, rng);
+    const Tensor fused = evaluate((Expr(x) - m) * r * g + b);
+    const Tensor steps = add(mul(mul(sub(x, m), r), g), b);
+    EXPECT_EQ(test::bytes_of(fused), test::bytes_of(steps)) << dtype_name(d);
+    const Tensor relu = evaluate(expr::max(Expr(x) + b + m, Expr::scalar(0, d)));
+    EXPECT_EQ(test::bytes_of(relu), test::bytes_of(max(add(add(x, b), m), Tensor(d, {1})))) << dtype_name(d);
+  }
+}
+
+TEST(Expr, PreparedRunsOnNewDataAndChecksLayouts) {
+  std::mt19937_64 rng(9);
+  const Tensor u = filled(DType::f32, {64, 1}, rng), v = filled(DType::f32, {1, 64}, rng), w = filled(DType::f32, {64, 64}, rng);
+  const PreparedExpr p = prepare(Expr(u) * v + w);
+  EXPECT_EQ(p.info().structure, "x0*x1+x2");
+  EXPECT_EQ(p.info().broadcast_type, "[expand_b,expand_a]");
+  const Tensor u2 = filled(DType::f32, {64, 1}, rng);
+  const std::vector<TensorView> inputs{u2.view(), v.view(), w.view()};
+  EXPECT_EQ(test::bytes_of(p(inputs)), test::bytes_of(add(mul(u2, v), w)));
+  EXPECT_EQ(test::bytes_of(p()), test::bytes_of(add(mul(u, v), w)));
+  const Tensor wrong(DType::f32, {64, 2});
+  EXPECT_THROW(p(std::vector<TensorView>{wrong.view(), v.view(), w.view()}), Error);
+}
+
+TEST(Expr, OutMayBeAnInputExactlyAndNothingElse) {
+  std::mt19937_64 rng(3);
+  const Tensor x = filled(DType::f32, {8}, rng), y = filled(DType::f32, {8}, rng);
+  const Tensor want = add(mul(x, y), y);
+  evaluate(Expr(x) * y + y, x);
+  EXPECT_EQ(test::bytes_of(x), test::bytes_of(want));
+  const TensorView shifted{static_cast<float*>(x.data()) + 1, DType::f32, Layout::contiguous({7})};
+  const TensorView head{x.data(), DType::f32, Layout::contiguous({7})};
+  EXPECT_THROW(evaluate(Expr(head) + 1.0, shifted), Error);
+}
+
+TEST(Expr, ShapesThatDoNotBroadcastNameTheOperand) {
+  const Tensor a(DType::f32, {4, 3}), b(DType::f32, {5});
+  try {
+    evaluate(parse_expression("a + b", {{"a", a.view()}, {"b", b.view()}}));
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::shape);
+    EXPECT_EQ(std::string(e.what()),
+              "expression 'a+b': b has shape [5], which does not broadcast with a [4, 3] (together [4, 3])");
+  }
+}
+
+}  // namespace
+}  // namespace bcast
