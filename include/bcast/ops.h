@@ -40,6 +40,9 @@ bool op_supports(Op op, DType dtype);
 // the input dtype otherwise.
 DType result_dtype(Op op, DType input);
 
+// Operands of different dtypes promote as NumPy 2 promotes them (NEP 50:
+// u8 with f32 computes in f32, i8 with u8 in i16); the call is then the
+// one-node expression op(a, b) of bcast/expr.h.
 // Runs `op` on a and b, broadcasting, into a new dense tensor laid out in the
 // inputs' memory order, as NumPy's order='K' (two Fortran-order inputs give a
 // Fortran-order result; NOTE: [Output order] in src/plan/output_layout.h).

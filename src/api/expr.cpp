@@ -71,6 +71,14 @@ Expr::Expr(const TensorView& x) {
   node_ = std::make_shared<const ExprNode>(std::move(n));
 }
 Expr::Expr(const Tensor& x) : Expr(x.view()) {}
+
+Expr named_input(const TensorView& view, std::string name) {
+  ExprNode n;
+  n.kind = NodeKind::input;
+  n.view = view;
+  n.name = std::move(name);
+  return make(std::move(n));
+}
 Expr::Expr(int value) : Expr(static_cast<long long>(value)) {}
 Expr::Expr(long value) : Expr(static_cast<long long>(value)) {}
 Expr::Expr(long long value) : Expr(scalar_node({.kind = ScalarKind::weak_int, .i = value})) {}

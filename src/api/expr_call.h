@@ -35,6 +35,9 @@ struct ExprNode {
 };
 }  // namespace detail
 
+// A tensor leaf that messages name `name` (as parse_expression's leaves).
+Expr named_input(const TensorView& view, std::string name);
+
 class ExprCall {
  public:
   // Flattens, validates the inputs and their shapes, lowers (dtype errors),

@@ -7,11 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "bcast/expr.h"
 #include "bcast/runtime.h"
 #include "broadcast_plan.h"
 #include "config.h"
 #include "dispatch.h"
 #include "error_messages.h"
+#include "expr_call.h"
 #include "output_layout.h"
 #include "scalar_ops.h"
 #include "targets.h"
@@ -111,7 +113,11 @@ DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, inpu
 
 // Each function touches the thread-local memo once: every access to a
 // thread_local of a shared library goes through __tls_get_addr.
+// NOTE: [Mixed dtypes] A binary call whose operands differ in dtype is the
+// one-node expression op(a, b): NumPy's promotion (NEP 50) picks the dtype it
+// computes in (u8 - f32 gives f32), and the expression path runs it.
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
+  if (a.dtype != b.dtype) return evaluate(expr::apply(op, named_input(a, "a"), named_input(b, "b")));
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out_is_fresh) {
     Tensor out = allocate_output(op, memo.out_dtype, memo.out);
@@ -127,6 +133,7 @@ Tensor binary(Op op, const TensorView& a, const TensorView& b) {
 }
 
 void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  if (a.dtype != b.dtype) return evaluate(expr::apply(op, named_input(a, "a"), named_input(b, "b")), out);
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out == out.layout && memo.out_dtype == out.dtype) {
     if (!memo.data.passes(a.data, b.data, out.data)) validate_data(op, a, b, out);

@@ -9,6 +9,7 @@
 
 #include "bcast/bcast.h"
 #include "demo.h"
+#include "expression_mode.h"
 #include "name_lists.h"
 #include "operand_spec.h"
 #include "run_support.h"
@@ -21,7 +22,8 @@ namespace {
 constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2, kExitInvalidInput = 3, kExitInternal = 4;
 
 struct Options {
-  std::string op, a, b, output;
+  std::string op, a, b, output, expression;
+  std::vector<std::string> positional;
   bool check = false, json = false, no_jit = false, trace = false;
   std::string target, dump_cache;
   int repeat = 0, threads = 0, warm = -1;
@@ -78,6 +80,15 @@ int run_op(const Options& o) {
   std::mt19937_64 rng(o.seed);
   const Operand a = load_operand(o.a, rng);
   const Operand b = load_operand(o.b, rng);
+  // NOTE: [Mixed dtypes]: the one-node expression op(a, b), with the same data.
+  if (a.view.dtype != b.view.dtype)
+    return run_expression_mode({.expression = fmt::format("{}(a, b)", o.op),
+                                .operands = {"a=" + o.a, "b=" + o.b},
+                                .output = o.output,
+                                .check = o.check,
+                                .json = o.json,
+                                .repeat = o.repeat,
+                                .seed = o.seed});
 
   Tensor out = binary(*op, a.view, b.view);
   double ns = 0;
@@ -132,9 +143,11 @@ int main(int argc, char** argv) {
   using namespace bcast::tools;
   CLI::App app{"bcast-run: run one broadcasting op, or with no arguments the built-in demo", "bcast-run"};
   Options o;
-  app.add_option("op", o.op, "op name: add sub mul div max min pow eq ne lt le gt ge logical_and ...");
-  app.add_option("a", o.a, "first operand: x.npy, x.npy[..., ::-1] or a literal such as f32[8,1,3]");
-  app.add_option("b", o.b, "second operand, same forms");
+  app.add_option("args", o.positional,
+                 "OP A B: an op name (add sub mul div floor_div max min pow eq ... bit_xor) and two operands, each "
+                 "x.npy, x.npy[..., ::-1] or a literal such as f32[8,1,3]; with -e, NAME=OPERAND for each name of "
+                 "the expression, where OPERAND may also be a number (a weak scalar)");
+  app.add_option("-e,--expr", o.expression, "run an expression instead of one op: \"(f32(x) - m) / s\"");
   app.add_option("-o,--output", o.output, "write the result to this .npy file (C order)");
   app.add_flag("--check", o.check, "compare the result with the naive executor, bit for bit");
   app.add_option("--repeat", o.repeat, "time N runs and report the median and GB/s")->check(CLI::NonNegativeNumber);
@@ -169,9 +182,25 @@ int main(int argc, char** argv) {
     if (o.no_jit) bcast::set_jit_enabled(false);
     if (!o.target.empty()) bcast::set_target(o.target);
     if (o.warm >= 0) warm(o);
-    if (!o.op.empty() && o.b.empty()) {
+    if (!o.expression.empty()) {
+      const int status = run_expression_mode({.expression = o.expression,
+                                              .operands = o.positional,
+                                              .output = o.output,
+                                              .check = o.check,
+                                              .json = o.json,
+                                              .repeat = o.repeat,
+                                              .seed = o.seed});
+      if (!o.dump_cache.empty()) bcast::write_kernel_cache_dump(o.dump_cache);
+      return status;
+    }
+    if (!o.positional.empty() && o.positional.size() != 3) {
       std::cerr << "bcast-run: an op needs two operands: bcast-run OP A B\n";
       return kExitUsage;
+    }
+    if (!o.positional.empty()) {
+      o.op = o.positional[0];
+      o.a = o.positional[1];
+      o.b = o.positional[2];
     }
     const int status = o.op.empty() ? (o.warm >= 0 ? kExitOk : run_demo(o.repeat > 0 ? o.repeat : 5)) : run_op(o);
     if (!o.dump_cache.empty()) bcast::write_kernel_cache_dump(o.dump_cache);

@@ -1,0 +1,114 @@
+// bcast-run -e (expression_mode.h).
+#include "expression_mode.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "bcast/bcast.h"
+#include "operand_spec.h"
+#include "run_support.h"
+
+namespace bcast::tools {
+namespace {
+
+constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2;
+
+// "2.5" and "-3" are weak scalars; anything else is a tensor operand.
+std::optional<ExprOperand> number(const std::string& text) {
+  const char* end = text.data() + text.size();
+  std::int64_t i = 0;
+  if (auto [p, ec] = std::from_chars(text.data(), end, i); ec == std::errc() && p == end) return ExprOperand(i);
+  double f = 0;
+  if (auto [p, ec] = std::from_chars(text.data(), end, f); ec == std::errc() && p == end) return ExprOperand(f);
+  return std::nullopt;
+}
+
+std::vector<std::string> dtype_names(const std::vector<DType>& dtypes) {
+  std::vector<std::string> names;
+  for (DType d : dtypes) names.emplace_back(dtype_name(d));
+  return names;
+}
+
+}  // namespace
+
+int run_expression_mode(const ExpressionRun& run) {
+  std::mt19937_64 rng(run.seed);
+  std::vector<Operand> tensors;  // own the operands' memory
+  tensors.reserve(run.operands.size());
+  std::map<std::string, ExprOperand, std::less<>> operands;
+  for (const std::string& assignment : run.operands) {
+    const std::size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "bcast-run: operand '" << assignment << "' is not NAME=OPERAND\n";
+      return kExitUsage;
+    }
+    const std::string name = assignment.substr(0, eq), spec = assignment.substr(eq + 1);
+    if (operands.contains(name)) {
+      std::cerr << "bcast-run: operand '" << name << "' is given twice\n";
+      return kExitUsage;
+    }
+    if (const std::optional<ExprOperand> n = number(spec)) {
+      operands.emplace(name, *n);
+      continue;
+    }
+    tensors.push_back(load_operand(spec, rng));
+    operands.emplace(name, tensors.back().view);
+  }
+
+  const Expr e = parse_expression(run.expression, operands);
+  const ExprInfo info = describe(e);
+  Tensor out = evaluate(e);
+  double ns = 0;
+  if (run.repeat > 0) ns = median_ns([&] { evaluate(e, out); }, run.repeat);
+  if (run.check) {
+    // The reference evaluator, node by node, on the same operands.
+    const bool jit = jit_enabled();
+    set_jit_enabled(false);
+    const Tensor expected = evaluate(e);
+    set_jit_enabled(jit);
+    if (const auto bad = first_difference(out, expected)) {
+      std::cerr << fmt::format("bcast-run: check failed: result differs from the reference evaluator at element {} "
+                               "(C order)\n", *bad);
+      return kExitMismatch;
+    }
+  }
+  if (!run.output.empty()) save_npy(run.output, out);
+
+  std::int64_t bytes = unique_bytes(out);
+  for (const Operand& t : tensors) bytes += unique_bytes(t.view);
+  std::cout << fmt::format("{} -> {} {}  structure {}  type {}  kernel {}", run.expression, dtype_name(info.out_dtype),
+                           to_string(info.out_shape), info.structure, info.broadcast_type, info.kernel);
+  if (run.repeat > 0) std::cout << fmt::format("  median {:.0f} ns  {:.2f} GB/s", ns, static_cast<double>(bytes) / ns);
+  if (run.check) std::cout << "  check ok";
+  std::cout << "\n";
+  if (run.json) {
+    const KernelCacheStats s = kernel_cache_stats();
+    nlohmann::json j{{"expression", run.expression},
+                     {"structure", info.structure},
+                     {"in_dtypes", dtype_names(info.in_dtypes)},
+                     {"out_dtype", dtype_name(info.out_dtype)},
+                     {"out_shape", info.out_shape},
+                     {"out_strides", out.layout().strides},
+                     {"broadcast_type", info.broadcast_type},
+                     {"kernel", info.kernel},
+                     {"cache",
+                      {{"hits", s.hits}, {"misses", s.misses}, {"disk_hits", s.disk_hits}, {"compiles", s.compiles},
+                       {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}}},
+                     {"bytes", bytes},
+                     {"threads", num_threads()}};
+    if (run.repeat > 0) {
+      j["median_ns"] = ns;
+      j["gbps"] = static_cast<double>(bytes) / ns;
+    }
+    if (run.check) j["check"] = "ok";
+    std::cout << j.dump() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace bcast::tools
