@@ -266,7 +266,7 @@ class AscendEmitter {
   Value* params_ = nullptr;
   Value* ctx_ = nullptr;
   std::array<Value*, kNumOperands> gm_{};
-  Odometer odometer_;
+  Odometer odometer_{kNumOperands};
   std::array<Value*, kNumOperands> inner_stride_{}, tile_step_{}, row_rewind_{}, residency_{}, ub_resident_{};
   std::array<std::array<Value*, 2>, kNumOperands> ub_tile_{};
   Value* n_ = nullptr;

@@ -398,7 +398,7 @@ class NestEmitter {
   // The odometer of levels [0, levels): each level's position starts where
   // the call's index array says (NOTE: [Kernel ABI]), each running offset at 0.
   Odometer outer_odometer(int levels, Value* index_array) {
-    Odometer odometer;
+    Odometer odometer(kNumOperands);
     for (int l = 0; l < levels; ++l) {
       odometer.index.push_back(local("i" + std::to_string(l)));
       b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);

@@ -86,14 +86,17 @@ llvm::Value* to_compute(llvm::IRBuilder<>& b, DType dtype, llvm::Value* v) {
   }
 }
 
-llvm::StoreInst* emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address) {
+llvm::Value* to_storage(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value) {
   switch (dtype) {
-    case DType::f16: value = b.CreateFPTrunc(value, shaped_like(value, b.getHalfTy())); break;  // nearest even
-    case DType::bf16: value = f32_to_bf16_bits(b, value); break;
-    case DType::boolean: value = b.CreateZExt(value, shaped_like(value, b.getInt8Ty())); break;
-    default: break;
+    case DType::f16: return b.CreateFPTrunc(value, shaped_like(value, b.getHalfTy()));  // nearest even
+    case DType::bf16: return f32_to_bf16_bits(b, value);
+    case DType::boolean: return b.CreateZExt(value, shaped_like(value, b.getInt8Ty()));
+    default: return value;
   }
-  return b.CreateStore(value, address);
+}
+
+llvm::StoreInst* emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address) {
+  return b.CreateStore(to_storage(b, dtype, value), address);
 }
 
 }  // namespace bcast::jit

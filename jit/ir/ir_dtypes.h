@@ -20,6 +20,8 @@ llvm::Type* shaped_like(llvm::Value* v, llvm::Type* scalar);
 
 // A storage value (what a load of storage_type gives) as a compute value.
 llvm::Value* to_compute(llvm::IRBuilder<>& b, DType dtype, llvm::Value* storage);
+// A compute value in its storage type (f16 and bf16 round to nearest even).
+llvm::Value* to_storage(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value);
 // Stores a compute value in its storage type; the caller may set the store's
 // alignment and metadata.
 llvm::StoreInst* emit_store(llvm::IRBuilder<>& b, DType dtype, llvm::Value* value, llvm::Value* address);

@@ -12,10 +12,12 @@
 namespace bcast::jit {
 
 struct Odometer {
+  explicit Odometer(int operands) : offset(operands), stride(operands), span(operands) {}
+
   std::vector<llvm::Value*> index;                        // allocas: position of each outer level
-  std::array<llvm::Value*, kNumOperands> offset{};        // allocas: running offset of each operand
+  std::vector<llvm::Value*> offset;                       // allocas: running offset of each operand
   std::vector<llvm::Value*> extent;                       // per outer level
-  std::array<std::vector<llvm::Value*>, kNumOperands> stride, span;
+  std::vector<std::vector<llvm::Value*>> stride, span;    // per operand, per outer level
 
   // Steps to the next outer iteration: the innermost outer level that does
   // not wrap adds its strides and goes to `next`; each level that wraps
@@ -31,13 +33,13 @@ struct Odometer {
 
       b.SetInsertPoint(step);
       b.CreateStore(following, index[l]);
-      for (int k = 0; k < kNumOperands; ++k)
+      for (std::size_t k = 0; k < offset.size(); ++k)
         b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt64Ty(), offset[k]), stride[k][l]), offset[k]);
       b.CreateBr(next);
 
       b.SetInsertPoint(wrap);
       b.CreateStore(b.getInt64(0), index[l]);
-      for (int k = 0; k < kNumOperands; ++k)
+      for (std::size_t k = 0; k < offset.size(); ++k)
         b.CreateStore(b.CreateSub(b.CreateLoad(b.getInt64Ty(), offset[k]), span[k][l]), offset[k]);
     }
     b.CreateBr(done);

@@ -134,10 +134,9 @@ ExprCall::ExprCall(const Expr& e) {
   }
 
   // Types: lower, then the scalars' values in their program dtypes.
-  std::vector<LeafType> input_types, scalar_types;
-  for (const TensorView& v : inputs_) input_types.push_back({ScalarKind::strong, v.dtype});
-  for (const ScalarValue& s : scalars_) scalar_types.push_back({s.kind, s.dtype});
-  program_ = lower_expression(graph_, input_types, scalar_types,
+  for (const TensorView& v : inputs_) input_types_.push_back({ScalarKind::strong, v.dtype});
+  for (const ScalarValue& s : scalars_) scalar_types_.push_back({s.kind, s.dtype});
+  program_ = lower_expression(graph_, input_types_, scalar_types_,
                               [this](NodeKind kind, int leaf) { return leaf_name(kind, leaf); });
   for (const ExprProgram::RangeCheck& check : program_.range_checks) {
     const ScalarValue& s = scalars_[static_cast<std::size_t>(check.scalar)];
@@ -197,7 +196,8 @@ void ExprCall::run_into(const TensorView& out) const {
   validate_out(out, inputs_);
   std::vector<const Layout*> layouts;
   for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
-  run_expression(program_, plan_broadcast(out.layout, layouts), out, inputs_, slots_);
+  const BroadcastPlan plan = plan_broadcast(out.layout, layouts);
+  run_expression(*this, select_kernel(*this, plan), plan, out, inputs_);
 }
 
 ExprInfo ExprCall::info() const {
@@ -209,16 +209,23 @@ ExprInfo ExprCall::info() const {
   const Layout out = new_out_layout();
   std::vector<const Layout*> layouts;
   for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
-  info.broadcast_type = to_string(plan_broadcast(out, layouts).type);
-  info.kernel = "reference";
+  const BroadcastPlan plan = plan_broadcast(out, layouts);
+  info.broadcast_type = to_string(plan.type);
+  info.kernel = select_kernel(*this, plan).key;
   return info;
 }
 
-void run_expression(const ExprProgram& program, const BroadcastPlan& plan, const TensorView& out,
-                    const std::vector<TensorView>& inputs, const std::vector<std::uint64_t>& slots) {
+ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
+  ExprKernel kernel;
+  kernel.jit = select_expr_kernel(call.structure(), call.input_types(), call.scalar_types(), plan, &kernel.key);
+  if (kernel.jit.fn == nullptr) kernel.reference = std::make_shared<const ExprEvaluator>(call.program());
+  return kernel;
+}
+
+void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+                    const std::vector<TensorView>& inputs) {
   if (plan.numel == 0) return;
-  const ExprEvaluator evaluator(program);
-  const ExprEvaluator::Frame frame{&evaluator, slots.data()};
+  const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
   OperandPointers ptrs;
   ElementSizes sizes{};
   ptrs.data[kOut] = out.data;
@@ -227,8 +234,13 @@ void run_expression(const ExprProgram& program, const BroadcastPlan& plan, const
     ptrs.data[1 + k] = inputs[k].data;
     sizes[1 + k] = inputs[k].element_size();
   }
-  ptrs.context = &frame;
-  execute_plan(plan, &ExprEvaluator::kernel, ptrs, sizes, num_threads());
+  if (kernel.jit.fn != nullptr) {
+    ptrs.context = call.scalar_slots().data();
+    execute_plan(plan, kernel.jit.fn, ptrs, sizes, num_threads());
+  } else {
+    ptrs.context = &frame;
+    execute_plan(plan, &ExprEvaluator::kernel, ptrs, sizes, num_threads());
+  }
 }
 
 }  // namespace bcast

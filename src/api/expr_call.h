@@ -11,6 +11,7 @@
 #include "broadcast_plan.h"
 #include "expr_evaluator.h"
 #include "expr_graph.h"
+#include "dispatch.h"
 #include "expr_program.h"
 
 namespace bcast {
@@ -52,6 +53,8 @@ class ExprCall {
   const ExprProgram& program() const { return program_; }
   const Shape& out_shape() const { return out_shape_; }
   const std::vector<std::uint64_t>& scalar_slots() const { return slots_; }
+  const std::vector<LeafType>& input_types() const { return input_types_; }
+  const std::vector<LeafType>& scalar_types() const { return scalar_types_; }
   std::string text() const;  // the expression as the user wrote it: names and values
   std::string structure() const { return to_text(graph_); }
   // The checks on a caller's out: shape, dtype, and no overlap with `inputs`
@@ -67,14 +70,23 @@ class ExprCall {
   std::vector<std::string> input_names_;
   std::vector<ScalarValue> scalars_;
   std::vector<std::string> scalar_names_;
+  std::vector<LeafType> input_types_, scalar_types_;
   ExprProgram program_;
   std::vector<std::uint64_t> slots_;  // each scalar in its program dtype
   Shape out_shape_;
 };
 
-// Runs `program` over `plan` (out first, then the inputs), on the JIT's
-// kernel for it when there is one, else on the reference evaluator.
-void run_expression(const ExprProgram& program, const BroadcastPlan& plan, const TensorView& out,
-                    const std::vector<TensorView>& inputs, const std::vector<std::uint64_t>& slots);
+// How a planned expression runs: its JIT kernel, or (fn null) the reference
+// evaluator of its program.
+struct ExprKernel {
+  SelectedKernel jit;
+  std::shared_ptr<const ExprEvaluator> reference;
+  std::string key = "reference";
+};
+ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan);
+
+// Runs `call`'s program over `plan` (out first, then `inputs`) on `kernel`.
+void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+                    const std::vector<TensorView>& inputs);
 
 }  // namespace bcast

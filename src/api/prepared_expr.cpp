@@ -10,6 +10,7 @@ struct PreparedExpr::Impl {
   ExprCall call;
   Layout out;
   BroadcastPlan plan;
+  ExprKernel kernel;  // selected once, for good
   ExprInfo info;
 };
 
@@ -19,10 +20,12 @@ PreparedExpr prepare(const Expr& e) {
   std::vector<const Layout*> layouts;
   for (const TensorView& v : call.inputs()) layouts.push_back(&v.layout);
   BroadcastPlan plan = plan_broadcast(out, layouts);
+  ExprKernel kernel = select_kernel(call, plan);
   ExprInfo info = call.info();
+  info.kernel = kernel.key;
   PreparedExpr p;
   p.impl_ = std::make_shared<const PreparedExpr::Impl>(
-      PreparedExpr::Impl{std::move(call), std::move(out), std::move(plan), std::move(info)});
+      PreparedExpr::Impl{std::move(call), std::move(out), std::move(plan), std::move(kernel), std::move(info)});
   return p;
 }
 
@@ -49,7 +52,7 @@ void PreparedExpr::operator()(std::span<const TensorView> inputs, const TensorVi
                  to_string(p.out.strides));
   std::vector<TensorView> now(inputs.begin(), inputs.end());
   p.call.validate_out(out, now);
-  run_expression(p.call.program(), p.plan, out, now, p.call.scalar_slots());
+  run_expression(p.call, p.kernel, p.plan, out, now);
 }
 
 Tensor PreparedExpr::operator()(std::span<const TensorView> inputs) const {

@@ -6,6 +6,7 @@
 #include "ascend_dispatch.h"
 #include "bcast/runtime.h"
 #include "config.h"
+#include "expr_kernel.h"
 #include "kernel_provider.h"
 #include "reference_executor.h"
 #include "targets.h"
@@ -59,6 +60,22 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
     outcome = Outcome::failed;
   }
   return {.fn = reference_kernel(op, dtype), .outcome = outcome};
+}
+
+SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
+                                  const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::string* key) {
+  if (key != nullptr) *key = "reference";
+  if (!jit_enabled()) return {};
+  const Target& host = target_for(TargetKind::host);
+  const KernelKey k = make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id());
+  provider::Kernel kernel = provider::kernel_for(k, host);
+  if (kernel.fn == nullptr) return {.outcome = Outcome::failed};
+  if (key != nullptr) *key = k.to_string();
+  return {.fn = kernel.fn,
+          .keep_alive = std::move(kernel.keep_alive),
+          .jit = true,
+          .outcome = outcome_of(kernel.source),
+          .memo_hits = kernel.memo_hits};
 }
 
 KernelStamp kernel_stamp() { return {config::codegen_generation(), provider::epoch(), jit_enabled()}; }

@@ -6,13 +6,16 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "bcast/ops.h"
 #include "bcast/tensor.h"
 #include "broadcast_plan.h"
 #include "config.h"
 #include "executor.h"
+#include "expr_program.h"
 #include "kernel_abi.h"
 #include "short_rows.h"
 #include "target.h"
@@ -35,6 +38,14 @@ struct SelectedKernel {
 // The JIT kernel of a host plan when the JIT is on and it compiles; the
 // reference executor's otherwise.
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan);
+
+// NOTE: [Expression kernels]: the JIT's kernel of an expression for a host
+// plan, when the JIT is on and it compiles; fn is null otherwise, and the
+// caller runs the reference evaluator. `key`, when given, receives the
+// kernel's key text ("reference" without one).
+SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
+                                  const std::vector<LeafType>& scalars, const BroadcastPlan& plan,
+                                  std::string* key = nullptr);
 
 // What a selected kernel depends on besides the plan: the codegen settings,
 // the JIT switch and the cache's epoch (bumped when any kernel leaves it). A

@@ -43,6 +43,10 @@ struct KernelKey {
   std::uint8_t transposed = 0;
   // NOTE: [Streaming stores]: out is written a line at a time, past the caches.
   bool stream = false;
+  // NOTE: [Expression kernels]: the interned spec of an expression kernel
+  // (expr_kernel.h), whose program, dim classes and inner strides replace
+  // op, codes and inner; 0 for a binary op's kernel.
+  std::uint32_t expr = 0;
 
   DimCode code(int level) const;
   void set_code(int level, DimCode code);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "codegen_settings.h"
+#include "expr_kernel.h"
 #include "variant.h"
 
 namespace bcast {
@@ -46,21 +47,33 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 
 // ---- the fields ----
 
-std::string print_op(const KernelKey& key) { return std::string(op_name(key.op)); }
+// An expression kernel's fields print its spec (NOTE: [Expression kernels]).
+const ExprKernelSpec* spec_of(const KernelKey& key) { return key.expr == 0 ? nullptr : &expr_kernel_spec(key.expr); }
+
+std::string print_op(const KernelKey& key) {
+  if (const ExprKernelSpec* spec = spec_of(key)) return "expr[" + spec->structure + "]";
+  return std::string(op_name(key.op));
+}
 bool parse_op_field(std::string_view text, KernelKey& key) {
   const std::optional<Op> op = parse_op(text);
   if (op) key.op = *op;
   return op.has_value();
 }
 
-std::string print_dtype(const KernelKey& key) { return std::string(dtype_name(key.dtype)); }
+std::string print_dtype(const KernelKey& key) {
+  if (const ExprKernelSpec* spec = spec_of(key)) return spec->leaf_types();
+  return std::string(dtype_name(key.dtype));
+}
 bool parse_dtype_field(std::string_view text, KernelKey& key) {
   const std::optional<DType> dtype = parse_dtype(text);
   if (dtype) key.dtype = *dtype;
   return dtype.has_value();
 }
 
-std::string print_type(const KernelKey& key) { return to_string(key.type()); }
+std::string print_type(const KernelKey& key) {
+  if (const ExprKernelSpec* spec = spec_of(key)) return to_string(spec->type);
+  return to_string(key.type());
+}
 bool parse_type(std::string_view text, KernelKey& key) {
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
   text = text.substr(1, text.size() - 2);
@@ -83,6 +96,7 @@ bool parse_type(std::string_view text, KernelKey& key) {
 
 std::string print_layout(const KernelKey& key) {
   std::string code{stride_letter(key.inner[kOut]), stride_letter(key.inner[kA]), stride_letter(key.inner[kB])};
+  if (const ExprKernelSpec* spec = spec_of(key)) code = spec->layout();
   for (const VariantRow& row : variant_table())
     if (row.in_key != nullptr && row.in_key(key)) code += "." + row.print(key);
   return code;
@@ -179,7 +193,53 @@ std::optional<KeyFields> split_kernel_key(std::string_view text) {
   return f;
 }
 
+namespace {
+
+// An expression kernel's key: its spec from the first four fields, interned
+// (lowering it again), then the target and codegen fields as any key's.
+std::optional<KernelKey> parse_expr_key(const KeyFields& fields, std::uint32_t codegen) {
+  ExprKernelSpec spec;
+  spec.structure = fields.op.substr(5, fields.op.size() - 6);  // expr[ ... ]
+  std::vector<LeafType> leaves;
+  for (std::string_view name : split(fields.dtype, ',')) {
+    const std::optional<LeafType> t = parse_leaf_type(name);
+    if (!t) return std::nullopt;
+    leaves.push_back(*t);
+  }
+  const std::string_view type = fields.type;
+  if (type.size() < 2 || type.front() != '[' || type.back() != ']') return std::nullopt;
+  if (type.size() > 2)
+    for (std::string_view name : split(type.substr(1, type.size() - 2), ',')) {
+      const std::optional<DimCode> c = parse_dim_class(name);
+      if (!c) return std::nullopt;
+      spec.type.push_back(*c);
+    }
+  const std::vector<std::string_view> layout = split(fields.layout, '.');
+  for (char c : layout[0]) {
+    const std::optional<InnerStride> s = stride_of(c);
+    if (!s) return std::nullopt;
+    spec.inner.push_back(*s);
+  }
+  if (spec.inner.empty() || leaves.size() < spec.inner.size() - 1) return std::nullopt;
+  spec.inputs.assign(leaves.begin(), leaves.begin() + static_cast<std::ptrdiff_t>(spec.inner.size() - 1));
+  spec.scalars.assign(leaves.begin() + static_cast<std::ptrdiff_t>(spec.inner.size() - 1), leaves.end());
+  KernelKey key;
+  key.codegen = codegen;
+  key.rank = static_cast<std::uint8_t>(spec.type.size());
+  try {
+    key.expr = intern_expr_kernel(spec);
+  } catch (const std::exception&) {
+    return std::nullopt;  // a structure that does not parse or lower
+  }
+  key.dtype = expr_kernel_spec(key.expr).program.out_dtype;
+  if (!parse_target_field(fields.target, key) || !parse_codegen(fields.codegen, key)) return std::nullopt;
+  return key;
+}
+
+}  // namespace
+
 std::optional<KernelKey> parse_kernel_key(const KeyFields& fields, std::uint32_t codegen) {
+  if (fields.op.starts_with("expr[") && fields.op.ends_with("]")) return parse_expr_key(fields, codegen);
   KernelKey key;
   key.codegen = codegen;
   for (const KeyField& field : kFields)

@@ -171,7 +171,10 @@ def check_refusals(tmp):
     out = os.path.join(tmp, "refused_out.npy")
     cases = [
         (["add", good, other, "-o", out], 3, "do not broadcast"),
-        (["add", good, ints, "-o", out], 3, "different dtypes"),
+        (["-e", "x + 300", "x=u8[3]", "-o", out], 3, "the scalar 300 is out of range for u8"),
+        (["-e", "x + ", "x=u8[3]", "-o", out], 3, "at position 4: expected an operand, found the end"),
+        (["-e", "x + y", "x=u8[3]", "-o", out], 3, "no operand named 'y'"),
+        (["-e", "x + 1", "x", "-o", out], 2, "is not NAME=OPERAND"),
         (["add", corrupt, good, "-o", out], 3, "truncated"),
         (["add", good + "[5]", good, "-o", out], 3, "index 5 is out of bounds for axis 0 with size 2"),
         (["add", good + "[1", good, "-o", out], 3, "bad index expression"),

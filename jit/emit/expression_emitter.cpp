@@ -1,0 +1,194 @@
+// The expression kernel's nest: N operands, one program per element.
+#include "emit/expression_emitter.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "expr_kernel.h"
+#include "ir/ir_dtypes.h"
+#include "ir/ir_helpers.h"
+#include "ir/ir_nodes.h"
+#include "ir/ir_ops.h"
+#include "ir/odometer.h"
+#include "kernel_abi.h"
+
+namespace bcast::jit {
+namespace {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+class ExpressionEmitter {
+ public:
+  ExpressionEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
+                    const std::string& symbol)
+      : spec_(expr_kernel_spec(key.expr)), program_(spec_.program), b_(module.getContext()), rank_(key.rank),
+        operands_(1 + static_cast<int>(program_.inputs.size())) {
+    fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);
+    fn_->addParamAttr(0, llvm::Attribute::NoCapture);
+    fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
+    args_ = fn_->getArg(0);
+    args_->setName("args");
+    llvm::LLVMContext& c = module.getContext();
+    dtype_.push_back(program_.out_dtype);
+    for (DType d : program_.inputs) dtype_.push_back(d);
+    for (DType d : dtype_) element_type_.push_back(storage_type(c, d));
+  }
+
+  llvm::Function* emit() {
+    Value* data = field(offsetof(KernelArgs, data), "data");
+    for (int k = 0; k < operands_; ++k)
+      base_.push_back(load_field(b_, data, k * sizeof(void*), b_.getPtrTy(), k == 0 ? "out" : "in"));
+    load_scalars();
+    Value* count = load_field(b_, args_, offsetof(KernelArgs, count), b_.getInt64Ty(), "count");
+    BasicBlock* exit = new_block(b_, "exit");
+    if (rank_ == 0) {
+      BasicBlock* body = new_block(b_, "scalar");
+      b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), body, exit);
+      b_.SetInsertPoint(body);
+      std::vector<Value*> in;
+      for (int k = 1; k < operands_; ++k) in.push_back(load(k, base_[k]));
+      emit_store(b_, dtype_[0], compute(in), base_[0]);
+      b_.CreateBr(exit);
+    } else {
+      emit_nest(count, exit);
+    }
+    b_.SetInsertPoint(exit);
+    b_.CreateRetVoid();
+    return fn_;
+  }
+
+ private:
+  Value* field(std::size_t offset, const char* name) { return load_field(b_, args_, offset, b_.getPtrTy(), name); }
+
+  Value* load(int k, Value* address) { return to_compute(b_, dtype_[k], b_.CreateLoad(element_type_[k], address)); }
+
+  // Scalar j lives in 8-byte slot j of the context, stored in its dtype.
+  void load_scalars() {
+    if (program_.scalars.empty()) return;
+    Value* context = field(offsetof(KernelArgs, context), "scalars");
+    llvm::LLVMContext& c = b_.getContext();
+    for (std::size_t j = 0; j < program_.scalars.size(); ++j) {
+      const DType d = program_.scalars[j];
+      Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), context, 8 * j);
+      scalars_.push_back(to_compute(b_, d, b_.CreateLoad(storage_type(c, d), slot, "s")));
+    }
+  }
+
+  // The program on the inputs' compute values: every value in registers,
+  // f16 and bf16 rounded after each node.
+  Value* compute(const std::vector<Value*>& inputs) {
+    std::vector<Value*> values = inputs;
+    for (Value* s : scalars_) values.push_back(s);
+    for (const ExprInstr& s : program_.code) {
+      auto arg = [&](int a) { return values[static_cast<std::size_t>(s.args[a])]; };
+      Value* v = nullptr;
+      switch (s.kind) {
+        case InstrKind::binary: v = emit_op(b_, static_cast<Op>(s.code), s.in, arg(0), arg(1)); break;
+        case InstrKind::unary: v = emit_unary(b_, static_cast<UnaryOp>(s.code), s.in, arg(0)); break;
+        case InstrKind::cast: v = emit_cast(b_, s.in, s.out, arg(0)); break;
+        case InstrKind::ternary: v = emit_ternary(b_, static_cast<TernaryOp>(s.code), s.in, arg(0), arg(1), arg(2)); break;
+      }
+      values.push_back(round_to_storage(b_, s.out, v));
+    }
+    return values[static_cast<std::size_t>(program_.result)];
+  }
+
+  // ---- the nest ----
+
+  void emit_nest(Value* count, BasicBlock* exit) {
+    Value* extents = field(offsetof(KernelArgs, extents), "extents");
+    Value* strides = field(offsetof(KernelArgs, strides), "strides");
+    Value* spans = field(offsetof(KernelArgs, spans), "spans");
+    Value* index = field(offsetof(KernelArgs, index), "index");
+    const int inner = rank_ - 1;
+    Odometer odometer(operands_);
+    for (int l = 0; l < inner; ++l) {
+      odometer.extent.push_back(load_i64(b_, extents, l, "extent"));
+      odometer.index.push_back(new_local(b_, "i" + std::to_string(l), load_i64(b_, index, l, "start")));
+    }
+    std::vector<Value*> inner_stride;
+    for (int k = 0; k < operands_; ++k) {
+      // Row k of the [operands][rank] arrays starts at k * rank: a constant here.
+      for (int l = 0; l < inner; ++l) {
+        odometer.stride[k].push_back(load_i64(b_, strides, k * rank_ + l, "stride"));
+        odometer.span[k].push_back(load_i64(b_, spans, k * rank_ + l, "span"));
+      }
+      odometer.offset[k] = new_local(b_, "offset", b_.getInt64(0));
+      inner_stride.push_back(load_i64(b_, strides, k * rank_ + inner, "inner_stride"));
+    }
+    Value* n = load_i64(b_, extents, inner, "n");
+    Value* remaining = new_local(b_, "remaining", count);
+    BasicBlock* row = new_block(b_, "row");
+    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), row, exit);
+
+    b_.SetInsertPoint(row);
+    std::vector<Value*> row_base;
+    for (int k = 0; k < operands_; ++k)
+      row_base.push_back(b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]),
+                                      "row_base"));
+    emit_inner_loop(row_base, inner_stride, n);
+    Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
+    b_.CreateStore(left, remaining);
+    BasicBlock* carry = new_block(b_, "carry");
+    b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
+    b_.SetInsertPoint(carry);
+    odometer.emit_step(b_, row, exit);
+  }
+
+  // Elements [0, n) of the innermost level: each input loaded by its class.
+  void emit_inner_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& inner_stride, Value* n) {
+    std::vector<Value*> fixed(static_cast<std::size_t>(operands_), nullptr);
+    for (int k = 1; k < operands_; ++k)
+      if (spec_.inner[k] == InnerStride::zero) fixed[k] = load(k, row_base[k]);  // repeats: loaded once
+    BasicBlock* preheader = b_.GetInsertBlock();
+    BasicBlock* body = new_block(b_, "inner");
+    BasicBlock* done = new_block(b_, "inner_done");
+    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), body, done);
+    b_.SetInsertPoint(body);
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
+    i->addIncoming(b_.getInt64(0), preheader);
+    // A strided operand keeps a running offset: a second induction variable.
+    std::vector<llvm::PHINode*> running(static_cast<std::size_t>(operands_), nullptr);
+    std::vector<Value*> address(static_cast<std::size_t>(operands_), nullptr);
+    for (int k = 0; k < operands_; ++k) {
+      if (spec_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], i);
+      if (spec_.inner[k] != InnerStride::strided) continue;
+      running[k] = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
+      running[k]->addIncoming(b_.getInt64(0), preheader);
+      address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
+    }
+    std::vector<Value*> in;
+    for (int k = 1; k < operands_; ++k) in.push_back(fixed[k] ? fixed[k] : load(k, address[k]));
+    // out's class is unit or strided (out never repeats).
+    emit_store(b_, dtype_[0], compute(in), address[0]);
+    Value* next = b_.CreateAdd(i, b_.getInt64(1), "i_next");
+    BasicBlock* latch = b_.GetInsertBlock();
+    i->addIncoming(next, latch);
+    for (int k = 0; k < operands_; ++k)
+      if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], inner_stride[k]), latch);
+    b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, done);
+    b_.SetInsertPoint(done);
+  }
+
+  const ExprKernelSpec& spec_;
+  const ExprProgram& program_;
+  llvm::IRBuilder<> b_;
+  int rank_, operands_;
+  llvm::Function* fn_ = nullptr;
+  llvm::Argument* args_ = nullptr;
+  std::vector<DType> dtype_;                // out, then each input
+  std::vector<llvm::Type*> element_type_;   // storage types, same order
+  std::vector<Value*> base_, scalars_;
+};
+
+}  // namespace
+
+llvm::Function* emit_expression_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
+                                       const std::string& symbol) {
+  return ExpressionEmitter(module, key, settings, symbol).emit();
+}
+
+}  // namespace bcast::jit

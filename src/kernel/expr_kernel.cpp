@@ -1,0 +1,102 @@
+// The registry of expression kernel specs (NOTE: [Expression kernels]).
+#include "expr_kernel.h"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace bcast {
+namespace {
+
+char stride_letter(InnerStride s) { return s == InnerStride::unit ? 'u' : s == InnerStride::zero ? 'z' : 's'; }
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<const ExprKernelSpec>> specs;  // id - 1
+  std::unordered_map<std::string, std::uint32_t> ids;        // by the spec's text
+};
+Registry& registry() {
+  static Registry* r = new Registry;  // never destroyed: kernels may run during static destruction
+  return *r;
+}
+
+std::string identity(const ExprKernelSpec& s) {
+  return s.structure + "|" + s.leaf_types() + "|" + to_string(s.type) + "|" + s.layout();
+}
+
+}  // namespace
+
+std::string ExprKernelSpec::leaf_types() const {
+  std::string text;
+  for (const LeafType& t : inputs) text += (text.empty() ? "" : ",") + leaf_type_name(t);
+  for (const LeafType& t : scalars) text += (text.empty() ? "" : ",") + leaf_type_name(t);
+  return text;
+}
+
+std::string ExprKernelSpec::layout() const {
+  std::string code;
+  for (InnerStride s : inner) code += stride_letter(s);
+  return code;
+}
+
+std::uint32_t intern_expr_kernel(const ExprKernelSpec& spec) {
+  const std::string id_text = identity(spec);
+  Registry& r = registry();
+  {
+    const std::lock_guard lock(r.mutex);
+    if (const auto it = r.ids.find(id_text); it != r.ids.end()) return it->second;
+  }
+  auto lowered = std::make_unique<ExprKernelSpec>(spec);
+  lowered->program = lower_expression(parse_structure(spec.structure), spec.inputs, spec.scalars);
+  const std::lock_guard lock(r.mutex);
+  if (const auto it = r.ids.find(id_text); it != r.ids.end()) return it->second;  // another thread was first
+  r.specs.push_back(std::move(lowered));
+  const auto id = static_cast<std::uint32_t>(r.specs.size());
+  r.ids.emplace(id_text, id);
+  return id;
+}
+
+const ExprKernelSpec& expr_kernel_spec(std::uint32_t id) {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  return *r.specs.at(id - 1);
+}
+
+std::vector<InnerStride> inner_strides_of(const BroadcastPlan& plan) {
+  std::vector<InnerStride> inner(static_cast<std::size_t>(plan.operands()), InnerStride::unit);
+  if (plan.rank() == 0) return inner;
+  const int last = plan.rank() - 1;
+  for (int k = 0; k < plan.operands(); ++k) {
+    const bool repeated = k > 0 && repeats(plan.type[last], k - 1);
+    const std::int64_t stride = plan.strides[k][last];
+    inner[k] = repeated ? InnerStride::zero : stride == 1 ? InnerStride::unit : InnerStride::strided;
+  }
+  return inner;
+}
+
+KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
+                               const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen) {
+  ExprKernelSpec spec{.structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type,
+                      .inner = inner_strides_of(plan), .program = {}};
+  KernelKey key;
+  key.target = target.kind();
+  key.codegen = codegen;
+  key.rank = static_cast<std::uint8_t>(plan.rank());
+  key.expr = intern_expr_kernel(spec);
+  key.dtype = expr_kernel_spec(key.expr).program.out_dtype;
+  return key;
+}
+
+std::optional<DimCode> parse_dim_class(std::string_view name) {
+  if (name == "same") return DimCode::same;
+  if (!name.starts_with("expand_") || name.size() == 7) return std::nullopt;
+  unsigned set = 0;
+  for (char c : name.substr(7)) {
+    const int input = c - 'a';
+    if (input < 0 || input >= kMaxInputs || (set >> input & 1u)) return std::nullopt;
+    set |= 1u << input;
+  }
+  return static_cast<DimCode>(set);
+}
+
+}  // namespace bcast
