@@ -153,12 +153,14 @@ class ExpressionEmitter {
     // A strided operand keeps a running offset: a second induction variable.
     std::vector<llvm::PHINode*> running(static_cast<std::size_t>(operands_), nullptr);
     std::vector<Value*> address(static_cast<std::size_t>(operands_), nullptr);
-    for (int k = 0; k < operands_; ++k) {
-      if (spec_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], i);
+    for (int k = 0; k < operands_; ++k) {  // the phis first: they head the block
       if (spec_.inner[k] != InnerStride::strided) continue;
       running[k] = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
       running[k]->addIncoming(b_.getInt64(0), preheader);
-      address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
+    }
+    for (int k = 0; k < operands_; ++k) {
+      if (spec_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], i);
+      if (spec_.inner[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
     std::vector<Value*> in;
     for (int k = 1; k < operands_; ++k) in.push_back(fixed[k] ? fixed[k] : load(k, address[k]));

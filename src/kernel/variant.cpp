@@ -236,7 +236,11 @@ const VariantRow& nest_variant(const KernelKey& key) {
   return *nest;
 }
 
+// The rows' predicates read a binary op's plan (out, a, b); a plan of other
+// operands, an expression's (NOTE: [Expression kernels]), runs the generic
+// nest's tiles.
 TilePolicy blocked_tiles(const BroadcastPlan& plan) {
+  if (plan.operands() != kNumOperands) return kVariants[0].tile;
   TilePolicy tile;
   for (const VariantRow& row : kVariants)
     if (row.tile.rows > 0 && row.runs(plan)) tile = row.tile;
@@ -244,6 +248,7 @@ TilePolicy blocked_tiles(const BroadcastPlan& plan) {
 }
 
 bool keeps_rows_whole(const BroadcastPlan& plan) {
+  if (plan.operands() != kNumOperands) return false;
   for (const VariantRow& row : kVariants)
     if (row.tile.whole_rows && row.runs(plan)) return true;
   return false;

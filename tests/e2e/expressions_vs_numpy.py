@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""End-to-end test of expressions: `bcast-run -e` on random expressions over
+random .npy views must give NumPy 2's results (NEP 50 promotion, switched on
+in Debian's NumPy 1.24 by np._set_promotion_state("weak")) bit for bit, and
+must refuse what NumPy refuses. Also: the promotion table against
+np.result_type for every pair of dtypes, and a binary op on mixed dtypes.
+
+The random expressions use the ops whose results NumPy defines exactly
+(no transcendentals, pow or fma: their accuracy is checked elsewhere), cast
+only inputs to integers (NumPy leaves out-of-range float casts undefined),
+and differ from NumPy where bcast documents it: floor, ceil and round keep
+an integer's dtype, and are not defined on bool, nor is floor_div on two bools.
+
+usage: expressions_vs_numpy.py PATH/TO/bcast-run
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+np._set_promotion_state("weak")
+
+BCAST_RUN = sys.argv[1]
+RNG = np.random.default_rng(15)
+DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
+          "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+          "u64": np.uint64, "bool": np.bool_}
+NAME_OF = {np.dtype(t): n for n, t in DTYPES.items()}
+failures = []
+
+
+# ---- the documented semantics, on NumPy ----
+
+def keeps_integers(f):
+    def g(x):
+        x = np.asarray(x)
+        if x.dtype == np.bool_:
+            raise TypeError("not defined for bool")
+        return x.copy() if x.dtype.kind in "iu" else f(x)
+    return g
+
+
+def floor_div(a, b):
+    if np.asarray(a).dtype == np.bool_ and np.asarray(b).dtype == np.bool_:
+        raise TypeError("floor_div is not defined for bool")
+    return np.floor_divide(a, b)
+
+
+def where(c, a, b):
+    return np.where(np.asarray(c).astype(bool), a, b).astype(np.result_type(a, b))
+
+
+def cast_to(name):
+    return lambda x: np.asarray(x).astype(DTYPES[name])
+
+
+NAMESPACE = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "floor_div": floor_div,
+    "max": np.maximum, "min": np.minimum, "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or, "bit_xor": np.bitwise_xor,
+    "neg": np.negative, "abs": np.absolute, "floor": keeps_integers(np.floor), "ceil": keeps_integers(np.ceil),
+    "round": keeps_integers(np.rint), "logical_not": np.logical_not, "bit_not": np.invert, "where": where,
+    "clamp": np.clip,
+}
+NAMESPACE.update({name: cast_to(name) for name in DTYPES})
+
+
+# ---- random cases ----
+
+BINARY = ["add", "sub", "mul", "div", "floor_div", "max", "min", "eq", "lt", "ge", "logical_and", "logical_xor",
+          "bit_and", "bit_xor"]
+UNARY = ["neg", "abs", "floor", "ceil", "round", "logical_not", "bit_not"]
+
+
+def random_values(dtype, shape):
+    if dtype == "bool":
+        return RNG.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype.startswith("f"):
+        return RNG.uniform(-10, 10, size=shape).astype(DTYPES[dtype])
+    low = 0 if dtype.startswith("u") else -20
+    return RNG.integers(low, 40, size=shape).astype(DTYPES[dtype])
+
+
+def random_operand(tmp, name, shape):
+    """An array of `shape` that is a view of a saved parent: sliced with
+    steps (negative too), or the parent itself in C or Fortran order."""
+    dtype = RNG.choice(list(DTYPES))
+    steps = [int(RNG.choice([1, 1, 2, -1])) for _ in shape]
+    parent_shape = [max(e * abs(s), 1) + int(RNG.integers(0, 2)) for e, s in zip(shape, steps)]
+    parent = random_values(dtype, parent_shape)
+    if RNG.integers(0, 2):
+        parent = np.asfortranarray(parent)
+    index = []
+    for e, s in zip(shape, steps):
+        if e == 0:
+            index.append("0:0")
+        elif s > 0:
+            index.append(f"0:{e * s}:{s}")
+        else:
+            index.append(f"{e * -s - 1}::{s}" if e * -s - 1 >= 0 else "::-1")
+    path = os.path.join(tmp, f"{name}.npy")
+    np.save(path, parent)
+    view = eval(f"parent[{','.join(index)}]") if shape else parent[()]
+    spec = f"{path}[{','.join(index)}]" if shape else path
+    return np.asarray(view), spec
+
+
+def random_expression(names, arrays, depth=0):
+    choice = 0 if depth >= 4 else int(RNG.integers(0, 10))
+    if choice <= 1:
+        if depth > 0 and RNG.integers(0, 5) == 0:
+            return str(int(RNG.integers(0, 6))) if RNG.integers(0, 2) else f"{RNG.integers(-8, 9) / 4:.2f}"
+        return str(RNG.choice(names))
+    if choice <= 5:
+        op = RNG.choice(BINARY)
+        return f"{op}({random_expression(names, arrays, depth + 1)},{random_expression(names, arrays, depth + 1)})"
+    if choice <= 7:
+        return f"{RNG.choice(UNARY)}({random_expression(names, arrays, depth + 1)})"
+    if choice == 8:  # casts: to floats and bool anything, to integers only an integer or bool input
+        to = str(RNG.choice(list(DTYPES)))
+        if to[0] in "iu":
+            exact = [n for n in names if arrays[n].dtype.kind in "iub"]
+            return f"{to}({RNG.choice(exact)})" if exact else str(RNG.choice(names))
+        return f"{to}({random_expression(names, arrays, depth + 1)})"
+    op = RNG.choice(["where", "clamp"])
+    return f"{op}({random_expression(names, arrays, depth + 1)},{random_expression(names, arrays, depth + 1)}," \
+           f"{random_expression(names, arrays, depth + 1)})"
+
+
+def same_bits(got, want):
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if got.dtype.kind == "f":
+        both_nan = np.isnan(got) & np.isnan(want)
+        bits = f"u{got.dtype.itemsize}"
+        return bool(np.all(both_nan | (got.view(bits) == want.view(bits))))
+    return bool(np.array_equal(got, want))
+
+
+def check_random_expressions(tmp, cases):
+    refused = ran = 0
+    for case in range(cases):
+        full = [int(RNG.integers(1, 6)) for _ in range(int(RNG.integers(0, 4)))]
+        names = [f"x{k}" for k in range(int(RNG.integers(1, 7)))]
+        arrays, specs = {}, []
+        for name in names:
+            rank = int(RNG.integers(0, len(full) + 1))
+            shape = [e if RNG.integers(0, 10) >= 3 else 1 for e in full[len(full) - rank:]]
+            arrays[name], spec = random_operand(tmp, f"{name}_{case}", shape)
+            specs.append(f"{name}={spec}")
+        text = random_expression(names, arrays)
+        if not any(name in text for name in names):  # bcast needs a tensor operand
+            text = f"add({text},{names[0]})"
+        out = os.path.join(tmp, "out.npy")
+        try:
+            with np.errstate(all="ignore"):
+                want = np.asarray(eval(text, {"__builtins__": {}}, {**NAMESPACE, **arrays}))
+        except (TypeError, OverflowError, np.core._exceptions._UFuncNoLoopError) as e:
+            want = e
+        p = subprocess.run([BCAST_RUN, "-e", text, *specs, "-o", out, "--check"], capture_output=True, text=True)
+        if isinstance(want, Exception):
+            refused += 1
+            if p.returncode != 3 or os.path.exists(out):
+                failures.append(f"{text}: NumPy refuses it ({want}), bcast-run exits {p.returncode}: {p.stderr!r}")
+            continue
+        if p.returncode != 0:
+            failures.append(f"{text} on {specs}: exit {p.returncode}: {p.stderr.strip()}")
+            continue
+        got = np.load(out)
+        os.remove(out)
+        ran += 1
+        if not same_bits(got, want):
+            failures.append(f"{text}: bcast {got.dtype}{got.shape} {got.ravel()[:6]} vs NumPy {want.dtype}"
+                            f"{want.shape} {want.ravel()[:6]} (inputs {specs})")
+    return ran, refused
+
+
+def check_promotion_table(tmp):
+    """bcast's promotion of every pair of dtypes against np.result_type: the
+    dtype of x + y (bool + bool is or, still bool)."""
+    for a in DTYPES:
+        for b in DTYPES:
+            p = subprocess.run([BCAST_RUN, "-e", "x + y", f"x={a}[2]", f"y={b}[2]", "--json"], capture_output=True,
+                               text=True)
+            want = NAME_OF[np.result_type(DTYPES[a], DTYPES[b])]
+            got = json.loads(p.stdout.strip().splitlines()[-1])["out_dtype"] if p.returncode == 0 else p.stderr
+            if got != want:
+                failures.append(f"promotion of {a} and {b}: bcast {got}, np.result_type {want}")
+
+
+def check_mixed_binary(tmp):
+    """bcast-run sub img_u8.npy mean_f32.npy: NumPy says f32."""
+    img = os.path.join(tmp, "img.npy")
+    mean = os.path.join(tmp, "mean.npy")
+    np.save(img, random_values("u8", (5, 7, 3)))
+    np.save(mean, np.array([123.7, 116.3, 103.5], np.float32))
+    out = os.path.join(tmp, "out.npy")
+    p = subprocess.run([BCAST_RUN, "sub", img, mean, "-o", out, "--json"], capture_output=True, text=True)
+    if p.returncode != 0:
+        failures.append(f"sub u8 f32: exit {p.returncode}: {p.stderr}")
+        return
+    if not same_bits(np.load(out), np.subtract(np.load(img), np.load(mean))):
+        failures.append("sub u8 f32: differs from NumPy")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        check_promotion_table(tmp)
+        check_mixed_binary(tmp)
+        ran, refused = check_random_expressions(tmp, 160)
+    for f in failures[:20]:
+        print("FAIL:", f)
+    print(f"{ran} random expressions equal NumPy's, {refused} refused by both; {len(failures)} failures")
+    if ran < 80:
+        print("FAIL: too few expressions ran")
+        return 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
