@@ -23,6 +23,7 @@
 #include "targets.h"
 #include "test_support.h"
 #include "thread_pool.h"
+#include "expr_kernel.h"
 
 namespace bcast {
 namespace {
@@ -81,6 +82,63 @@ TEST(GeneratedCode, FixedRowKernelsAreAdditiveAndVectorised) {
   if (test::host_is_x86_64()) {
     EXPECT_TRUE(std::regex_search(jit::kernel_assembly(key), std::regex(R"(\bv?addps\b)")));
   }
+}
+
+// NOTE: [Expression kernels]: the key of `text` (x0.., s0..) on contiguous
+// inputs of these shapes and dtypes, broadcast to their common shape.
+KernelKey expr_key(const std::string& text, const std::vector<std::pair<DType, Shape>>& inputs,
+                   const std::vector<LeafType>& scalars = {}) {
+  std::vector<Layout> layouts;
+  std::vector<LeafType> types;
+  Shape out;
+  for (const auto& [dtype, shape] : inputs) {
+    layouts.push_back(Layout::contiguous(shape));
+    types.push_back({ScalarKind::strong, dtype});
+    out = broadcast_infer_shape(out, shape);
+  }
+  std::vector<const Layout*> pointers;
+  for (const Layout& l : layouts) pointers.push_back(&l);
+  const BroadcastPlan plan = plan_broadcast(Layout::contiguous(out), pointers);
+  return make_expr_kernel_key(target_for(TargetKind::host), text, types, scalars, plan, provider::current_codegen_id());
+}
+
+TEST(GeneratedCode, FiveInputExpressionNestHasNoMultiplication) {
+  // x0 + x1 - x2 + x3 - x4 over five differently broadcast inputs, one of
+  // them transposed-free but strided by its broadcast: additions only.
+  const KernelKey key = expr_key("x0+x1-x2+x3-x4", {{DType::f32, {64, 32}},
+                                                    {DType::f32, {64, 1}},
+                                                    {DType::f32, {32}},
+                                                    {DType::f32, {1, 32}},
+                                                    {DType::f32, {64, 32}}});
+  EXPECT_THAT(key.to_string(), ::testing::StartsWith("expr[x0+x1-x2+x3-x4].f32,f32,f32,f32,f32.[expand_cd,expand_b].uuzuuu."));
+  // A plan whose inner level repeats two of the inputs and strides one.
+  const KernelKey broadcast = expr_key("x0+x1-x2+x3-x4", {{DType::f32, {8, 64, 32}},
+                                                          {DType::f32, {64, 1}},
+                                                          {DType::f32, {8, 1, 32}},
+                                                          {DType::f32, {1, 64, 1}},
+                                                          {DType::f32, {8, 64, 32}}});
+  for (const KernelKey& k : {key, broadcast}) {
+    const std::string ir = jit::kernel_ir(k, /*optimized=*/false);
+    ASSERT_THAT(ir, ::testing::HasSubstr("define void @\"" + k.to_string() + "\""));
+    expect_additive(ir, k.to_string());
+    EXPECT_EQ(parse_kernel_key(k.to_string(), k.codegen), k);  // the disk cache and bcast-cache read it back
+  }
+}
+
+TEST(GeneratedCode, AffineChainUsesPackedVectorOps) {
+  if (!test::host_is_x86_64()) GTEST_SKIP() << "the packed-op check knows x86-64 mnemonics only";
+  // (x - m) * r * g + b: x [4096,1024], m and r [4096,1], g and b [1024].
+  const KernelKey key = expr_key("(x0-x1)*x2*x3+x4", {{DType::f32, {4096, 1024}},
+                                                      {DType::f32, {4096, 1}},
+                                                      {DType::f32, {4096, 1}},
+                                                      {DType::f32, {1024}},
+                                                      {DType::f32, {1024}}});
+  const std::string assembly = jit::kernel_assembly(key);
+  for (const char* op : {"subps", "mulps", "addps"})
+    EXPECT_TRUE(std::regex_search(assembly, std::regex(std::string(R"(\bv?)") + op + R"(\b[^\n]*%[xyz]mm)")))
+        << op << "\n" << assembly;
+  // No contraction into FMA: every node rounds as NumPy's op does.
+  EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bvfmadd)"))) << assembly;
 }
 
 TEST(GeneratedCode, UnitStrideF32AddUsesPackedVectorAdds) {
