@@ -16,6 +16,7 @@
 #include "executor.h"
 #include "node_ops.h"
 #include "output_layout.h"
+#include "short_rows.h"
 #include "validate_binary.h"
 
 namespace bcast {
@@ -230,17 +231,32 @@ void run_expression(const ExprCall& call, const ExprKernel& kernel, const Broadc
   ElementSizes sizes{};
   ptrs.data[kOut] = out.data;
   sizes[kOut] = out.element_size();
+  std::size_t widest = 1;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     ptrs.data[1 + k] = inputs[k].data;
     sizes[1 + k] = inputs[k].element_size();
+    widest = std::max(widest, sizes[1 + k]);
   }
-  if (kernel.jit.fn != nullptr) {
-    ptrs.context = call.scalar_slots().data();
-    execute_plan(plan, kernel.jit.fn, ptrs, sizes, num_threads());
-  } else {
-    ptrs.context = &frame;
-    execute_plan(plan, &ExprEvaluator::kernel, ptrs, sizes, num_threads());
+  const bool jit = kernel.jit.fn != nullptr;
+  const KernelFn fn = jit ? kernel.jit.fn : &ExprEvaluator::kernel;
+  ptrs.context = jit ? static_cast<const void*>(call.scalar_slots().data()) : &frame;
+  // NOTE: [Short rows]: the inputs that repeat one short row read patterns of
+  // it; the fused plan has the same classes, so the same kernel runs it.
+  const std::optional<FusedRows> fused = fuse_short_rows(plan, widest);
+  if (!fused) {
+    execute_plan(plan, fn, ptrs, sizes, num_threads());
+    return;
   }
+  thread_local std::vector<std::vector<std::byte>> patterns;
+  patterns.resize(std::max(patterns.size(), fused->repeated.size()));
+  OperandPointers with_patterns = ptrs;
+  for (std::size_t i = 0; i < fused->repeated.size(); ++i) {
+    const int k = fused->repeated[i];
+    fill_pattern(*fused, plan, k, ptrs.data[k], sizes[k], patterns[i]);
+    with_patterns.data[k] = patterns[i].data();
+  }
+  execute_plan(fused->fused, fn, with_patterns, sizes, num_threads());
+  if (fused->rest.numel > 0) execute_plan(fused->rest, fn, ptrs, sizes, num_threads());
 }
 
 }  // namespace bcast

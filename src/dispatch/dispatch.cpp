@@ -27,9 +27,10 @@ SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, cons
   const ElementSizes sizes{out.element_size(), a.element_size(), b.element_size()};
   const OperandPointers ptrs{{out.data, a.data, b.data}};
   thread_local std::vector<std::byte> pattern;
-  fill_pattern(fused, call.plan, ptrs.data[fused.repeated], a.element_size(), pattern);
+  const int repeated = fused.repeated.front();  // two inputs: one repeats (else the call would have one row)
+  fill_pattern(fused, call.plan, repeated, ptrs.data[repeated], a.element_size(), pattern);
   OperandPointers with_pattern = ptrs;
-  with_pattern.data[fused.repeated] = pattern.data();
+  with_pattern.data[repeated] = pattern.data();
   SelectedKernel kernel = select_kernel(call.op, a.dtype, fused.fused);
   execute_plan(fused.fused, kernel.fn, with_pattern, sizes, num_threads());
   if (fused.rest.numel > 0) {

@@ -12,46 +12,46 @@ std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan, std::size_t 
   if (m > kShortRow) return std::nullopt;
   const std::int64_t k = rows_per_fused(m, element_size);
   if (rows < 2 * k) return std::nullopt;
-  // Which input is the one short row that every row reuses?
-  int repeated = -1;
-  for (int p : {kA, kB})
-    if (plan.strides[p][0] == 0 && plan.strides[p][1] == 1) repeated = p;
-  if (repeated < 0) return std::nullopt;
-  const int streaming = repeated == kA ? kB : kA;
-  for (const int q : {static_cast<int>(kOut), streaming})
-    if (plan.strides[q][1] != 1 || plan.strides[q][0] != m) return std::nullopt;
-
+  // Each operand is a short row that every row reuses (a pattern), one
+  // element (stride 0 on both levels), or dense.
   FusedRows f;
-  f.repeated = repeated;
+  for (int op = 0; op < plan.operands(); ++op) {
+    const std::int64_t outer = plan.strides[op][0], inner = plan.strides[op][1];
+    if (op != kOut && outer == 0 && inner == 1) f.repeated.push_back(op);
+    else if (op != kOut && outer == 0 && inner == 0) continue;
+    else if (inner != 1 || outer != m) return std::nullopt;
+  }
+  if (f.repeated.empty()) return std::nullopt;
+
   f.rows_per_fused = k;
   const std::int64_t fused_rows = rows / k, left = rows % k;
   BroadcastPlan& p = f.fused;
-  p.type = plan.type;
+  p = plan;
   p.extents = {fused_rows, k * m};
   p.numel = fused_rows * k * m;
-  for (int op = 0; op < kNumOperands; ++op) {
-    const bool pattern = op == repeated;
-    p.strides[op] = {pattern ? 0 : k * m, 1};
-    p.spans[op] = {(fused_rows - 1) * p.strides[op][0], k * m - 1};
+  for (int op = 0; op < plan.operands(); ++op) {
+    const bool pattern = std::find(f.repeated.begin(), f.repeated.end(), op) != f.repeated.end();
+    const bool single = plan.strides[op][1] == 0;
+    p.strides[op] = {pattern || single ? 0 : k * m, single ? 0 : 1};
+    p.spans[op] = {(fused_rows - 1) * p.strides[op][0], (k * m - 1) * p.strides[op][1]};
     p.base[op] = pattern ? 0 : plan.base[op];
   }
   f.rest = plan;
   f.rest.extents[0] = left;
   f.rest.numel = left * m;
-  for (int op = 0; op < kNumOperands; ++op) {
+  for (int op = 0; op < plan.operands(); ++op) {
     f.rest.base[op] = plan.base[op] + fused_rows * k * plan.strides[op][0];
     f.rest.spans[op][0] = (left - 1) * plan.strides[op][0];
   }
   return f;
 }
 
-void fill_pattern(const FusedRows& f, const BroadcastPlan& original, const void* repeated_data, std::size_t size,
+void fill_pattern(const FusedRows& f, const BroadcastPlan& original, int operand, const void* data, std::size_t size,
                   std::vector<std::byte>& pattern) {
   const std::size_t row = static_cast<std::size_t>(original.extents[1]) * size;
   const std::size_t total = row * static_cast<std::size_t>(f.rows_per_fused);
   pattern.resize(total);
-  const auto* src =
-      static_cast<const std::byte*>(repeated_data) + original.base[f.repeated] * static_cast<std::int64_t>(size);
+  const auto* src = static_cast<const std::byte*>(data) + original.base[operand] * static_cast<std::int64_t>(size);
   std::memcpy(pattern.data(), src, row);
   // Doubling: a few copies however many rows the pattern holds.
   for (std::size_t filled = row; filled < total; filled *= 2)

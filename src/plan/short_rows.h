@@ -1,9 +1,11 @@
 // NOTE: [Short rows] A call like [5592405,3] + [1,3] has rows of 3 elements:
-// a kernel's inner loop would start, and stop, every 3 elements. When the
-// repeated operand is one short row reused by every row, and out and the other
-// input are dense, k rows fuse into one row of k*m elements, with the repeated
-// row copied k times into a small pattern buffer: the same kernels then run
-// long, vectorised rows. Rows left over (R mod k) run unfused.
+// a kernel's inner loop would start, and stop, every 3 elements. When each
+// repeated input is one short row reused by every row (or one element), and
+// out and the other inputs are dense, k rows fuse into one row of k*m
+// elements, with each repeated row copied k times into a small pattern
+// buffer: the same kernels then run long, vectorised rows. Rows left over
+// (R mod k) run unfused. Binary ops and expressions (an image's [H,W,3] with
+// per-channel constants) alike.
 #pragma once
 
 #include <algorithm>
@@ -24,18 +26,19 @@ inline std::int64_t rows_per_fused(std::int64_t m, std::size_t element_size) {
 }
 
 struct FusedRows {
-  BroadcastPlan fused;           // over super-rows; the repeated operand reads `pattern`
-  BroadcastPlan rest;            // the rows left over (numel 0 if none), on the original pointers
-  int repeated = kA;             // which input the pattern replaces
+  BroadcastPlan fused;             // over super-rows; each repeated operand reads its pattern
+  BroadcastPlan rest;              // the rows left over (numel 0 if none), on the original pointers
+  std::vector<int> repeated;       // the operands patterns replace
   std::int64_t rows_per_fused = 0;
 };
 
-// The fused form of `plan`, whose inputs have elements of `element_size`
+// The fused form of `plan`, whose widest input element has `element_size`
 // bytes, if it qualifies (see the note); nullopt otherwise.
 std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan, std::size_t element_size);
 
-// Fills `pattern` with the repeated operand's row, rows_per_fused times.
-void fill_pattern(const FusedRows& f, const BroadcastPlan& original, const void* repeated_data, std::size_t size,
+// Fills `pattern` with operand `operand`'s row (elements of `size` bytes),
+// rows_per_fused times.
+void fill_pattern(const FusedRows& f, const BroadcastPlan& original, int operand, const void* data, std::size_t size,
                   std::vector<std::byte>& pattern);
 
 }  // namespace bcast

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "bcast/bcast.h"
+#include "chains.h"
 #include "peers.h"
 #include "probes.h"
 #include "timing.h"
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
   CLI::App app{"bcast-bench: bcast against memory bandwidth and peer libraries, one run", "bcast-bench"};
   int repeats = 11, threads = 0;
   bool as_json = false, probes = false;
-  std::string only;
+  std::string only, only_chains;
   std::vector<int> sweep;
   app.add_option("--repeat", repeats, "timed runs per measurement (median reported)")->check(CLI::PositiveNumber);
   app.add_option("--threads", threads, "threads for the all-threads column (0: hardware)")->check(CLI::NonNegativeNumber);
@@ -94,6 +95,8 @@ int main(int argc, char** argv) {
   app.add_option("--sweep", sweep, "thread counts to scale the large cases over, e.g. 1,2,4,8,16 (bcast and the STREAM add)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
+  app.add_option("--chains", only_chains,
+                 "comma-separated numbers of the expression chains, 1 to 4 (default: all); with --cases none, only them");
   app.add_flag("--json", as_json, "one JSON object per case (and probe), as a JSON array");
   app.add_flag("--probes", probes,
                "after the cases, memory probes: write-only bandwidth, tiled and transposed adds written by hand");
@@ -106,6 +109,7 @@ int main(int argc, char** argv) {
                              "case", "MB", "ms-1", "bcast-1", "bcast-" + std::to_string(all), "stream-1",
                              "stream-" + std::to_string(all), "1/strm", "n/strm", "eigen", "onednn");
   for (const Case& c : cases()) {
+    if (only == "none") break;
     if (!only.empty() && ("," + only + ",").find("," + c.id.substr(0, c.id.find(' ')) + ",") == std::string::npos) continue;
     Tensor a_storage(c.dtype, c.a), b(c.dtype, c.b);
     fill(a_storage);
@@ -172,6 +176,8 @@ int main(int argc, char** argv) {
     }
     out.push_back(row);
   }
+  if (only_chains != "none")
+    for (nlohmann::json& row : run_chains(all, repeats, only_chains, as_json)) out.push_back(std::move(row));
   if (probes) {
     for (const nlohmann::json& probe : run_probes(all, repeats)) {
       if (!as_json) {
