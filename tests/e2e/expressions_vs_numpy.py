@@ -21,6 +21,8 @@ import tempfile
 
 import numpy as np
 
+from numpy_floats import ulp_distance
+
 np._set_promotion_state("weak")
 
 BCAST_RUN = sys.argv[1]
@@ -179,6 +181,77 @@ def check_random_expressions(tmp, cases):
     return ran, refused
 
 
+# The transcendental functions: bcast calls the C library (expf, exp, ...),
+# NumPy its own SIMD code (SVML on AVX-512 hosts); the README promises this
+# many ULP of NumPy's result, per result dtype. sigmoid is NumPy's
+# 1 / (1 + exp(-x)) op by op, rounded once in bcast.
+TRANSCENDENTAL_ULPS = {"f16": 1, "f32": 4, "f64": 4}
+SPECIAL_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.7, -3.7, 10.0, -88.7, 88.7, 710.0, -710.0,
+                  1e-3, 1e-30, 6e-8, 65504.0, 3.0e38, np.inf, -np.inf, np.nan]
+
+
+def numpy_unary(op, x):
+    if op == "sigmoid":  # in the float dtype NumPy's exp picks for x
+        xf = x.astype(np.exp(np.zeros(1, x.dtype)).dtype)
+        return 1 / (1 + np.exp(-xf))
+    return NAMESPACE[op](x) if op in NAMESPACE else getattr(np, {"sqrt": "sqrt", "exp": "exp", "log": "log",
+                                                                  "sin": "sin", "cos": "cos", "tanh": "tanh"}[op])(x)
+
+
+def check_unary_special_values(tmp):
+    """Every unary op on special values of every dtype NumPy has: exact ops bit
+    for bit, the transcendentals within TRANSCENDENTAL_ULPS, NaN where NumPy
+    has NaN; and where NumPy refuses, bcast refuses too (exit 3)."""
+    worst = {}
+    for name, t in DTYPES.items():
+        if name.startswith("f"):
+            with np.errstate(all="ignore"):
+                values = np.array(SPECIAL_FLOATS, np.float64).astype(t)
+        elif name == "bool":
+            values = np.array([False, True])
+        else:
+            info = np.iinfo(t)
+            values = np.array(sorted({0, 1, 2, 7, 100, int(info.max), int(info.min), int(info.min) + 1,
+                                      int(info.max) - 1} | ({-1, -7} if info.min < 0 else set())), t)
+        path = os.path.join(tmp, f"special_{name}.npy")
+        np.save(path, values)
+        for op in ["neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "floor", "ceil", "round",
+                   "logical_not", "bit_not"]:
+            try:
+                with np.errstate(all="ignore"):
+                    want = np.asarray(numpy_unary(op, values))
+            except TypeError as e:
+                want = e
+            out = os.path.join(tmp, "unary.npy")
+            p = subprocess.run([BCAST_RUN, "-e", f"{op}(x)", f"x={path}", "-o", out, "--check"], capture_output=True,
+                               text=True)
+            if isinstance(want, Exception):
+                if p.returncode != 3:
+                    failures.append(f"{op} on {name}: NumPy refuses ({want}), bcast-run exits {p.returncode}")
+                continue
+            if p.returncode != 0:
+                failures.append(f"{op} on {name}: exit {p.returncode}: {p.stderr.strip()}")
+                continue
+            got = np.load(out)
+            os.remove(out)
+            if op in ("floor", "ceil", "round") and name[0] in "iu":
+                want = values  # an integer is its own floor (bcast's documented rule; NumPy 1.24 gives floats)
+            if op in TRANSCENDENTAL_ULPS or op in ("exp", "log", "sin", "cos", "tanh", "sigmoid"):
+                if got.dtype != want.dtype or np.any(np.isnan(got) != np.isnan(want)):
+                    failures.append(f"{op} on {name}: {got.dtype} {got} vs NumPy {want.dtype} {want}")
+                    continue
+                finite = ~np.isnan(got)
+                ulps = int(ulp_distance(got[finite], want[finite]).max(initial=0))
+                key = NAME_OF[got.dtype]
+                worst[key] = max(worst.get(key, 0), ulps)
+                if ulps > TRANSCENDENTAL_ULPS[key]:
+                    failures.append(f"{op} on {name}: {ulps} ULP from NumPy (bound {TRANSCENDENTAL_ULPS[key]}): "
+                                    f"{got} vs {want}")
+            elif not same_bits(got, want):
+                failures.append(f"{op} on {name}: {got.dtype} {got} vs NumPy {want.dtype} {want}")
+    return worst
+
+
 def check_promotion_table(tmp):
     """bcast's promotion of every pair of dtypes against np.result_type: the
     dtype of x + y (bool + bool is or, still bool)."""
@@ -211,9 +284,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_promotion_table(tmp)
         check_mixed_binary(tmp)
+        worst = check_unary_special_values(tmp)
         ran, refused = check_random_expressions(tmp, 160)
     for f in failures[:20]:
         print("FAIL:", f)
+    print("transcendentals, largest ULP from NumPy by result dtype: " +
+          ", ".join(f"{d} {u} (bound {TRANSCENDENTAL_ULPS[d]})" for d, u in sorted(worst.items())))
     print(f"{ran} random expressions equal NumPy's, {refused} refused by both; {len(failures)} failures")
     if ran < 80:
         print("FAIL: too few expressions ran")
