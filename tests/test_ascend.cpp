@@ -235,3 +235,25 @@ TEST_F(Ascend, TailsAndTinyBuffersStayInBounds) {
 
 }  // namespace
 }  // namespace bcast
+
+namespace bcast {
+namespace {
+
+// NOTE: [Expression kernels] have no simulator form yet: such a call runs on
+// the host, correct, and the trace says why (and the log, the first time).
+TEST_F(Ascend, ExpressionsFallBackToTheHostWithAReason) {
+  const Tensor x = test::make(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor y = test::make(DType::i32, {3}, {1, 1, 2});
+  const Tensor got = evaluate(Expr(x) * 2 + y);
+  EXPECT_EQ(got.dtype(), DType::f64);
+  EXPECT_EQ(test::get(got, 5), 14);
+  const AscendTrace trace = last_ascend_trace();
+  EXPECT_TRUE(trace.kernel.empty());
+  EXPECT_THAT(trace.fallback, ::testing::HasSubstr("expression 'x0*2+x1': the simulator has no expression kernels"));
+  // A mixed-dtype binary call is an expression too.
+  add(x, y);
+  EXPECT_THAT(last_ascend_trace().fallback, ::testing::HasSubstr("expression 'a+b'"));
+}
+
+}  // namespace
+}  // namespace bcast

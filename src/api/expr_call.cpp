@@ -13,6 +13,8 @@
 #include "bcast/errors.h"
 #include "bcast/runtime.h"
 #include "error_messages.h"
+#include "ascend_dispatch.h"
+#include "config.h"
 #include "executor.h"
 #include "node_ops.h"
 #include "output_layout.h"
@@ -225,6 +227,9 @@ ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
 
 void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
                     const std::vector<TensorView>& inputs) {
+  if (config::ascend_target())
+    record_ascend_fallback("expression " + call.text() +
+                           ": the simulator has no expression kernels yet (mixed-dtype binary calls are expressions)");
   if (plan.numel == 0) return;
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
   OperandPointers ptrs;

@@ -1,6 +1,8 @@
 // The ascend-sim path of an op call.
 #include "ascend_dispatch.h"
 
+#include <atomic>
+
 #include "ascend_launch.h"
 #include "bcast/runtime.h"
 #include "config.h"
@@ -16,6 +18,14 @@ thread_local AscendTrace t_last_trace;
 }  // namespace
 
 AscendTrace last_ascend_trace() { return t_last_trace; }
+
+void record_ascend_fallback(const std::string& why) {
+  t_last_trace = {};
+  t_last_trace.fallback = why;
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) logging::core().warn("ascend-sim: {}; such calls run on the host", why);
+  else logging::core().debug("ascend-sim: {}; the call runs on the host", why);
+}
 
 bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b,
                           const TensorView& out, const BroadcastPlan& plan) {

@@ -17,4 +17,9 @@ namespace bcast {
 bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b,
                           const TensorView& out, const BroadcastPlan& plan);
 
+// For a call that the simulator cannot run at all (an expression, NOTE:
+// [Expression kernels]): records `why` in the calling thread's trace and logs
+// it, as a warning the first time in the process and at debug level after.
+void record_ascend_fallback(const std::string& why);
+
 }  // namespace bcast

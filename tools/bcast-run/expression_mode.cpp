@@ -65,6 +65,7 @@ int run_expression_mode(const ExpressionRun& run) {
   Tensor out = evaluate(e);
   double ns = 0;
   if (run.repeat > 0) ns = median_ns([&] { evaluate(e, out); }, run.repeat);
+  if (run.trace) print_trace();
   if (run.check) {
     // The reference evaluator, node by node, on the same operands.
     const bool jit = jit_enabled();

@@ -12,7 +12,7 @@ struct ExpressionRun {
   std::string expression;
   std::vector<std::string> operands;  // NAME=OPERAND
   std::string output;
-  bool check = false, json = false;
+  bool check = false, json = false, trace = false;
   int repeat = 0;
   std::uint64_t seed = 0;
 };

@@ -37,27 +37,6 @@ nlohmann::json cache_json() {
           {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}};
 }
 
-// --trace: the Ascend-style simulator's counters of the last call, per block.
-void print_trace() {
-  const AscendTrace t = last_ascend_trace();
-  if (t.kernel.empty()) {  // the host target, or ascend-sim saying why not (an empty output, the JIT off)
-    std::cout << "trace: the call did not run on the ascend-sim target" << (t.fallback.empty() ? "" : ": ")
-              << t.fallback << "\n";
-    return;
-  }
-  std::cout << fmt::format("trace: kernel {}\n  tile {} elements, {} tiles, {} slot(s), {} bytes of UB; resident: a {}, b {}\n",
-                           t.kernel, t.tile, t.tiles, t.slots, t.ub_bytes, t.a_resident ? "yes" : "no",
-                           t.b_resident ? "yes" : "no");
-  if (!t.fallback.empty()) std::cout << "  fell back to the reference executor: " << t.fallback << "\n";
-  std::cout << fmt::format("  {:>5} {:>6} {:>12} {:>12} {:>7} {:>8} {:>9}\n", "block", "tiles", "GM->UB B", "UB->GM B",
-                           "copies", "repeats", "UB peak");
-  for (std::size_t i = 0; i < t.blocks.size(); ++i) {
-    const AscendBlockTrace& c = t.blocks[i];
-    std::cout << fmt::format("  {:>5} {:>6} {:>12} {:>12} {:>7} {:>8} {:>9}\n", i, c.tiles, c.gm_to_ub_bytes,
-                             c.ub_to_gm_bytes, c.copy_calls, c.vector_repeats, c.ub_high_water);
-  }
-}
-
 // --warm RANK: pre-generates every broadcast type up to RANK levels.
 int warm(const Options& o) {
   const std::vector<Op> ops = ops_from_names(o.warm_ops, "--warm-ops");
@@ -87,6 +66,7 @@ int run_op(const Options& o) {
                                 .output = o.output,
                                 .check = o.check,
                                 .json = o.json,
+                                .trace = o.trace,
                                 .repeat = o.repeat,
                                 .seed = o.seed});
 
@@ -188,6 +168,7 @@ int main(int argc, char** argv) {
                                               .output = o.output,
                                               .check = o.check,
                                               .json = o.json,
+                                              .trace = o.trace,
                                               .repeat = o.repeat,
                                               .seed = o.seed});
       if (!o.dump_cache.empty()) bcast::write_kernel_cache_dump(o.dump_cache);

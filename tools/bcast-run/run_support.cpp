@@ -1,8 +1,11 @@
 // Helpers shared by bcast-run's modes.
 #include "run_support.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
+#include <iostream>
 #include <vector>
 
 #include "half.h"
@@ -89,6 +92,27 @@ Tensor expected_result(Op op, const TensorView& a, const TensorView& b) {
   Tensor out(result_dtype(op, a.dtype), broadcast_infer_shape(a.shape(), b.shape()));
   run_naive(op, a, b, out);
   return out;
+}
+
+// --trace: the Ascend-style simulator's counters of the last call, per block.
+void print_trace() {
+  const AscendTrace t = last_ascend_trace();
+  if (t.kernel.empty()) {  // the host target, or ascend-sim saying why not (an empty output, the JIT off)
+    std::cout << "trace: the call did not run on the ascend-sim target" << (t.fallback.empty() ? "" : ": ")
+              << t.fallback << "\n";
+    return;
+  }
+  std::cout << fmt::format("trace: kernel {}\n  tile {} elements, {} tiles, {} slot(s), {} bytes of UB; resident: a {}, b {}\n",
+                           t.kernel, t.tile, t.tiles, t.slots, t.ub_bytes, t.a_resident ? "yes" : "no",
+                           t.b_resident ? "yes" : "no");
+  if (!t.fallback.empty()) std::cout << "  fell back to the reference executor: " << t.fallback << "\n";
+  std::cout << fmt::format("  {:>5} {:>6} {:>12} {:>12} {:>7} {:>8} {:>9}\n", "block", "tiles", "GM->UB B", "UB->GM B",
+                           "copies", "repeats", "UB peak");
+  for (std::size_t i = 0; i < t.blocks.size(); ++i) {
+    const AscendBlockTrace& c = t.blocks[i];
+    std::cout << fmt::format("  {:>5} {:>6} {:>12} {:>12} {:>7} {:>8} {:>9}\n", i, c.tiles, c.gm_to_ub_bytes,
+                             c.ub_to_gm_bytes, c.copy_calls, c.vector_repeats, c.ub_high_water);
+  }
 }
 
 }  // namespace bcast::tools

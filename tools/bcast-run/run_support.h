@@ -27,6 +27,10 @@ double median_ns(const std::function<void()>& f, int repeats);
 // nullopt when they are identical. Shapes and dtypes must match.
 std::optional<std::int64_t> first_difference(const TensorView& x, const TensorView& y);
 
+// --trace: the Ascend-style simulator's counters of the calling thread's
+// last call, per block, or why it did not run there.
+void print_trace();
+
 // Computes op(a, b) independently of the planner and executors (the naive executor).
 Tensor expected_result(Op op, const TensorView& a, const TensorView& b);
 
