@@ -224,3 +224,32 @@ TEST(Expr, ShapesThatDoNotBroadcastNameTheOperand) {
 
 }  // namespace
 }  // namespace bcast
+
+namespace bcast {
+namespace {
+
+// The README's expression snippet, as written there.
+TEST(Expr, TheReadmeSnippetRuns) {
+  std::mt19937_64 rng(4);
+  const Tensor mean = test::make(DType::f32, {3}, {120, 115, 100}), scale = test::make(DType::f32, {3}, {60, 58, 57});
+  const Tensor x = filled(DType::f32, {4, 3}, rng), bias = filled(DType::f32, {3}, rng), y = filled(DType::f32, {4, 3}, rng);
+  Tensor out(DType::f32, {4, 3});
+  Tensor img_u8(DType::u8, {1080, 1920, 3});
+  Tensor img2_u8 = filled(DType::u8, {1080, 1920, 3}, rng);
+  Expr e = (expr::cast(img_u8, DType::f32) - mean) / scale;
+  Tensor y0 = evaluate(e);
+  evaluate(Expr(x) * 2.5 + bias, out);
+  PreparedExpr p = prepare(e);
+  std::vector<TensorView> in{img2_u8, mean, scale};
+  Tensor z = p(in);
+  Expr s = parse_expression("max(x + b + y, 0)", {{"x", x}, {"b", bias}, {"y", y}});
+  EXPECT_EQ(y0.dtype(), DType::f32);
+  EXPECT_EQ(test::get(y0, 4), -115.0f / 58.0f);
+  EXPECT_EQ(test::get(z, 7), (static_cast<float>(test::get(img2_u8, 7)) - 115.0f) / 58.0f);
+  for (std::int64_t i = 0; i < out.numel(); ++i)
+    EXPECT_EQ(test::get(out, i), static_cast<float>(test::get(x, i)) * 2.5f + static_cast<float>(test::get(bias, i % 3)));
+  EXPECT_EQ(evaluate(s).shape(), (Shape{4, 3}));
+}
+
+}  // namespace
+}  // namespace bcast
