@@ -30,6 +30,8 @@ class RandomExpressions : public ::testing::TestWithParam<int> {};
 
 TEST_P(RandomExpressions, JitEqualsTheReferenceEvaluator) {
   std::mt19937_64 rng(1000 + GetParam());
+  // Odd seeds stream every store they can (NOTE: [Streaming stores]).
+  const test::ScopedSetting stream("BCAST_STREAM_MIN_BYTES", GetParam() % 2 ? "0" : "auto");
   test::ExprCaseOptions options;
   for (int d = 0; d < kNumDTypes; ++d) options.dtypes.push_back(static_cast<DType>(d));
   std::set<std::string> structures;

@@ -141,6 +141,27 @@ TEST(GeneratedCode, AffineChainUsesPackedVectorOps) {
   EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bvfmadd)"))) << assembly;
 }
 
+TEST(GeneratedCode, StreamingExpressionKernelsWriteWholeLinesNonTemporally) {
+  if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
+  // u + v - w into a large output; out f16 from f32 inputs too (additions
+  // only, so that the nest's additivity shows).
+  for (const auto& [text, dtype] : {std::pair{"x0+x1-x2", DType::f32}, {"f16(x0+x1-x2)", DType::f32}}) {
+    std::vector<Layout> layouts{Layout::contiguous({4096, 1}), Layout::contiguous({1, 4096}),
+                                Layout::contiguous({4096, 4096})};
+    const std::vector<const Layout*> pointers{&layouts[0], &layouts[1], &layouts[2]};
+    const BroadcastPlan plan = plan_broadcast(Layout::contiguous({4096, 4096}), pointers);
+    const std::vector<LeafType> types(3, LeafType{ScalarKind::strong, dtype});
+    const KernelKey key =
+        make_expr_kernel_key(target_for(TargetKind::host), text, types, {}, plan, provider::current_codegen_id(), 0);
+    EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".uzuu.nt.host."));
+    EXPECT_EQ(parse_kernel_key(key.to_string(), key.codegen), key);
+    expect_additive(jit::kernel_ir(key, false), key.to_string());
+    const std::string assembly = jit::kernel_assembly(key);
+    EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?movnt(ps|dq)\s+%?[xyz]mm)"))) << assembly;
+    EXPECT_THAT(assembly, ::testing::HasSubstr("sfence"));
+  }
+}
+
 TEST(GeneratedCode, UnitStrideF32AddUsesPackedVectorAdds) {
   if (!test::host_is_x86_64()) GTEST_SKIP() << "the packed-add check knows x86-64 mnemonics only";
   // Every x86-64 CPU has SSE2, so a packed add is always available.

@@ -12,7 +12,9 @@
 #include "ir/ir_nodes.h"
 #include "ir/ir_ops.h"
 #include "ir/odometer.h"
+#include "host_target.h"
 #include "kernel_abi.h"
+#include "target/codegen_target.h"
 
 namespace bcast::jit {
 namespace {
@@ -20,11 +22,14 @@ namespace {
 using llvm::BasicBlock;
 using llvm::Value;
 
+constexpr std::int64_t kLineBytes = HostTarget::kLineBytes;  // what one streaming store writes
+
 class ExpressionEmitter {
  public:
   ExpressionEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
                     const std::string& symbol)
-      : spec_(expr_kernel_spec(key.expr)), program_(spec_.program), b_(module.getContext()), rank_(key.rank),
+      : key_(key), module_(module), spec_(expr_kernel_spec(key.expr)), program_(spec_.program),
+        b_(module.getContext()), rank_(key.rank),
         operands_(1 + static_cast<int>(program_.inputs.size())) {
     fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);
     fn_->addParamAttr(0, llvm::Attribute::NoCapture);
@@ -50,12 +55,14 @@ class ExpressionEmitter {
       b_.SetInsertPoint(body);
       std::vector<Value*> in;
       for (int k = 1; k < operands_; ++k) in.push_back(load(k, base_[k]));
-      emit_store(b_, dtype_[0], compute(in), base_[0]);
+      emit_store(b_, dtype_[0], compute(in, 1), base_[0]);
       b_.CreateBr(exit);
     } else {
       emit_nest(count, exit);
     }
     b_.SetInsertPoint(exit);
+    // NOTE: [Streaming stores]: the fence orders the weakly ordered stores.
+    if (key_.stream) codegen_target(llvm::Triple(module_.getTargetTriple())).emit_store_fence(b_);
     b_.CreateRetVoid();
     return fn_;
   }
@@ -77,11 +84,11 @@ class ExpressionEmitter {
     }
   }
 
-  // The program on the inputs' compute values: every value in registers,
-  // f16 and bf16 rounded after each node.
-  Value* compute(const std::vector<Value*>& inputs) {
+  // The program on the inputs' compute values (`lanes` of them in vectors):
+  // every value in registers, f16 and bf16 rounded after each node.
+  Value* compute(const std::vector<Value*>& inputs, unsigned lanes) {
     std::vector<Value*> values = inputs;
-    for (Value* s : scalars_) values.push_back(s);
+    for (Value* s : scalars_) values.push_back(lanes > 1 ? b_.CreateVectorSplat(lanes, s) : s);
     for (const ExprInstr& s : program_.code) {
       auto arg = [&](int a) { return values[static_cast<std::size_t>(s.args[a])]; };
       Value* v = nullptr;
@@ -138,19 +145,40 @@ class ExpressionEmitter {
     odometer.emit_step(b_, row, exit);
   }
 
-  // Elements [0, n) of the innermost level: each input loaded by its class.
+  // The innermost level: one loop, or NOTE: [Streaming stores]'s three.
   void emit_inner_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& inner_stride, Value* n) {
     std::vector<Value*> fixed(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 1; k < operands_; ++k)
       if (spec_.inner[k] == InnerStride::zero) fixed[k] = load(k, row_base[k]);  // repeats: loaded once
+    if (!key_.stream) {
+      emit_element_loop(row_base, inner_stride, fixed, b_.getInt64(0), n, /*vectorise=*/true);
+      return;
+    }
+    // Elements up to out's first line boundary one at a time, then whole
+    // lines as vectors stored past the caches, then the rest one at a time.
+    const std::int64_t out_bytes = static_cast<std::int64_t>(dtype_size(dtype_[0]));
+    const std::int64_t lanes = kLineBytes / out_bytes;
+    Value* address = b_.CreatePtrToInt(row_base[0], b_.getInt64Ty());
+    Value* head = b_.CreateUDiv(b_.CreateAnd(b_.CreateNeg(address), b_.getInt64(kLineBytes - 1)), b_.getInt64(out_bytes));
+    head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, head, n, nullptr, "head");
+    Value* lines_end = b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(n, head), b_.getInt64(~(lanes - 1))), "lines_end");
+    emit_element_loop(row_base, inner_stride, fixed, b_.getInt64(0), head, false);
+    emit_line_loop(row_base, fixed, head, lines_end, static_cast<unsigned>(lanes));
+    emit_element_loop(row_base, inner_stride, fixed, lines_end, n, false);
+  }
+
+  // Elements [begin, end) from row_base, each input loaded by its class
+  // (`fixed`: the repeated inputs' values). A strided operand keeps a running
+  // offset from 0, so begin is 0 whenever one is strided (streaming rows have none).
+  void emit_element_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& inner_stride,
+                         const std::vector<Value*>& fixed, Value* begin, Value* end, bool vectorise) {
     BasicBlock* preheader = b_.GetInsertBlock();
     BasicBlock* body = new_block(b_, "inner");
     BasicBlock* done = new_block(b_, "inner_done");
-    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), body, done);
+    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), body, done);
     b_.SetInsertPoint(body);
     llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
-    i->addIncoming(b_.getInt64(0), preheader);
-    // A strided operand keeps a running offset: a second induction variable.
+    i->addIncoming(begin, preheader);
     std::vector<llvm::PHINode*> running(static_cast<std::size_t>(operands_), nullptr);
     std::vector<Value*> address(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 0; k < operands_; ++k) {  // the phis first: they head the block
@@ -165,16 +193,56 @@ class ExpressionEmitter {
     std::vector<Value*> in;
     for (int k = 1; k < operands_; ++k) in.push_back(fixed[k] ? fixed[k] : load(k, address[k]));
     // out's class is unit or strided (out never repeats).
-    emit_store(b_, dtype_[0], compute(in), address[0]);
+    emit_store(b_, dtype_[0], compute(in, 1), address[0]);
     Value* next = b_.CreateAdd(i, b_.getInt64(1), "i_next");
     BasicBlock* latch = b_.GetInsertBlock();
     i->addIncoming(next, latch);
     for (int k = 0; k < operands_; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], inner_stride[k]), latch);
-    b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, done);
+    llvm::BranchInst* back = b_.CreateCondBr(b_.CreateICmpSLT(next, end), body, done);
+    if (!vectorise) {  // a few elements: the vectoriser's checks would cost more than they save
+      llvm::LLVMContext& c = b_.getContext();
+      llvm::Metadata* off[] = {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                               llvm::ConstantAsMetadata::get(b_.getFalse())};
+      llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, off)});
+      id->replaceOperandWith(0, id);
+      back->setMetadata(llvm::LLVMContext::MD_loop, id);
+    }
     b_.SetInsertPoint(done);
   }
 
+  // Whole lines of out [begin, end), `lanes` elements a step: each input a
+  // vector (unit) or a splat (repeated), out one aligned non-temporal store.
+  void emit_line_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& fixed, Value* begin, Value* end,
+                      unsigned lanes) {
+    BasicBlock* preheader = b_.GetInsertBlock();
+    BasicBlock* body = new_block(b_, "lines");
+    BasicBlock* done = new_block(b_, "lines_done");
+    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), body, done);
+    b_.SetInsertPoint(body);
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "line_i");
+    i->addIncoming(begin, preheader);
+    std::vector<Value*> in;
+    for (int k = 1; k < operands_; ++k) {
+      if (fixed[k]) {
+        in.push_back(b_.CreateVectorSplat(lanes, fixed[k]));
+        continue;
+      }
+      llvm::Type* vector = llvm::FixedVectorType::get(element_type_[k], lanes);
+      Value* v = b_.CreateAlignedLoad(vector, b_.CreateGEP(element_type_[k], row_base[k], i),
+                                      llvm::Align(dtype_size(dtype_[k])));
+      in.push_back(to_compute(b_, dtype_[k], v));
+    }
+    llvm::StoreInst* store = emit_store(b_, dtype_[0], compute(in, lanes), b_.CreateGEP(element_type_[0], row_base[0], i));
+    make_nontemporal(b_, store, kLineBytes);
+    Value* next = b_.CreateAdd(i, b_.getInt64(lanes), "line_next");
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, end), body, done);
+    b_.SetInsertPoint(done);
+  }
+
+  const KernelKey& key_;
+  llvm::Module& module_;
   const ExprKernelSpec& spec_;
   const ExprProgram& program_;
   llvm::IRBuilder<> b_;

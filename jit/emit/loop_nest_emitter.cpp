@@ -508,11 +508,7 @@ class NestEmitter {
   }
 
   // A whole, line-aligned line of out, written past the caches.
-  void make_nontemporal(llvm::StoreInst* store) {
-    store->setAlignment(llvm::Align(kLineBytes));
-    store->setMetadata(llvm::LLVMContext::MD_nontemporal,
-                       llvm::MDNode::get(b_.getContext(), llvm::ConstantAsMetadata::get(b_.getInt32(1))));
-  }
+  void make_nontemporal(llvm::StoreInst* store) { jit::make_nontemporal(b_, store, kLineBytes); }
 
   std::array<Value*, kNumOperands> load_repeated(const std::array<Value*, kNumOperands>& row_base) {
     std::array<Value*, kNumOperands> fixed{};

@@ -39,4 +39,10 @@ void add_to_local(llvm::IRBuilder<>& b, llvm::Value* slot, llvm::Value* amount) 
   b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt64Ty(), slot), amount), slot);
 }
 
+void make_nontemporal(llvm::IRBuilder<>& b, llvm::StoreInst* store, std::uint64_t line_bytes) {
+  store->setAlignment(llvm::Align(line_bytes));
+  store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                     llvm::MDNode::get(b.getContext(), llvm::ConstantAsMetadata::get(b.getInt32(1))));
+}
+
 }  // namespace bcast::jit

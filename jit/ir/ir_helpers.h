@@ -33,6 +33,10 @@ llvm::Value* load_field(llvm::IRBuilder<>& b, llvm::Value* base, std::size_t off
 // Element i of an i64 array.
 llvm::Value* load_i64(llvm::IRBuilder<>& b, llvm::Value* array, std::int64_t i, const std::string& name);
 
+// NOTE: [Streaming stores]: a store of a whole, line-aligned line, written
+// past the caches.
+void make_nontemporal(llvm::IRBuilder<>& b, llvm::StoreInst* store, std::uint64_t line_bytes);
+
 // Adds `amount` to the i64 local `slot`.
 void add_to_local(llvm::IRBuilder<>& b, llvm::Value* slot, llvm::Value* amount);
 

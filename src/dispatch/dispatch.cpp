@@ -68,7 +68,8 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
   if (key != nullptr) *key = "reference";
   if (!jit_enabled()) return {};
   const Target& host = target_for(TargetKind::host);
-  const KernelKey k = make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id());
+  const KernelKey k =
+      make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(), stream_threshold(host));
   provider::Kernel kernel = provider::kernel_for(k, host);
   if (kernel.fn == nullptr) return {.outcome = Outcome::failed};
   if (key != nullptr) *key = k.to_string();

@@ -1,9 +1,12 @@
 // The registry of expression kernel specs (NOTE: [Expression kernels]).
 #include "expr_kernel.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+
+#include "variant.h"
 
 namespace bcast {
 namespace {
@@ -74,8 +77,14 @@ std::vector<InnerStride> inner_strides_of(const BroadcastPlan& plan) {
   return inner;
 }
 
+bool expr_layout_can_stream(const std::vector<InnerStride>& inner) {
+  if (inner.empty() || inner[0] != InnerStride::unit) return false;
+  return std::none_of(inner.begin() + 1, inner.end(), [](InnerStride s) { return s == InnerStride::strided; });
+}
+
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
-                               const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen) {
+                               const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
+                               std::uint64_t stream_min_bytes) {
   ExprKernelSpec spec{.structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type,
                       .inner = inner_strides_of(plan), .program = {}};
   KernelKey key;
@@ -84,6 +93,12 @@ KernelKey make_expr_kernel_key(const Target& target, const std::string& structur
   key.rank = static_cast<std::uint8_t>(plan.rank());
   key.expr = intern_expr_kernel(spec);
   key.dtype = expr_kernel_spec(key.expr).program.out_dtype;
+  if (plan.rank() > 0 && target.can_stream_stores() && expr_layout_can_stream(spec.inner)) {
+    std::vector<std::size_t> sizes{dtype_size(key.dtype)};
+    for (const LeafType& t : inputs) sizes.push_back(dtype_size(t.dtype));
+    const bool long_rows = plan.extents.back() * static_cast<std::int64_t>(sizes[0]) >= kStreamMinRowBytes;
+    key.stream = long_rows && bytes_moved(plan, sizes) >= stream_min_bytes;
+  }
   return key;
 }
 

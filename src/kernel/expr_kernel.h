@@ -42,9 +42,16 @@ const ExprKernelSpec& expr_kernel_spec(std::uint32_t id);
 // How each operand moves along the innermost level of an N-ary plan.
 std::vector<InnerStride> inner_strides_of(const BroadcastPlan& plan);
 
-// The key of an expression kernel for a planned call on `target`.
+// The key of an expression kernel for a planned call on `target`. A call that
+// moves at least stream_min_bytes streams its stores (NOTE: [Streaming
+// stores]) where the target can, out is contiguous along the rows, no input
+// is strided there, and rows are long.
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
-                               const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen);
+                               const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
+                               std::uint64_t stream_min_bytes = kNeverStream);
+
+// Whether an expression kernel with these inner strides can stream its stores.
+bool expr_layout_can_stream(const std::vector<InnerStride>& inner);
 
 // A dim class by its name ("same", "expand_bc"), as to_string(DimCode) prints it.
 std::optional<DimCode> parse_dim_class(std::string_view name);

@@ -221,6 +221,8 @@ std::optional<KernelKey> parse_expr_key(const KeyFields& fields, std::uint32_t c
     spec.inner.push_back(*s);
   }
   if (spec.inner.empty() || leaves.size() < spec.inner.size() - 1) return std::nullopt;
+  const bool stream = layout.size() == 2 && layout[1] == "nt" && expr_layout_can_stream(spec.inner);
+  if (layout.size() > 2 || (layout.size() == 2 && !stream)) return std::nullopt;
   spec.inputs.assign(leaves.begin(), leaves.begin() + static_cast<std::ptrdiff_t>(spec.inner.size() - 1));
   spec.scalars.assign(leaves.begin() + static_cast<std::ptrdiff_t>(spec.inner.size() - 1), leaves.end());
   KernelKey key;
@@ -232,6 +234,7 @@ std::optional<KernelKey> parse_expr_key(const KeyFields& fields, std::uint32_t c
     return std::nullopt;  // a structure that does not parse or lower
   }
   key.dtype = expr_kernel_spec(key.expr).program.out_dtype;
+  key.stream = stream;
   if (!parse_target_field(fields.target, key) || !parse_codegen(fields.codegen, key)) return std::nullopt;
   return key;
 }

@@ -166,12 +166,17 @@ bool layout_can_stream(const KernelKey& key, std::int64_t line_bytes) {
   return key.inner[kA] != InnerStride::strided && key.inner[kB] != InnerStride::strided;
 }
 
-// The bytes a call moves: out written once, each input's distinct elements
-// read once (a repeated input is read once per element it holds).
 std::uint64_t bytes_moved(const KernelKey& key, const BroadcastPlan& plan) {
   const std::array<std::size_t, kNumOperands> sizes{out_size(key), dtype_size(key.dtype), dtype_size(key.dtype)};
+  return bytes_moved(plan, sizes);
+}
+
+}  // namespace
+
+// A repeated input is read once per element it holds.
+std::uint64_t bytes_moved(const BroadcastPlan& plan, std::span<const std::size_t> sizes) {
   std::uint64_t total = 0;
-  for (int k = 0; k < kNumOperands; ++k) {
+  for (int k = 0; k < plan.operands(); ++k) {
     std::uint64_t elements = 1;
     for (int l = 0; l < plan.rank(); ++l)
       if (plan.strides[k][l] != 0) elements *= static_cast<std::uint64_t>(plan.extents[l]);
@@ -179,6 +184,8 @@ std::uint64_t bytes_moved(const KernelKey& key, const BroadcastPlan& plan) {
   }
   return total;
 }
+
+namespace {
 
 void select_streaming(KernelKey& key, const VariantQuery& q) {
   if (!q.target.can_stream_stores() || !layout_can_stream(key, q.target.line_bytes())) return;

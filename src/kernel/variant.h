@@ -94,6 +94,10 @@ inline constexpr int kFixedRowMax = 16;
 // NOTE: [Streaming stores]: the shortest row in bytes of out that streams.
 inline constexpr std::int64_t kStreamMinRowBytes = 256;
 
+// NOTE: [Streaming stores]: the bytes a call moves, out written once and
+// each input's distinct elements read once; sizes[k] is operand k's element size.
+std::uint64_t bytes_moved(const BroadcastPlan& plan, std::span<const std::size_t> sizes);
+
 // NOTE: [Transposed tiles]: the input (kA or kB) that `plan` reads in
 // transposed blocks, or 0.
 int transposed_operand(const BroadcastPlan& plan);
