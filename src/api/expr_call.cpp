@@ -2,6 +2,8 @@
 #include "expr_call.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -225,8 +227,40 @@ ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
   return kernel;
 }
 
+namespace {
+
+void run_on_host(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+                 const std::vector<TensorView>& inputs);
+
+// BCAST_VERBOSE: one line per call on stderr, as binary calls print.
+void report_call(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+                 std::chrono::steady_clock::duration took) {
+  std::string dtypes;
+  for (const TensorView& v : call.inputs()) dtypes += (dtypes.empty() ? "" : ",") + std::string(dtype_name(v.dtype));
+  const std::string line = fmt::format("bcast: expr {} {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", call.text(),
+                                       dtypes, to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
+                                       kernel.key, kernel.jit.fn ? outcome_name(kernel.jit.outcome) : "reference",
+                                       std::chrono::duration<double, std::micro>(took).count());
+  std::fputs(line.c_str(), stderr);
+}
+
+}  // namespace
+
 void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
                     const std::vector<TensorView>& inputs) {
+  if (!config::verbose()) {
+    run_on_host(call, kernel, plan, out, inputs);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  run_on_host(call, kernel, plan, out, inputs);
+  report_call(call, kernel, plan, out, std::chrono::steady_clock::now() - start);
+}
+
+namespace {
+
+void run_on_host(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+                 const std::vector<TensorView>& inputs) {
   if (config::ascend_target())
     record_ascend_fallback("expression " + call.text() +
                            ": the simulator has no expression kernels yet (mixed-dtype binary calls are expressions)");
@@ -263,5 +297,7 @@ void run_expression(const ExprCall& call, const ExprKernel& kernel, const Broadc
   execute_plan(fused->fused, fn, with_patterns, sizes, num_threads());
   if (fused->rest.numel > 0) execute_plan(fused->rest, fn, ptrs, sizes, num_threads());
 }
+
+}  // namespace
 
 }  // namespace bcast

@@ -202,6 +202,32 @@ def ascend_kernels_are_inspectable(root):
         check(" mul " not in ir, "the tile loop multiplies")
 
 
+def expression_kernels_are_cached_and_inspectable(root):
+    """An expression kernel's key names its file: a second process loads it
+    from disk; list shows it; show resolves it, with and without its file,
+    and --ir is its nest (NOTE: [Expression kernels])."""
+    folder = os.path.join(root, "expressions")
+    runs = [run([RUN, "-e", "(f32(x) - m) * 2.5", "x=u8[64,3]", "m=f32[3]", "--json", "--check"], folder)
+            for _ in range(2)]
+    for i, p in enumerate(runs):
+        check(p.returncode == 0, f"expression run {i}: {p.stderr}")
+    if any(p.returncode != 0 for p in runs):
+        return
+    first, second = last_json(runs[0]), last_json(runs[1])
+    key = first["kernel"]
+    check(key.startswith("expr[(f32(x0)-x1)*s0].u8,f32,~float.[expand_b,same].uuu."), f"expression key {key}")
+    check(second["cache"]["compiles"] == 0 and second["cache"]["disk_hits"] == 1,
+          f"the second process compiled the expression: {second['cache']}")
+    listing = json.loads(run([CACHE, "list", "--json"], folder).stdout)
+    check([e["key"] for e in listing] == [key], f"list of the expression's cache: {listing}")
+    ir = run([CACHE, "show", key, "--ir"], folder).stdout
+    check(f'define void @"{key}"' in ir and "uitofp" in ir, "show --ir of an expression kernel")
+    run([CACHE, "clear"], folder)
+    shown = run([CACHE, "show", key, "--json"], folder)
+    check(shown.returncode == 0 and json.loads(shown.stdout) == {"key": key, "on_disk": False},
+          f"show of an expression key without its file: {shown.stdout!r} {shown.stderr!r}")
+
+
 def every_key_resolves_without_its_file(root):
     """show resolves a key from its text alone (src/kernel/key_codec.h), whatever
     its variant suffix: fixed rows (.r), streaming (.nt), a transposed input
@@ -236,6 +262,7 @@ def main():
         warm_flag_pregenerates_for_later_processes(root)
         dir_option_selects_the_folder(root)
         ascend_kernels_are_inspectable(root)
+        expression_kernels_are_cached_and_inspectable(root)
         every_key_resolves_without_its_file(root)
     for n in notes:
         print("NOT CHECKED:", n)

@@ -280,11 +280,21 @@ def check_mixed_binary(tmp):
         failures.append("sub u8 f32: differs from NumPy")
 
 
+def check_verbose_names_the_kernel():
+    """BCAST_VERBOSE prints one line per expression call, with its kernel key."""
+    p = subprocess.run([BCAST_RUN, "-e", "x*2+y", "x=f32[4,4]", "y=i32[4]", "--json"], capture_output=True, text=True,
+                       env=dict(os.environ, BCAST_VERBOSE="1"))
+    key = json.loads(p.stdout.strip().splitlines()[-1])["kernel"] if p.returncode == 0 else "?"
+    if f"bcast: expr 'x*2+y' f32,i32 -> [4, 4] f64 type [expand_b,same] kernel {key} (" not in p.stderr:
+        failures.append(f"BCAST_VERBOSE's line for an expression: {p.stderr!r}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_promotion_table(tmp)
         check_mixed_binary(tmp)
         worst = check_unary_special_values(tmp)
+        check_verbose_names_the_kernel()
         ran, refused = check_random_expressions(tmp, 160)
     for f in failures[:20]:
         print("FAIL:", f)
