@@ -172,56 +172,32 @@ class ExpressionEmitter {
   // offset from 0, so begin is 0 whenever one is strided (streaming rows have none).
   void emit_element_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& inner_stride,
                          const std::vector<Value*>& fixed, Value* begin, Value* end, bool vectorise) {
-    BasicBlock* preheader = b_.GetInsertBlock();
-    BasicBlock* body = new_block(b_, "inner");
-    BasicBlock* done = new_block(b_, "inner_done");
-    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), body, done);
-    b_.SetInsertPoint(body);
-    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
-    i->addIncoming(begin, preheader);
+    CountedLoop loop = open_loop(b_, begin, end, "inner");
     std::vector<llvm::PHINode*> running(static_cast<std::size_t>(operands_), nullptr);
     std::vector<Value*> address(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 0; k < operands_; ++k) {  // the phis first: they head the block
       if (spec_.inner[k] != InnerStride::strided) continue;
       running[k] = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
-      running[k]->addIncoming(b_.getInt64(0), preheader);
+      running[k]->addIncoming(b_.getInt64(0), loop.preheader);
     }
     for (int k = 0; k < operands_; ++k) {
-      if (spec_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], i);
+      if (spec_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
       if (spec_.inner[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
     std::vector<Value*> in;
     for (int k = 1; k < operands_; ++k) in.push_back(fixed[k] ? fixed[k] : load(k, address[k]));
     // out's class is unit or strided (out never repeats).
     emit_store(b_, dtype_[0], compute(in, 1), address[0]);
-    Value* next = b_.CreateAdd(i, b_.getInt64(1), "i_next");
-    BasicBlock* latch = b_.GetInsertBlock();
-    i->addIncoming(next, latch);
     for (int k = 0; k < operands_; ++k)
-      if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], inner_stride[k]), latch);
-    llvm::BranchInst* back = b_.CreateCondBr(b_.CreateICmpSLT(next, end), body, done);
-    if (!vectorise) {  // a few elements: the vectoriser's checks would cost more than they save
-      llvm::LLVMContext& c = b_.getContext();
-      llvm::Metadata* off[] = {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
-                               llvm::ConstantAsMetadata::get(b_.getFalse())};
-      llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, off)});
-      id->replaceOperandWith(0, id);
-      back->setMetadata(llvm::LLVMContext::MD_loop, id);
-    }
-    b_.SetInsertPoint(done);
+      if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], inner_stride[k]), b_.GetInsertBlock());
+    close_loop(b_, loop, b_.getInt64(1), vectorise);
   }
 
   // Whole lines of out [begin, end), `lanes` elements a step: each input a
   // vector (unit) or a splat (repeated), out one aligned non-temporal store.
   void emit_line_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& fixed, Value* begin, Value* end,
                       unsigned lanes) {
-    BasicBlock* preheader = b_.GetInsertBlock();
-    BasicBlock* body = new_block(b_, "lines");
-    BasicBlock* done = new_block(b_, "lines_done");
-    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), body, done);
-    b_.SetInsertPoint(body);
-    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "line_i");
-    i->addIncoming(begin, preheader);
+    CountedLoop loop = open_loop(b_, begin, end, "lines");
     std::vector<Value*> in;
     for (int k = 1; k < operands_; ++k) {
       if (fixed[k]) {
@@ -229,16 +205,14 @@ class ExpressionEmitter {
         continue;
       }
       llvm::Type* vector = llvm::FixedVectorType::get(element_type_[k], lanes);
-      Value* v = b_.CreateAlignedLoad(vector, b_.CreateGEP(element_type_[k], row_base[k], i),
+      Value* v = b_.CreateAlignedLoad(vector, b_.CreateGEP(element_type_[k], row_base[k], loop.i),
                                       llvm::Align(dtype_size(dtype_[k])));
       in.push_back(to_compute(b_, dtype_[k], v));
     }
-    llvm::StoreInst* store = emit_store(b_, dtype_[0], compute(in, lanes), b_.CreateGEP(element_type_[0], row_base[0], i));
+    llvm::StoreInst* store =
+        emit_store(b_, dtype_[0], compute(in, lanes), b_.CreateGEP(element_type_[0], row_base[0], loop.i));
     make_nontemporal(b_, store, kLineBytes);
-    Value* next = b_.CreateAdd(i, b_.getInt64(lanes), "line_next");
-    i->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, end), body, done);
-    b_.SetInsertPoint(done);
+    close_loop(b_, loop, b_.getInt64(lanes), /*vectorise=*/false);
   }
 
   const KernelKey& key_;

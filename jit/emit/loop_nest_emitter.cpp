@@ -517,44 +517,13 @@ class NestEmitter {
     return fixed;
   }
 
-  // ---- counted loops ----
+  // ---- counted loops (ir_helpers.h) ----
 
-  // for (i = begin; i < end; i += step): open_loop emits the guard and the
-  // loop block's induction variable and leaves the builder in the loop block
-  // (further PHIs go first); close_loop steps, branches back and leaves the
-  // builder after the loop.
-  struct CountedLoop {
-    llvm::PHINode* i = nullptr;
-    BasicBlock* preheader = nullptr;
-    BasicBlock* done = nullptr;
-    Value* end = nullptr;
-  };
   CountedLoop open_loop(Value* begin, Value* end, const std::string& name) {
-    CountedLoop loop;
-    loop.preheader = b_.GetInsertBlock();
-    loop.end = end;
-    BasicBlock* body = block(name);
-    loop.done = block(name + "_done");
-    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), body, loop.done);
-    b_.SetInsertPoint(body);
-    loop.i = b_.CreatePHI(b_.getInt64Ty(), 2, name == "inner" ? "i" : name + "_i");
-    loop.i->addIncoming(begin, loop.preheader);
-    return loop;
+    return jit::open_loop(b_, begin, end, name);
   }
   void close_loop(const CountedLoop& loop, Value* step, bool vectorise = true) {
-    Value* next = b_.CreateAdd(loop.i, step, loop.i->getName() + "_next");
-    loop.i->addIncoming(next, b_.GetInsertBlock());
-    llvm::BranchInst* back = b_.CreateCondBr(b_.CreateICmpSLT(next, loop.end), loop.i->getParent(), loop.done);
-    if (!vectorise) {
-      // A loop of a few elements: the vectoriser's checks would cost more than they save.
-      llvm::LLVMContext& c = b_.getContext();
-      llvm::Metadata* off[] = {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
-                               llvm::ConstantAsMetadata::get(b_.getFalse())};
-      llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, off)});
-      id->replaceOperandWith(0, id);
-      back->setMetadata(llvm::LLVMContext::MD_loop, id);
-    }
-    b_.SetInsertPoint(loop.done);
+    jit::close_loop(b_, loop, step, vectorise);
   }
 
   // out = op(x, y), x and y loaded as stored (storage_type), scalars or

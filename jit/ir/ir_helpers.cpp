@@ -45,4 +45,32 @@ void make_nontemporal(llvm::IRBuilder<>& b, llvm::StoreInst* store, std::uint64_
                      llvm::MDNode::get(b.getContext(), llvm::ConstantAsMetadata::get(b.getInt32(1))));
 }
 
+CountedLoop open_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name) {
+  CountedLoop loop;
+  loop.preheader = b.GetInsertBlock();
+  loop.end = end;
+  llvm::BasicBlock* body = new_block(b, name);
+  loop.done = new_block(b, name + "_done");
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), body, loop.done);
+  b.SetInsertPoint(body);
+  loop.i = b.CreatePHI(b.getInt64Ty(), 2, name == "inner" ? "i" : name + "_i");
+  loop.i->addIncoming(begin, loop.preheader);
+  return loop;
+}
+
+void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise) {
+  llvm::Value* next = b.CreateAdd(loop.i, step, loop.i->getName() + "_next");
+  loop.i->addIncoming(next, b.GetInsertBlock());
+  llvm::BranchInst* back = b.CreateCondBr(b.CreateICmpSLT(next, loop.end), loop.i->getParent(), loop.done);
+  if (!vectorise) {
+    llvm::LLVMContext& c = b.getContext();
+    llvm::Metadata* off[] = {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                             llvm::ConstantAsMetadata::get(b.getFalse())};
+    llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, off)});
+    id->replaceOperandWith(0, id);
+    back->setMetadata(llvm::LLVMContext::MD_loop, id);
+  }
+  b.SetInsertPoint(loop.done);
+}
+
 }  // namespace bcast::jit

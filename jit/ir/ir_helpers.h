@@ -33,6 +33,20 @@ llvm::Value* load_field(llvm::IRBuilder<>& b, llvm::Value* base, std::size_t off
 // Element i of an i64 array.
 llvm::Value* load_i64(llvm::IRBuilder<>& b, llvm::Value* array, std::int64_t i, const std::string& name);
 
+// for (i = begin; i < end; i += step): open_loop emits the guard and the
+// loop block's induction variable and leaves the builder in the loop block
+// (further PHIs go first); close_loop steps, branches back and leaves the
+// builder after the loop. A loop of a few elements is not vectorised
+// (`vectorise` false): the vectoriser's checks would cost more than they save.
+struct CountedLoop {
+  llvm::PHINode* i = nullptr;
+  llvm::BasicBlock* preheader = nullptr;
+  llvm::BasicBlock* done = nullptr;
+  llvm::Value* end = nullptr;
+};
+CountedLoop open_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name);
+void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise = true);
+
 // NOTE: [Streaming stores]: a store of a whole, line-aligned line, written
 // past the caches.
 void make_nontemporal(llvm::IRBuilder<>& b, llvm::StoreInst* store, std::uint64_t line_bytes);

@@ -143,6 +143,23 @@ def same_bits(got, want):
     return bool(np.array_equal(got, want))
 
 
+def run_against(label, want, args, out):
+    """bcast-run -e ARGS -o OUT --check against NumPy's `want`, or against
+    its refusal when `want` is the exception NumPy raised: the result, or
+    None when there is none to compare (a failure is recorded then)."""
+    p = subprocess.run([BCAST_RUN, "-e", *args, "-o", out, "--check"], capture_output=True, text=True)
+    if isinstance(want, Exception):
+        if p.returncode != 3 or os.path.exists(out):
+            failures.append(f"{label}: NumPy refuses it ({want}), bcast-run exits {p.returncode}: {p.stderr!r}")
+        return None
+    if p.returncode != 0:
+        failures.append(f"{label}: exit {p.returncode}: {p.stderr.strip()}")
+        return None
+    got = np.load(out)
+    os.remove(out)
+    return got
+
+
 def check_random_expressions(tmp, cases):
     refused = ran = 0
     for case in range(cases):
@@ -163,17 +180,10 @@ def check_random_expressions(tmp, cases):
                 want = np.asarray(eval(text, {"__builtins__": {}}, {**NAMESPACE, **arrays}))
         except (TypeError, OverflowError, np.core._exceptions._UFuncNoLoopError) as e:
             want = e
-        p = subprocess.run([BCAST_RUN, "-e", text, *specs, "-o", out, "--check"], capture_output=True, text=True)
-        if isinstance(want, Exception):
-            refused += 1
-            if p.returncode != 3 or os.path.exists(out):
-                failures.append(f"{text}: NumPy refuses it ({want}), bcast-run exits {p.returncode}: {p.stderr!r}")
+        got = run_against(f"{text} on {specs}", want, [text, *specs], out)
+        refused += isinstance(want, Exception)
+        if got is None:
             continue
-        if p.returncode != 0:
-            failures.append(f"{text} on {specs}: exit {p.returncode}: {p.stderr.strip()}")
-            continue
-        got = np.load(out)
-        os.remove(out)
         ran += 1
         if not same_bits(got, want):
             failures.append(f"{text}: bcast {got.dtype}{got.shape} {got.ravel()[:6]} vs NumPy {want.dtype}"
@@ -223,17 +233,9 @@ def check_unary_special_values(tmp):
             except TypeError as e:
                 want = e
             out = os.path.join(tmp, "unary.npy")
-            p = subprocess.run([BCAST_RUN, "-e", f"{op}(x)", f"x={path}", "-o", out, "--check"], capture_output=True,
-                               text=True)
-            if isinstance(want, Exception):
-                if p.returncode != 3:
-                    failures.append(f"{op} on {name}: NumPy refuses ({want}), bcast-run exits {p.returncode}")
+            got = run_against(f"{op} on {name}", want, [f"{op}(x)", f"x={path}"], out)
+            if got is None:
                 continue
-            if p.returncode != 0:
-                failures.append(f"{op} on {name}: exit {p.returncode}: {p.stderr.strip()}")
-                continue
-            got = np.load(out)
-            os.remove(out)
             if op in ("floor", "ceil", "round") and name[0] in "iu":
                 want = values  # an integer is its own floor (bcast's documented rule; NumPy 1.24 gives floats)
             if op in TRANSCENDENTAL_ULPS or op in ("exp", "log", "sin", "cos", "tanh", "sigmoid"):

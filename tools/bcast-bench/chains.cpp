@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 
+#include "stream_add.h"
 #include "timing.h"
 
 namespace bcast::bench {
@@ -148,18 +149,6 @@ void fill(const Tensor& t, std::mt19937& rng) {
   std::uniform_real_distribution<float> real(0.25f, 4.0f);  // no zero to divide by
   auto* p = t.data_as<float>();
   for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = real(rng);
-}
-
-double stream_add_gbps(std::int64_t out_bytes, int threads, int repeats) {
-  const std::int64_t n = std::max<std::int64_t>(out_bytes / 4, 1);
-  const Tensor a(DType::f32, {n}), b(DType::f32, {n}), c(DType::f32, {n});
-  const float* __restrict pa = a.data_as<const float>();
-  const float* __restrict pb = b.data_as<const float>();
-  float* __restrict pc = c.data_as<float>();
-  const double ns = median_ns_on_threads(threads, n, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) pc[i] = pa[i] + pb[i];
-  }, repeats);
-  return 3.0 * static_cast<double>(out_bytes) / ns;
 }
 
 // A peer's time counts only if its result is bcast's fused result, bit for bit.

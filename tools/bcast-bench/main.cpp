@@ -14,6 +14,7 @@
 #include "chains.h"
 #include "peers.h"
 #include "probes.h"
+#include "stream_add.h"
 #include "timing.h"
 
 namespace bcast::bench {
@@ -60,20 +61,6 @@ void fill(const Tensor& t) {
   auto* bytes = static_cast<unsigned char*>(t.data());
   // Small non-negative values are valid in every dtype (f16 0x00xx are tiny numbers).
   for (std::size_t i = 0; i < t.nbytes(); ++i) bytes[i] = static_cast<unsigned char>(rng() & 0x3f);
-}
-
-// The bandwidth reference: c[i] = a[i] + b[i] over as many bytes as the case's
-// output, on `threads` threads.
-double stream_add_ns(std::int64_t out_bytes, int threads, int repeats) {
-  const std::int64_t n = std::max<std::int64_t>(out_bytes / 4, 1);
-  const Tensor a(DType::f32, {n}), b(DType::f32, {n}), c(DType::f32, {n});
-  const float* __restrict pa = a.data_as<const float>();
-  const float* __restrict pb = b.data_as<const float>();
-  float* __restrict pc = c.data_as<float>();
-  auto part = [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) pc[i] = pa[i] + pb[i];
-  };
-  return median_ns_on_threads(threads, n, part, repeats);
 }
 
 double gbps(std::int64_t bytes, std::optional<double> ns) { return ns ? static_cast<double>(bytes) / *ns : 0.0; }

@@ -88,7 +88,6 @@ int run_expression_mode(const ExpressionRun& run) {
   if (run.check) std::cout << "  check ok";
   std::cout << "\n";
   if (run.json) {
-    const KernelCacheStats s = kernel_cache_stats();
     nlohmann::json j{{"expression", run.expression},
                      {"structure", info.structure},
                      {"in_dtypes", dtype_names(info.in_dtypes)},
@@ -97,9 +96,7 @@ int run_expression_mode(const ExpressionRun& run) {
                      {"out_strides", out.layout().strides},
                      {"broadcast_type", info.broadcast_type},
                      {"kernel", info.kernel},
-                     {"cache",
-                      {{"hits", s.hits}, {"misses", s.misses}, {"disk_hits", s.disk_hits}, {"compiles", s.compiles},
-                       {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}}},
+                     {"cache", cache_json()},
                      {"bytes", bytes},
                      {"threads", num_threads()}};
     if (run.repeat > 0) {

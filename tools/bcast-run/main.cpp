@@ -31,11 +31,6 @@ struct Options {
   std::uint64_t seed = 0;
 };
 
-nlohmann::json cache_json() {
-  const KernelCacheStats s = kernel_cache_stats();
-  return {{"hits", s.hits},         {"misses", s.misses},         {"disk_hits", s.disk_hits}, {"compiles", s.compiles},
-          {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}};
-}
 
 // --warm RANK: pre-generates every broadcast type up to RANK levels.
 int warm(const Options& o) {
@@ -46,6 +41,18 @@ int warm(const Options& o) {
   std::cout << fmt::format("warm: {} kernels for broadcast types up to rank {} ({} compiled, {} failed) in {:.0f} ms\n",
                            s.resident, o.warm, s.compiles, s.failures, ns / 1e6);
   return kExitOk;
+}
+
+// The expression mode's run with this invocation's options.
+ExpressionRun expression_run(const Options& o, std::string expression, std::vector<std::string> operands) {
+  return {.expression = std::move(expression),
+          .operands = std::move(operands),
+          .output = o.output,
+          .check = o.check,
+          .json = o.json,
+          .trace = o.trace,
+          .repeat = o.repeat,
+          .seed = o.seed};
 }
 
 int run_op(const Options& o) {
@@ -61,14 +68,7 @@ int run_op(const Options& o) {
   const Operand b = load_operand(o.b, rng);
   // NOTE: [Mixed dtypes]: the one-node expression op(a, b), with the same data.
   if (a.view.dtype != b.view.dtype)
-    return run_expression_mode({.expression = fmt::format("{}(a, b)", o.op),
-                                .operands = {"a=" + o.a, "b=" + o.b},
-                                .output = o.output,
-                                .check = o.check,
-                                .json = o.json,
-                                .trace = o.trace,
-                                .repeat = o.repeat,
-                                .seed = o.seed});
+    return run_expression_mode(expression_run(o, fmt::format("{}(a, b)", o.op), {"a=" + o.a, "b=" + o.b}));
 
   Tensor out = binary(*op, a.view, b.view);
   double ns = 0;
@@ -163,14 +163,7 @@ int main(int argc, char** argv) {
     if (!o.target.empty()) bcast::set_target(o.target);
     if (o.warm >= 0) warm(o);
     if (!o.expression.empty()) {
-      const int status = run_expression_mode({.expression = o.expression,
-                                              .operands = o.positional,
-                                              .output = o.output,
-                                              .check = o.check,
-                                              .json = o.json,
-                                              .trace = o.trace,
-                                              .repeat = o.repeat,
-                                              .seed = o.seed});
+      const int status = run_expression_mode(expression_run(o, o.expression, o.positional));
       if (!o.dump_cache.empty()) bcast::write_kernel_cache_dump(o.dump_cache);
       return status;
     }

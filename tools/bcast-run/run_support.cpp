@@ -115,4 +115,10 @@ void print_trace() {
   }
 }
 
+nlohmann::json cache_json() {
+  const KernelCacheStats s = kernel_cache_stats();
+  return {{"hits", s.hits},         {"misses", s.misses},         {"disk_hits", s.disk_hits}, {"compiles", s.compiles},
+          {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}};
+}
+
 }  // namespace bcast::tools

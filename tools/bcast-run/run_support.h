@@ -8,6 +8,8 @@
 #include <optional>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "bcast/bcast.h"
 
 namespace bcast::tools {
@@ -26,6 +28,9 @@ double median_ns(const std::function<void()>& f, int repeats);
 // Index (in C order) of the first element where x and y differ bit for bit;
 // nullopt when they are identical. Shapes and dtypes must match.
 std::optional<std::int64_t> first_difference(const TensorView& x, const TensorView& y);
+
+// --json's `cache` object: the kernel cache's counters.
+nlohmann::json cache_json();
 
 // --trace: the Ascend-style simulator's counters of the calling thread's
 // last call, per block, or why it did not run there.

@@ -1,0 +1,66 @@
+// Fuzz target: expressions. Any text is either an Error naming what is wrong
+// (a syntax error's position, an unknown name, a dtype an op does not
+// define, a scalar out of range) or an expression whose JIT kernel and
+// reference evaluator give the same bits (a NaN matching any NaN). Operands:
+// x f32 [3,4], y i8 [4], z u8 [3,1] (values small and varied), w f16 [2].
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bcast/bcast.h"
+#include "error_messages.h"
+#include "test_support.h"
+
+namespace {
+
+[[noreturn]] void finding(const std::string& what, const std::string& text) {
+  std::fprintf(stderr, "%s (expression '%s')\n", what.c_str(), bcast::detail::printable(text).c_str());
+  std::abort();
+}
+
+struct Operands {
+  bcast::Tensor x{bcast::DType::f32, {3, 4}}, y{bcast::DType::i8, {4}}, z{bcast::DType::u8, {3, 1}},
+      w{bcast::DType::f16, {2}};
+  Operands() {
+    std::mt19937_64 rng(5);
+    for (const bcast::Tensor* t : {&x, &y, &z, &w}) bcast::test::fill_random(*t, rng);
+  }
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return 0; }
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace bcast;
+  static const Operands o;
+  const std::string text(reinterpret_cast<const char*>(data), std::min<std::size_t>(size, 256));
+  Tensor jit, reference;
+  try {
+    const Expr e = parse_expression(text, {{"x", o.x.view()}, {"y", o.y.view()}, {"z", o.z.view()}, {"w", o.w.view()}});
+    jit = evaluate(e);
+    set_jit_enabled(false);
+    try {
+      reference = evaluate(e);
+    } catch (...) {
+      set_jit_enabled(true);
+      throw;
+    }
+    set_jit_enabled(true);
+  } catch (const Error& e) {
+    if (std::string(e.what()).empty()) finding("an error without a message", text);
+    return 0;
+  }
+  if (jit.dtype() != reference.dtype() || jit.shape() != reference.shape())
+    finding("the JIT and the reference evaluator disagree on the result's dtype or shape", text);
+  const std::vector<std::uint8_t> a = test::bytes_of(jit), b = test::bytes_of(reference);
+  const std::size_t n = dtype_size(jit.dtype());
+  for (std::int64_t i = 0; i < jit.numel(); ++i) {
+    if (std::memcmp(a.data() + i * n, b.data() + i * n, n) == 0) continue;
+    if (is_floating(jit.dtype()) && std::isnan(test::get(jit, i)) && std::isnan(test::get(reference, i))) continue;
+    finding("element " + std::to_string(i) + " differs between the JIT and the reference evaluator", text);
+  }
+  return 0;
+}
