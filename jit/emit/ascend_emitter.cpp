@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "ascend_abi.h"
+#include "expr_kernel.h"
 #include "ir/ir_helpers.h"
 #include "ir/odometer.h"
 
@@ -54,16 +55,26 @@ constexpr IntrinsicDecl kIntrinsics[] = {BCAST_ASCEND_INTRINSICS(BCAST_INTRINSIC
 class AscendEmitter {
  public:
   AscendEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol)
-      : module_(module), key_(key), b_(module.getContext()) {
+      : module_(module), key_(key), b_(module.getContext()),
+        program_(key.expr != 0 ? &expr_kernel_spec(key.expr).program : nullptr),
+        operands_(program_ ? 1 + static_cast<int>(program_->inputs.size()) : kNumOperands),
+        odometer_(operands_) {
     llvm::Type* i64 = b_.getInt64Ty();
     llvm::Type* ptr = b_.getPtrTy();
-    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, ptr, ptr, ptr, ptr, ptr}, false);
+    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, ptr, ptr, ptr}, false);
     fn_ = begin_kernel(b_, module, type, symbol, settings);
-    const char* names[] = {"block_idx", "block_num", "gm_a", "gm_b", "gm_out", "params", "ctx"};
-    for (unsigned i = 0; i < 7; ++i) fn_->getArg(i)->setName(names[i]);
-    gm_ = {fn_->getArg(4), fn_->getArg(2), fn_->getArg(3)};
-    params_ = fn_->getArg(5);
-    ctx_ = fn_->getArg(6);
+    const char* names[] = {"block_idx", "block_num", "gm", "params", "ctx"};
+    for (unsigned i = 0; i < 5; ++i) fn_->getArg(i)->setName(names[i]);
+    params_ = fn_->getArg(3);
+    ctx_ = fn_->getArg(4);
+    for (int k = 0; k < operands_; ++k)
+      gm_.push_back(load_field(b_, fn_->getArg(2), k * sizeof(void*), b_.getPtrTy(), k == 0 ? "gm_out" : "gm_in"));
+    inner_stride_.resize(operands_);
+    tile_step_.resize(operands_);
+    row_rewind_.resize(operands_);
+    residency_.resize(operands_);
+    ub_resident_.resize(operands_);
+    ub_tile_.resize(operands_);
   }
 
   llvm::Function* emit() {
@@ -114,12 +125,12 @@ class AscendEmitter {
     for (int l = 0; l < outer; ++l) {
       odometer_.extent.push_back(element(extents, l, "extent"));
       odometer_.index.push_back(local("i" + std::to_string(l), element(index, l, "start")));
-      for (int k = 0; k < kNumOperands; ++k) {
+      for (int k = 0; k < operands_; ++k) {
         odometer_.stride[k].push_back(element(strides, k * outer + l, "stride"));
         odometer_.span[k].push_back(element(spans, k * outer + l, "span"));
       }
     }
-    for (int k = 0; k < kNumOperands; ++k) {
+    for (int k = 0; k < operands_; ++k) {
       odometer_.offset[k] = local(
           "offset", load_field(b_, start, offsetof(BlockStart, offset) + k * sizeof(std::int64_t), b_.getInt64Ty(),
                                "start_offset"));
@@ -135,11 +146,17 @@ class AscendEmitter {
     tile_ = field(offsetof(KernelParams, tile), b_.getInt64Ty(), "tile_elements");
     slots_ = field(offsetof(KernelParams, slots), b_.getInt64Ty(), "slots");
     pos_ = local("pos", load_field(b_, start, offsetof(BlockStart, pos), b_.getInt64Ty(), "pos"));
+    if (program_ != nullptr) {
+      Value* values = field(offsetof(KernelParams, ub_values), b_.getPtrTy(), "ub_values");
+      for (std::size_t i = 0; i < program_->code.size(); ++i)
+        ub_value_.push_back({element(values, static_cast<int>(2 * i), "ub_value"),
+                             element(values, static_cast<int>(2 * i + 1), "ub_value")});
+    }
   }
 
   // A resident input is copied whole into the UB once per block.
   void load_residents() {
-    for (int k = kA; k <= kB; ++k) {
+    for (int k = 1; k < operands_; ++k) {
       BasicBlock* load = block("load_resident");
       BasicBlock* after = block("after_resident");
       b_.CreateCondBr(b_.CreateICmpEQ(residency_[k], b_.getInt64(ascend::kResident)), load, after);
@@ -159,24 +176,46 @@ class AscendEmitter {
     // len = min(tile, n - pos): the last tile of a row may be short.
     Value* left_in_row = b_.CreateSub(n_, b_.CreateLoad(b_.getInt64Ty(), pos_));
     Value* len = b_.CreateSelect(b_.CreateICmpSLT(left_in_row, tile_), left_in_row, tile_, "len");
-    std::array<Value*, kNumOperands> ub{};
-    for (int k = kA; k <= kB; ++k) {
+    std::vector<Value*> ub(static_cast<std::size_t>(operands_), nullptr);
+    for (int k = 1; k < operands_; ++k) {
       ub[k] = fetch_input(k, slot, len);
       call(Intrinsic::bcast_sim_enque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
     }
-    for (int k = kA; k <= kB; ++k)
+    for (int k = 1; k < operands_; ++k)
       call(Intrinsic::bcast_sim_deque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
     Value* out_ub = tile_buffer(kOut, slot);
-    call(Intrinsic::bcast_sim_vector_binary, {ctx_, out_ub, ub[kA], ub[kB], len});
+    if (program_ == nullptr) call(Intrinsic::bcast_sim_vector_binary, {ctx_, out_ub, ub[kA], ub[kB], len});
+    else emit_nodes(ub, slot, len);
     call(Intrinsic::bcast_sim_enque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
     call(Intrinsic::bcast_sim_deque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
     call(Intrinsic::bcast_sim_copy_out, {ctx_, gm_at(kOut), out_ub, len, inner_stride_[kOut]});
     call(Intrinsic::bcast_sim_tile_done, {ctx_});
   }
 
+  // NOTE: [Expression kernels]: each node of the program over the tile, from
+  // the inputs' tile buffers, the scalars and earlier nodes' buffers into its
+  // own (the last one's is out's).
+  void emit_nodes(const std::vector<Value*>& ub, Value* slot, Value* len) {
+    std::vector<Value*> value;  // each value's UB address, or kScalarArgument - j for scalar j
+    for (int k = 1; k < operands_; ++k) value.push_back(ub[k]);
+    for (std::size_t j = 0; j < program_->scalars.size(); ++j)
+      value.push_back(b_.getInt64(ascend::kScalarArgument - static_cast<std::int64_t>(j)));
+    Value* first_slot = b_.CreateICmpEQ(slot, b_.getInt64(0));
+    for (std::size_t i = 0; i < program_->code.size(); ++i) {
+      const ExprInstr& instr = program_->code[i];
+      Value* dst = b_.CreateSelect(first_slot, ub_value_[i][0], ub_value_[i][1], "node_ub");
+      Value* args[3] = {b_.getInt64(0), b_.getInt64(0), b_.getInt64(0)};
+      for (int a = 0; a < instr.arity(); ++a) args[a] = value[static_cast<std::size_t>(instr.args[a])];
+      call(Intrinsic::bcast_sim_vector_node,
+           {ctx_, b_.getInt32(static_cast<std::uint32_t>(i)), dst, args[0], args[1], args[2], len});
+      value.push_back(dst);
+    }
+  }
+
   // The UB address of input k's data for this tile.
   Value* fetch_input(int k, Value* slot, Value* len) {
-    const bool repeated = key_.rank > 0 && key_.inner[k] == InnerStride::zero;
+    const InnerStride inner = program_ ? expr_kernel_spec(key_.expr).inner[k] : key_.inner[k];
+    const bool repeated = key_.rank > 0 && inner == InnerStride::zero;
     Value* buffer = tile_buffer(k, slot);
     Value* offset = b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k]);
     BasicBlock* resident = block("resident");
@@ -189,7 +228,7 @@ class AscendEmitter {
     Value* in_resident = b_.CreateAdd(ub_resident_[k], offset);
     Value* from_resident = in_resident;
     if (repeated) {
-      call(Intrinsic::bcast_sim_broadcast, {ctx_, buffer, in_resident, len});
+      call(Intrinsic::bcast_sim_broadcast, {ctx_, buffer, in_resident, len, b_.getInt32(k)});
       from_resident = buffer;
     }
     b_.CreateBr(fetched);
@@ -199,7 +238,7 @@ class AscendEmitter {
     b_.SetInsertPoint(per_tile);
     if (repeated) {
       call(Intrinsic::bcast_sim_copy_in, {ctx_, buffer, gm_at(k), b_.getInt64(1), b_.getInt64(1), b_.getInt32(k)});
-      call(Intrinsic::bcast_sim_broadcast, {ctx_, buffer, buffer, len});
+      call(Intrinsic::bcast_sim_broadcast, {ctx_, buffer, buffer, len, b_.getInt32(k)});
     } else {
       call(Intrinsic::bcast_sim_copy_in, {ctx_, buffer, gm_at(k), len, inner_stride_[k], b_.getInt32(k)});
     }
@@ -216,7 +255,7 @@ class AscendEmitter {
   // Next tile: along the row, or to the next row through the odometer.
   void emit_advance(BasicBlock* tile, BasicBlock* exit) {
     Value* pos = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), pos_), tile_);
-    for (int k = 0; k < kNumOperands; ++k) add_to(odometer_.offset[k], tile_step_[k]);
+    for (int k = 0; k < operands_; ++k) add_to(odometer_.offset[k], tile_step_[k]);
     BasicBlock* same_row = block("same_row");
     BasicBlock* next_row = block("next_row");
     b_.CreateCondBr(b_.CreateICmpSLT(pos, n_), same_row, next_row);
@@ -225,7 +264,7 @@ class AscendEmitter {
     b_.CreateBr(tile);
     b_.SetInsertPoint(next_row);
     b_.CreateStore(b_.getInt64(0), pos_);
-    for (int k = 0; k < kNumOperands; ++k)
+    for (int k = 0; k < operands_; ++k)
       b_.CreateStore(b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k]), row_rewind_[k]),
                      odometer_.offset[k]);
     odometer_.emit_step(b_, tile, exit);
@@ -262,13 +301,15 @@ class AscendEmitter {
   llvm::Module& module_;
   const KernelKey& key_;
   llvm::IRBuilder<> b_;
+  const ExprProgram* program_;  // an expression kernel's; null for a binary op's
+  int operands_;                // out and the inputs
+  Odometer odometer_;
   llvm::Function* fn_ = nullptr;
   Value* params_ = nullptr;
   Value* ctx_ = nullptr;
-  std::array<Value*, kNumOperands> gm_{};
-  Odometer odometer_{kNumOperands};
-  std::array<Value*, kNumOperands> inner_stride_{}, tile_step_{}, row_rewind_{}, residency_{}, ub_resident_{};
-  std::array<std::array<Value*, 2>, kNumOperands> ub_tile_{};
+  std::vector<Value*> gm_;
+  std::vector<Value*> inner_stride_, tile_step_, row_rewind_, residency_, ub_resident_;
+  std::vector<std::array<Value*, 2>> ub_tile_, ub_value_;
   Value* n_ = nullptr;
   Value* tile_ = nullptr;
   Value* slots_ = nullptr;

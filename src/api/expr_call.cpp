@@ -18,6 +18,7 @@
 #include "ascend_dispatch.h"
 #include "config.h"
 #include "executor.h"
+#include "targets.h"
 #include "node_ops.h"
 #include "output_layout.h"
 #include "short_rows.h"
@@ -261,9 +262,14 @@ namespace {
 
 void run_on_host(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
                  const std::vector<TensorView>& inputs) {
-  if (config::ascend_target())
-    record_ascend_fallback("expression " + call.text() +
-                           ": the simulator has no expression kernels yet (mixed-dtype binary calls are expressions)");
+  // Under ascend-sim even an empty call goes to the simulator's path, which
+  // records in the trace why it did not run there.
+  if (config::ascend_target()) {
+    const ExprEvaluator evaluator(call.program());
+    if (run_expression_on_ascend_target(target_for(TargetKind::ascend_sim), call.structure(), call.input_types(),
+                                        call.scalar_types(), evaluator, call.scalar_slots().data(), plan, out, inputs))
+      return;
+  }
   if (plan.numel == 0) return;
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
   OperandPointers ptrs;

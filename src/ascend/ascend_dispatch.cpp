@@ -1,11 +1,10 @@
 // The ascend-sim path of an op call.
 #include "ascend_dispatch.h"
 
-#include <atomic>
-
 #include "ascend_launch.h"
 #include "bcast/runtime.h"
 #include "config.h"
+#include "expr_kernel.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "logging.h"
@@ -15,22 +14,8 @@ namespace {
 
 thread_local AscendTrace t_last_trace;
 
-}  // namespace
-
-AscendTrace last_ascend_trace() { return t_last_trace; }
-
-void record_ascend_fallback(const std::string& why) {
-  t_last_trace = {};
-  t_last_trace.fallback = why;
-  static std::atomic<bool> warned{false};
-  if (!warned.exchange(true)) logging::core().warn("ascend-sim: {}; such calls run on the host", why);
-  else logging::core().debug("ascend-sim: {}; the call runs on the host", why);
-}
-
-bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b,
-                          const TensorView& out, const BroadcastPlan& plan) {
-  AscendTrace& trace = t_last_trace;
-  trace = {};  // a call that does not reach the simulator must not show the last one's trace
+// Whether a call can reach the simulator at all; the trace says why not.
+bool may_run(const BroadcastPlan& plan, AscendTrace& trace) {
   if (plan.numel == 0) {
     trace.fallback = "nothing to compute: the output is empty";
     return false;
@@ -39,16 +24,15 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
     trace.fallback = "the JIT is off (BCAST_JIT=0)";
     return false;
   }
-  const KernelKey key = make_kernel_key(target, op, a.dtype, plan, provider::current_codegen_id());
-  trace.kernel = key.to_string();
-  const provider::Kernel kernel = provider::kernel_for(key, target);
-  if (kernel.entry == nullptr) {
-    trace.fallback = "no kernel (compilation failed)";
-    return false;
-  }
-  const ascend::SimConfig sim{.ub_size = config::ub_size(), .block_num = config::block_num(),
-                              .double_buffer = config::double_buffer()};
-  const ascend::Launch run = ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), op, plan, a, b, out, sim);
+  return true;
+}
+
+ascend::SimConfig sim_config() {
+  return {.ub_size = config::ub_size(), .block_num = config::block_num(), .double_buffer = config::double_buffer()};
+}
+
+// A launch's tiling and counters into the trace; a broken rule is logged.
+bool record(const ascend::Launch& run, AscendTrace& trace) {
   trace.tile = run.plan.tile;
   trace.tiles = run.plan.tiles;
   trace.slots = run.plan.slots;
@@ -63,6 +47,54 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+AscendTrace last_ascend_trace() { return t_last_trace; }
+
+bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b,
+                          const TensorView& out, const BroadcastPlan& plan) {
+  AscendTrace& trace = t_last_trace;
+  trace = {};  // a call that does not reach the simulator must not show the last one's trace
+  if (!may_run(plan, trace)) return false;
+  const KernelKey key = make_kernel_key(target, op, a.dtype, plan, provider::current_codegen_id());
+  trace.kernel = key.to_string();
+  const provider::Kernel kernel = provider::kernel_for(key, target);
+  if (kernel.entry == nullptr) {
+    trace.fallback = "no kernel (compilation failed)";
+    return false;
+  }
+  const ascend::Launch run = ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), op, plan, a, b, out,
+                                            sim_config());
+  return record(run, trace);
+}
+
+bool run_expression_on_ascend_target(const Target& target, const std::string& structure,
+                                     const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,
+                                     const ExprEvaluator& evaluator, const void* scalar_slots,
+                                     const BroadcastPlan& plan, const TensorView& out,
+                                     const std::vector<TensorView>& operands) {
+  AscendTrace& trace = t_last_trace;
+  trace = {};
+  if (!may_run(plan, trace)) return false;
+  if (evaluator.program().code.empty()) {
+    trace.fallback = "the expression computes nothing (it copies an input)";
+    return false;
+  }
+  const KernelKey key = make_expr_kernel_key(target, structure, inputs, scalars, plan, provider::current_codegen_id());
+  trace.kernel = key.to_string();
+  const provider::Kernel kernel = provider::kernel_for(key, target);
+  if (kernel.entry == nullptr) {
+    trace.fallback = "no kernel (compilation failed)";
+    return false;
+  }
+  std::vector<TensorView> views{out};
+  views.insert(views.end(), operands.begin(), operands.end());
+  const ascend::BlockWork work{.expression = &evaluator, .scalars = scalar_slots};
+  const ascend::Launch run =
+      ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), work, plan, views, sim_config());
+  return record(run, trace);
 }
 
 }  // namespace bcast

@@ -1,8 +1,12 @@
 // Sending one op to the Ascend-style simulator (BCAST_TARGET=ascend-sim).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "bcast/ops.h"
 #include "broadcast_plan.h"
+#include "expr_evaluator.h"
 #include "target.h"
 
 namespace bcast {
@@ -17,9 +21,16 @@ namespace bcast {
 bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b,
                           const TensorView& out, const BroadcastPlan& plan);
 
-// For a call that the simulator cannot run at all (an expression, NOTE:
-// [Expression kernels]): records `why` in the calling thread's trace and logs
-// it, as a warning the first time in the process and at debug level after.
-void record_ascend_fallback(const std::string& why);
+// NOTE: [Expression kernels] on the simulator: every input's tiles go through
+// the UB (small repeated inputs stay resident), each node runs as a vector
+// instruction into a tile buffer of its own, the last one into out's. False,
+// with the reason in the trace and the log, when it cannot run there (as
+// run_on_ascend_target; also an expression that computes nothing, a copy).
+// `structure`, the leaf types and `evaluator` are the expression's.
+bool run_expression_on_ascend_target(const Target& target, const std::string& structure,
+                                     const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,
+                                     const ExprEvaluator& evaluator, const void* scalar_slots,
+                                     const BroadcastPlan& plan, const TensorView& out,
+                                     const std::vector<TensorView>& operands);
 
 }  // namespace bcast

@@ -53,15 +53,21 @@ bool may_stay_resident(const Levels& l, int k, const TensorView& view, std::int6
 
 }  // namespace
 
-std::optional<TilePlan> plan_tiles(const BroadcastPlan& bplan, const TensorView& a, const TensorView& b,
-                                   const TensorView& out, const SimConfig& config, std::string& why) {
+std::optional<TilePlan> plan_tiles(const BroadcastPlan& bplan, std::span<const TensorView> operands,
+                                   std::span<const std::int64_t> node_sizes, const SimConfig& config, std::string& why) {
   const Levels l = levels_of(bplan);
-  const auto in = static_cast<std::int64_t>(a.element_size()), result = static_cast<std::int64_t>(out.element_size());
   const std::int64_t n = l.extents.back();
   // Whole tiles are a multiple of 32 bytes in every buffer.
-  const std::int64_t unit = kAlign / std::min(in, result);
-  const std::int64_t per_element = 2 * in + result;  // a, b and out tile buffers
-  const TensorView* inputs[kNumOperands] = {nullptr, &a, &b};
+  std::int64_t smallest = kAlign, per_element = 0;  // per_element: the tile buffers' bytes per element
+  for (const TensorView& v : operands) {
+    smallest = std::min<std::int64_t>(smallest, static_cast<std::int64_t>(v.element_size()));
+    per_element += static_cast<std::int64_t>(v.element_size());
+  }
+  for (const std::int64_t size : node_sizes) {
+    smallest = std::min(smallest, size);
+    per_element += size;
+  }
+  const std::int64_t unit = kAlign / smallest;
   TilePlan t;
   std::int64_t used = 0;
   // Prefer resident inputs and two slots; give up residents, then the second
@@ -69,9 +75,10 @@ std::optional<TilePlan> plan_tiles(const BroadcastPlan& bplan, const TensorView&
   for (const bool residents : {true, false}) {
     t = TilePlan{};
     used = 0;
-    for (int k = kA; k <= kB && residents; ++k) {
-      const std::int64_t bytes = round_up(inputs[k]->numel() * in, kAlign);
-      if (may_stay_resident(l, k, *inputs[k], in) && used + bytes <= config.ub_size / 2) {
+    for (std::size_t k = 1; k < operands.size() && residents; ++k) {
+      const auto size = static_cast<std::int64_t>(operands[k].element_size());
+      const std::int64_t bytes = round_up(operands[k].numel() * size, kAlign);
+      if (may_stay_resident(l, static_cast<int>(k), operands[k], size) && used + bytes <= config.ub_size / 2) {
         t.resident[k] = true;
         used += bytes;
       }
@@ -88,7 +95,7 @@ std::optional<TilePlan> plan_tiles(const BroadcastPlan& bplan, const TensorView&
   }
   if (t.tile == 0) {
     why = "a " + std::to_string(config.ub_size) + "-byte UB cannot hold one tile of " + std::to_string(unit) +
-          " elements per operand";
+          " elements per buffer";
     return std::nullopt;
   }
   t.segments = (n + t.tile - 1) / t.tile;
@@ -104,19 +111,19 @@ namespace {
 // The kernel's parameters (NOTE: [Ascend kernel ABI]) and the arrays they
 // point into, which must outlive the launch.
 struct Parameters {
-  std::vector<std::int64_t> extents, strides, spans;
+  std::vector<std::int64_t> extents, strides, spans, ub_values;
   std::vector<BlockStart> starts;
   std::vector<std::vector<std::int64_t>> indices;
   KernelParams p{};
 };
 
-using Sizes = std::array<std::int64_t, kNumOperands>;
+using Sizes = std::vector<std::int64_t>;  // each operand's element size, out first
 
-// The outer levels: extents, and byte strides and spans in three rows.
+// The outer levels: extents, and byte strides and spans, a row per operand.
 void lay_out_levels(Parameters& params, const Levels& l, const Sizes& size) {
   const int outer = l.rank() - 1;
   params.extents.assign(l.extents.begin(), l.extents.end() - 1);
-  for (int k = 0; k < kNumOperands; ++k)
+  for (std::size_t k = 0; k < size.size(); ++k)
     for (int d = 0; d < outer; ++d) {
       params.strides.push_back(l.strides[k][d] * size[k]);
       params.spans.push_back((l.extents[d] - 1) * l.strides[k][d] * size[k]);
@@ -129,32 +136,45 @@ void lay_out_levels(Parameters& params, const Levels& l, const Sizes& size) {
   p.inner_extent = l.extents.back();
 }
 
-// The tiles' steps and the UB: resident inputs, then per slot the out, a and
-// b tile buffers.
-void lay_out_ub(KernelParams& p, const Levels& l, const TilePlan& t, const Sizes& size,
-                const std::array<const TensorView*, kNumOperands>& views) {
+// The tiles' steps and the UB: resident inputs, then per slot each
+// operand's tile buffer, then each node's (of node_sizes[i] bytes an
+// element) but the last: out's is its.
+void lay_out_ub(Parameters& params, const Levels& l, const TilePlan& t, const Sizes& size,
+                std::span<const TensorView> views, std::span<const std::int64_t> node_sizes) {
+  KernelParams& p = params.p;
   p.tile = t.tile;
   p.slots = t.slots;
   std::int64_t ub = 0;
-  for (int k = 0; k < kNumOperands; ++k) {
+  const auto operands = static_cast<int>(size.size());
+  for (int k = 0; k < operands; ++k) {
     p.inner_stride[k] = l.strides[k].back();
     p.tile_step[k] = t.tile * p.inner_stride[k] * size[k];
     p.row_rewind[k] = t.segments * p.tile_step[k];
     p.residency[k] = t.resident[k] ? kResident : kPerTile;
     if (t.resident[k]) {
       p.ub_resident[k] = ub;
-      p.resident_count[k] = views[k]->numel();
+      p.resident_count[k] = views[static_cast<std::size_t>(k)].numel();
       p.resident_gm_offset[k] = 0;  // a dense C-order view starts at its data pointer
       ub += round_up(p.resident_count[k] * size[k], kAlign);
     }
   }
-  for (int s = 0; s < t.slots; ++s)
-    for (int k = 0; k < kNumOperands; ++k) {
+  const std::size_t nodes = node_sizes.size();
+  params.ub_values.assign(2 * nodes, 0);
+  for (int s = 0; s < t.slots; ++s) {
+    for (int k = 0; k < operands; ++k) {
       p.ub_tile[k][s] = ub;
       ub += t.tile * size[k];
     }
-  if (t.slots == 1)
-    for (int k = 0; k < kNumOperands; ++k) p.ub_tile[k][1] = p.ub_tile[k][0];
+    for (std::size_t i = 0; i < nodes; ++i) {
+      params.ub_values[2 * i + s] = i + 1 < nodes ? ub : p.ub_tile[kOut][s];
+      if (i + 1 < nodes) ub += t.tile * node_sizes[i];
+    }
+  }
+  if (t.slots == 1) {
+    for (int k = 0; k < operands; ++k) p.ub_tile[k][1] = p.ub_tile[k][0];
+    for (std::size_t i = 0; i < nodes; ++i) params.ub_values[2 * i + 1] = params.ub_values[2 * i];
+  }
+  p.ub_values = params.ub_values.data();
 }
 
 // Each block's first tile: the only index arithmetic of a launch.
@@ -169,11 +189,11 @@ void find_block_starts(Parameters& params, const Levels& l, const TilePlan& t, c
     s.tiles = share(t.tiles, block_num, blk + 1) - first;
     const std::int64_t seg = first % t.segments;
     s.pos = seg * t.tile;
-    for (int k = 0; k < kNumOperands; ++k) s.offset[k] = l.base[k] * size[k] + seg * params.p.tile_step[k];
+    for (std::size_t k = 0; k < size.size(); ++k) s.offset[k] = l.base[k] * size[k] + seg * params.p.tile_step[k];
     for (std::int64_t d = outer - 1, rest = first / t.segments; d >= 0; --d) {
       params.indices[blk][d] = rest % l.extents[d];
       rest /= l.extents[d];
-      for (int k = 0; k < kNumOperands; ++k) s.offset[k] += params.indices[blk][d] * l.strides[k][d] * size[k];
+      for (std::size_t k = 0; k < size.size(); ++k) s.offset[k] += params.indices[blk][d] * l.strides[k][d] * size[k];
     }
     s.index = params.indices[blk].data();
   }
@@ -194,34 +214,42 @@ void inject(Parameters& params, Fault fault, const SimConfig& config, const Tens
 
 }  // namespace
 
-Launch launch(KernelFn kernel, Op op, const BroadcastPlan& bplan, const TensorView& a, const TensorView& b,
-              const TensorView& out, const SimConfig& config, Fault fault) {
+Launch launch(KernelFn kernel, const BlockWork& work, const BroadcastPlan& bplan, std::span<const TensorView> views,
+              const SimConfig& config, Fault fault) {
   Launch result;
-  const std::optional<TilePlan> tiles = plan_tiles(bplan, a, b, out, config, result.error);
+  // An expression's nodes each have a tile buffer, but the last: it writes out's.
+  std::vector<std::int64_t> node_sizes;
+  if (work.expression != nullptr)
+    for (const ExprInstr& instr : work.expression->program().code)
+      node_sizes.push_back(static_cast<std::int64_t>(dtype_size(instr.out)));
+  const std::span<const std::int64_t> own_buffers =
+      std::span(node_sizes).first(node_sizes.empty() ? 0 : node_sizes.size() - 1);
+  const std::optional<TilePlan> tiles = plan_tiles(bplan, views, own_buffers, config, result.error);
   if (!tiles) return result;
   result.plan = *tiles;
   const Levels l = levels_of(bplan);
-  const Sizes size{static_cast<std::int64_t>(out.element_size()), static_cast<std::int64_t>(a.element_size()),
-                   static_cast<std::int64_t>(b.element_size())};
-  const std::array<const TensorView*, kNumOperands> views{&out, &a, &b};
+  Sizes size;
+  for (const TensorView& v : views) size.push_back(static_cast<std::int64_t>(v.element_size()));
   const std::int64_t block_num = config.block_num;
   Parameters params;
   lay_out_levels(params, l, size);
-  lay_out_ub(params.p, l, *tiles, size, views);
+  lay_out_ub(params, l, *tiles, size, views, node_sizes);
   find_block_starts(params, l, *tiles, size, block_num);
-  inject(params, fault, config, a);
+  inject(params, fault, config, views[kA]);
 
-  GmRegion gm[kNumOperands];
-  for (int k = 0; k < kNumOperands; ++k) {
-    const ByteSpan span = byte_span(*views[k]);
-    gm[k] = {static_cast<const char*>(views[k]->data) + span.begin, static_cast<const char*>(views[k]->data) + span.end};
+  std::vector<GmRegion> gm;
+  std::vector<void*> data;
+  for (const TensorView& v : views) {
+    const ByteSpan span = byte_span(v);
+    gm.push_back({static_cast<const char*>(v.data) + span.begin, static_cast<const char*>(v.data) + span.end});
+    data.push_back(v.data);
   }
+  const std::vector<int> sizes(size.begin(), size.end());
   result.blocks.resize(block_num);
   std::vector<std::string> errors(block_num);
   auto run_block = [&](std::int64_t blk) {
-    BlockContext ctx(static_cast<int>(blk), config, gm, static_cast<int>(size[kA]), static_cast<int>(size[kOut]),
-                     static_cast<int>(op), static_cast<int>(a.dtype));
-    kernel(blk, block_num, a.data, b.data, out.data, &params.p, &ctx);
+    BlockContext ctx(static_cast<int>(blk), config, gm, sizes, work);
+    kernel(blk, block_num, data.data(), &params.p, &ctx);
     ctx.finish();
     result.blocks[blk] = ctx.counters();
     errors[blk] = ctx.error();
@@ -236,6 +264,13 @@ Launch launch(KernelFn kernel, Op op, const BroadcastPlan& bplan, const TensorVi
       break;
     }
   return result;
+}
+
+Launch launch(KernelFn kernel, Op op, const BroadcastPlan& bplan, const TensorView& a, const TensorView& b,
+              const TensorView& out, const SimConfig& config, Fault fault) {
+  const TensorView views[] = {out, a, b};
+  return launch(kernel, BlockWork{.op_code = static_cast<int>(op), .dtype_code = static_cast<int>(a.dtype)}, bplan,
+                views, config, fault);
 }
 
 }  // namespace bcast::ascend

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@ struct TilePlan {
   std::int64_t tiles = 0;       // in the whole call
   std::int64_t segments = 0;    // tiles per row of the innermost level
   std::int64_t slots = 0;       // 2 with double buffering
-  bool resident[kNumOperands] = {};  // a and b loaded once per block
+  bool resident[kMaxOperands] = {};  // inputs loaded once per block
   std::int64_t ub_bytes = 0;    // UB the layout uses
 };
 
@@ -32,11 +33,18 @@ struct Launch {
   std::string error;  // the first rule a block broke; the output is then not to be trusted
 };
 
-// Chooses the tiling for a call, or nullopt with `why` (a UB too small).
-std::optional<TilePlan> plan_tiles(const BroadcastPlan& plan, const TensorView& a, const TensorView& b,
-                                   const TensorView& out, const SimConfig& config, std::string& why);
+// Chooses the tiling for a call on `operands` (out first), with a tile buffer
+// per operand and one of each size in `node_sizes` (an expression's nodes
+// but its last, which writes out's), or nullopt with `why` (a UB too small).
+std::optional<TilePlan> plan_tiles(const BroadcastPlan& plan, std::span<const TensorView> operands,
+                                   std::span<const std::int64_t> node_sizes, const SimConfig& config, std::string& why);
 
-// Runs `kernel` on every block of the call.
+// Runs `kernel` on every block of the call: `work` says what the blocks
+// compute (a binary op, or an expression's nodes), `operands` are out, then
+// the inputs.
+Launch launch(KernelFn kernel, const BlockWork& work, const BroadcastPlan& plan, std::span<const TensorView> operands,
+              const SimConfig& config, Fault fault = Fault::none);
+// A binary op's launch: operands out, a, b.
 Launch launch(KernelFn kernel, Op op, const BroadcastPlan& plan, const TensorView& a, const TensorView& b,
               const TensorView& out, const SimConfig& config, Fault fault = Fault::none);
 

@@ -4,10 +4,12 @@
 // LLVM-free: kernels reach the intrinsics as plain C symbols.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "expr_evaluator.h"
 #include "target.h"
 
 namespace bcast::ascend {
@@ -49,11 +51,20 @@ struct GmRegion {
 };
 enum Operand : int { kGmOut = 0, kGmA = 1, kGmB = 2 };
 
+// What a block computes: a binary op on a dtype, or an expression's program
+// (its evaluator's node steps) with its scalars (8-byte slots).
+struct BlockWork {
+  int op_code = 0, dtype_code = 0;
+  const ExprEvaluator* expression = nullptr;
+  const void* scalars = nullptr;
+};
+
 // One block's execution state; kernels receive it as an opaque pointer.
 class BlockContext {
  public:
-  BlockContext(int block, const SimConfig& config, const GmRegion (&gm)[3], int element_size_in, int element_size_out,
-               int op_code, int dtype_code);
+  // gm and sizes: each operand's buffer and element size, out first.
+  BlockContext(int block, const SimConfig& config, std::vector<GmRegion> gm, std::vector<int> sizes,
+               const BlockWork& work);
 
   // The intrinsics (see ascend_intrinsics in ascend_sim.cpp for the C names).
   // count elements, stride_elems apart in GM, packed in the UB; copies into
@@ -61,7 +72,8 @@ class BlockContext {
   void copy_in(std::int64_t ub, const char* gm, std::int64_t count, std::int64_t stride_elems, int operand);
   void copy_out(char* gm, std::int64_t ub, std::int64_t count, std::int64_t stride_elems);
   void vector_binary(std::int64_t dst, std::int64_t a, std::int64_t b, std::int64_t count);
-  void broadcast(std::int64_t dst, std::int64_t src, std::int64_t count);
+  void vector_node(int node, std::int64_t dst, const std::int64_t (&args)[3], std::int64_t count);
+  void broadcast(std::int64_t dst, std::int64_t src, std::int64_t count, int operand);
   void enque(int queue, int slot);
   void deque(int queue, int slot);
   void tile_done() { ++counters_.tiles; }
@@ -78,12 +90,14 @@ class BlockContext {
 
   int block_;
   SimConfig config_;
-  GmRegion gm_[3];
-  int in_size_, out_size_, op_, dtype_;
+  std::vector<GmRegion> gm_;
+  std::vector<int> sizes_;
+  BlockWork work_;
   std::vector<char> ub_;
   BlockCounters counters_;
   std::string error_;
-  std::uint8_t queued_[4][2] = {};  // [queue][slot]: enqueued and not yet dequeued
+  std::vector<std::array<std::uint8_t, 2>> queued_;  // [queue][slot]: enqueued and not yet dequeued
+  std::vector<std::uint64_t> scalar_block_;          // a scalar argument repeated, for vector_node
 };
 
 // The C symbols kernels call (NOTE: [Ascend intrinsics]), with their

@@ -29,6 +29,9 @@ class ExprEvaluator {
   static void kernel(const KernelArgs* args);
 
   const ExprProgram& program() const { return program_; }
+  // Instruction i of the program over n elements of contiguous buffers (the
+  // Ascend simulator's vector_node).
+  void run_node(std::size_t i, std::int64_t n, void* out, const void* const* args) const { steps_[i](n, out, args); }
 
  private:
   void run(const KernelArgs& args, const void* scalars) const;
