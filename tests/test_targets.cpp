@@ -66,7 +66,8 @@ TEST(Targets, TheAscendTargetIsItsSimulatorsModel) {
     EXPECT_NE(s.address, nullptr) << s.name;
   }
   EXPECT_THAT(names, ::testing::UnorderedElementsAre("bcast_sim_copy_in", "bcast_sim_copy_out",
-                                                     "bcast_sim_vector_binary", "bcast_sim_broadcast",
+                                                     "bcast_sim_vector_binary", "bcast_sim_vector_node",
+                                                     "bcast_sim_broadcast",
                                                      "bcast_sim_enque", "bcast_sim_deque", "bcast_sim_tile_done"));
 }
 
