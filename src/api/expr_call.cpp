@@ -230,37 +230,9 @@ ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
 
 namespace {
 
-void run_on_host(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
-                 const std::vector<TensorView>& inputs);
-
-// BCAST_VERBOSE: one line per call on stderr, as binary calls print.
-void report_call(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
-                 std::chrono::steady_clock::duration took) {
-  std::string dtypes;
-  for (const TensorView& v : call.inputs()) dtypes += (dtypes.empty() ? "" : ",") + std::string(dtype_name(v.dtype));
-  const std::string line = fmt::format("bcast: expr {} {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", call.text(),
-                                       dtypes, to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
-                                       kernel.key, kernel.jit.fn ? outcome_name(kernel.jit.outcome) : "reference",
-                                       std::chrono::duration<double, std::micro>(took).count());
-  std::fputs(line.c_str(), stderr);
-}
-
-}  // namespace
-
-void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
-                    const std::vector<TensorView>& inputs) {
-  if (!config::verbose()) {
-    run_on_host(call, kernel, plan, out, inputs);
-    return;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  run_on_host(call, kernel, plan, out, inputs);
-  report_call(call, kernel, plan, out, std::chrono::steady_clock::now() - start);
-}
-
-namespace {
-
-void run_on_host(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+// On ascend-sim when it is current and can run the call, else on the host:
+// the JIT kernel or the reference evaluator, after short-row fusion.
+void run_on_target(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
                  const std::vector<TensorView>& inputs) {
   // Under ascend-sim even an empty call goes to the simulator's path, which
   // records in the trace why it did not run there.
@@ -304,6 +276,29 @@ void run_on_host(const ExprCall& call, const ExprKernel& kernel, const Broadcast
   if (fused->rest.numel > 0) execute_plan(fused->rest, fn, ptrs, sizes, num_threads());
 }
 
+// BCAST_VERBOSE: one line per call on stderr, as binary calls print.
+void report_call(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+                 std::chrono::steady_clock::duration took) {
+  std::string dtypes;
+  for (const TensorView& v : call.inputs()) dtypes += (dtypes.empty() ? "" : ",") + std::string(dtype_name(v.dtype));
+  const std::string line = fmt::format("bcast: expr {} {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", call.text(),
+                                       dtypes, to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
+                                       kernel.key, kernel.jit.fn ? outcome_name(kernel.jit.outcome) : "reference",
+                                       std::chrono::duration<double, std::micro>(took).count());
+  std::fputs(line.c_str(), stderr);
+}
+
 }  // namespace
+
+void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+                    const std::vector<TensorView>& inputs) {
+  if (!config::verbose()) {
+    run_on_target(call, kernel, plan, out, inputs);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  run_on_target(call, kernel, plan, out, inputs);
+  report_call(call, kernel, plan, out, std::chrono::steady_clock::now() - start);
+}
 
 }  // namespace bcast
