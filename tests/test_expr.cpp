@@ -253,3 +253,36 @@ TEST(Expr, TheReadmeSnippetRuns) {
 
 }  // namespace
 }  // namespace bcast
+
+namespace bcast {
+namespace {
+
+// NOTE: [Expression memo]: a repeat of the same Expr reuses its call, plan
+// and kernel, but reads the data anew, follows the JIT switch, and still
+// checks out.
+TEST(Expr, EvaluatingTheSameExprAgainReadsTheDataAnew) {
+  const Tensor x = test::make(DType::f32, {4}, {1, 2, 3, 4});
+  const Tensor y = test::make(DType::i32, {4}, {10, 20, 30, 40});
+  const Expr e = Expr(x) * 2 + y;
+  EXPECT_EQ(test::get(evaluate(e), 3), 48);
+  test::set(x, 3, 5);
+  EXPECT_EQ(test::get(evaluate(e), 3), 50);
+  Tensor out(DType::f64, {4});
+  evaluate(e, out);
+  test::set(y, 0, -1);
+  set_jit_enabled(false);
+  evaluate(e, out);
+  set_jit_enabled(true);
+  EXPECT_EQ(test::get(out, 0), 1);
+  EXPECT_EQ(test::get(out, 3), 50);
+  Tensor wrong(DType::f32, {4});
+  EXPECT_THROW(evaluate(e, wrong), Error);  // the result is f64
+  Tensor over(DType::f64, {4});
+  evaluate(e, over);
+  // An out of the remembered layout whose memory is an input's: refused, every time.
+  EXPECT_THROW(evaluate(Expr(x) * 2 + y, TensorView{x.data(), DType::f64, Layout::contiguous({4})}), Error);
+  EXPECT_THROW(evaluate(e, TensorView{y.data(), DType::f64, Layout::contiguous({4})}), Error);
+}
+
+}  // namespace
+}  // namespace bcast
