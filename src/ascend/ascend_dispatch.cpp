@@ -1,6 +1,8 @@
 // The ascend-sim path of an op call.
 #include "ascend_dispatch.h"
 
+#include <string>
+
 #include "ascend_launch.h"
 #include "bcast/runtime.h"
 #include "config.h"
@@ -14,16 +16,17 @@ namespace {
 
 thread_local AscendTrace t_last_trace;
 
-// Whether a call can reach the simulator at all; the trace says why not.
+// A call that runs on the host instead: the trace and the log (debug) say why.
+bool fall_back(AscendTrace& trace, std::string why) {
+  logging::core().debug("ascend-sim: {}; the call runs on the host", why);
+  trace.fallback = std::move(why);
+  return false;
+}
+
+// Whether a call can reach the simulator at all.
 bool may_run(const BroadcastPlan& plan, AscendTrace& trace) {
-  if (plan.numel == 0) {
-    trace.fallback = "nothing to compute: the output is empty";
-    return false;
-  }
-  if (!jit_enabled()) {
-    trace.fallback = "the JIT is off (BCAST_JIT=0)";
-    return false;
-  }
+  if (plan.numel == 0) return fall_back(trace, "nothing to compute: the output is empty");
+  if (!jit_enabled()) return fall_back(trace, "the JIT is off (BCAST_JIT=0)");
   return true;
 }
 
@@ -61,10 +64,7 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
   const KernelKey key = make_kernel_key(target, op, a.dtype, plan, provider::current_codegen_id());
   trace.kernel = key.to_string();
   const provider::Kernel kernel = provider::kernel_for(key, target);
-  if (kernel.entry == nullptr) {
-    trace.fallback = "no kernel (compilation failed)";
-    return false;
-  }
+  if (kernel.entry == nullptr) return fall_back(trace, "no kernel (compilation failed)");
   const ascend::Launch run = ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), op, plan, a, b, out,
                                             sim_config());
   return record(run, trace);
@@ -78,17 +78,11 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
   AscendTrace& trace = t_last_trace;
   trace = {};
   if (!may_run(plan, trace)) return false;
-  if (evaluator.program().code.empty()) {
-    trace.fallback = "the expression computes nothing (it copies an input)";
-    return false;
-  }
+  if (evaluator.program().code.empty()) return fall_back(trace, "the expression computes nothing (it copies an input)");
   const KernelKey key = make_expr_kernel_key(target, structure, inputs, scalars, plan, provider::current_codegen_id());
   trace.kernel = key.to_string();
   const provider::Kernel kernel = provider::kernel_for(key, target);
-  if (kernel.entry == nullptr) {
-    trace.fallback = "no kernel (compilation failed)";
-    return false;
-  }
+  if (kernel.entry == nullptr) return fall_back(trace, "no kernel (compilation failed)");
   std::vector<TensorView> views{out};
   views.insert(views.end(), operands.begin(), operands.end());
   const ascend::BlockWork work{.expression = &evaluator, .scalars = scalar_slots};
