@@ -87,7 +87,7 @@ TEST(GeneratedCode, FixedRowKernelsAreAdditiveAndVectorised) {
 // NOTE: [Expression kernels]: the key of `text` (x0.., s0..) on contiguous
 // inputs of these shapes and dtypes, broadcast to their common shape.
 KernelKey expr_key(const std::string& text, const std::vector<std::pair<DType, Shape>>& inputs,
-                   const std::vector<LeafType>& scalars = {}) {
+                   const std::vector<LeafType>& scalars = {}, std::uint64_t stream_min_bytes = kNeverStream) {
   std::vector<Layout> layouts;
   std::vector<LeafType> types;
   Shape out;
@@ -99,7 +99,8 @@ KernelKey expr_key(const std::string& text, const std::vector<std::pair<DType, S
   std::vector<const Layout*> pointers;
   for (const Layout& l : layouts) pointers.push_back(&l);
   const BroadcastPlan plan = plan_broadcast(Layout::contiguous(out), pointers);
-  return make_expr_kernel_key(target_for(TargetKind::host), text, types, scalars, plan, provider::current_codegen_id());
+  return make_expr_kernel_key(target_for(TargetKind::host), text, types, scalars, plan, provider::current_codegen_id(),
+                              stream_min_bytes);
 }
 
 TEST(GeneratedCode, FiveInputExpressionNestHasNoMultiplication) {
@@ -145,14 +146,9 @@ TEST(GeneratedCode, StreamingExpressionKernelsWriteWholeLinesNonTemporally) {
   if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
   // u + v - w into a large output; out f16 from f32 inputs too (additions
   // only, so that the nest's additivity shows).
-  for (const auto& [text, dtype] : {std::pair{"x0+x1-x2", DType::f32}, {"f16(x0+x1-x2)", DType::f32}}) {
-    std::vector<Layout> layouts{Layout::contiguous({4096, 1}), Layout::contiguous({1, 4096}),
-                                Layout::contiguous({4096, 4096})};
-    const std::vector<const Layout*> pointers{&layouts[0], &layouts[1], &layouts[2]};
-    const BroadcastPlan plan = plan_broadcast(Layout::contiguous({4096, 4096}), pointers);
-    const std::vector<LeafType> types(3, LeafType{ScalarKind::strong, dtype});
-    const KernelKey key =
-        make_expr_kernel_key(target_for(TargetKind::host), text, types, {}, plan, provider::current_codegen_id(), 0);
+  for (const char* text : {"x0+x1-x2", "f16(x0+x1-x2)"}) {
+    const KernelKey key = expr_key(text, {{DType::f32, {4096, 1}}, {DType::f32, {1, 4096}}, {DType::f32, {4096, 4096}}},
+                                   {}, /*stream_min_bytes=*/0);
     EXPECT_THAT(key.to_string(), ::testing::HasSubstr(".uzuu.nt.host."));
     EXPECT_EQ(parse_kernel_key(key.to_string(), key.codegen), key);
     expect_additive(jit::kernel_ir(key, false), key.to_string());
