@@ -247,7 +247,9 @@ Expected int_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
   switch (op) {
     case Op::add: return same(boolean ? Int{a || b} : a + b);  // bool: or
     case Op::sub: return same(a - b);
-    case Op::mul: return same(boolean ? Int{a && b} : a * b);  // bool: and
+    // bool: and. Two u64 values can multiply past 2^127: the product is taken
+    // modulo 2^128 (unsigned), whose low bits are the wrapped result.
+    case Op::mul: return same(boolean ? Int{a && b} : static_cast<Int>(static_cast<UInt>(a) * static_cast<UInt>(b)));
     // True division: both operands converted to f64, one IEEE quotient.
     case Op::div: return float_result(static_cast<double>(a) / static_cast<double>(b), DType::f64);
     case Op::floor_div: return same(floor_quotient(a, b));
