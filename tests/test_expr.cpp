@@ -52,6 +52,13 @@ TEST(Expr, WeakScalarsTakeTheArraysDType) {
   EXPECT_EQ(test::get(evaluate(u - f), 1), 0);
   EXPECT_EQ(evaluate(u - f).dtype(), DType::f32);
   EXPECT_EQ(evaluate(i + u).dtype(), DType::i16);
+  // Every integer type is a weak int; one past i64 is an error.
+  EXPECT_EQ(evaluate(u + 2u).dtype(), DType::u8);
+  EXPECT_EQ(evaluate(u + std::uint64_t{2}).dtype(), DType::u8);
+  EXPECT_EQ(evaluate(f + std::int16_t{2}).dtype(), DType::f32);
+  EXPECT_THROW(evaluate(u + ~std::uint64_t{0}), Error);
+  // parse_expression's operands: views, tensors and numbers alike.
+  EXPECT_EQ(test::get(evaluate(parse_expression("u + n + h", {{"u", u}, {"n", 3}, {"h", 0.5}})), 1), 5.5);
 }
 
 TEST(Expr, AnOutOfRangeWeakIntIsAValueErrorNamingIt) {

@@ -14,7 +14,9 @@
 // "Expressions" section has the tables.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <type_traits>
 #include <map>
 #include <memory>
 #include <span>
@@ -60,11 +62,14 @@ class Expr {
  public:
   Expr(const TensorView& x);  // NOLINT: tensors and numbers are expressions
   Expr(const Tensor& x);      // NOLINT: a view of x
-  // Weak scalars (NEP 50): they take the dtype of the operand they meet.
-  Expr(int value);                  // NOLINT
-  Expr(long value);                 // NOLINT
-  Expr(long long value);            // NOLINT
-  Expr(double value);               // NOLINT
+  // Weak scalars (NEP 50): they take the dtype of the operand they meet. An
+  // integer must fit i64 (an Error(value) otherwise).
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  Expr(T value)  // NOLINT
+      : Expr(weak_int(static_cast<std::int64_t>(value),
+                      std::is_unsigned_v<T> && static_cast<std::uint64_t>(value) > INT64_MAX)) {}
+  Expr(double value);  // NOLINT
   // A strong scalar: a 0-d value of `dtype` (a Python bool is one of bool).
   static Expr scalar(double value, DType dtype);
   Expr(bool value);  // NOLINT: a strong bool
@@ -77,6 +82,7 @@ class Expr {
   explicit Expr(std::shared_ptr<const detail::ExprNode> node) : node_(std::move(node)) {}
 
  private:
+  static Expr weak_int(std::int64_t value, bool too_large);
   std::shared_ptr<const detail::ExprNode> node_;
 };
 
@@ -155,7 +161,20 @@ PreparedExpr prepare(const Expr& e);
 // node by name (max(a, b), where(c, a, b), exp(x), ...) and dtype names as
 // casts (f32(x)). An Error(value) names the position of a syntax error or of
 // an unknown name.
-using ExprOperand = std::variant<TensorView, double, std::int64_t>;
+// A named operand: a view (or a tensor's), or a number, a weak scalar.
+class ExprOperand {
+ public:
+  ExprOperand(const TensorView& view) : value_(view) {}  // NOLINT
+  ExprOperand(const Tensor& tensor) : value_(tensor.view()) {}  // NOLINT
+  ExprOperand(double value) : value_(value) {}  // NOLINT
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  ExprOperand(T value) : value_(static_cast<std::int64_t>(value)) {}  // NOLINT
+  const std::variant<TensorView, double, std::int64_t>& value() const { return value_; }
+
+ private:
+  std::variant<TensorView, double, std::int64_t> value_;
+};
 Expr parse_expression(std::string_view text, const std::map<std::string, ExprOperand, std::less<>>& operands);
 
 }  // namespace bcast

@@ -81,9 +81,10 @@ Expr named_input(const TensorView& view, std::string name) {
   n.name = std::move(name);
   return make(std::move(n));
 }
-Expr::Expr(int value) : Expr(static_cast<long long>(value)) {}
-Expr::Expr(long value) : Expr(static_cast<long long>(value)) {}
-Expr::Expr(long long value) : Expr(scalar_node({.kind = ScalarKind::weak_int, .i = value})) {}
+Expr Expr::weak_int(std::int64_t value, bool too_large) {
+  if (too_large) detail::fail(ErrorKind::value, "expression: the integer scalar {} does not fit i64", static_cast<std::uint64_t>(value));
+  return scalar_node({.kind = ScalarKind::weak_int, .i = value});
+}
 Expr::Expr(double value) : Expr(scalar_node({.kind = ScalarKind::weak_float, .f = value})) {}
 Expr::Expr(bool value) : Expr(scalar_node({.kind = ScalarKind::strong, .dtype = DType::boolean, .f = value ? 1.0 : 0.0})) {}
 Expr Expr::scalar(double value, DType dtype) {
@@ -233,10 +234,10 @@ Expr parse_expression(std::string_view text, const std::map<std::string, ExprOpe
           }
           detail::fail(ErrorKind::value, "expression \"{}\": at position {}: no operand named '{}'", text, at, name);
         }
-        const ExprOperand& v = found->second;
-        Expr leaf = std::holds_alternative<TensorView>(v)    ? Expr(std::get<TensorView>(v))
-                    : std::holds_alternative<double>(v)      ? Expr(std::get<double>(v))
-                                                             : Expr(static_cast<long long>(std::get<std::int64_t>(v)));
+        const auto& v = found->second.value();
+        Expr leaf = std::holds_alternative<TensorView>(v) ? Expr(std::get<TensorView>(v))
+                    : std::holds_alternative<double>(v)   ? Expr(std::get<double>(v))
+                                                          : Expr(std::get<std::int64_t>(v));
         ExprNode named = *leaf.node();
         named.name = std::string(name);
         leaves.push_back(make(std::move(named)));
