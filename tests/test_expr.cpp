@@ -1,6 +1,7 @@
 // Expressions: NEP 50 promotion, shared subexpressions, the chains of the
 // issue checked against independent oracles (plain C++ arithmetic in the
 // dtype NumPy computes in, and the binary ops, checked by oracle.cpp).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,6 +32,11 @@ TEST(Promotion, NumPysTableOnExamples) {
   EXPECT_EQ(promote_types(DType::f16, DType::bf16), DType::f32);
   const DType three[] = {DType::i8, DType::u8, DType::f16};
   EXPECT_EQ(promote_types(three), DType::f16);  // not pairwise: np.result_type(i8, u8, f16)
+  // bf16 ranks with f16: bool, i8 and u8 keep it, i16 lifts it to f32.
+  EXPECT_EQ(promote_types(DType::boolean, DType::bf16), DType::bf16);
+  EXPECT_EQ(promote_types(DType::u8, DType::bf16), DType::bf16);
+  EXPECT_EQ(promote_types(DType::i16, DType::bf16), DType::f32);
+  EXPECT_EQ(promote_types(DType::i64, DType::bf16), DType::f64);
 }
 
 TEST(Promotion, IsSymmetric) {
@@ -57,6 +63,13 @@ TEST(Expr, WeakScalarsTakeTheArraysDType) {
   EXPECT_EQ(evaluate(u + std::uint64_t{2}).dtype(), DType::u8);
   EXPECT_EQ(evaluate(f + std::int16_t{2}).dtype(), DType::f32);
   EXPECT_THROW(evaluate(u + ~std::uint64_t{0}), Error);
+  EXPECT_THROW(-Expr(INT64_MIN), Error);                   // its negation does not fit i64
+  EXPECT_THROW(Expr::scalar(300, DType::u8), Error);       // a strong scalar must be a value of its dtype
+  EXPECT_THROW(Expr::scalar(2.5, DType::i32), Error);
+  EXPECT_THROW(ExprOperand(~std::uint64_t{0}), Error);
+  // where and clamp return arrays, strong even of weak scalars (NumPy's np.where).
+  const Tensor c = test::make(DType::boolean, {2}, {1, 0});
+  EXPECT_EQ(evaluate(u + expr::where(c, 1, 2)).dtype(), DType::i64);
   // parse_expression's operands: views, tensors and numbers alike.
   EXPECT_EQ(test::get(evaluate(parse_expression("u + n + h", {{"u", u}, {"n", 3}, {"h", 0.5}})), 1), 5.5);
 }
@@ -89,16 +102,17 @@ TEST(Expr, DivIsTrueDivisionAndFloorDivKeepsIntegers) {
 }
 
 TEST(Expr, UnaryFloatFunctionsOnIntegersPickNumPysLoopDType) {
-  EXPECT_EQ(evaluate(expr::exp(Tensor(DType::i8, {2}))).dtype(), DType::f16);
-  EXPECT_EQ(evaluate(expr::exp(Tensor(DType::boolean, {2}))).dtype(), DType::f16);
-  EXPECT_EQ(evaluate(expr::sqrt(Tensor(DType::u16, {2}))).dtype(), DType::f32);
-  EXPECT_EQ(evaluate(expr::log(Tensor(DType::i32, {2}))).dtype(), DType::f64);
+  const Tensor i8(DType::i8, {2}), boolean(DType::boolean, {2}), u16(DType::u16, {2}), i32(DType::i32, {2});
+  EXPECT_EQ(evaluate(expr::exp(i8)).dtype(), DType::f16);
+  EXPECT_EQ(evaluate(expr::exp(boolean)).dtype(), DType::f16);
+  EXPECT_EQ(evaluate(expr::sqrt(u16)).dtype(), DType::f32);
+  EXPECT_EQ(evaluate(expr::log(i32)).dtype(), DType::f64);
   // floor, ceil and round leave integers alone, in their dtype.
   const Tensor i = test::make(DType::i8, {2}, {-3, 5});
   EXPECT_EQ(evaluate(expr::floor(i)).dtype(), DType::i8);
   EXPECT_EQ(test::get(evaluate(expr::round(i)), 0), -3);
   EXPECT_EQ(evaluate(expr::logical_not(i)).dtype(), DType::boolean);
-  EXPECT_THROW(evaluate(-Tensor(DType::boolean, {2})), Error);
+  EXPECT_THROW(evaluate(-Expr(boolean)), Error);
 }
 
 TEST(Expr, RoundIsHalfToEven) {
@@ -204,6 +218,7 @@ TEST(Expr, PreparedRunsOnNewDataAndChecksLayouts) {
   EXPECT_EQ(test::bytes_of(p()), test::bytes_of(add(mul(u, v), w)));
   const Tensor wrong(DType::f32, {64, 2});
   EXPECT_THROW(p(std::vector<TensorView>{wrong.view(), v.view(), w.view()}), Error);
+  EXPECT_THROW(PreparedExpr().info(), Error);
 }
 
 TEST(Expr, OutMayBeAnInputExactlyAndNothingElse) {
@@ -225,7 +240,8 @@ TEST(Expr, ShapesThatDoNotBroadcastNameTheOperand) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::shape);
     EXPECT_EQ(std::string(e.what()),
-              "expression 'a+b': b has shape [5], which does not broadcast with a [4, 3] (together [4, 3])");
+              "expression 'a+b': b has shape [5], which does not broadcast with a [4, 3] (together [4, 3]): "
+              "dim -1 has 3 vs 5");
   }
 }
 
@@ -289,6 +305,26 @@ TEST(Expr, EvaluatingTheSameExprAgainReadsTheDataAnew) {
   // An out of the remembered layout whose memory is an input's: refused, every time.
   EXPECT_THROW(evaluate(Expr(x) * 2 + y, TensorView{x.data(), DType::f64, Layout::contiguous({4})}), Error);
   EXPECT_THROW(evaluate(e, TensorView{y.data(), DType::f64, Layout::contiguous({4})}), Error);
+  // After a call into a strided out, a new output is still dense and in the
+  // inputs' order: the memo remembers which kind of out it planned.
+  Tensor wide(DType::f64, {8});
+  evaluate(e, index(wide, {Slice{0, 8, 2}}));
+  EXPECT_EQ(evaluate(e).layout(), Layout::contiguous({4}));
+}
+
+// A subexpression shared at every level prints once per use: its text, which
+// names the kernel, is capped, and the error says why.
+TEST(Expr, TextOfDeeplySharedSubexpressionsIsCapped) {
+  const Tensor x = test::make(DType::f32, {2}, {1, 1});
+  Expr e = x;
+  for (int i = 0; i < 40; ++i) e = e * e;
+  try {
+    evaluate(e);
+    ADD_FAILURE() << "ran";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::value);
+    EXPECT_THAT(std::string(error.what()), ::testing::HasSubstr("its text exceeds 65536 characters"));
+  }
 }
 
 }  // namespace

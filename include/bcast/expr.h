@@ -62,6 +62,7 @@ class Expr {
  public:
   Expr(const TensorView& x);  // NOLINT: tensors and numbers are expressions
   Expr(const Tensor& x);      // NOLINT: a view of x
+  Expr(Tensor&&) = delete;    // a view of a temporary would dangle: name the tensor
   // Weak scalars (NEP 50): they take the dtype of the operand they meet. An
   // integer must fit i64 (an Error(value) otherwise).
   template <std::integral T>
@@ -166,13 +167,18 @@ class ExprOperand {
  public:
   ExprOperand(const TensorView& view) : value_(view) {}  // NOLINT
   ExprOperand(const Tensor& tensor) : value_(tensor.view()) {}  // NOLINT
+  ExprOperand(Tensor&&) = delete;  // a view of a temporary would dangle
   ExprOperand(double value) : value_(value) {}  // NOLINT
+  // An integer must fit i64, as Expr's (an Error(value) otherwise).
   template <std::integral T>
     requires(!std::same_as<T, bool>)
-  ExprOperand(T value) : value_(static_cast<std::int64_t>(value)) {}  // NOLINT
+  ExprOperand(T value)  // NOLINT
+      : value_(checked(static_cast<std::int64_t>(value),
+                       std::is_unsigned_v<T> && static_cast<std::uint64_t>(value) > INT64_MAX)) {}
   const std::variant<TensorView, double, std::int64_t>& value() const { return value_; }
 
  private:
+  static std::int64_t checked(std::int64_t value, bool too_large);
   std::variant<TensorView, double, std::int64_t> value_;
 };
 Expr parse_expression(std::string_view text, const std::map<std::string, ExprOperand, std::less<>>& operands);

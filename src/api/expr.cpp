@@ -46,6 +46,14 @@ namespace {
 using detail::ExprNode;
 using NodePtr = std::shared_ptr<const ExprNode>;
 
+// Whether integer dtype d holds the whole number v.
+bool holds(DType d, double v) {
+  const double bits = 8.0 * static_cast<double>(dtype_size(d));
+  const double lo = is_unsigned(d) ? 0.0 : -std::ldexp(1.0, static_cast<int>(bits) - 1);
+  const double hi = std::ldexp(1.0, static_cast<int>(bits) - (is_unsigned(d) ? 0 : 1));  // exclusive
+  return v >= lo && v < hi;
+}
+
 Expr make(ExprNode node) { return Expr(std::make_shared<const ExprNode>(std::move(node))); }
 
 Expr scalar_node(ScalarValue value) {
@@ -81,6 +89,11 @@ Expr named_input(const TensorView& view, std::string name) {
   n.name = std::move(name);
   return make(std::move(n));
 }
+std::int64_t ExprOperand::checked(std::int64_t value, bool too_large) {
+  if (too_large) detail::fail(ErrorKind::value, "expression: the integer operand {} does not fit i64", static_cast<std::uint64_t>(value));
+  return value;
+}
+
 Expr Expr::weak_int(std::int64_t value, bool too_large) {
   if (too_large) detail::fail(ErrorKind::value, "expression: the integer scalar {} does not fit i64", static_cast<std::uint64_t>(value));
   return scalar_node({.kind = ScalarKind::weak_int, .i = value});
@@ -88,6 +101,8 @@ Expr Expr::weak_int(std::int64_t value, bool too_large) {
 Expr::Expr(double value) : Expr(scalar_node({.kind = ScalarKind::weak_float, .f = value})) {}
 Expr::Expr(bool value) : Expr(scalar_node({.kind = ScalarKind::strong, .dtype = DType::boolean, .f = value ? 1.0 : 0.0})) {}
 Expr Expr::scalar(double value, DType dtype) {
+  if (is_integer(dtype) && !(value == std::trunc(value) && holds(dtype, value)))
+    detail::fail(ErrorKind::value, "expression: the scalar {} is not a value of {}", value, dtype_name(dtype));
   return scalar_node({.kind = ScalarKind::strong, .dtype = dtype, .f = value});
 }
 Expr Expr::astype(DType dtype) const { return expr::cast(*this, dtype); }
@@ -101,6 +116,8 @@ Expr apply(UnaryOp op, const Expr& x) {
   // would escape NEP 50's range check.
   if (op == UnaryOp::neg && x.node()->kind == NodeKind::scalar && x.node()->scalar.kind != ScalarKind::strong) {
     ScalarValue v = x.node()->scalar;
+    if (v.kind == ScalarKind::weak_int && v.i == INT64_MIN)
+      detail::fail(ErrorKind::value, "expression: the integer scalar 9223372036854775808 does not fit i64");
     v.i = -v.i;
     v.f = -v.f;
     return scalar_node(v);
@@ -148,26 +165,31 @@ struct ExprMemo {
   std::weak_ptr<const detail::ExprNode> root;
   std::optional<ExprCall> call;
   Layout out;
+  bool out_is_fresh = false;  // out was a new output, laid out by NOTE: [Output order]
   BroadcastPlan plan;
   ExprKernel kernel;
   KernelStamp stamp;
 
-  bool matches(const Expr& e, const Layout& layout) const {
-    return call && !root.expired() && root.lock() == e.node() && out == layout && stamp == kernel_stamp();
+  bool matches(const Expr& e) const {
+    return call && !root.expired() && root.lock() == e.node() && stamp == kernel_stamp();
   }
   void run(const TensorView& o) const {
     call->validate_out(o, call->inputs());
     run_expression(*call, kernel, plan, o, call->inputs());
   }
-  void remember(const Expr& e, ExprCall c, const Layout& layout) {
-    std::vector<const Layout*> layouts;
-    for (const TensorView& v : c.inputs()) layouts.push_back(&v.layout);
-    stamp = kernel_stamp();  // read first: an eviction after it shows at the next call
-    plan = plan_broadcast(layout, layouts);
-    kernel = select_kernel(c, plan);
+  // Everything is worked out before anything is kept: a failure leaves the
+  // memo as it was.
+  void remember(const Expr& e, ExprCall c, const Layout& layout, bool fresh) {
+    const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
+    BroadcastPlan p = c.plan_for(layout);
+    ExprKernel k = select_kernel(c, p);
+    stamp = now;
+    plan = std::move(p);
+    kernel = std::move(k);
     call = std::move(c);
     root = e.node();
     out = layout;
+    out_is_fresh = fresh;
   }
 };
 thread_local ExprMemo t_expr_memo;
@@ -176,24 +198,24 @@ thread_local ExprMemo t_expr_memo;
 
 Tensor evaluate(const Expr& e) {
   ExprMemo& memo = t_expr_memo;
-  if (memo.call && !memo.root.expired() && memo.root.lock() == e.node() && memo.stamp == kernel_stamp()) {
+  if (memo.matches(e) && memo.out_is_fresh) {
     Tensor out(memo.call->program().out_dtype, memo.out);
     memo.run(out);
     return out;
   }
   ExprCall call(e);
   Tensor out(call.program().out_dtype, call.new_out_layout());
-  memo.remember(e, std::move(call), out.layout());
+  memo.remember(e, std::move(call), out.layout(), true);
   memo.run(out);
   return out;
 }
 
 void evaluate(const Expr& e, const TensorView& out) {
   ExprMemo& memo = t_expr_memo;
-  if (!memo.matches(e, out.layout)) {
+  if (!memo.matches(e) || memo.out != out.layout) {
     ExprCall call(e);
     call.validate_out(out, call.inputs());
-    memo.remember(e, std::move(call), out.layout);
+    memo.remember(e, std::move(call), out.layout, false);
   }
   memo.run(out);
 }

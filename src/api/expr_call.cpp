@@ -131,10 +131,16 @@ ExprCall::ExprCall(const Expr& e) {
   out_shape_ = inputs_[0].shape();
   for (std::size_t k = 1; k < inputs_.size(); ++k) {
     if (!check_broadcast_shape(out_shape_, inputs_[k].shape())) {
-      std::string others;
+      std::string others, why;
       for (std::size_t j = 0; j < k; ++j) others += (j ? ", " : "") + input_names_[j] + " " + to_string(inputs_[j].shape());
-      detail::fail(ErrorKind::shape, "expression {}: {} has shape {}, which does not broadcast with {} (together {})",
-                   text(), input_names_[k], to_string(inputs_[k].shape()), others, to_string(out_shape_));
+      try {
+        broadcast_infer_shape(out_shape_, inputs_[k].shape());
+      } catch (const Error& error) {  // "shapes ... do not broadcast: dim -1 has 3 vs 5"
+        const std::string what = error.what();
+        why = what.substr(what.find(": ") + 2);
+      }
+      detail::fail(ErrorKind::shape, "expression {}: {} has shape {}, which does not broadcast with {} (together {}): {}",
+                   text(), input_names_[k], to_string(inputs_[k].shape()), others, to_string(out_shape_), why);
     }
     out_shape_ = broadcast_infer_shape(out_shape_, inputs_[k].shape());
   }
@@ -192,18 +198,10 @@ void ExprCall::validate_out(const TensorView& out, const std::vector<TensorView>
   }
 }
 
-Tensor ExprCall::run_into_new() const {
-  Tensor out(program_.out_dtype, new_out_layout());
-  run_into(out);
-  return out;
-}
-
-void ExprCall::run_into(const TensorView& out) const {
-  validate_out(out, inputs_);
+BroadcastPlan ExprCall::plan_for(const Layout& out) const {
   std::vector<const Layout*> layouts;
   for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
-  const BroadcastPlan plan = plan_broadcast(out.layout, layouts);
-  run_expression(*this, select_kernel(*this, plan), plan, out, inputs_);
+  return plan_broadcast(out, layouts);
 }
 
 ExprInfo ExprCall::info() const {
@@ -212,10 +210,7 @@ ExprInfo ExprCall::info() const {
   info.out_dtype = program_.out_dtype;
   info.out_shape = out_shape_;
   for (const TensorView& v : inputs_) info.in_dtypes.push_back(v.dtype);
-  const Layout out = new_out_layout();
-  std::vector<const Layout*> layouts;
-  for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
-  const BroadcastPlan plan = plan_broadcast(out, layouts);
+  const BroadcastPlan plan = plan_for(new_out_layout());
   info.broadcast_type = to_string(plan.type);
   info.kernel = select_kernel(*this, plan).key;
   return info;
@@ -236,12 +231,10 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
                  const std::vector<TensorView>& inputs) {
   // Under ascend-sim even an empty call goes to the simulator's path, which
   // records in the trace why it did not run there.
-  if (config::ascend_target()) {
-    const ExprEvaluator evaluator(call.program());
-    if (run_expression_on_ascend_target(target_for(TargetKind::ascend_sim), call.structure(), call.input_types(),
-                                        call.scalar_types(), evaluator, call.scalar_slots().data(), plan, out, inputs))
-      return;
-  }
+  if (config::ascend_target() &&
+      run_expression_on_ascend_target(target_for(TargetKind::ascend_sim), call.structure(), call.input_types(),
+                                      call.scalar_types(), call.scalar_slots().data(), plan, out, inputs))
+    return;
   if (plan.numel == 0) return;
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
   OperandPointers ptrs;

@@ -45,9 +45,9 @@ class ExprCall {
   // and checks the scalars' values (NEP 50's ranges).
   explicit ExprCall(const Expr& e);
 
-  Tensor run_into_new() const;
-  void run_into(const TensorView& out) const;
   ExprInfo info() const;
+  // The plan of the call into an out of this layout.
+  BroadcastPlan plan_for(const Layout& out) const;
 
   const std::vector<TensorView>& inputs() const { return inputs_; }
   const ExprProgram& program() const { return program_; }

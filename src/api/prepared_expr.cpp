@@ -17,9 +17,7 @@ struct PreparedExpr::Impl {
 PreparedExpr prepare(const Expr& e) {
   ExprCall call(e);
   Layout out = call.new_out_layout();
-  std::vector<const Layout*> layouts;
-  for (const TensorView& v : call.inputs()) layouts.push_back(&v.layout);
-  BroadcastPlan plan = plan_broadcast(out, layouts);
+  BroadcastPlan plan = call.plan_for(out);
   ExprKernel kernel = select_kernel(call, plan);
   ExprInfo info = call.info();
   info.kernel = kernel.key;
@@ -67,6 +65,9 @@ Tensor PreparedExpr::operator()() const {
   return (*this)(impl_->call.inputs());
 }
 
-const ExprInfo& PreparedExpr::info() const { return impl_->info; }
+const ExprInfo& PreparedExpr::info() const {
+  if (!impl_) detail::fail(ErrorKind::value, "PreparedExpr: not prepared (default-constructed)");
+  return impl_->info;
+}
 
 }  // namespace bcast

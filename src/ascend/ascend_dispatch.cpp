@@ -72,14 +72,15 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
 
 bool run_expression_on_ascend_target(const Target& target, const std::string& structure,
                                      const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,
-                                     const ExprEvaluator& evaluator, const void* scalar_slots,
+                                     const void* scalar_slots,
                                      const BroadcastPlan& plan, const TensorView& out,
                                      const std::vector<TensorView>& operands) {
   AscendTrace& trace = t_last_trace;
   trace = {};
   if (!may_run(plan, trace)) return false;
-  if (evaluator.program().code.empty()) return fall_back(trace, "the expression computes nothing (it copies an input)");
   const KernelKey key = make_expr_kernel_key(target, structure, inputs, scalars, plan, provider::current_codegen_id());
+  const ExprEvaluator evaluator(expr_kernel_spec(key.expr).program);
+  if (evaluator.program().code.empty()) return fall_back(trace, "the expression computes nothing (it copies an input)");
   trace.kernel = key.to_string();
   const provider::Kernel kernel = provider::kernel_for(key, target);
   if (kernel.entry == nullptr) return fall_back(trace, "no kernel (compilation failed)");

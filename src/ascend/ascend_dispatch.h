@@ -26,10 +26,11 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
 // instruction into a tile buffer of its own, the last one into out's. False,
 // with the reason in the trace and the log, when it cannot run there (as
 // run_on_ascend_target; also an expression that computes nothing, a copy).
-// `structure`, the leaf types and `evaluator` are the expression's.
+// `structure` and the leaf types are the expression's; the simulator runs
+// the nodes of the program its kernel was built from.
 bool run_expression_on_ascend_target(const Target& target, const std::string& structure,
                                      const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,
-                                     const ExprEvaluator& evaluator, const void* scalar_slots,
+                                     const void* scalar_slots,
                                      const BroadcastPlan& plan, const TensorView& out,
                                      const std::vector<TensorView>& operands);
 

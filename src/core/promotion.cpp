@@ -2,6 +2,7 @@
 #include "promotion.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace bcast {
 namespace {
@@ -51,6 +52,8 @@ int float_rank(DType d) {
   }
 }
 
+DType smallest_float_for_rank(int rank) { return rank == 0 ? DType::f16 : rank == 1 ? DType::f32 : DType::f64; }
+
 DType promote_floats(DType a, DType b) {
   if (a == b) return a;
   const int ra = float_rank(a), rb = float_rank(b);
@@ -79,9 +82,16 @@ DType promote_types(std::span<const DType> dtypes) {
   const bool any_float = std::any_of(dtypes.begin(), dtypes.end(), [](DType d) { return is_floating(d); });
   DType result = dtypes.empty() ? DType::boolean : dtypes.front();
   if (any_float) {
-    result = smallest_float_for(result);
-    for (DType d : dtypes) result = promote_floats(result, smallest_float_for(d));
-    return result;
+    // The floats promote among themselves; the integers need a float of a
+    // rank, and lift the result only where it ranks lower (bf16 with u8 stays
+    // bf16, as f16 with u8 stays f16).
+    std::optional<DType> floats;
+    int needed = 0;
+    for (DType d : dtypes) {
+      if (is_floating(d)) floats = floats ? promote_floats(*floats, d) : d;
+      else needed = std::max(needed, float_rank(smallest_float_for(d)));
+    }
+    return needed > float_rank(*floats) ? promote_floats(*floats, smallest_float_for_rank(needed)) : *floats;
   }
   for (DType d : dtypes) {
     if (d == DType::boolean) continue;

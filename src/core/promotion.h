@@ -22,7 +22,8 @@ enum class ScalarKind : std::uint8_t { weak_int, weak_float, strong };
 //     float that holds the integer exactly: bool, i8 and u8 fit f16; i16 and
 //     u16 f32; wider integers f64 (i32, f32 -> f64);
 //   - floats give the wider; f16 and bf16 give f32 (bf16 is not NumPy's: it
-//     holds i8 and u8 exactly like f16, and ranks with it).
+//     holds i8 and u8 exactly like f16, and ranks with it: bf16 with u8 or
+//     bool stays bf16).
 // With several dtypes and any float among them, the result is that rule's
 // float for all of them at once: np.result_type(i8, u8, f16) is f16, where
 // promoting pairwise would give f32.

@@ -49,11 +49,27 @@ int precedence_of(const ExprGraphNode& n) {
 
 // ---- printing ----
 
+// A node shared by many others prints once per use: x = x * x, forty times
+// over, is one node per step but 2^40 characters of text. The text names
+// kernels, so it is capped (a linear graph never comes near).
+constexpr std::size_t kMaxTextBytes = 1 << 16;
+
 class Printer {
  public:
   Printer(const ExprGraph& g, const LeafNamer& namer) : g_(g), namer_(namer) {}
 
   std::string print(int i) {
+    std::string text = print_node(i);
+    if (text.size() > kMaxTextBytes)
+      detail::fail(ErrorKind::value,
+                   "expression: its text exceeds {} characters (a subexpression used many times over, nested; "
+                   "evaluate the inner part first)",
+                   kMaxTextBytes);
+    return text;
+  }
+
+ private:
+  std::string print_node(int i) {
     const ExprGraphNode& n = g_[i];
     switch (n.kind) {
       case NodeKind::input:
@@ -67,7 +83,6 @@ class Printer {
     return "";
   }
 
- private:
   std::string leaf(const ExprGraphNode& n) {
     if (namer_) return namer_(n.kind, n.leaf);
     return (n.kind == NodeKind::input ? "x" : "s") + std::to_string(n.leaf);

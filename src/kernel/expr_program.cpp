@@ -138,15 +138,16 @@ class Lowering {
       const int condition = convert(a, DType::boolean, false);  // its truth
       const Common common = common_of({b, c});
       const int x = convert(b, common.dtype, true), y = convert(c, common.dtype, true);
+      // NumPy's where, clip and the like return arrays: strong, even of weak scalars.
       return {emit(InstrKind::ternary, static_cast<std::uint8_t>(op), common.dtype, common.dtype, {condition, x, y}),
-              common.dtype, common.kind};
+              common.dtype, ScalarKind::strong};
     }
     const Common common = common_of({a, b, c});
     if (common.dtype == DType::boolean)
       detail::fail(ErrorKind::dtype, "expression {}: {} is not defined for dtype bool", text(node), ternary_name(op));
     const int x = convert(a, common.dtype, true), y = convert(b, common.dtype, true), z = convert(c, common.dtype, true);
     return {emit(InstrKind::ternary, static_cast<std::uint8_t>(op), common.dtype, common.dtype, {x, y, z}),
-            common.dtype, common.kind};
+            common.dtype, ScalarKind::strong};
   }
 
   const ExprGraph& g_;
