@@ -12,15 +12,6 @@ namespace {
 
 bool is_float(DType d) { return number_kind(d) == NumberKind::floating; }
 
-// "x is true": non-zero, NaN included.
-llvm::Value* truth(llvm::IRBuilder<>& b, DType dtype, llvm::Value* v) {
-  switch (number_kind(dtype)) {
-    case NumberKind::boolean: return v;
-    case NumberKind::floating: return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
-    default: return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
-  }
-}
-
 // A C library function of one float argument (tanhf, tanh), declared pure so
 // that LLVM may hoist it and scalarise a vector of it.
 llvm::Value* libm_call(llvm::IRBuilder<>& b, const char* f32_name, const char* f64_name, llvm::Value* x) {
@@ -79,7 +70,7 @@ llvm::Value* emit_unary(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, llvm::Val
     case UnaryOp::floor: return kind == NumberKind::floating ? b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x) : x;
     case UnaryOp::ceil: return kind == NumberKind::floating ? b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x) : x;
     case UnaryOp::round: return kind == NumberKind::floating ? b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x) : x;
-    case UnaryOp::logical_not: return b.CreateNot(truth(b, dtype, x));
+    case UnaryOp::logical_not: return b.CreateNot(truth(b, x));
     case UnaryOp::bit_not: return b.CreateNot(x);
     case UnaryOp::sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
     case UnaryOp::exp: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
@@ -100,7 +91,7 @@ llvm::Value* emit_cast(llvm::IRBuilder<>& b, DType from, DType to, llvm::Value* 
   const NumberKind f = number_kind(from), g = number_kind(to);
   llvm::LLVMContext& c = b.getContext();
   llvm::Type* target = shaped_like(x, compute_type(c, to));
-  if (g == NumberKind::boolean) return truth(b, from, x);
+  if (g == NumberKind::boolean) return truth(b, x);
   if (f == NumberKind::floating && g != NumberKind::floating) {
     const auto id = g == NumberKind::signed_int ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
     return b.CreateIntrinsic(id, {target, x->getType()}, {x});

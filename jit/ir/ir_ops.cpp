@@ -114,13 +114,6 @@ llvm::Value* emit_float_floor_divide(llvm::IRBuilder<>& b, llvm::Value* x, llvm:
   return b.CreateSelect(b.CreateFCmpOEQ(y, zero), quotient, result);
 }
 
-// "x is true": non-zero; NaN counts as true, as in NumPy.
-llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v) {
-  llvm::Type* element = v->getType()->getScalarType();
-  if (element->isIntegerTy(1)) return v;
-  if (element->isFloatingPointTy()) return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
-  return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
-}
 
 // llvm.maximum/minimum propagate *a* NaN but leave which one unspecified; the
 // reference (like NumPy) returns a's NaN when both are NaN, payload and all.
@@ -129,6 +122,13 @@ llvm::Value* emit_nan_first(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y
 }
 
 }  // namespace
+
+llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v) {
+  llvm::Type* element = v->getType()->getScalarType();
+  if (element->isIntegerTy(1)) return v;
+  if (element->isFloatingPointTy()) return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+  return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+}
 
 llvm::Value* emit_extremum_picks_a(llvm::IRBuilder<>& b, Op op, llvm::Value* x, llvm::Value* y) {
   const Lowering* l = find_lowering(op, NumberKind::floating);

@@ -13,6 +13,10 @@ namespace bcast::jit {
 // src/scalar_ops.h, which the differential tests hold this to bit for bit.
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y);
 
+// "x is true": non-zero, a NaN included (NumPy's truth), of a compute value:
+// an i1 is its own truth. Scalars and vectors alike.
+llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v);
+
 // For float max and min: true where the result is x (x NaN, or x wins, -0
 // below +0), false where it is y. Lets f16 and bf16 copy the chosen input's
 // stored bits, as NumPy does, instead of rounding a float result back.
