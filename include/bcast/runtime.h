@@ -20,12 +20,39 @@ int num_threads();
 void set_jit_enabled(bool enabled);
 bool jit_enabled();
 
+// NOTE: [Tiers] What a call does when its kernel is in neither the memory
+// nor the disk cache (BCAST_JIT_MODE):
+//   async (the default): it runs at once on the reference executor while a
+//     background thread compiles the kernel; later calls take the kernel as
+//     soon as it is ready. A call waits for the compile only when that is
+//     expected to be faster than the fallback (NOTE: [Waiting rule]).
+//   sync: it compiles (or waits for another thread's compile) and then runs
+//     the kernel, as benchmarks and deterministic tests want.
+// Threads asking for the same key share one compile in both modes.
+enum class JitMode { async, sync };
+void set_jit_mode(JitMode mode);
+JitMode jit_mode();
+// Blocks until no background compile is queued or running: for tools before
+// they time calls, and for tests.
+void wait_for_compiles();
+
 // Kernels kept in memory, least recently used evicted first. A kernel still
 // running when it is evicted stays loaded until its calls finish. 0 keeps
 // nothing: every call compiles its kernel.
 void set_kernel_cache_capacity(std::size_t kernels);
 std::size_t kernel_cache_capacity();
 void clear_kernel_cache();  // drops every kernel and resets the counters
+
+// NOTE: [Compile phases] Where the time to obtain a kernel went, in
+// microseconds. setup is LLVM's native target and the process's LLJIT,
+// booked to the compile that paid for it (the first of a process).
+struct CompilePhases {
+  double setup_us = 0, target_machine_us = 0, emit_ir_us = 0, verify_us = 0, optimise_us = 0, codegen_us = 0,
+         link_us = 0;
+  double total_us() const {
+    return setup_us + target_machine_us + emit_ir_us + verify_us + optimise_us + codegen_us + link_us;
+  }
+};
 
 // Counters for one kernel key, kept across evictions.
 struct KernelStats {
@@ -36,6 +63,8 @@ struct KernelStats {
   std::uint64_t compiles = 0;   // misses that compiled (disk cache off, absent or stale)
   std::uint64_t failures = 0; // compilations that failed (calls then fell back)
   double compile_ms = 0;      // total time compiling or loading this key
+  std::uint64_t fallback_calls = 0;  // calls that ran on the fallback while its compile was pending
+  CompilePhases phases;       // of its last compile (or disk load: setup and link only)
   std::size_t code_bytes = 0; // machine code of the resident kernel
   bool resident = false;      // in the cache now
 };
@@ -44,6 +73,11 @@ struct KernelStats {
 struct KernelCacheStats {
   std::uint64_t hits = 0, misses = 0, disk_hits = 0, compiles = 0, failures = 0, evictions = 0;
   double compile_ms = 0;
+  // NOTE: [Tiers]: calls run on the fallback while their compile was pending,
+  // calls that waited for a pending compile (NOTE: [Waiting rule]), compiles
+  // queued or running now, and the most there have been at once.
+  std::uint64_t fallback_calls = 0, waits = 0;
+  std::size_t queued = 0, queue_peak = 0;
   std::size_t code_bytes = 0;  // of the resident kernels
   std::size_t resident = 0;
   std::size_t capacity = 0;

@@ -8,9 +8,12 @@
 #include <set>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
+#include "cache/compile_queue.h"
 #include "cache/disk_cache.h"
+#include "compile/isolated_compile.h"
 #include "key_codec.h"
 #include "logging.h"
 
@@ -66,44 +69,47 @@ struct Obtained {
   Source source = Source::compiled;
 };
 
-// A kernel from the disk cache if a valid entry is there, else compiled (and
-// then stored on disk). NOTE: [Disk cache file]
-Obtained obtain(const KernelKey& key, const CacheOptions& options) {
-  const std::shared_ptr<const DiskCache> disk = disk_caches().current(options.disk_folder, options.disk_max_bytes);
+// The kernel from the disk cache, when a valid entry is there (NOTE: [Disk
+// cache file]); why a file was ignored goes to the debug log.
+std::optional<Obtained> load_from_disk(const DiskCache& disk, const KernelKey& key) {
+  const auto start = std::chrono::steady_clock::now();
   const std::string name = key.to_string();
-  const CodegenSettings settings = codegen_settings(key.codegen);
-  if (disk) {
-    const auto start = std::chrono::steady_clock::now();
-    std::string why;
-    if (std::optional<DiskEntry> entry = disk->load(name, settings, why)) {
-      CompiledObject object;
-      object.object = std::move(entry->object);
-      object.symbol = entry->symbol;
-      object.code_bytes = entry->code_bytes;
-      object.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      Obtained got{load_object(object), Source::disk};
-      if (got.result.kernel) {
-        disk->touch(name);
-        return got;
-      }
-      why = "cannot load: " + got.result.error;
+  std::string why;
+  if (std::optional<DiskEntry> entry = disk.load(name, codegen_settings(key.codegen), why)) {
+    CompiledObject object;
+    object.object = std::move(entry->object);
+    object.symbol = entry->symbol;
+    object.code_bytes = entry->code_bytes;
+    object.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    Obtained got{load_object(object), Source::disk};
+    if (got.result.kernel) {
+      disk.touch(name);
+      return got;
     }
-    if (!why.empty())
-      logging::jit().debug("disk cache: ignoring {}/{} for {}: {}", disk->folder(), DiskCache::file_name(name), name,
-                           why);
+    why = "cannot load: " + got.result.error;
   }
-  CompiledObject object = compile_object(key, options.dump_dir);
+  if (!why.empty())
+    logging::jit().debug("disk cache: ignoring {}/{} for {}: {}", disk.folder(), DiskCache::file_name(name), name,
+                         why);
+  return std::nullopt;
+}
+
+// A compiled kernel, stored on disk when the disk cache is on.
+Obtained compile_and_store(const KernelKey& key, const CacheOptions& options, const DiskCache* disk) {
+  CompiledObject object =
+      options.isolate ? compile_object_isolated(key, options.dump_dir) : compile_object(key, options.dump_dir);
   if (!object.error.empty()) return {{nullptr, object.error}, Source::compiled};
   Obtained got{load_object(object), Source::compiled};
-  if (got.result.kernel && disk) {
+  if (got.result.kernel && disk != nullptr) {
     // The header names the key by the codec's fields (NOTE: [Disk cache file]).
+    const std::string name = key.to_string();
     const KeyFields fields = split_kernel_key(name).value();
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     DiskEntry entry{.key = name,
                     .symbol = object.symbol,
                     .llvm_version = LLVM_VERSION_STRING,
                     .generator = kGeneratorRevision,
-                    .settings = settings,
+                    .settings = codegen_settings(key.codegen),
                     .op = fields.op,
                     .dtype = fields.dtype,
                     .broadcast_type = fields.type,
@@ -119,7 +125,22 @@ Obtained obtain(const KernelKey& key, const CacheOptions& options) {
   return got;
 }
 
+// A failure of ours (file system, memory) must not poison the key for the
+// waiters: it is a failed compilation like any other.
+template <class F>
+Obtained guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return {{nullptr, std::string("internal error: ") + e.what()}, Source::compiled};
+  }
+}
+
 }  // namespace
+
+// NOTE: [Waiting rule] The compile time an async call expects before it has
+// measured one: the median cold compile of this machine (docs/performance.md).
+constexpr double kFirstCompileGuessUs = 3000;
 
 struct KernelCache::State {
   // A resident (or compiling) kernel. `ready` is set once `kernel` is final.
@@ -136,6 +157,7 @@ struct KernelCache::State {
   KernelCacheStats totals;
   CacheOptions options;
   std::atomic<std::uint64_t> epoch{0};
+  double mean_compile_us = kFirstCompileGuessUs;  // of this process's compiles, recent ones weighing most
 
   static bool ready(const Slot& slot) {
     return slot.kernel.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
@@ -176,17 +198,55 @@ struct KernelCache::State {
     }
     s.compile_ms += result.kernel->compile_ms;
     totals.compile_ms += result.kernel->compile_ms;
+    s.phases = result.kernel->phases;
+    if (!from_disk) mean_compile_us += 0.25 * (result.kernel->compile_ms * 1e3 - mean_compile_us);
     if (resident) {
       s.code_bytes = result.kernel->code_bytes;
       totals.code_bytes += result.kernel->code_bytes;
     }
+  }
+
+  // Books a finished load or compile and hands the kernel to the waiters.
+  // Booked before they wake, so that an eviction or clear() never sees a
+  // finished slot whose code size is not counted yet.
+  KernelPtr finish(const KernelKey& key, const Obtained& got, std::promise<KernelPtr>& promise, bool resident) {
+    const std::lock_guard lock(mutex);
+    record(key, got.result, got.source == Source::disk, resident && slots.contains(key));
+    promise.set_value(got.result.kernel);
+    evict_to_capacity();
+    return got.result.kernel;
+  }
+
+  // NOTE: [Waiting rule]: a pending kernel is expected after the compiles
+  // queued before it and its own; the caller waits if that is within its patience.
+  bool worth_waiting(const Patience& patience) const {
+    return !patience.async || mean_compile_us * static_cast<double>(compile_queue().length()) <= patience.wait_us;
+  }
+
+  // A pending slot's kernel, when the caller should wait for it; null (and
+  // booked as a fallback call) when it should not.
+  KernelPtr wait_or_fall_back(const std::shared_future<KernelPtr>& kernel, KernelStats& s, const Patience& patience,
+                              std::unique_lock<std::mutex>& lock, CacheOutcome* outcome) {
+    const bool done = kernel.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    if (done || worth_waiting(patience)) {
+      if (!done && patience.async) ++totals.waits;
+      lock.unlock();
+      KernelPtr k = kernel.get();
+      if (outcome) *outcome = k ? CacheOutcome::memory_hit : CacheOutcome::failed;
+      return k;
+    }
+    ++s.fallback_calls;
+    ++totals.fallback_calls;
+    if (outcome) *outcome = CacheOutcome::pending;
+    return nullptr;
   }
 };
 
 KernelCache::KernelCache() : state_(std::make_unique<State>()) {}
 KernelCache::~KernelCache() = default;
 
-std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, CacheOutcome* outcome) {
+std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Patience patience,
+                                                       CacheOutcome* outcome) {
   State& st = *state_;
   std::unique_lock lock(st.mutex);
   if (const auto it = st.slots.find(key); it != st.slots.end()) {
@@ -194,6 +254,7 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Cac
     ++it->second.stats->hits;
     ++st.totals.hits;
     const std::shared_future<KernelPtr> kernel = it->second.kernel;
+    if (!State::ready(it->second)) return st.wait_or_fall_back(kernel, *it->second.stats, patience, lock, outcome);
     lock.unlock();
     KernelPtr k = kernel.get();
     if (outcome) *outcome = k ? CacheOutcome::memory_hit : CacheOutcome::failed;
@@ -205,37 +266,54 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Cac
   ++st.totals.misses;
   const bool resident = st.options.capacity > 0;
   const CacheOptions options = st.options;
-  std::promise<KernelPtr> promise;
+  auto promise = std::make_shared<std::promise<KernelPtr>>();
+  const std::shared_future<KernelPtr> future = promise->get_future().share();
   if (resident) {
     st.lru.push_front(key);
-    st.slots.emplace(key, State::Slot{promise.get_future().share(), st.lru.begin(), &s});
+    st.slots.emplace(key, State::Slot{future, st.lru.begin(), &s});
     s.resident = true;
   }
   lock.unlock();
 
-  Obtained got;
-  try {
-    got = obtain(key, options);  // outside the lock: other keys go on
-  } catch (const std::exception& e) {
-    // A failure of ours (file system, memory) must not poison the key for
-    // the waiters: it is a failed compilation like any other.
-    got = {{nullptr, std::string("internal error: ") + e.what()}, Source::compiled};
+  // Outside the lock: other keys go on. The disk is read on the caller's
+  // thread in either mode: a load costs tens of microseconds.
+  const std::shared_ptr<const DiskCache> disk = disk_caches().current(options.disk_folder, options.disk_max_bytes);
+  if (disk) {
+    std::optional<Obtained> got;
+    try {
+      got = load_from_disk(*disk, key);
+    } catch (const std::exception& e) {
+      logging::jit().debug("disk cache: cannot read {} for {}: {}", disk->folder(), key.to_string(), e.what());
+    }
+    if (got) {
+      if (outcome) *outcome = got->result.kernel ? CacheOutcome::disk_hit : CacheOutcome::failed;
+      return st.finish(key, *got, *promise, resident);
+    }
   }
-  lock.lock();
-  // Booked before the waiters wake, so that an eviction or clear() never
-  // sees a finished slot whose code size is not counted yet.
-  const auto slot = st.slots.find(key);
-  st.record(key, got.result, got.source == Source::disk, resident && slot != st.slots.end());
-  promise.set_value(got.result.kernel);
-  st.evict_to_capacity();
-  if (outcome)
-    *outcome = !got.result.kernel ? CacheOutcome::failed
-               : got.source == Source::disk ? CacheOutcome::disk_hit
-                                            : CacheOutcome::compiled;
-  return got.result.kernel;
+  // NOTE: [Tiers]: an async miss compiles on the background queue; a cache
+  // that keeps nothing has no slot to finish into, so its calls compile here.
+  if (patience.async && resident) {
+    const bool queued = compile_queue().push([&st, key, options, disk, promise, resident](bool run) {
+      if (!run) {
+        promise->set_value(nullptr);  // cancelled at exit: nobody waits
+        return;
+      }
+      st.finish(key, guarded([&] { return compile_and_store(key, options, disk.get()); }), *promise, resident);
+    });
+    if (queued) {
+      lock.lock();
+      return st.wait_or_fall_back(future, s, patience, lock, outcome);
+    }
+  }
+  const Obtained got = guarded([&] { return compile_and_store(key, options, disk.get()); });
+  if (outcome) *outcome = got.result.kernel ? CacheOutcome::compiled : CacheOutcome::failed;
+  return st.finish(key, got, *promise, resident);
 }
 
+void KernelCache::wait_for_compiles() const { compile_queue().wait_idle(); }
+
 void KernelCache::configure(const CacheOptions& options) {
+  set_profiler_hooks({.perf_map = options.perf_map, .gdb = options.gdb});
   const std::lock_guard lock(state_->mutex);
   state_->options = options;
   state_->evict_to_capacity();
@@ -265,6 +343,8 @@ std::uint64_t KernelCache::epoch() const { return state_->epoch.load(std::memory
 KernelCacheStats KernelCache::stats() const {
   const std::lock_guard lock(state_->mutex);
   KernelCacheStats s = state_->totals;
+  s.queued = compile_queue().length();
+  s.queue_peak = compile_queue().peak();
   for (const auto& [key, slot] : state_->slots)
     if (State::ready(slot) && slot.kernel.get()) s.hits += slot.kernel.get()->memo_hits.load();
   s.resident = state_->slots.size();

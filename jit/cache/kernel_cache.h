@@ -12,8 +12,15 @@
 
 namespace bcast::jit {
 
-// How a get() was served, for BCAST_VERBOSE.
-enum class CacheOutcome { memory_hit, disk_hit, compiled, failed };
+// How a get() was served, for BCAST_VERBOSE: pending when it returned no
+// kernel because its compile is still running in the background.
+enum class CacheOutcome { memory_hit, disk_hit, compiled, failed, pending };
+
+// NOTE: [Tiers] How long a get() may wait for its kernel's compile.
+struct Patience {
+  bool async = false;  // compile in the background; else compile on the caller's thread (or wait for another's)
+  double wait_us = 0;  // async: wait for a compile expected to be ready within this (NOTE: [Waiting rule])
+};
 
 // What the cache is told by its user (the provider reads them from the
 // settings): jit/ reads no setting itself.
@@ -22,6 +29,9 @@ struct CacheOptions {
   std::string disk_folder;           // "" when the disk cache is off
   std::uint64_t disk_max_bytes = 0;  // the disk cache's size bound
   std::string dump_dir;              // where compilations write IR and assembly; "" for none
+  bool isolate = false;              // compile in a child process (NOTE: [Isolated compiles])
+  bool perf_map = false;             // write /tmp/perf-<pid>.map (NOTE: [Profilers])
+  bool gdb = false;                  // register kernels with gdb's JIT interface
 
   friend bool operator==(const CacheOptions&, const CacheOptions&) = default;
 };
@@ -31,11 +41,16 @@ class KernelCache {
   KernelCache();
   ~KernelCache();
 
-  // The kernel for `key`, compiled on the first request. Threads that ask for
-  // a key being compiled wait for that compilation instead of starting their
-  // own. Null when compilation failed (logged once per key): the caller falls
-  // back to the reference executor.
-  std::shared_ptr<const CompiledKernel> get(const KernelKey& key, CacheOutcome* outcome = nullptr);
+  // The kernel for `key`: from memory, from disk, or compiled on the first
+  // request. Threads that ask for a key being compiled share that compile.
+  // Null when compilation failed (logged once per key), and, with an async
+  // `patience`, while the compile is pending and not expected within
+  // patience.wait_us: the caller runs its fallback (NOTE: [Tiers]).
+  std::shared_ptr<const CompiledKernel> get(const KernelKey& key, Patience patience = {},
+                                            CacheOutcome* outcome = nullptr);
+
+  // Until no background compile is queued or running.
+  void wait_for_compiles() const;
 
   // Changes whenever a kernel leaves the cache (eviction, clear, capacity):
   // a memo of a kernel taken at another epoch must look it up again.

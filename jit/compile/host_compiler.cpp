@@ -1,5 +1,6 @@
 // The host back end: emit the nest, optimise with the target's pipeline,
 // generate an object file, load it into one process-wide LLJIT.
+#include <llvm/ExecutionEngine/Orc/Debugging/DebuggerSupport.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -12,9 +13,12 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <set>
 
@@ -26,6 +30,7 @@
 #include "emit/expression_emitter.h"
 #include "emit/loop_nest_emitter.h"
 #include "fault_injection.h"
+#include "logging.h"
 #include "target/codegen_target.h"
 #include "target/host_description.h"
 
@@ -33,6 +38,20 @@ namespace bcast::jit {
 namespace {
 
 std::string message(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+// Microseconds since the last lap (NOTE: [Compile phases]).
+class Stopwatch {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double us = std::chrono::duration<double, std::micro>(now - last_).count();
+    last_ = now;
+    return us;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 void initialise_llvm() {
   static std::once_flag once;
@@ -89,6 +108,16 @@ class HostJit {
 
   llvm::orc::LLJIT& lljit() { return *jit_; }
 
+  // NOTE: [Profilers]: from the next kernel loaded on, objects are
+  // registered with gdb's JIT interface.
+  void enable_gdb() {
+    const std::lock_guard lock(mutex_);
+    if (gdb_) return;
+    gdb_ = true;
+    if (llvm::Error e = llvm::orc::enableDebuggerSupport(*jit_))
+      logging::jit().warn("BCAST_PROFILE: kernels cannot be registered with gdb: {}", message(std::move(e)));
+  }
+
   // Defines each symbol not defined yet in the dylib every kernel links.
   llvm::Error define(const std::vector<JitSymbol>& symbols) {
     const std::lock_guard lock(mutex_);
@@ -104,9 +133,23 @@ class HostJit {
  private:
   std::mutex mutex_;
   std::set<std::string> defined_;
+  bool gdb_ = false;
   explicit HostJit(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
   std::unique_ptr<llvm::orc::LLJIT> jit_;
 };
+
+std::atomic<bool> g_perf_map{false}, g_gdb{false};
+
+// NOTE: [Profilers]: one line per loaded kernel, appended under a lock.
+void append_to_perf_map(const void* address, std::size_t bytes, const std::string& name) {
+  static std::mutex mutex;
+  const std::lock_guard lock(mutex);
+  if (std::FILE* f = std::fopen(perf_map_path().c_str(), "a")) {
+    std::fprintf(f, "%llx %zx %s\n", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)),
+                 std::max<std::size_t>(bytes, 1), name.c_str());
+    std::fclose(f);
+  }
+}
 
 // A kernel in a JITDylib of its own: symbols never clash (a key may be loaded
 // again while an evicted copy still runs), and unloading removes the dylib.
@@ -227,19 +270,27 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, con
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (fault injection)");
   if (!op_supports(key.op, key.dtype) || key.inner[kOut] == InnerStride::zero)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "no kernel exists for key " + key.to_string());
+  CompiledObject result;
+  CompilePhases& phases = result.phases;
+  Stopwatch watch;
   initialise_llvm();
+  phases.setup_us = watch.lap();
   const CodegenSettings settings = codegen_settings(key.codegen);
   auto tm = make_target_machine(settings);
   if (!tm) return tm.takeError();
-  CompiledObject result;
+  phases.target_machine_us = watch.lap();
   result.symbol = key.to_string();
   KernelModule km = build_module(key, settings, **tm, result.symbol);
+  phases.emit_ir_us = watch.lap();
   std::string problems;
   llvm::raw_string_ostream problem_stream(problems);
   if (llvm::verifyModule(*km.module, &problem_stream))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "invalid IR: " + problems);
+  phases.verify_us = watch.lap();
   if (!dump_dir.empty()) write_dump(dump_dir, dump_name(key), ".ll", module_text(*km.module));
+  watch.lap();  // dumps are not compile time
   optimise(*km.module, **tm, settings.opt_level);
+  phases.optimise_us = watch.lap();
   if (!dump_dir.empty()) {
     write_dump(dump_dir, dump_name(key), ".opt.ll", module_text(*km.module));
     auto clone = llvm::CloneModule(*km.module);
@@ -248,18 +299,23 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, con
     else
       llvm::consumeError(assembly.takeError());
   }
+  watch.lap();
   auto object = codegen(*km.module, **tm, llvm::CodeGenFileType::ObjectFile);
   if (!object) return object.takeError();
   result.object.assign(object->begin(), object->end());
   result.code_bytes = text_bytes(llvm::MemoryBufferRef(llvm::StringRef(result.object.data(), result.object.size()), ""));
+  phases.codegen_us = watch.lap();
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
 llvm::Expected<std::shared_ptr<const CompiledKernel>> load_or_error(const CompiledObject& object) {
   const auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   auto jit = HostJit::get();
   if (!jit) return jit.takeError();
+  if (g_gdb.load(std::memory_order_acquire)) (*jit)->enable_gdb();
+  const double setup_us = watch.lap();
   static std::atomic<std::uint64_t> dylibs{0};
   llvm::orc::LLJIT& lljit = (*jit)->lljit();
   auto dylib = lljit.getExecutionSession().createJITDylib("bcast.kernel." + std::to_string(dylibs++));
@@ -275,6 +331,10 @@ llvm::Expected<std::shared_ptr<const CompiledKernel>> load_or_error(const Compil
   kernel->entry = address->toPtr<void*>();
   kernel->symbol = object.symbol;
   kernel->code_bytes = object.code_bytes;
+  kernel->phases = object.phases;
+  kernel->phases.setup_us += setup_us;
+  kernel->phases.link_us = watch.lap();
+  if (g_perf_map.load(std::memory_order_acquire)) append_to_perf_map(kernel->entry, object.code_bytes, object.symbol);
   kernel->compile_ms =
       object.compile_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return kernel;
@@ -314,6 +374,13 @@ CompileResult compile_host_kernel(const KernelKey& key) {
   if (!object.error.empty()) return {nullptr, object.error};
   return load_object(object);
 }
+
+void set_profiler_hooks(ProfilerHooks hooks) {
+  g_perf_map.store(hooks.perf_map, std::memory_order_release);
+  if (hooks.gdb) g_gdb.store(true, std::memory_order_release);
+}
+
+std::string perf_map_path() { return "/tmp/perf-" + std::to_string(::getpid()) + ".map"; }
 
 CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa) {
   const HostDescription& host = host_description();

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bcast/runtime.h"
 #include "codegen_settings.h"
 #include "kernel_abi.h"
 #include "kernel_key.h"
@@ -26,6 +27,7 @@ class CompiledKernel {
   std::string symbol;
   std::size_t code_bytes = 0;  // size of the kernel's machine code (.text)
   double compile_ms = 0;       // to obtain it: compile or read from disk, then load
+  CompilePhases phases;
   // Calls served by a caller's memo of this kernel, without a cache look-up
   // (NOTE: [Call memo]); the cache adds them to its hit counts.
   mutable std::atomic<std::uint64_t> memo_hits{0};
@@ -42,6 +44,7 @@ struct CompiledObject {
   std::string symbol;          // the kernel's symbol in the object: the key string
   std::size_t code_bytes = 0;
   double compile_ms = 0;
+  CompilePhases phases;
   std::string error;           // non-empty on failure
 };
 
@@ -50,6 +53,19 @@ struct CompiledObject {
 CompiledObject compile_object(const KernelKey& key, const std::string& dump_dir);
 // Loads an object (fresh or from disk) into the process's JIT.
 CompileResult load_object(const CompiledObject& object);
+
+// NOTE: [Profilers] What the JIT tells profilers and debuggers about each
+// kernel it loads (BCAST_PROFILE). perf_map appends "address size key" to
+// /tmp/perf-<pid>.map, the file perf report reads to name JIT code. gdb
+// registers each loaded object with gdb's JIT interface
+// (__jit_debug_register_code), so a backtrace through a kernel names it;
+// turned on, it stays on for the process.
+struct ProfilerHooks {
+  bool perf_map = false;
+  bool gdb = false;
+};
+void set_profiler_hooks(ProfilerHooks hooks);
+std::string perf_map_path();  // /tmp/perf-<pid>.map
 
 // Makes `symbols` (a target's intrinsics) resolvable by every kernel loaded
 // after; a symbol already defined keeps its first address. Returns the error,

@@ -173,8 +173,9 @@ struct ExprMemo {
   bool matches(const Expr& e) const {
     return call && !root.expired() && root.lock() == e.node() && stamp == kernel_stamp();
   }
-  void run(const TensorView& o) const {
+  void run(const TensorView& o) {
     call->validate_out(o, call->inputs());
+    if (kernel.pending()) kernel = select_kernel(*call, plan);  // NOTE: [Tiers]
     run_expression(*call, kernel, plan, o, call->inputs());
   }
   // Everything is worked out before anything is kept: a failure leaves the

@@ -218,7 +218,8 @@ ExprInfo ExprCall::info() const {
 
 ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
   ExprKernel kernel;
-  kernel.jit = select_expr_kernel(call.structure(), call.input_types(), call.scalar_types(), plan, &kernel.key);
+  kernel.jit = select_expr_kernel(call.structure(), call.input_types(), call.scalar_types(), call.program().code.size(),
+                                  plan, &kernel.key);
   if (kernel.jit.fn == nullptr) kernel.reference = std::make_shared<const ExprEvaluator>(call.program());
   return kernel;
 }
@@ -276,7 +277,8 @@ void report_call(const ExprCall& call, const ExprKernel& kernel, const Broadcast
   for (const TensorView& v : call.inputs()) dtypes += (dtypes.empty() ? "" : ",") + std::string(dtype_name(v.dtype));
   const std::string line = fmt::format("bcast: expr {} {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", call.text(),
                                        dtypes, to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
-                                       kernel.key, kernel.jit.fn ? outcome_name(kernel.jit.outcome) : "reference",
+                                       kernel.key,
+                                       kernel.jit.fn || kernel.pending() ? outcome_name(kernel.jit.outcome) : "reference",
                                        std::chrono::duration<double, std::micro>(took).count());
   std::fputs(line.c_str(), stderr);
 }

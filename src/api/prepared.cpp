@@ -21,10 +21,15 @@ namespace bcast {
 // The planned call (NOTE: [Dispatch]) keeps the kernel it was prepared with
 // (pinned); its direct call is the fast path when it has one.
 struct PreparedOp::Impl {
+  Impl(Op o, DType d, Layout la, Layout lb, Layout lo, PlannedCall c, SelectedKernel k, std::string t, std::string key_text,
+       DataCheck check)
+      : op(o), dtype(d), a(std::move(la)), b(std::move(lb)), out(std::move(lo)), call(std::move(c)),
+        kernel(std::move(k)), type(std::move(t)), key(std::move(key_text)), data(check) {}
   Op op;
   DType dtype;
   Layout a, b, out;
-  PlannedCall call;  // its kernel pinned: read-only, so calls may run at once
+  PlannedCall call;  // read-only, so calls may run at once
+  PinnedKernel<SelectedKernel> kernel;  // NOTE: [Tiers]
   std::string type, key;
   DataCheck data;  // for the fast path
 };
@@ -33,23 +38,14 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   const DType out_dtype = result_dtype(op, dtype);
-  auto impl = std::make_shared<PreparedOp::Impl>(PreparedOp::Impl{
-      .op = op,
-      .dtype = dtype,
-      .a = a,
-      .b = b,
-      .out = out,
-      .call = PlannedCall(op, dtype, out_dtype, plan_broadcast(out, a, b)),
-      .type = "",
-      .key = "reference",
-      .data = DataCheck(dtype, out_dtype, a, b, out)});
-  PlannedCall& call = impl->call;
-  impl->type = to_string(call.plan.type);
-  if (call.plan.numel > 0) {
-    // A prepared op follows the current target, as a plain call does.
-    call.pin_kernel();
-    if (call.kernel.jit) impl->key = call_kernel_key(current_target(), op, dtype, call.plan).to_string();
-  }
+  PlannedCall call(op, dtype, out_dtype, plan_broadcast(out, a, b));
+  // A prepared op follows the current target, as a plain call does.
+  SelectedKernel kernel = call.plan.numel > 0 ? select_kernel(op, dtype, call.plan) : SelectedKernel{};
+  std::string key = kernel.jit || kernel.pending() ? call_kernel_key(current_target(), op, dtype, call.plan).to_string()
+                                                   : "reference";
+  std::string type = to_string(call.plan.type);
+  auto impl = std::make_shared<PreparedOp::Impl>(op, dtype, a, b, out, std::move(call), std::move(kernel),
+                                                 std::move(type), std::move(key), DataCheck(dtype, out_dtype, a, b, out));
   PreparedOp prepared;
   prepared.impl_ = std::move(impl);
   return prepared;
@@ -74,14 +70,15 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   check(b, p.dtype, p.b, "b");
   check(out, result_dtype(p.op, p.dtype), p.out, "out");
   const PlannedCall& call = p.call;
+  const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); });
   // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
   // prepared data checks.
   if (runs_direct(call) && p.data.passes(a.data, b.data, out.data)) {
-    call.direct.run(call.kernel.fn, {out.data, a.data, b.data});
+    call.direct.run(kernel.fn, {out.data, a.data, b.data});
     return;
   }
   validate_data(p.op, a, b, out);
-  dispatch(p.call, a, b, out);
+  dispatch(call, kernel, a, b, out);
 }
 
 Tensor PreparedOp::operator()(const TensorView& a, const TensorView& b) const {

@@ -7,10 +7,12 @@
 namespace bcast {
 
 struct PreparedExpr::Impl {
+  Impl(ExprCall c, Layout o, BroadcastPlan p, ExprKernel k, ExprInfo i)
+      : call(std::move(c)), out(std::move(o)), plan(std::move(p)), kernel(std::move(k)), info(std::move(i)) {}
   ExprCall call;
   Layout out;
   BroadcastPlan plan;
-  ExprKernel kernel;  // selected once, for good
+  PinnedKernel<ExprKernel> kernel;  // selected once, for good (NOTE: [Tiers])
   ExprInfo info;
 };
 
@@ -22,8 +24,8 @@ PreparedExpr prepare(const Expr& e) {
   ExprInfo info = call.info();
   info.kernel = kernel.key;
   PreparedExpr p;
-  p.impl_ = std::make_shared<const PreparedExpr::Impl>(
-      PreparedExpr::Impl{std::move(call), std::move(out), std::move(plan), std::move(kernel), std::move(info)});
+  p.impl_ = std::make_shared<const PreparedExpr::Impl>(std::move(call), std::move(out), std::move(plan),
+                                                       std::move(kernel), std::move(info));
   return p;
 }
 
@@ -50,7 +52,7 @@ void PreparedExpr::operator()(std::span<const TensorView> inputs, const TensorVi
                  to_string(p.out.strides));
   std::vector<TensorView> now(inputs.begin(), inputs.end());
   p.call.validate_out(out, now);
-  run_expression(p.call, p.kernel, p.plan, out, now);
+  run_expression(p.call, p.kernel.get([&] { return select_kernel(p.call, p.plan); }), p.plan, out, now);
 }
 
 Tensor PreparedExpr::operator()(std::span<const TensorView> inputs) const {

@@ -13,6 +13,7 @@
 namespace bcast {
 
 void clear_kernel_cache() { provider::clear(); }
+void wait_for_compiles() { provider::wait_for_compiles(); }
 KernelCacheStats kernel_cache_stats() { return provider::stats(); }
 std::vector<KernelStats> kernel_cache_entries() { return provider::entries(); }
 
@@ -21,7 +22,7 @@ void write_kernel_cache_dump(const std::string& path) {
   for (const KernelStats& s : kernel_cache_entries())
     entries.push_back({{"key", s.key}, {"hits", s.hits}, {"misses", s.misses}, {"disk_hits", s.disk_hits},
                        {"compiles", s.compiles}, {"failures", s.failures}, {"compile_ms", s.compile_ms},
-                       {"code_bytes", s.code_bytes}, {"resident", s.resident}});
+                       {"fallback_calls", s.fallback_calls}, {"code_bytes", s.code_bytes}, {"resident", s.resident}});
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp);

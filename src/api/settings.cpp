@@ -30,6 +30,7 @@ void set_num_threads(int n) {
   set_setting("BCAST_NUM_THREADS", std::to_string(n));
 }
 void set_jit_enabled(bool enabled) { set_setting("BCAST_JIT", enabled ? "1" : "0"); }
+void set_jit_mode(JitMode mode) { set_setting("BCAST_JIT_MODE", mode == JitMode::async ? "async" : "sync"); }
 void set_kernel_cache_capacity(std::size_t kernels) { set_setting("BCAST_CACHE_CAPACITY", std::to_string(kernels)); }
 
 }  // namespace bcast

@@ -1,6 +1,7 @@
 // The one dispatch function (NOTE: [Dispatch]) and kernel selection.
 #include "dispatch.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "ascend_dispatch.h"
@@ -15,7 +16,8 @@ namespace bcast {
 namespace {
 
 Outcome outcome_of(provider::KernelSource source) {
-  constexpr Outcome kOutcomes[] = {Outcome::hit, Outcome::disk, Outcome::compiled, Outcome::failed};  // by source
+  constexpr Outcome kOutcomes[] = {Outcome::hit, Outcome::disk, Outcome::compiled, Outcome::failed,
+                                   Outcome::pending};  // by source
   return kOutcomes[static_cast<std::size_t>(source)];
 }
 
@@ -43,15 +45,26 @@ SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, cons
 }  // namespace
 
 std::string_view outcome_name(Outcome outcome) {
-  constexpr std::string_view kNames[] = {"reference", "hit", "disk", "compiled", "failed", "ascend-sim"};  // by Outcome
+  constexpr std::string_view kNames[] = {"reference", "hit",        "disk",
+                                         "compiled",  "failed",     "ascend-sim",
+                                         "pending"};  // by Outcome
   return kNames[static_cast<std::size_t>(outcome)];
+}
+
+double wait_budget_us(std::int64_t numel, double fallback_ns) {
+  const double threads = std::min<double>(num_threads(), std::max<double>(1, static_cast<double>(numel) /
+                                                                                   static_cast<double>(config::grain())));
+  return static_cast<double>(numel) * (fallback_ns - kKernelNsPerElement) / threads / 1e3;
 }
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
   Outcome outcome = Outcome::reference;
   if (jit_enabled()) {
     const Target& host = target_for(TargetKind::host);
-    provider::Kernel kernel = provider::kernel_for(call_kernel_key(host, op, dtype, plan), host);
+    provider::Kernel kernel = provider::kernel_for(call_kernel_key(host, op, dtype, plan), host,
+                                                   wait_budget_us(plan.numel, kReferenceNsPerElement));
+    if (kernel.source == provider::KernelSource::pending)
+      return {.fn = reference_kernel(op, dtype), .outcome = Outcome::pending};
     if (kernel.fn != nullptr)
       return {.fn = kernel.fn,
               .keep_alive = std::move(kernel.keep_alive),
@@ -64,15 +77,18 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
 }
 
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
-                                  const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::string* key) {
+                                  const std::vector<LeafType>& scalars, std::size_t nodes, const BroadcastPlan& plan,
+                                  std::string* key) {
   if (key != nullptr) *key = "reference";
   if (!jit_enabled()) return {};
   const Target& host = target_for(TargetKind::host);
   const KernelKey k =
       make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(), stream_threshold(host));
-  provider::Kernel kernel = provider::kernel_for(k, host);
-  if (kernel.fn == nullptr) return {.outcome = Outcome::failed};
+  const double fallback_ns = kEvaluatorNsPerNode * static_cast<double>(std::max<std::size_t>(1, nodes));
+  provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns));
+  if (kernel.fn == nullptr && kernel.source != provider::KernelSource::pending) return {.outcome = Outcome::failed};
   if (key != nullptr) *key = k.to_string();
+  if (kernel.source == provider::KernelSource::pending) return {.outcome = Outcome::pending};
   return {.fn = kernel.fn,
           .keep_alive = std::move(kernel.keep_alive),
           .jit = true,
@@ -89,7 +105,7 @@ PlannedCall::PlannedCall(Op o, DType d, DType out_dtype, BroadcastPlan p)
 
 const SelectedKernel& PlannedCall::host_kernel() {
   const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
-  if (kernel.fn != nullptr && stamp == now) {
+  if (kernel.fn != nullptr && stamp == now && !kernel.pending()) {
     if (kernel.memo_hits != nullptr) kernel.memo_hits->fetch_add(1, std::memory_order_relaxed);
     if (kernel.jit) kernel.outcome = Outcome::hit;
     return kernel;
@@ -136,9 +152,9 @@ void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const
   dispatch_with(call, [&]() -> const SelectedKernel& { return call.host_kernel(); }, a, b, out, ran);
 }
 
-void dispatch(const PlannedCall& pinned, const TensorView& a, const TensorView& b, const TensorView& out,
-              SelectedKernel* ran) {
-  dispatch_with(pinned, [&]() -> const SelectedKernel& { return pinned.kernel; }, a, b, out, ran);
+void dispatch(const PlannedCall& call, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
+              const TensorView& out, SelectedKernel* ran) {
+  dispatch_with(call, [&]() -> const SelectedKernel& { return kernel; }, a, b, out, ran);
 }
 
 }  // namespace bcast

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,8 +24,9 @@
 namespace bcast {
 
 // Where a call's kernel came from, as BCAST_VERBOSE prints it.
-enum class Outcome : std::uint8_t { reference, hit, disk, compiled, failed, ascend_sim };
-std::string_view outcome_name(Outcome outcome);  // "reference", "hit", ..., "ascend-sim"
+// pending: the call ran on the fallback while its kernel compiles (NOTE: [Tiers]).
+enum class Outcome : std::uint8_t { reference, hit, disk, compiled, failed, ascend_sim, pending };
+std::string_view outcome_name(Outcome outcome);  // "reference", "hit", ..., "ascend-sim", "pending"
 
 // A kernel for a host plan, and what keeps its code loaded while calls run it.
 struct SelectedKernel {
@@ -33,6 +35,50 @@ struct SelectedKernel {
   bool jit = false;
   Outcome outcome = Outcome::reference;
   std::atomic<std::uint64_t>* memo_hits = nullptr;  // a JIT kernel's count of memoised calls
+
+  // A fallback taken while the kernel compiles: ask again at the next call.
+  bool pending() const { return outcome == Outcome::pending; }
+};
+
+// NOTE: [Waiting rule] How long a call of `numel` output elements may wait
+// for its pending kernel: the time its fallback is expected to take beyond
+// the kernel's, from per-element costs measured on this machine.
+// `fallback_ns` is the fallback's cost per element on one thread.
+inline constexpr double kReferenceNsPerElement = 1.0;   // the reference executor, binary ops
+inline constexpr double kEvaluatorNsPerNode = 1.0;      // the expression evaluator, per node and element
+inline constexpr double kKernelNsPerElement = 0.3;      // a JIT kernel
+double wait_budget_us(std::int64_t numel, double fallback_ns);
+
+// NOTE: [Tiers] A kernel chosen once for good (a prepared op or
+// expression) that may start on the fallback while its compile is pending:
+// each call while pending asks again, and the first that finds the kernel
+// ready keeps it. Read by many threads at once: once `final_` is set, the
+// kernel never changes.
+template <class K>
+class PinnedKernel {
+ public:
+  explicit PinnedKernel(K first) : first_(std::move(first)), final_(!first_.pending()) {}
+
+  // The kernel to run now; `select` asks the cache again while pending.
+  template <class Select>
+  const K& get(Select&& select) const {
+    if (final_.load(std::memory_order_acquire)) return first_.pending() ? ready_ : first_;
+    K now = select();
+    if (now.pending()) return first_;
+    const std::lock_guard lock(mutex_);
+    if (!final_.load(std::memory_order_relaxed)) {
+      ready_ = std::move(now);
+      final_.store(true, std::memory_order_release);
+    }
+    return ready_;
+  }
+  const K& first() const { return first_; }
+
+ private:
+  K first_;               // as selected at prepare(); never changes
+  mutable K ready_;       // the kernel that ended a pending first_; written once, before final_
+  mutable std::atomic<bool> final_;
+  mutable std::mutex mutex_;
 };
 
 // The JIT kernel of a host plan when the JIT is on and it compiles; the
@@ -41,10 +87,11 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan);
 
 // NOTE: [Expression kernels]: the JIT's kernel of an expression for a host
 // plan, when the JIT is on and it compiles; fn is null otherwise, and the
-// caller runs the reference evaluator. `key`, when given, receives the
-// kernel's key text ("reference" without one).
+// caller runs the reference evaluator (pending: while the kernel compiles).
+// `nodes` is the program's length, for NOTE: [Waiting rule]. `key`, when
+// given, receives the kernel's key text ("reference" without one).
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
-                                  const std::vector<LeafType>& scalars, const BroadcastPlan& plan,
+                                  const std::vector<LeafType>& scalars, std::size_t nodes, const BroadcastPlan& plan,
                                   std::string* key = nullptr);
 
 // What a selected kernel depends on besides the plan: the codegen settings,
@@ -71,11 +118,9 @@ struct PlannedCall {
 
   PlannedCall() = default;
   PlannedCall(Op op, DType dtype, DType out_dtype, BroadcastPlan plan);
-  // The host kernel: the kept one while the stamp holds, else a fresh selection.
+  // The host kernel: the kept one while the stamp holds and it is not a
+  // pending fallback (NOTE: [Tiers]), else a fresh selection.
   const SelectedKernel& host_kernel();
-  // Selects the host kernel once, for good (a prepared op): the call is then
-  // read-only, and may run on many threads at once.
-  void pin_kernel() { host_kernel(); }
 };
 
 // NOTE: [Direct call]: whether dispatch() runs `call` as one direct call of
@@ -94,10 +139,10 @@ inline bool runs_direct(const PlannedCall& call) {
 // fusion when the plan has it, else the host kernel as one direct call
 // (runs_direct), or split across threads. `ran`, when given, receives the
 // kernel that ran. The call memo passes its call, whose kernel follows the
-// stamp; a prepared op passes its pinned call, read-only.
+// stamp; a prepared op passes its call, read-only, and its pinned kernel.
 void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
               SelectedKernel* ran = nullptr);
-void dispatch(const PlannedCall& pinned, const TensorView& a, const TensorView& b, const TensorView& out,
-              SelectedKernel* ran = nullptr);
+void dispatch(const PlannedCall& call, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
+              const TensorView& out, SelectedKernel* ran = nullptr);
 
 }  // namespace bcast

@@ -19,10 +19,14 @@ void tell_cache() {
   const std::lock_guard lock(g_telling);
   const std::uint64_t now = config::generation();
   if (g_told.load(std::memory_order_acquire) == now) return;  // another thread told it meanwhile
+  const std::string profile = config::profile();
   jit::kernel_cache().configure({.capacity = config::cache_capacity(),
                                  .disk_folder = config::cache_dir(),
                                  .disk_max_bytes = config::cache_max_bytes(),
-                                 .dump_dir = config::dump_dir()});
+                                 .dump_dir = config::dump_dir(),
+                                 .isolate = config::jit_isolate(),
+                                 .perf_map = profile == "perf" || profile == "all",
+                                 .gdb = profile == "gdb" || profile == "all"});
   g_told.store(now, std::memory_order_release);
 }
 
@@ -45,17 +49,18 @@ void learn_symbols(const Target& target) {
 
 KernelSource source_of(jit::CacheOutcome outcome) {
   constexpr KernelSource kSources[] = {KernelSource::memory, KernelSource::disk, KernelSource::compiled,
-                                       KernelSource::failed};  // in CacheOutcome's order
+                                       KernelSource::failed, KernelSource::pending};  // in CacheOutcome's order
   return kSources[static_cast<std::size_t>(outcome)];
 }
 
 }  // namespace
 
-Kernel kernel_for(const KernelKey& key, const Target& target) {
+Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us) {
   learn_symbols(target);
   jit::CacheOutcome how = jit::CacheOutcome::failed;
-  std::shared_ptr<const jit::CompiledKernel> kernel = cache().get(key, &how);
-  if (!kernel) return {.source = KernelSource::failed};
+  const jit::Patience patience{.async = config::jit_async() && wait_us < kWaitAlways, .wait_us = wait_us};
+  std::shared_ptr<const jit::CompiledKernel> kernel = cache().get(key, patience, &how);
+  if (!kernel) return {.source = how == jit::CacheOutcome::pending ? KernelSource::pending : KernelSource::failed};
   return {.fn = kernel->fn,
           .entry = kernel->entry,
           .keep_alive = kernel,
@@ -64,6 +69,8 @@ Kernel kernel_for(const KernelKey& key, const Target& target) {
 }
 
 void apply_settings() { cache(); }
+
+void wait_for_compiles() { cache().wait_for_compiles(); }
 
 std::uint32_t current_codegen_id() {
   // (generation << 32 | id): re-interned only after a setting that changes code changed.

@@ -18,8 +18,9 @@
 
 namespace bcast::provider {
 
-// Where a kernel came from.
-enum class KernelSource : std::uint8_t { memory, disk, compiled, failed };
+// Where a kernel came from; pending: nowhere yet, its compile runs in the
+// background (NOTE: [Tiers]).
+enum class KernelSource : std::uint8_t { memory, disk, compiled, failed, pending };
 
 // A compiled kernel, and what keeps its code loaded while calls run it.
 struct Kernel {
@@ -33,7 +34,16 @@ struct Kernel {
 // The kernel for `key`, made for `target` (whose symbols the JIT learns on
 // first sight): from memory, disk or a compilation. A failure is logged once
 // per key and returns a kernel whose fn and entry are null.
-Kernel kernel_for(const KernelKey& key, const Target& target);
+// NOTE: [Tiers]: under BCAST_JIT_MODE=async a compile runs in the background
+// and the kernel comes back pending (fn null) unless the compile is expected
+// within `wait_us`, the time the caller's fallback would take beyond the
+// kernel's (NOTE: [Waiting rule]); kWaitAlways compiles and waits in either
+// mode (pre-generation, the ascend-sim target).
+inline constexpr double kWaitAlways = 1e300;
+Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = kWaitAlways);
+
+// Until no background compile is queued or running.
+void wait_for_compiles();
 
 // Tells jit/ the settings it takes as arguments (the cache's capacity, disk
 // folder and size bound, the dump folder) when any setting changed since it

@@ -47,6 +47,8 @@ bool target_ok(std::string_view v) { return parse_target(v).has_value(); }
 bool ub_size_ok(std::string_view v) { return int_in<1024, (1 << 20)>(v) && *parse_int(v) % 32 == 0; }
 bool folder_ok(std::string_view v) { return !v.empty(); }
 bool anything(std::string_view) { return true; }
+bool jit_mode_ok(std::string_view v) { return one_of(v, {"async", "sync"}); }
+bool profile_ok(std::string_view v) { return one_of(v, {"off", "perf", "gdb", "all"}); }
 bool stream_ok(std::string_view v) { return v == "auto" || v == "off" || int_in<0, (std::int64_t{1} << 50)>(v); }
 
 struct Variable {
@@ -55,7 +57,7 @@ struct Variable {
 };
 
 enum Index : std::size_t {
-  kLogLevel, kVerbose, kJit, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
+  kLogLevel, kVerbose, kJit, kJitMode, kJitIsolate, kProfile, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
   kStreamMinBytes, kDumpDir, kTarget, kUbSize, kBlockNum, kDoubleBuffer, kCount
 };
 
@@ -65,11 +67,24 @@ constexpr std::array<Variable, kCount> kVariables{{
      log_level_ok},
     {"BCAST_VERBOSE", "0", "0 1",
      "1: one line per op call on stderr: op, dtypes, shapes, broadcast type, kernel key, cache outcome "
-     "(hit, disk, compiled, failed, reference), time",
+     "(hit, disk, compiled, failed, pending, reference), time",
      int_in<0, 1>},
     {"BCAST_JIT", "1", "0 1",
      "0 runs every op on the reference executor",
      int_in<0, 1>},
+    {"BCAST_JIT_MODE", "async", "async sync",
+     "async: a call whose kernel is in no cache runs at once on the reference executor while a "
+     "background thread compiles it (it waits only when that is faster); sync: the call compiles and "
+     "waits",
+     jit_mode_ok},
+    {"BCAST_JIT_ISOLATE", "0", "0 1",
+     "1 compiles each kernel in a child process, so that a crash in LLVM costs a fallback, not the "
+     "process (about 1 ms more per compile)",
+     int_in<0, 1>},
+    {"BCAST_PROFILE", "off", "off perf gdb all",
+     "perf: write /tmp/perf-<pid>.map so that perf report names each kernel by its key; gdb: register "
+     "kernels with gdb's JIT interface; all: both",
+     profile_ok},
     {"BCAST_OPT_LEVEL", "2", "0 1 2 3",
      "0 LLVM O0 (no vectoriser); 1 scalar clean-up; 2 lean vectorising pipeline (~8 ms a kernel); 3 "
      "LLVM's full O3",
@@ -190,7 +205,7 @@ class Store {
     return cache_dir_;
   }
 
-  std::atomic<bool> jit{true}, verbose{false}, ascend{false};
+  std::atomic<bool> jit{true}, verbose{false}, ascend{false}, jit_async{true}, jit_isolate{false};
   std::atomic<int> threads{1}, opt_level{2};
   std::atomic<std::int64_t> grain{0};
   std::atomic<std::size_t> capacity{0};
@@ -203,6 +218,8 @@ class Store {
   void publish() {
     const auto number = [&](Index i) { return *parse_int(value_[i]); };
     jit = number(kJit) == 1;
+    jit_async = value_[kJitMode] == "async";
+    jit_isolate = number(kJitIsolate) == 1;
     ascend = parse_target(value_[kTarget]) == TargetKind::ascend_sim;
     verbose = number(kVerbose) == 1;
     const auto hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -240,6 +257,9 @@ Store& store() {
 namespace config {
 bool jit() { return store().jit.load(std::memory_order_relaxed); }
 bool verbose() { return store().verbose.load(std::memory_order_relaxed); }
+bool jit_async() { return store().jit_async.load(std::memory_order_relaxed); }
+bool jit_isolate() { return store().jit_isolate.load(std::memory_order_relaxed); }
+std::string profile() { return store().value(kProfile); }
 int threads() { return store().threads.load(std::memory_order_relaxed); }
 std::int64_t grain() { return store().grain.load(std::memory_order_relaxed); }
 std::size_t cache_capacity() { return store().capacity.load(std::memory_order_relaxed); }
@@ -292,6 +312,7 @@ std::string get_setting(std::string_view name) {
 
 int num_threads() { return config::threads(); }
 bool jit_enabled() { return config::jit(); }
+JitMode jit_mode() { return config::jit_async() ? JitMode::async : JitMode::sync; }
 std::size_t kernel_cache_capacity() { return config::cache_capacity(); }
 
 }  // namespace bcast

@@ -11,6 +11,8 @@ namespace bcast::config {
 // Hot-path reads: atomics, no lock.
 bool jit();
 bool verbose();
+bool jit_async();    // BCAST_JIT_MODE=async (NOTE: [Tiers])
+bool jit_isolate();  // BCAST_JIT_ISOLATE=1 (NOTE: [Isolated compiles])
 int threads();            // resolved: never 0
 std::int64_t grain();
 // Calls that move at least this many bytes get streaming stores
@@ -32,6 +34,7 @@ std::string max_isa();
 std::string cache_dir();  // resolved folder, or "" when the disk cache is off
 std::uint64_t cache_max_bytes();
 std::string dump_dir();   // "" when off
+std::string profile();    // BCAST_PROFILE: off perf gdb all
 bool ascend_target();  // the target is TargetKind::ascend_sim; read without the lock
 // ascend-sim: BCAST_UB_SIZE, BCAST_BLOCK_NUM, BCAST_DOUBLE_BUFFER.
 std::int64_t ub_size();

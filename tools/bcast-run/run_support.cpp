@@ -115,10 +115,34 @@ void print_trace() {
   }
 }
 
+nlohmann::json phases_json(const CompilePhases& p) {
+  return {{"setup_us", p.setup_us},       {"target_machine_us", p.target_machine_us},
+          {"emit_ir_us", p.emit_ir_us},   {"verify_us", p.verify_us},
+          {"optimise_us", p.optimise_us}, {"codegen_us", p.codegen_us},
+          {"link_us", p.link_us}};
+}
+
 nlohmann::json cache_json() {
   const KernelCacheStats s = kernel_cache_stats();
-  return {{"hits", s.hits},         {"misses", s.misses},         {"disk_hits", s.disk_hits}, {"compiles", s.compiles},
-          {"failures", s.failures}, {"compile_ms", s.compile_ms}, {"resident", s.resident}};
+  nlohmann::json j{{"hits", s.hits},
+                   {"misses", s.misses},
+                   {"disk_hits", s.disk_hits},
+                   {"compiles", s.compiles},
+                   {"failures", s.failures},
+                   {"compile_ms", s.compile_ms},
+                   {"resident", s.resident},
+                   {"fallback_calls", s.fallback_calls},
+                   {"waits", s.waits},
+                   {"queued", s.queued},
+                   {"queue_peak", s.queue_peak},
+                   {"jit_mode", jit_mode() == JitMode::async ? "async" : "sync"}};
+  // NOTE: [Compile phases] of each key this process compiled or loaded.
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelStats& k : kernel_cache_entries())
+    if (k.compiles + k.disk_hits > 0)
+      kernels.push_back({{"key", k.key}, {"compile_ms", k.compile_ms}, {"phases", phases_json(k.phases)}});
+  j["kernels"] = std::move(kernels);
+  return j;
 }
 
 }  // namespace bcast::tools

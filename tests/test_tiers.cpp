@@ -1,0 +1,293 @@
+// Tiered execution (NOTE: [Tiers]): under BCAST_JIT_MODE=async a call whose
+// kernel is in no cache runs at once on the fallback while a background
+// thread compiles, later calls switch to the kernel, threads share one
+// compile, a failed compile stays on the fallback and is logged once, and
+// the process exits cleanly with a compile in flight. Every result is
+// checked against the oracle (oracle.cpp) or exact arithmetic. Also here:
+// compiles in a child process (NOTE: [Isolated compiles]) and the perf map
+// (NOTE: [Profilers]).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "bcast/bcast.h"
+#include "broadcast_plan.h"
+#include "compile/host_compiler.h"
+#include "dispatch.h"
+#include "fault_injection.h"
+#include "log_capture.h"
+#include "logging.h"
+#include "oracle.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+// Each test starts async with an empty memory cache (no disk: ctest sets
+// BCAST_CACHE_DIR=off), and leaves sync, as the other suites expect.
+class Tiers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    set_jit_mode(JitMode::async);
+    clear_kernel_cache();
+  }
+  void TearDown() override {
+    fault::set(fault::Fault::hold_compile, false);
+    wait_for_compiles();
+    set_jit_mode(JitMode::sync);
+  }
+};
+
+// Operands of a broadcast type ([expand_b, same]) with small exact values.
+struct Operands {
+  Tensor a{DType::f32, {64, 7}}, b{DType::f32, {1, 7}};
+  Operands() {
+    for (std::int64_t i = 0; i < a.numel(); ++i) test::set(a, i, static_cast<double>(i % 13));
+    for (std::int64_t i = 0; i < b.numel(); ++i) test::set(b, i, 0.5 * static_cast<double>(i));
+  }
+};
+
+std::string mismatch(Op op, const Operands& x, const Tensor& got) { return test::oracle_mismatch(op, x.a, x.b, got); }
+
+// The kernel a plain call would take now, without running it.
+SelectedKernel kernel_now(const Operands& x) {
+  const Tensor out(DType::f32, {64, 7});
+  return select_kernel(Op::add, DType::f32, plan_broadcast(out.layout(), x.a.layout(), x.b.layout()));
+}
+
+TEST_F(Tiers, TheFirstCallIsCorrectWhileItsCompileIsHeld) {
+  const Operands x;
+  const fault::Armed hold(fault::Fault::hold_compile);
+  const Tensor out = add(x.a, x.b);
+  EXPECT_EQ(mismatch(Op::add, x, out), "");
+  const KernelCacheStats s = kernel_cache_stats();
+  EXPECT_EQ(s.compiles, 0u);
+  EXPECT_EQ(s.fallback_calls, 1u);
+  EXPECT_EQ(s.queued, 1u);
+  EXPECT_EQ(kernel_now(x).outcome, Outcome::pending);
+}
+
+TEST_F(Tiers, LaterCallsSwitchToTheKernelOnceItIsReady) {
+  const Operands x;
+  Tensor out(DType::f32, {64, 7});
+  {
+    const fault::Armed hold(fault::Fault::hold_compile);
+    for (int i = 0; i < 3; ++i) {
+      test::fill_sentinel(out);
+      add(x.a, x.b, out);
+      EXPECT_EQ(mismatch(Op::add, x, out), "") << "call " << i;
+    }
+    EXPECT_EQ(kernel_cache_stats().fallback_calls, 3u);  // the memo asks again while pending
+  }
+  wait_for_compiles();
+  EXPECT_EQ(kernel_cache_stats().compiles, 1u);
+  const SelectedKernel now = kernel_now(x);
+  EXPECT_TRUE(now.jit);
+  test::fill_sentinel(out);
+  add(x.a, x.b, out);
+  EXPECT_EQ(mismatch(Op::add, x, out), "");
+  EXPECT_EQ(kernel_cache_stats().fallback_calls, 3u);
+  EXPECT_EQ(kernel_cache_stats().queued, 0u);
+}
+
+TEST_F(Tiers, APreparedOpStartsOnTheFallbackAndKeepsTheKernelOnceReady) {
+  const Operands x;
+  Tensor out(DType::f32, {64, 7});
+  std::optional<PreparedOp> k;
+  {
+    const fault::Armed hold(fault::Fault::hold_compile);
+    k = prepare(Op::add, DType::f32, x.a.layout(), x.b.layout());
+    EXPECT_NE(k->kernel_key(), "reference");  // the key being compiled
+    (*k)(x.a, x.b, out);
+    EXPECT_EQ(mismatch(Op::add, x, out), "");
+  }
+  wait_for_compiles();
+  const std::uint64_t fallbacks = kernel_cache_stats().fallback_calls;
+  EXPECT_GE(fallbacks, 1u);
+  for (int i = 0; i < 3; ++i) {
+    test::fill_sentinel(out);
+    (*k)(x.a, x.b, out);
+    EXPECT_EQ(mismatch(Op::add, x, out), "");
+  }
+  EXPECT_EQ(kernel_cache_stats().fallback_calls, fallbacks);  // no call ran on the fallback since
+  const KernelCacheStats s = kernel_cache_stats();
+  EXPECT_EQ(s.compiles, 1u);
+  EXPECT_LE(s.hits, fallbacks + 1);  // one look-up found it ready; the rest ran the kept kernel
+}
+
+TEST_F(Tiers, AnExpressionRunsOnTheEvaluatorWhileItsKernelCompiles) {
+  Tensor img(DType::u8, {5, 6}), mean(DType::f32, {6});
+  for (std::int64_t i = 0; i < img.numel(); ++i) test::set(img, i, static_cast<double>(i * 7 % 256));
+  for (std::int64_t i = 0; i < mean.numel(); ++i) test::set(mean, i, static_cast<double>(i) + 0.25);
+  const Expr e = (expr::cast(Expr(img), DType::f32) - Expr(mean)) * 2.0;
+  const auto check = [&](const Tensor& got) {
+    for (std::int64_t r = 0; r < 5; ++r)
+      for (std::int64_t c = 0; c < 6; ++c) {
+        const float want = (static_cast<float>((r * 6 + c) * 7 % 256) - (static_cast<float>(c) + 0.25f)) * 2.0f;
+        ASSERT_EQ(test::get(got, r * 6 + c), want) << r << "," << c;
+      }
+  };
+  {
+    const fault::Armed hold(fault::Fault::hold_compile);
+    check(evaluate(e));
+    const PreparedExpr p = prepare(e);
+    check(p());
+    EXPECT_GE(kernel_cache_stats().fallback_calls, 2u);
+    EXPECT_EQ(kernel_cache_stats().compiles, 0u);
+  }
+  wait_for_compiles();
+  EXPECT_EQ(kernel_cache_stats().compiles, 1u);
+  const std::uint64_t fallbacks = kernel_cache_stats().fallback_calls;
+  check(evaluate(e));
+  EXPECT_EQ(kernel_cache_stats().fallback_calls, fallbacks);
+}
+
+TEST_F(Tiers, ThreadsAskingForOneKeyShareOneCompile) {
+  const Operands x;
+  {
+    const fault::Armed hold(fault::Fault::hold_compile);
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 8; ++t)
+      threads.emplace_back([&] {
+        for (int i = 0; i < 20; ++i)
+          if (!mismatch(Op::add, x, add(x.a, x.b)).empty()) ++wrong;
+      });
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(wrong.load(), 0);
+    EXPECT_EQ(kernel_cache_stats().fallback_calls, 160u);  // no call blocked on the held compile
+  }
+  wait_for_compiles();
+  const KernelCacheStats s = kernel_cache_stats();
+  EXPECT_EQ(s.misses, 1u);
+  EXPECT_EQ(s.compiles, 1u);
+}
+
+TEST_F(Tiers, AFailedBackgroundCompileStaysOnTheFallbackAndIsLoggedOnce) {
+  const Operands x;
+  test::LogCapture log(logging::jit());
+  {
+    const fault::Armed fail(fault::Fault::compile);
+    EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
+    wait_for_compiles();
+  }
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
+  EXPECT_EQ(kernel_now(x).outcome, Outcome::failed);
+  EXPECT_EQ(kernel_cache_stats().failures, 1u);
+  EXPECT_EQ(log.count("failed on purpose"), 1) << log.text();
+}
+
+TEST_F(Tiers, SyncModeCompilesBeforeTheCallReturns) {
+  set_jit_mode(JitMode::sync);
+  const Operands x;
+  EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
+  const KernelCacheStats s = kernel_cache_stats();
+  EXPECT_EQ(s.compiles, 1u);
+  EXPECT_EQ(s.fallback_calls, 0u);
+  EXPECT_EQ(s.queued, 0u);
+}
+
+TEST_F(Tiers, TheModeIsASetting) {
+  set_setting("BCAST_JIT_MODE", "sync");
+  EXPECT_EQ(jit_mode(), JitMode::sync);
+  set_setting("BCAST_JIT_MODE", "async");
+  EXPECT_EQ(jit_mode(), JitMode::async);
+  EXPECT_THROW(set_setting("BCAST_JIT_MODE", "later"), Error);
+}
+
+// NOTE: [Waiting rule]: a tiny call never waits; a call whose fallback
+// would take longer than the compile does.
+TEST_F(Tiers, OnlyACallWhoseFallbackTakesLongerThanTheCompileWaits) {
+  EXPECT_LT(wait_budget_us(16, kReferenceNsPerElement), 1.0);
+  EXPECT_GT(wait_budget_us(std::int64_t{1} << 28, kReferenceNsPerElement), 10'000.0);
+  const int threads = num_threads();
+  set_num_threads(1);  // the budget shrinks with the threads a call uses
+  const Tensor a(DType::f32, {std::int64_t{1} << 24}), b(DType::f32, {1});
+  test::fill_sentinel(a, 0);
+  const Tensor out = add(a, b);
+  set_num_threads(threads);
+  const KernelCacheStats s = kernel_cache_stats();
+  EXPECT_EQ(s.waits, 1u);
+  EXPECT_EQ(s.fallback_calls, 0u);
+  EXPECT_EQ(s.compiles, 1u);
+}
+
+// The process exits with a compile held at its start, or running in LLVM:
+// the queue stops first, so nothing leaks (LeakSanitizer runs at the
+// child's exit under tools/bcast-dev asan, and fails its exit code) and
+// nothing races (tools/bcast-dev tsan).
+TEST_F(Tiers, ExitingWithACompileInFlightIsClean) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto exit_during = [](bool held) {
+    set_jit_mode(JitMode::async);
+    if (held) fault::set(fault::Fault::hold_compile, true);
+    const Operands x;
+    const Tensor out = add(x.a, x.b);
+    std::exit(mismatch(Op::add, x, out).empty() && kernel_cache_stats().queued == 1 ? 0 : 1);
+  };
+  EXPECT_EXIT(exit_during(true), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(exit_during(false), ::testing::ExitedWithCode(0), "");
+}
+
+// NOTE: [Isolated compiles]
+TEST_F(Tiers, AnIsolatedCompileGivesTheSameKernel) {
+  set_jit_mode(JitMode::sync);
+  set_setting("BCAST_JIT_ISOLATE", "1");
+  const Operands x;
+  EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
+  EXPECT_TRUE(kernel_now(x).jit);
+  EXPECT_EQ(kernel_cache_stats().compiles, 1u);
+  EXPECT_EQ(kernel_cache_stats().failures, 0u);
+  set_setting("BCAST_JIT_ISOLATE", "0");
+}
+
+TEST_F(Tiers, AnIsolatedChildThatAbortsIsAFailedCompileNotACrash) {
+  set_jit_mode(JitMode::sync);
+  set_setting("BCAST_JIT_ISOLATE", "1");
+  test::LogCapture log(logging::jit());
+  const Operands x;
+  {
+    const fault::Armed abort_child(fault::Fault::child_abort);
+    EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
+  }
+  EXPECT_EQ(kernel_cache_stats().failures, 1u);
+  EXPECT_EQ(log.count("died of signal 6"), 1) << log.text();
+  set_setting("BCAST_JIT_ISOLATE", "0");
+}
+
+// NOTE: [Profilers]: the run writes perf's map, naming each kernel by its key
+// at the address calls jump to.
+TEST_F(Tiers, PerfProfilingNamesEachKernelInTheMapFile) {
+  set_jit_mode(JitMode::sync);
+  std::remove(jit::perf_map_path().c_str());
+  set_setting("BCAST_PROFILE", "perf");
+  const Operands x;
+  add(x.a, x.b);
+  set_setting("BCAST_PROFILE", "off");
+  const SelectedKernel k = kernel_now(x);
+  ASSERT_TRUE(k.jit);
+  const std::string key = kernel_key_for(Op::add, DType::f32, Layout::contiguous({64, 7}), x.a.layout(), x.b.layout());
+  std::ifstream map(jit::perf_map_path());
+  ASSERT_TRUE(map) << jit::perf_map_path();
+  std::string line;
+  bool found = false;
+  while (std::getline(map, line)) {
+    std::istringstream fields(line);
+    unsigned long long address = 0, size = 0;
+    std::string name;
+    fields >> std::hex >> address >> size >> name;
+    if (name != key) continue;
+    found = true;
+    EXPECT_EQ(address, reinterpret_cast<std::uintptr_t>(k.fn)) << line;
+    EXPECT_GT(size, 16u) << line;
+  }
+  EXPECT_TRUE(found) << "no line for " << key;
+  std::remove(jit::perf_map_path().c_str());
+}
+
+}  // namespace
+}  // namespace bcast
