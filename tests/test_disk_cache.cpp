@@ -177,5 +177,29 @@ TEST_F(DiskCacheTest, SizeBoundEvictsTheLeastRecentlyUsedFiles) {
   EXPECT_TRUE(fs::exists(dir_ / jit::DiskCache::file_name("key4")));
 }
 
+// A .hits file grows by a byte per load: it counts toward the bound, and a
+// process that only loads trims the folder too (every 4096th load of a kernel).
+TEST_F(DiskCacheTest, HitsFilesCountTowardTheBoundAndAreTrimmed) {
+  run();
+  std::string why;
+  const jit::DiskEntry good = *jit::read_disk_entry(files()[0].string(), true, why);
+  fs::remove(files()[0]);  // run()'s own kernel: the test follows three of its own
+  const jit::DiskCache roomy(dir_.string(), std::uint64_t{1} << 30);
+  for (int i = 0; i < 3; ++i) {
+    jit::DiskEntry e = good;
+    e.key = "key" + std::to_string(i);
+    ASSERT_TRUE(roomy.store(e, why)) << why;
+    const auto t = fs::file_time_type::clock::now() - std::chrono::hours(10 - i);
+    fs::last_write_time(dir_ / jit::DiskCache::file_name(e.key), t);  // key0 oldest
+  }
+  const std::uint64_t without_hits = roomy.total_bytes();
+  const jit::DiskCache small(dir_.string(), without_hits + 1024);  // the three kernels and 1 KiB
+  for (int i = 0; i < 4096; ++i) small.touch("key2");  // 4 KiB of hits; the 4096th load trims
+  EXPECT_EQ(fs::file_size(dir_ / fs::path(jit::DiskCache::file_name("key2")).replace_extension(".hits")), 4096u);
+  EXPECT_LE(small.total_bytes(), small.max_bytes());  // the hits counted, and key0 went
+  EXPECT_FALSE(fs::exists(dir_ / jit::DiskCache::file_name("key0")));  // touch() made key2 the newest
+  EXPECT_TRUE(fs::exists(dir_ / jit::DiskCache::file_name("key2")));
+}
+
 }  // namespace
 }  // namespace bcast

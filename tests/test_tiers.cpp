@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -53,6 +54,28 @@ struct Operands {
 
 std::string mismatch(Op op, const Operands& x, const Tensor& got) { return test::oracle_mismatch(op, x.a, x.b, got); }
 
+// The counters of the full kernels and of their quick first tiers ("O2q").
+struct TierStats {
+  KernelStats full, quick;
+};
+TierStats tier_stats() {
+  TierStats t;
+  for (const KernelStats& k : kernel_cache_entries()) {
+    KernelStats& into = k.key.find("q.") != std::string::npos ? t.quick : t.full;
+    into.misses += k.misses, into.compiles += k.compiles, into.failures += k.failures;
+    into.fallback_calls += k.fallback_calls;
+  }
+  return t;
+}
+
+// Until the quick first tier of the one job in flight is compiled (the full
+// compile held). Bounded, so that a broken queue fails instead of hanging.
+bool first_tier_ready() {
+  for (int i = 0; i < 60'000 && tier_stats().quick.compiles == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return tier_stats().quick.compiles == 1;
+}
+
 // The kernel a plain call would take now, without running it.
 SelectedKernel kernel_now(const Operands& x) {
   const Tensor out(DType::f32, {64, 7});
@@ -84,7 +107,8 @@ TEST_F(Tiers, LaterCallsSwitchToTheKernelOnceItIsReady) {
     EXPECT_EQ(kernel_cache_stats().fallback_calls, 3u);  // the memo asks again while pending
   }
   wait_for_compiles();
-  EXPECT_EQ(kernel_cache_stats().compiles, 1u);
+  EXPECT_EQ(tier_stats().full.compiles, 1u);
+  EXPECT_EQ(tier_stats().quick.compiles, 1u);  // the first tier, then the full kernel
   const SelectedKernel now = kernel_now(x);
   EXPECT_TRUE(now.jit);
   test::fill_sentinel(out);
@@ -114,9 +138,8 @@ TEST_F(Tiers, APreparedOpStartsOnTheFallbackAndKeepsTheKernelOnceReady) {
     EXPECT_EQ(mismatch(Op::add, x, out), "");
   }
   EXPECT_EQ(kernel_cache_stats().fallback_calls, fallbacks);  // no call ran on the fallback since
-  const KernelCacheStats s = kernel_cache_stats();
-  EXPECT_EQ(s.compiles, 1u);
-  EXPECT_LE(s.hits, fallbacks + 1);  // one look-up found it ready; the rest ran the kept kernel
+  EXPECT_EQ(tier_stats().full.compiles, 1u);
+  EXPECT_LE(kernel_cache_stats().hits, fallbacks + 1);  // one look-up found it ready; the rest ran the kept kernel
 }
 
 TEST_F(Tiers, AnExpressionRunsOnTheEvaluatorWhileItsKernelCompiles) {
@@ -140,7 +163,7 @@ TEST_F(Tiers, AnExpressionRunsOnTheEvaluatorWhileItsKernelCompiles) {
     EXPECT_EQ(kernel_cache_stats().compiles, 0u);
   }
   wait_for_compiles();
-  EXPECT_EQ(kernel_cache_stats().compiles, 1u);
+  EXPECT_EQ(tier_stats().full.compiles, 1u);
   const std::uint64_t fallbacks = kernel_cache_stats().fallback_calls;
   check(evaluate(e));
   EXPECT_EQ(kernel_cache_stats().fallback_calls, fallbacks);
@@ -162,9 +185,10 @@ TEST_F(Tiers, ThreadsAskingForOneKeyShareOneCompile) {
     EXPECT_EQ(kernel_cache_stats().fallback_calls, 160u);  // no call blocked on the held compile
   }
   wait_for_compiles();
-  const KernelCacheStats s = kernel_cache_stats();
-  EXPECT_EQ(s.misses, 1u);
-  EXPECT_EQ(s.compiles, 1u);
+  const TierStats t = tier_stats();
+  EXPECT_EQ(t.full.misses, 1u);
+  EXPECT_EQ(t.full.compiles, 1u);
+  EXPECT_EQ(t.quick.compiles, 1u);
 }
 
 TEST_F(Tiers, AFailedBackgroundCompileStaysOnTheFallbackAndIsLoggedOnce) {
@@ -177,8 +201,8 @@ TEST_F(Tiers, AFailedBackgroundCompileStaysOnTheFallbackAndIsLoggedOnce) {
   }
   for (int i = 0; i < 3; ++i) EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
   EXPECT_EQ(kernel_now(x).outcome, Outcome::failed);
-  EXPECT_EQ(kernel_cache_stats().failures, 1u);
-  EXPECT_EQ(log.count("failed on purpose"), 1) << log.text();
+  EXPECT_EQ(tier_stats().full.failures, 1u);
+  EXPECT_EQ(log.count("failed on purpose"), 2) << log.text();  // once per key: the first tier's and the full one's
 }
 
 TEST_F(Tiers, SyncModeCompilesBeforeTheCallReturns) {
@@ -213,7 +237,53 @@ TEST_F(Tiers, OnlyACallWhoseFallbackTakesLongerThanTheCompileWaits) {
   const KernelCacheStats s = kernel_cache_stats();
   EXPECT_EQ(s.waits, 1u);
   EXPECT_EQ(s.fallback_calls, 0u);
-  EXPECT_EQ(s.compiles, 1u);
+  EXPECT_EQ(tier_stats().full.compiles, 1u);
+}
+
+// NOTE: [Tiers]: the first tier serves calls while the full compile runs.
+TEST_F(Tiers, TheQuickFirstTierRunsWhileTheFullCompileRuns) {
+  const Operands x;
+  {
+    const fault::Armed hold(fault::Fault::hold_full_compile);
+    EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
+    ASSERT_TRUE(first_tier_ready());
+    const std::uint64_t fallbacks = kernel_cache_stats().fallback_calls;
+    EXPECT_EQ(kernel_now(x).outcome, Outcome::quick);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
+    EXPECT_EQ(kernel_cache_stats().fallback_calls, fallbacks);  // they ran on the first tier
+  }
+  wait_for_compiles();
+  EXPECT_TRUE(kernel_now(x).jit);
+  EXPECT_EQ(kernel_now(x).outcome, Outcome::hit);
+}
+
+// The first tier's code (LLVM's fast instruction selection and register
+// allocation) against the oracle, over every dtype and a spread of ops.
+TEST_F(Tiers, TheFirstTierGivesTheOraclesResults) {
+  std::mt19937_64 rng(16);
+  int checked = 0;
+  const std::vector<std::pair<Op, DType>> pairs = test::supported_pairs();
+  for (std::size_t i = 0; i < pairs.size(); i += 5) {
+    const auto [op, dtype] = pairs[i];
+    clear_kernel_cache();
+    const Tensor a(dtype, {9, 1, 17}), b(dtype, {1, 5, 17});
+    test::fill_random(a, rng);
+    test::fill_random(b, rng);
+    {
+      const fault::Armed hold(fault::Fault::hold_full_compile);
+      binary(op, a, b);
+      ASSERT_TRUE(first_tier_ready()) << op_name(op) << " " << dtype_name(dtype);
+      SelectedKernel ran;
+      const Tensor out(result_dtype(op, dtype), {9, 5, 17});
+      PlannedCall call(op, dtype, out.dtype(), plan_broadcast(out.layout(), a.layout(), b.layout()));
+      dispatch(call, a, b, out, &ran);
+      EXPECT_EQ(ran.outcome, Outcome::quick) << op_name(op) << " " << dtype_name(dtype);
+      EXPECT_EQ(test::oracle_mismatch(op, a, b, out), "") << op_name(op) << " " << dtype_name(dtype);
+      ++checked;
+    }
+    wait_for_compiles();
+  }
+  EXPECT_GE(checked, 20);
 }
 
 // The process exits with a compile held at its start, or running in LLVM:

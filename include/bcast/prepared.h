@@ -1,6 +1,7 @@
 // Prepared calls and pre-generation: for callers that know their shapes ahead.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,8 +62,14 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
 // on x86-64 unless BCAST_STREAM_MIN_BYTES is off, each kernel whose layout can
 // store non-temporally has a streaming twin for calls larger than the cache.
 // Rank 12 is already 6,144 types per op and dtype.
+// `progress`, when given, is called after each kernel with (done, total),
+// from one thread at a time.
 inline constexpr int kMaxPregenerateRank = 12;
-std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads = 0);
+using PregenerateProgress = std::function<void(std::size_t done, std::size_t total)>;
+std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads = 0,
+                        const PregenerateProgress& progress = {});
+// How many kernels pregenerate() would compile or load for these arguments.
+std::size_t pregenerate_size(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank);
 
 // Every broadcast type of contiguous operands with exactly `rank` levels.
 std::vector<std::string> broadcast_types_of_rank(int rank);

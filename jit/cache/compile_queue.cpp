@@ -35,9 +35,6 @@ struct CompileQueue::State {
       jobs.pop_front();
       ++running;
       lock.unlock();
-      // The test hook: a compile held at its start (NOTE: [Compile queue]).
-      while (fault::armed(fault::Fault::hold_compile) && !stopped())
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
       job(!stopped());
       job = nullptr;  // its captures go before the queue says it is idle
       lock.lock();
@@ -89,6 +86,8 @@ std::size_t CompileQueue::length() const {
   const std::lock_guard lock(state_->mutex);
   return state_->length();
 }
+
+bool CompileQueue::stopping() const { return state_->stopped(); }
 
 std::size_t CompileQueue::peak() const {
   const std::lock_guard lock(state_->mutex);

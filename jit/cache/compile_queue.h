@@ -15,8 +15,7 @@ namespace bcast::jit {
 // joined (no compile runs while the process tears LLVM down). The stop is
 // registered with atexit when the thread starts and again after its first
 // job, so that it runs before the destructors of the statics LLVM creates
-// lazily during a first compile. The test hook Fault::hold_compile holds
-// every job at its start until it is disarmed or the queue stops.
+// lazily during a first compile.
 class CompileQueue {
  public:
   using Job = std::function<void(bool run)>;  // run == false: cancelled, clean up only
@@ -28,6 +27,7 @@ class CompileQueue {
   std::size_t peak() const;    // the most there have been at once
   void wait_idle() const;      // until no job is queued or running
   void stop();                 // cancels the queued jobs, finishes the running one, joins
+  bool stopping() const;
 
   CompileQueue();
   ~CompileQueue();

@@ -37,6 +37,10 @@ constexpr const char* kExtension = ".bck";
 
 std::uint64_t checksum(const char* data, std::size_t size) { return XXH3_64bits(data, size); }
 
+// A loading process trims the folder each time a .hits file grows by this
+// many bytes (loads).
+constexpr off_t kHitsTrimEvery = 4096;
+
 // <hash>.bck -> <hash>.hits
 std::string hits_path(const fs::path& kernel_file) { return fs::path(kernel_file).replace_extension(".hits").string(); }
 
@@ -284,7 +288,10 @@ void DiskCache::touch(const std::string& key) const {
   const int fd = ::open(hits_path(path).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return;
   [[maybe_unused]] const ssize_t n = ::write(fd, "+", 1);
+  struct stat st{};
+  const bool trim_now = ::fstat(fd, &st) == 0 && st.st_size % kHitsTrimEvery == 0;
   ::close(fd);
+  if (trim_now) trim();  // a process that only loads still keeps the folder in its bound
 }
 
 std::vector<DiskFile> DiskCache::list() const {
@@ -339,7 +346,7 @@ std::uint64_t DiskCache::total_bytes() const {
   std::uint64_t total = 0;
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(folder_, ec))
-    if (item.is_regular_file() && item.path().extension() == kExtension) {
+    if (item.is_regular_file() && (item.path().extension() == kExtension || item.path().extension() == ".hits")) {
       const std::uintmax_t bytes = item.file_size(ec);
       if (!ec) total += bytes;  // a file another process removed meanwhile counts nothing
     }
@@ -355,10 +362,13 @@ void DiskCache::trim() const {
   std::vector<File> files;
   std::uint64_t total = 0;
   std::error_code ec;
+  // A kernel's .hits file counts with it: it grows by a byte per load.
   for (const auto& item : fs::directory_iterator(folder_, ec)) {
     if (!item.is_regular_file() || item.path().extension() != kExtension) continue;
-    const std::uintmax_t bytes = item.file_size(ec);
+    std::uintmax_t bytes = item.file_size(ec);
     if (ec) continue;  // removed by another process meanwhile
+    const std::uintmax_t hits = fs::file_size(hits_path(item.path()), ec);
+    if (!ec) bytes += hits;
     files.push_back({item.path(), mtime_unix(item.path()), bytes});
     total += bytes;
   }

@@ -21,7 +21,9 @@ namespace bcast::jit {
 // xxh3 checksum. A file is used only if every one of these matches.
 // A load touches the file (its time is "last used", which the size bound
 // evicts by) and appends one byte to <hash>.hits: appends are atomic, so
-// processes count hits without rewriting the kernel file.
+// processes count hits without rewriting the kernel file. A .hits file counts
+// toward the size bound with its kernel and goes with it; the folder is
+// trimmed after each store and after every 4096th load of a kernel.
 // The revision of the code generator this build carries.
 extern const char* const kGeneratorRevision;
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <list>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <unordered_map>
 
@@ -15,6 +16,7 @@
 #include "cache/disk_cache.h"
 #include "compile/isolated_compile.h"
 #include "key_codec.h"
+#include "fault_injection.h"
 #include "logging.h"
 
 namespace bcast::jit {
@@ -125,6 +127,12 @@ Obtained compile_and_store(const KernelKey& key, const CacheOptions& options, co
   return got;
 }
 
+// The test hooks of NOTE: [Tiers]: a background compile held at its start
+// until the fault is disarmed or the queue stops.
+void hold_if_asked(fault::Fault hold) {
+  while (fault::armed(hold) && !compile_queue().stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
 // A failure of ours (file system, memory) must not poison the key for the
 // waiters: it is a failed compilation like any other.
 template <class F>
@@ -140,7 +148,8 @@ Obtained guarded(F&& f) {
 
 // NOTE: [Waiting rule] The compile time an async call expects before it has
 // measured one: the median cold compile of this machine (docs/performance.md).
-constexpr double kFirstCompileGuessUs = 3000;
+// A job compiles the first tier and then the full kernel: 1.7 + 4.6 ms here.
+constexpr double kFirstCompileGuessUs = 6300;
 
 struct KernelCache::State {
   // A resident (or compiling) kernel. `ready` is set once `kernel` is final.
@@ -157,7 +166,7 @@ struct KernelCache::State {
   KernelCacheStats totals;
   CacheOptions options;
   std::atomic<std::uint64_t> epoch{0};
-  double mean_compile_us = kFirstCompileGuessUs;  // of this process's compiles, recent ones weighing most
+  double mean_compile_us = kFirstCompileGuessUs;  // of this process's background jobs, recent ones weighing most
 
   static bool ready(const Slot& slot) {
     return slot.kernel.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
@@ -199,7 +208,6 @@ struct KernelCache::State {
     s.compile_ms += result.kernel->compile_ms;
     totals.compile_ms += result.kernel->compile_ms;
     s.phases = result.kernel->phases;
-    if (!from_disk) mean_compile_us += 0.25 * (result.kernel->compile_ms * 1e3 - mean_compile_us);
     if (resident) {
       s.code_bytes = result.kernel->code_bytes;
       totals.code_bytes += result.kernel->code_bytes;
@@ -223,10 +231,10 @@ struct KernelCache::State {
     return !patience.async || mean_compile_us * static_cast<double>(compile_queue().length()) <= patience.wait_us;
   }
 
-  // A pending slot's kernel, when the caller should wait for it; null (and
-  // booked as a fallback call) when it should not.
-  KernelPtr wait_or_fall_back(const std::shared_future<KernelPtr>& kernel, KernelStats& s, const Patience& patience,
-                              std::unique_lock<std::mutex>& lock, CacheOutcome* outcome) {
+  // A pending slot's kernel, when the caller should wait for it; null
+  // (pending) when it should not.
+  KernelPtr wait_or_pend(const std::shared_future<KernelPtr>& kernel, const Patience& patience,
+                         std::unique_lock<std::mutex>& lock, CacheOutcome* outcome) {
     const bool done = kernel.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     if (done || worth_waiting(patience)) {
       if (!done && patience.async) ++totals.waits;
@@ -235,10 +243,31 @@ struct KernelCache::State {
       if (outcome) *outcome = k ? CacheOutcome::memory_hit : CacheOutcome::failed;
       return k;
     }
-    ++s.fallback_calls;
-    ++totals.fallback_calls;
     if (outcome) *outcome = CacheOutcome::pending;
     return nullptr;
+  }
+
+  // Forgets a slot that will never be compiled into.
+  void drop_slot(const KernelKey& key) {
+    const auto it = slots.find(key);
+    if (it == slots.end()) return;
+    lru.erase(it->second.lru);
+    it->second.stats->resident = false;
+    slots.erase(it);
+  }
+
+  // A slot for `key`, compiling, when it has none: its promise, or null.
+  std::shared_ptr<std::promise<KernelPtr>> open_slot(const KernelKey& key) {
+    if (slots.contains(key) || options.capacity == 0) return nullptr;
+    KernelStats& s = stats[key];
+    if (s.key.empty()) s.key = key.to_string();
+    ++s.misses;
+    ++totals.misses;
+    auto promise = std::make_shared<std::promise<KernelPtr>>();
+    lru.push_front(key);
+    slots.emplace(key, Slot{promise->get_future().share(), lru.begin(), &s});
+    s.resident = true;
+    return promise;
   }
 };
 
@@ -254,24 +283,25 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Pat
     ++it->second.stats->hits;
     ++st.totals.hits;
     const std::shared_future<KernelPtr> kernel = it->second.kernel;
-    if (!State::ready(it->second)) return st.wait_or_fall_back(kernel, *it->second.stats, patience, lock, outcome);
+    if (!State::ready(it->second)) return st.wait_or_pend(kernel, patience, lock, outcome);
     lock.unlock();
     KernelPtr k = kernel.get();
     if (outcome) *outcome = k ? CacheOutcome::memory_hit : CacheOutcome::failed;
     return k;
   }
-  KernelStats& s = st.stats[key];
-  if (s.key.empty()) s.key = key.to_string();
-  ++s.misses;
-  ++st.totals.misses;
   const bool resident = st.options.capacity > 0;
   const CacheOptions options = st.options;
-  auto promise = std::make_shared<std::promise<KernelPtr>>();
-  const std::shared_future<KernelPtr> future = promise->get_future().share();
-  if (resident) {
-    st.lru.push_front(key);
-    st.slots.emplace(key, State::Slot{future, st.lru.begin(), &s});
-    s.resident = true;
+  std::shared_ptr<std::promise<KernelPtr>> promise = st.open_slot(key);
+  std::shared_future<KernelPtr> future;
+  if (promise) {
+    future = st.slots.at(key).kernel;
+  } else {  // a cache that keeps nothing: the caller's own promise
+    KernelStats& s = st.stats[key];
+    if (s.key.empty()) s.key = key.to_string();
+    ++s.misses;
+    ++st.totals.misses;
+    promise = std::make_shared<std::promise<KernelPtr>>();
+    future = promise->get_future().share();
   }
   lock.unlock();
 
@@ -293,16 +323,40 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Pat
   // NOTE: [Tiers]: an async miss compiles on the background queue; a cache
   // that keeps nothing has no slot to finish into, so its calls compile here.
   if (patience.async && resident) {
-    const bool queued = compile_queue().push([&st, key, options, disk, promise, resident](bool run) {
-      if (!run) {
-        promise->set_value(nullptr);  // cancelled at exit: nobody waits
+    std::shared_ptr<std::promise<KernelPtr>> quick;
+    if (patience.first_tier) {
+      lock.lock();
+      quick = st.open_slot(*patience.first_tier);
+      lock.unlock();
+    }
+    const bool queued = compile_queue().push([&st, key, options, disk, promise, quick, tier = patience.first_tier](
+                                                 bool run) {
+      if (!run) {  // cancelled at exit: nobody waits
+        if (quick) quick->set_value(nullptr);
+        promise->set_value(nullptr);
         return;
       }
-      st.finish(key, guarded([&] { return compile_and_store(key, options, disk.get()); }), *promise, resident);
+      const auto start = std::chrono::steady_clock::now();
+      hold_if_asked(fault::Fault::hold_compile);
+      if (quick) st.finish(*tier, guarded([&] { return compile_and_store(*tier, options, nullptr); }), *quick, true);
+      hold_if_asked(fault::Fault::hold_full_compile);
+      const Obtained got = guarded([&] { return compile_and_store(key, options, disk.get()); });
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+      {
+        const std::lock_guard guard(st.mutex);
+        st.mean_compile_us += 0.25 * (us - st.mean_compile_us);
+      }
+      st.finish(key, got, *promise, true);
     });
     if (queued) {
       lock.lock();
-      return st.wait_or_fall_back(future, s, patience, lock, outcome);
+      return st.wait_or_pend(future, patience, lock, outcome);
+    }
+    if (quick) {  // no background thread: no first tier either
+      quick->set_value(nullptr);
+      lock.lock();
+      st.drop_slot(*patience.first_tier);
+      lock.unlock();
     }
   }
   const Obtained got = guarded([&] { return compile_and_store(key, options, disk.get()); });
@@ -311,6 +365,24 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Pat
 }
 
 void KernelCache::wait_for_compiles() const { compile_queue().wait_idle(); }
+
+std::shared_ptr<const CompiledKernel> KernelCache::find_ready(const KernelKey& key) {
+  State& st = *state_;
+  const std::lock_guard lock(st.mutex);
+  const auto it = st.slots.find(key);
+  if (it == st.slots.end() || !State::ready(it->second)) return nullptr;
+  st.lru.splice(st.lru.begin(), st.lru, it->second.lru);
+  ++it->second.stats->hits;
+  ++st.totals.hits;
+  return it->second.kernel.get();
+}
+
+void KernelCache::record_fallback(const KernelKey& key) {
+  State& st = *state_;
+  const std::lock_guard lock(st.mutex);
+  ++st.stats[key].fallback_calls;
+  ++st.totals.fallback_calls;
+}
 
 void KernelCache::configure(const CacheOptions& options) {
   set_profiler_hooks({.perf_map = options.perf_map, .gdb = options.gdb});

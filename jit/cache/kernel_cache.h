@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,9 @@ enum class CacheOutcome { memory_hit, disk_hit, compiled, failed, pending };
 struct Patience {
   bool async = false;  // compile in the background; else compile on the caller's thread (or wait for another's)
   double wait_us = 0;  // async: wait for a compile expected to be ready within this (NOTE: [Waiting rule])
+  // async: the key's quick first tier, compiled just before it by the same
+  // background job (never stored on disk); find it with find_ready().
+  std::optional<KernelKey> first_tier;
 };
 
 // What the cache is told by its user (the provider reads them from the
@@ -51,6 +55,12 @@ class KernelCache {
 
   // Until no background compile is queued or running.
   void wait_for_compiles() const;
+
+  // The kernel of `key` if it is resident and compiled (a hit), else null;
+  // never compiles. For a first tier while its full kernel is pending.
+  std::shared_ptr<const CompiledKernel> find_ready(const KernelKey& key);
+  // Books a call that ran on its fallback while `key` was pending.
+  void record_fallback(const KernelKey& key);
 
   // Changes whenever a kernel leaves the cache (eviction, clear, capacity):
   // a memo of a kernel taken at another epoch must look it up again.

@@ -5,6 +5,7 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/OptBisect.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ObjectFile.h>
@@ -78,8 +79,22 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(const C
   llvm::StringRef(s.features).split(names, ',', -1, false);
   for (llvm::StringRef f : names) features.AddFeature(f.drop_front(), f.front() == '+');
   builder.addFeatures(features.getFeatures());
-  builder.setCodeGenOptLevel(codegen_level(s.opt_level));
+  builder.setCodeGenOptLevel(s.quick ? llvm::CodeGenOptLevel::None : codegen_level(s.opt_level));
   return builder.createTargetMachine();
+}
+
+// NOTE: [Compile phases] A TargetMachine costs ~0.15 ms to make: each thread
+// keeps the few it used last, by codegen settings id. TargetMachine is not
+// safe to share between threads that emit code at once.
+llvm::Expected<llvm::TargetMachine*> target_machine_for(std::uint32_t codegen) {
+  thread_local std::vector<std::pair<std::uint32_t, std::unique_ptr<llvm::TargetMachine>>> kept;
+  for (auto& [id, tm] : kept)
+    if (id == codegen) return tm.get();
+  auto tm = make_target_machine(codegen_settings(codegen));
+  if (!tm) return tm.takeError();
+  if (kept.size() == 4) kept.erase(kept.begin());
+  kept.emplace_back(codegen, std::move(*tm));
+  return kept.back().second.get();
 }
 
 // The process-wide JIT, created on first use. Kernels hold a reference, so it
@@ -163,8 +178,27 @@ class LoadedKernel final : public CompiledKernel {
   llvm::orc::JITDylib* dylib_;
 };
 
+// NOTE: [Codegen passes] The passes of LLVM's code generator that a kernel
+// does not need, skipped through its context's pass gate (the mechanism of
+// -opt-bisect-limit; it touches no global option, so other users of LLVM in
+// the process keep theirs). Loop strength reduction is the emitter's own job:
+// each level keeps running offsets, additions only (DESIGN.md), and LSR spent
+// ~2.2 ms of a ~7.6 ms compile finding nothing to do; bcast-bench shows the
+// same run-time speed without it (docs/performance.md).
+class KernelPassGate final : public llvm::OptPassGate {
+ public:
+  bool isEnabled() const override { return true; }
+  bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) override {
+    return pass != "Loop Strength Reduction" && pass != "Canonicalize Freeze Instructions in Loops";
+  }
+};
+
 // One kernel's module, in its own context so that compilations run in parallel.
 struct KernelModule {
+  KernelModule() {
+    static KernelPassGate* gate = new KernelPassGate;  // stateless; never destroyed (a compile may run at exit)
+    context->setOptPassGate(*gate);
+  }
   std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> module;
 };
@@ -276,7 +310,7 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, con
   initialise_llvm();
   phases.setup_us = watch.lap();
   const CodegenSettings settings = codegen_settings(key.codegen);
-  auto tm = make_target_machine(settings);
+  auto tm = target_machine_for(key.codegen);
   if (!tm) return tm.takeError();
   phases.target_machine_us = watch.lap();
   result.symbol = key.to_string();

@@ -175,7 +175,7 @@ struct ExprMemo {
   }
   void run(const TensorView& o) {
     call->validate_out(o, call->inputs());
-    if (kernel.pending()) kernel = select_kernel(*call, plan);  // NOTE: [Tiers]
+    if (kernel.provisional()) kernel = select_kernel(*call, plan);  // NOTE: [Tiers]
     run_expression(*call, kernel, plan, o, call->inputs());
   }
   // Everything is worked out before anything is kept: a failure leaves the

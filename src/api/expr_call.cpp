@@ -278,7 +278,7 @@ void report_call(const ExprCall& call, const ExprKernel& kernel, const Broadcast
   const std::string line = fmt::format("bcast: expr {} {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", call.text(),
                                        dtypes, to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
                                        kernel.key,
-                                       kernel.jit.fn || kernel.pending() ? outcome_name(kernel.jit.outcome) : "reference",
+                                       kernel.jit.fn || kernel.provisional() ? outcome_name(kernel.jit.outcome) : "reference",
                                        std::chrono::duration<double, std::micro>(took).count());
   std::fputs(line.c_str(), stderr);
 }

@@ -82,7 +82,7 @@ struct ExprKernel {
   SelectedKernel jit;
   std::shared_ptr<const ExprEvaluator> reference;
   std::string key = "reference";
-  bool pending() const { return jit.pending(); }  // NOTE: [Tiers]
+  bool provisional() const { return jit.provisional(); }  // NOTE: [Tiers]
 };
 ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <unordered_set>
 
@@ -39,7 +40,10 @@ std::vector<std::string> broadcast_types_of_rank(int rank) {
   return names;
 }
 
-std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads) {
+namespace {
+
+// Every key of the set, each once.
+std::vector<KernelKey> pregeneration_keys(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank) {
   if (max_rank < 0 || max_rank > kMaxPregenerateRank)
     detail::fail(ErrorKind::value, "pregenerate: max_rank {} is outside 0..{}", max_rank, kMaxPregenerateRank);
   const Target& target = current_target();
@@ -51,12 +55,31 @@ std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dt
       if (op_supports(op, dtype))
         for (int rank = 0; rank <= max_rank; ++rank)
           for (const BroadcastType& type : types_of_rank(rank)) add_keys(keys, seen, target, op, dtype, type, codegen);
+  return keys;
+}
+
+}  // namespace
+
+std::size_t pregenerate_size(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank) {
+  return pregeneration_keys(ops, dtypes, max_rank).size();
+}
+
+std::size_t pregenerate(const std::vector<Op>& ops, const std::vector<DType>& dtypes, int max_rank, int threads,
+                        const PregenerateProgress& progress) {
+  const std::vector<KernelKey> keys = pregeneration_keys(ops, dtypes, max_rank);
+  const Target& target = current_target();
   std::atomic<std::size_t> ready{0};
+  std::size_t done = 0;
+  std::mutex reporting;
   const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // kernel_for() reports failures, never throws them.
+  // kernel_for() reports failures, never throws them; pre-generation always
+  // compiles and waits (kWaitAlways), in either JIT mode.
   ThreadPool::long_jobs().run(std::min(workers, kMaxThreads), static_cast<std::int64_t>(keys.size()),
                              [&](std::int64_t i) {
                                if (provider::kernel_for(keys[i], target).entry != nullptr) ++ready;
+                               if (!progress) return;
+                               const std::lock_guard lock(reporting);
+                               progress(++done, keys.size());
                              });
   return ready.load();
 }

@@ -41,7 +41,7 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   PlannedCall call(op, dtype, out_dtype, plan_broadcast(out, a, b));
   // A prepared op follows the current target, as a plain call does.
   SelectedKernel kernel = call.plan.numel > 0 ? select_kernel(op, dtype, call.plan) : SelectedKernel{};
-  std::string key = kernel.jit || kernel.pending() ? call_kernel_key(current_target(), op, dtype, call.plan).to_string()
+  std::string key = kernel.jit || kernel.provisional() ? call_kernel_key(current_target(), op, dtype, call.plan).to_string()
                                                    : "reference";
   std::string type = to_string(call.plan.type);
   auto impl = std::make_shared<PreparedOp::Impl>(op, dtype, a, b, out, std::move(call), std::move(kernel),
@@ -70,7 +70,8 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   check(b, p.dtype, p.b, "b");
   check(out, result_dtype(p.op, p.dtype), p.out, "out");
   const PlannedCall& call = p.call;
-  const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); });
+  SelectedKernel scratch;
+  const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
   // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
   // prepared data checks.
   if (runs_direct(call) && p.data.passes(a.data, b.data, out.data)) {

@@ -52,7 +52,8 @@ void PreparedExpr::operator()(std::span<const TensorView> inputs, const TensorVi
                  to_string(p.out.strides));
   std::vector<TensorView> now(inputs.begin(), inputs.end());
   p.call.validate_out(out, now);
-  run_expression(p.call, p.kernel.get([&] { return select_kernel(p.call, p.plan); }), p.plan, out, now);
+  ExprKernel scratch;
+  run_expression(p.call, p.kernel.get([&] { return select_kernel(p.call, p.plan); }, scratch), p.plan, out, now);
 }
 
 Tensor PreparedExpr::operator()(std::span<const TensorView> inputs) const {

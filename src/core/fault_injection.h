@@ -4,14 +4,17 @@
 // an output that cannot be allocated, worker threads that cannot start, an
 // ascend-sim kernel that breaks a rule of the simulator (it reads outside
 // its input's global memory), a background compile held at its start until
-// disarmed (NOTE: [Compile queue]), an isolated compile whose child process
+// disarmed (every one, or only full ones, so that the quick first tier runs:
+// NOTE: [Tiers]), an isolated compile whose child process
 // aborts as LLVM does on a fatal error (NOTE: [Isolated compiles]).
 #pragma once
 
 namespace bcast::fault {
 
-enum class Fault { compile, disk_read, disk_write, allocate, thread_start, ascend_rule, hold_compile, child_abort };
-inline constexpr int kNumFaults = 8;
+enum class Fault {
+  compile, disk_read, disk_write, allocate, thread_start, ascend_rule, hold_compile, hold_full_compile, child_abort
+};
+inline constexpr int kNumFaults = 9;
 
 // Arms or disarms one fault for the whole process. Cheap to test when off.
 void set(Fault fault, bool armed);

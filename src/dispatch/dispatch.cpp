@@ -16,8 +16,8 @@ namespace bcast {
 namespace {
 
 Outcome outcome_of(provider::KernelSource source) {
-  constexpr Outcome kOutcomes[] = {Outcome::hit, Outcome::disk, Outcome::compiled, Outcome::failed,
-                                   Outcome::pending};  // by source
+  constexpr Outcome kOutcomes[] = {Outcome::hit,    Outcome::disk,    Outcome::compiled,
+                                   Outcome::failed, Outcome::pending, Outcome::quick};  // by source
   return kOutcomes[static_cast<std::size_t>(source)];
 }
 
@@ -47,7 +47,7 @@ SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, cons
 std::string_view outcome_name(Outcome outcome) {
   constexpr std::string_view kNames[] = {"reference", "hit",        "disk",
                                          "compiled",  "failed",     "ascend-sim",
-                                         "pending"};  // by Outcome
+                                         "pending",   "quick"};  // by Outcome
   return kNames[static_cast<std::size_t>(outcome)];
 }
 
@@ -105,7 +105,7 @@ PlannedCall::PlannedCall(Op o, DType d, DType out_dtype, BroadcastPlan p)
 
 const SelectedKernel& PlannedCall::host_kernel() {
   const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
-  if (kernel.fn != nullptr && stamp == now && !kernel.pending()) {
+  if (kernel.fn != nullptr && stamp == now && !kernel.provisional()) {
     if (kernel.memo_hits != nullptr) kernel.memo_hits->fetch_add(1, std::memory_order_relaxed);
     if (kernel.jit) kernel.outcome = Outcome::hit;
     return kernel;

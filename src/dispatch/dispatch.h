@@ -24,9 +24,10 @@
 namespace bcast {
 
 // Where a call's kernel came from, as BCAST_VERBOSE prints it.
-// pending: the call ran on the fallback while its kernel compiles (NOTE: [Tiers]).
-enum class Outcome : std::uint8_t { reference, hit, disk, compiled, failed, ascend_sim, pending };
-std::string_view outcome_name(Outcome outcome);  // "reference", "hit", ..., "ascend-sim", "pending"
+// NOTE: [Tiers]: pending, the call ran on the fallback while its kernel
+// compiles; quick, on the first-tier kernel while the full compile runs.
+enum class Outcome : std::uint8_t { reference, hit, disk, compiled, failed, ascend_sim, pending, quick };
+std::string_view outcome_name(Outcome outcome);  // "reference", "hit", ..., "ascend-sim", "pending", "quick"
 
 // A kernel for a host plan, and what keeps its code loaded while calls run it.
 struct SelectedKernel {
@@ -36,8 +37,9 @@ struct SelectedKernel {
   Outcome outcome = Outcome::reference;
   std::atomic<std::uint64_t>* memo_hits = nullptr;  // a JIT kernel's count of memoised calls
 
-  // A fallback taken while the kernel compiles: ask again at the next call.
-  bool pending() const { return outcome == Outcome::pending; }
+  // A fallback or first-tier kernel, taken while the full compile runs: ask
+  // again at the next call.
+  bool provisional() const { return outcome == Outcome::pending || outcome == Outcome::quick; }
 };
 
 // NOTE: [Waiting rule] How long a call of `numel` output elements may wait
@@ -50,21 +52,25 @@ inline constexpr double kKernelNsPerElement = 0.3;      // a JIT kernel
 double wait_budget_us(std::int64_t numel, double fallback_ns);
 
 // NOTE: [Tiers] A kernel chosen once for good (a prepared op or
-// expression) that may start on the fallback while its compile is pending:
-// each call while pending asks again, and the first that finds the kernel
-// ready keeps it. Read by many threads at once: once `final_` is set, the
-// kernel never changes.
+// expression) that may start provisional (on the fallback, or the first
+// tier) while its full compile runs: each call meanwhile asks again and runs
+// what it gets (kept in `scratch`), and the first that finds the full kernel
+// keeps it. Read by many threads at once: once `final_` is set, the kernel
+// never changes.
 template <class K>
 class PinnedKernel {
  public:
-  explicit PinnedKernel(K first) : first_(std::move(first)), final_(!first_.pending()) {}
+  explicit PinnedKernel(K first) : first_(std::move(first)), final_(!first_.provisional()) {}
 
-  // The kernel to run now; `select` asks the cache again while pending.
+  // The kernel to run now; `select` asks the cache again while provisional.
   template <class Select>
-  const K& get(Select&& select) const {
-    if (final_.load(std::memory_order_acquire)) return first_.pending() ? ready_ : first_;
+  const K& get(Select&& select, K& scratch) const {
+    if (final_.load(std::memory_order_acquire)) return first_.provisional() ? ready_ : first_;
     K now = select();
-    if (now.pending()) return first_;
+    if (now.provisional()) {
+      scratch = std::move(now);
+      return scratch;
+    }
     const std::lock_guard lock(mutex_);
     if (!final_.load(std::memory_order_relaxed)) {
       ready_ = std::move(now);

@@ -12,6 +12,11 @@ struct CodegenSettings {
   std::string cpu;             // LLVM CPU name, e.g. "znver5"
   std::string features;        // "+avx2,+fma,..." as LLVM spells them
   int vector_width_bits = 0;   // preferred vector width; 0 leaves it to the target
+  // NOTE: [Tiers] The first tier: the same pass pipeline, then LLVM's fast
+  // instruction selector and register allocator (codegen at O0). About a
+  // third of a full compile, at about 0.6 of its speed; the full compile
+  // replaces it. Never written to the disk cache. "O2q" in a key.
+  bool quick = false;
 
   friend bool operator==(const CodegenSettings&, const CodegenSettings&) = default;
 };

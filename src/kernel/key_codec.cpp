@@ -137,7 +137,7 @@ std::string print_codegen(const KernelKey& key) {
   const CodegenSettings settings = codegen_settings(key.codegen);
   const std::string tuning = settings.features + "/" + std::to_string(settings.vector_width_bits);
   const auto tuning_hash = static_cast<std::uint32_t>(XXH3_64bits(tuning.data(), tuning.size()));
-  return fmt::format("{}.O{}.{:08x}", settings.cpu, settings.opt_level, tuning_hash);
+  return fmt::format("{}.O{}{}.{:08x}", settings.cpu, settings.opt_level, settings.quick ? "q" : "", tuning_hash);
 }
 bool parse_codegen(std::string_view text, KernelKey& key) { return print_codegen(key) == text; }
 
@@ -188,7 +188,8 @@ std::optional<KeyFields> split_kernel_key(std::string_view text) {
   f.cpu = tokens[n - 3];
   f.codegen = fmt::format("{}.{}.{}", tokens[n - 3], tokens[n - 2], tokens[n - 1]);
   const std::string_view level = tokens[n - 2];
-  if (level.size() != 2 || level[0] != 'O' || level[1] < '0' || level[1] > '3') return std::nullopt;
+  const bool quick = level.size() == 3 && level[2] == 'q';  // NOTE: [Tiers]
+  if ((level.size() != 2 && !quick) || level[0] != 'O' || level[1] < '0' || level[1] > '3') return std::nullopt;
   f.opt_level = level[1] - '0';
   return f;
 }

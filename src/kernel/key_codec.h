@@ -1,5 +1,5 @@
 // The text of a kernel key, both ways, driven by one table of fields:
-//   op . dtype . [type] . layout . target . cpu . O<level> . <tuning>
+//   op . dtype . [type] . layout . target . cpu . O<level>[q] . <tuning>
 //   add.f32.[expand_b,same].uuz.nt.host.znver5.O2.1a2b3c4d
 // The layout is the inner strides of out, a and b, then each loop variant's
 // suffix as its row prints it (NOTE: [Loop variants]); the tuning is a hash of

@@ -2,6 +2,7 @@
 #include "kernel_provider.h"
 
 #include <mutex>
+#include <optional>
 
 #include "cache/kernel_cache.h"
 #include "compile/host_compiler.h"
@@ -53,19 +54,43 @@ KernelSource source_of(jit::CacheOutcome outcome) {
   return kSources[static_cast<std::size_t>(outcome)];
 }
 
+Kernel kernel_of(std::shared_ptr<const jit::CompiledKernel> kernel, KernelSource source) {
+  return {.fn = kernel->fn,
+          .entry = kernel->entry,
+          .keep_alive = kernel,
+          .memo_hits = &kernel->memo_hits,
+          .source = source};
+}
+
+// NOTE: [Tiers]: the quick first tier of a host kernel compiled at a level
+// that has one (the lean pipelines; a key of ascend-sim is compiled and
+// waited for, never tiered).
+std::optional<KernelKey> first_tier_of(const KernelKey& key) {
+  CodegenSettings settings = codegen_settings(key.codegen);
+  if (key.target != TargetKind::host || settings.quick || settings.opt_level < 1) return std::nullopt;
+  settings.quick = true;
+  KernelKey quick = key;
+  quick.codegen = intern_codegen_settings(settings);
+  return quick;
+}
+
 }  // namespace
 
 Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us) {
   learn_symbols(target);
   jit::CacheOutcome how = jit::CacheOutcome::failed;
-  const jit::Patience patience{.async = config::jit_async() && wait_us < kWaitAlways, .wait_us = wait_us};
+  jit::Patience patience{.async = config::jit_async() && wait_us < kWaitAlways, .wait_us = wait_us};
+  if (patience.async) patience.first_tier = first_tier_of(key);
   std::shared_ptr<const jit::CompiledKernel> kernel = cache().get(key, patience, &how);
-  if (!kernel) return {.source = how == jit::CacheOutcome::pending ? KernelSource::pending : KernelSource::failed};
-  return {.fn = kernel->fn,
-          .entry = kernel->entry,
-          .keep_alive = kernel,
-          .memo_hits = &kernel->memo_hits,
-          .source = source_of(how)};
+  if (!kernel && how == jit::CacheOutcome::pending) {
+    if (patience.first_tier)
+      if (std::shared_ptr<const jit::CompiledKernel> quick = cache().find_ready(*patience.first_tier))
+        return kernel_of(std::move(quick), KernelSource::quick);
+    cache().record_fallback(key);
+    return {.source = KernelSource::pending};
+  }
+  if (!kernel) return {.source = KernelSource::failed};
+  return kernel_of(std::move(kernel), source_of(how));
 }
 
 void apply_settings() { cache(); }

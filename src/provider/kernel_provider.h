@@ -19,8 +19,8 @@
 namespace bcast::provider {
 
 // Where a kernel came from; pending: nowhere yet, its compile runs in the
-// background (NOTE: [Tiers]).
-enum class KernelSource : std::uint8_t { memory, disk, compiled, failed, pending };
+// background; quick: the first tier, while the full compile runs (NOTE: [Tiers]).
+enum class KernelSource : std::uint8_t { memory, disk, compiled, failed, pending, quick };
 
 // A compiled kernel, and what keeps its code loaded while calls run it.
 struct Kernel {
@@ -34,11 +34,13 @@ struct Kernel {
 // The kernel for `key`, made for `target` (whose symbols the JIT learns on
 // first sight): from memory, disk or a compilation. A failure is logged once
 // per key and returns a kernel whose fn and entry are null.
-// NOTE: [Tiers]: under BCAST_JIT_MODE=async a compile runs in the background
-// and the kernel comes back pending (fn null) unless the compile is expected
-// within `wait_us`, the time the caller's fallback would take beyond the
-// kernel's (NOTE: [Waiting rule]); kWaitAlways compiles and waits in either
-// mode (pre-generation, the ascend-sim target).
+// NOTE: [Tiers]: under BCAST_JIT_MODE=async a host kernel's compile runs in
+// the background, its quick first tier first: until the full kernel is
+// ready the call gets the first tier once it is, else pending (fn null),
+// unless the compile is expected within `wait_us`, the time the caller's
+// fallback would take beyond the kernel's (NOTE: [Waiting rule]).
+// kWaitAlways compiles and waits in either mode (pre-generation, the
+// ascend-sim target).
 inline constexpr double kWaitAlways = 1e300;
 Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = kWaitAlways);
 

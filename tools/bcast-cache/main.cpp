@@ -19,6 +19,7 @@
 #include "kernel_key.h"
 #include "key_codec.h"
 #include "name_lists.h"
+#include "warm_run.h"
 
 namespace bcast::tools {
 namespace {
@@ -224,12 +225,12 @@ int main(int argc, char** argv) {
   auto* clear_cmd = app.add_subcommand("clear", "delete every kernel file");
   auto* verify_cmd = app.add_subcommand("verify", "check every file; report and remove bad ones");
   auto* warm_cmd = app.add_subcommand("warm", "pre-generate every broadcast type up to a rank, in parallel");
-  std::vector<std::string> ops{"add", "sub", "mul", "div"}, dtypes{"f32"};
-  int max_rank = 3, threads = 0;
-  warm_cmd->add_option("--ops", ops, "ops")->delimiter(',');
-  warm_cmd->add_option("--dtypes", dtypes, "dtypes")->delimiter(',');
-  warm_cmd->add_option("--max-rank", max_rank, "largest rank")->check(CLI::Range(0, bcast::kMaxPregenerateRank));
-  warm_cmd->add_option("--threads", threads, "compiling threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  bcast::tools::WarmRequest warm{.ops = {"add", "sub", "mul", "div"}, .dtypes = {"f32"}};
+  CLI::Option* warm_ops = warm_cmd->add_option("--ops", warm.ops, "ops (default add,sub,mul,div)")->delimiter(',');
+  CLI::Option* warm_dtypes = warm_cmd->add_option("--dtypes", warm.dtypes, "dtypes (default f32)")->delimiter(',');
+  CLI::Option* warm_rank = warm_cmd->add_option("--max-rank", warm.max_rank, "largest rank (default 3)")
+                               ->check(CLI::Range(0, bcast::kMaxPregenerateRank));
+  warm_cmd->add_option("--threads", warm.threads, "compiling threads (0: all cores)")->check(CLI::NonNegativeNumber);
   auto* env_cmd = app.add_subcommand("env", "every BCAST_* setting: effective value and where it came from");
   bool markdown = false;
   env_cmd->add_flag("--markdown", markdown, "the settings table (defaults, accepted values, meanings) as the README has it");
@@ -259,9 +260,10 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (*warm_cmd) {
-      const std::vector<bcast::Op> op_list = ops_from_names(ops, "--ops");
-      const std::vector<bcast::DType> dtype_list = dtypes_from_names(dtypes, "--dtypes");
-      const std::size_t n = bcast::pregenerate(op_list, dtype_list, max_rank, threads);
+      warm.ops_given = warm_ops->count() > 0;
+      warm.dtypes_given = warm_dtypes->count() > 0;
+      warm.rank_given = warm_rank->count() > 0;
+      const std::size_t n = bcast::tools::run_warm(warm, as_json ? std::cerr : std::cout);
       const bcast::KernelCacheStats s = bcast::kernel_cache_stats();
       if (as_json)
         std::cout << json{{"kernels", n}, {"compiled", s.compiles}, {"from_disk", s.disk_hits}, {"failed", s.failures}}.dump() << "\n";

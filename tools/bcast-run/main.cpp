@@ -11,6 +11,7 @@
 #include "demo.h"
 #include "expression_mode.h"
 #include "name_lists.h"
+#include "warm_run.h"
 #include "operand_spec.h"
 #include "run_support.h"
 #include "target_kind.h"
@@ -33,10 +34,8 @@ struct Options {
 
 
 // --warm RANK: pre-generates every broadcast type up to RANK levels.
-int warm(const Options& o) {
-  const std::vector<Op> ops = ops_from_names(o.warm_ops, "--warm-ops");
-  const std::vector<DType> dtypes = dtypes_from_names(o.warm_dtypes, "--warm-dtypes");
-  const double ns = median_ns([&] { pregenerate(ops, dtypes, o.warm, o.threads); }, 1);
+int warm(const Options& o, const WarmRequest& request) {
+  const double ns = median_ns([&] { run_warm(request, std::cout); }, 1);
   const KernelCacheStats s = kernel_cache_stats();
   std::cout << fmt::format("warm: {} kernels for broadcast types up to rank {} ({} compiled, {} failed) in {:.0f} ms\n",
                            s.resident, o.warm, s.compiles, s.failures, ns / 1e6);
@@ -151,8 +150,9 @@ int main(int argc, char** argv) {
   app.add_option("--dump-cache", o.dump_cache, "at the end, write the in-memory kernel cache as JSON (bcast-cache list --memory)");
   app.add_option("--warm", o.warm, "pre-generate the kernels of every broadcast type up to this rank, then go on")
       ->check(CLI::Range(0, bcast::kMaxPregenerateRank));
-  app.add_option("--warm-ops", o.warm_ops, "ops for --warm")->delimiter(',');
-  app.add_option("--warm-dtypes", o.warm_dtypes, "dtypes for --warm")->delimiter(',');
+  CLI::Option* warm_ops =
+      app.add_option("--warm-ops", o.warm_ops, "ops for --warm (default add,sub,mul,div,max,min)")->delimiter(',');
+  CLI::Option* warm_dtypes = app.add_option("--warm-dtypes", o.warm_dtypes, "dtypes for --warm (default f32)")->delimiter(',');
   app.set_version_flag("--version", [] {
     const bcast::RuntimeInfo info = bcast::runtime_info();
     return fmt::format("bcast-run {} (LLVM {}, host {} {})", info.version, info.llvm_version, info.host_triple,
@@ -176,7 +176,16 @@ int main(int argc, char** argv) {
     if (threads->count() > 0) bcast::set_num_threads(o.threads);
     if (o.no_jit) bcast::set_jit_enabled(false);
     if (!o.target.empty()) bcast::set_target(o.target);
-    if (o.warm >= 0) warm(o);
+    if (o.warm >= 0)
+      warm(o, {.ops = o.warm_ops,
+               .dtypes = o.warm_dtypes,
+               .max_rank = o.warm,
+               .threads = o.threads,
+               .ops_given = warm_ops->count() > 0,
+               .dtypes_given = warm_dtypes->count() > 0,
+               .rank_given = true,
+               .ops_option = "--warm-ops",
+               .dtypes_option = "--warm-dtypes"});
     if (!o.expression.empty()) {
       return finish(run_expression_mode(expression_run(o, o.expression, o.positional)));
     }
