@@ -178,7 +178,8 @@ TEST_F(DiskCacheTest, SizeBoundEvictsTheLeastRecentlyUsedFiles) {
 }
 
 // A .hits file grows by a byte per load: it counts toward the bound, and a
-// process that only loads trims the folder too (every 4096th load of a kernel).
+// process that only loads trims the folder too (every 4096th load), oldest
+// last use first: a load's time is its .hits file's.
 TEST_F(DiskCacheTest, HitsFilesCountTowardTheBoundAndAreTrimmed) {
   run();
   std::string why;
@@ -194,7 +195,7 @@ TEST_F(DiskCacheTest, HitsFilesCountTowardTheBoundAndAreTrimmed) {
   }
   const std::uint64_t without_hits = roomy.total_bytes();
   const jit::DiskCache small(dir_.string(), without_hits + 1024);  // the three kernels and 1 KiB
-  for (int i = 0; i < 4096; ++i) small.touch("key2");  // 4 KiB of hits; the 4096th load trims
+  for (int i = 0; i < 4096; ++i) small.touch("key2");  // 4 KiB of hits; the process's 4096th load trims
   EXPECT_EQ(fs::file_size(dir_ / fs::path(jit::DiskCache::file_name("key2")).replace_extension(".hits")), 4096u);
   EXPECT_LE(small.total_bytes(), small.max_bytes());  // the hits counted, and key0 went
   EXPECT_FALSE(fs::exists(dir_ / jit::DiskCache::file_name("key0")));  // touch() made key2 the newest

@@ -51,6 +51,30 @@ void BM_ColdCompile(benchmark::State& state) {
 // Arg 0: the full compile; 1: the quick first tier (NOTE: [Tiers]).
 BENCHMARK(BM_ColdCompile)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(40)->Repetitions(3)->ReportAggregatesOnly();
 
+// The first call of a key found in no cache, in a warm process, on
+// [64,1,7] + [1,33,7] f32 (14,784 elements): arg 1, async (the call runs on
+// the fallback at once); arg 0, sync (the call compiles first).
+void BM_FirstCallNewKey(benchmark::State& state) {
+  set_cache_dir("off");
+  set_num_threads(1);
+  const Tensor a(DType::f32, {64, 1, 7}), b(DType::f32, {1, 33, 7});
+  Tensor out = add(a, b);  // LLVM and the JIT set up: a warm process
+  wait_for_compiles();
+  set_jit_mode(state.range(0) != 0 ? JitMode::async : JitMode::sync);
+  for (auto _ : state) {
+    state.PauseTiming();
+    clear_kernel_cache();  // the same key is new again
+    state.ResumeTiming();
+    add(a, b, out);
+    state.PauseTiming();
+    wait_for_compiles();
+    state.ResumeTiming();
+  }
+  set_jit_mode(JitMode::sync);
+}
+BENCHMARK(BM_FirstCallNewKey)->Arg(1)->Arg(0)->Unit(benchmark::kMicrosecond)->Iterations(30)->Repetitions(3)
+    ->ReportAggregatesOnly();
+
 // Each iteration loads one kernel from a warm disk cache into an empty memory
 // cache (read, check, link) and runs a tiny call: compare with BM_ColdCompile.
 void BM_DiskLoad(benchmark::State& state) {
@@ -127,4 +151,13 @@ BCAST_LARGE_CASE(c10_5d_mixed, ({8, 1, 32, 1, 512}), ({1, 16, 1, 64, 1}));
 }  // namespace
 }  // namespace bcast
 
-BENCHMARK_MAIN();
+// Benchmarks run in sync JIT mode (NOTE: [Tiers]): they time kernels, not the
+// fallback that runs while a kernel compiles; BM_FirstCallNewKey sets each mode.
+int main(int argc, char** argv) {
+  bcast::set_jit_mode(bcast::JitMode::sync);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -31,15 +31,45 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr char kMagic[8] = {'B', 'C', 'A', 'S', 'T', 'K', 'R', 'N'};
-constexpr std::uint32_t kFormat = 1;
-constexpr std::size_t kPrefixBytes = 8 + 4 + 4 + 8;
+constexpr std::uint32_t kFormat = 2;
+// magic, format, header bytes, then five u64: the header's checksum, the
+// identity, the object's size and checksum, the kernel's code bytes.
+constexpr std::size_t kPrefixBytes = 8 + 4 + 4 + 5 * 8;
 constexpr const char* kExtension = ".bck";
 
 std::uint64_t checksum(const char* data, std::size_t size) { return XXH3_64bits(data, size); }
 
-// A loading process trims the folder each time a .hits file grows by this
-// many bytes (loads).
-constexpr off_t kHitsTrimEvery = 4096;
+// NOTE: [Disk cache file]: what a load must match, as one hash.
+std::uint64_t identity(const std::string& key, const std::string& llvm_version, const std::string& generator,
+                       const CodegenSettings& s) {
+  const std::string text = key + '\0' + llvm_version + '\0' + generator + '\0' + s.cpu + '\0' + s.features + '\0' +
+                           std::to_string(s.opt_level) + '\0' + std::to_string(s.vector_width_bits);
+  return checksum(text.data(), text.size());
+}
+
+// A whole file, with open/fstat/read: nullopt (errno set) when it cannot be read.
+std::optional<std::vector<char>> read_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st{};
+  std::optional<std::vector<char>> bytes;
+  if (::fstat(fd, &st) == 0) {
+    bytes.emplace(static_cast<std::size_t>(st.st_size));
+    std::size_t at = 0;
+    while (at < bytes->size()) {
+      const ssize_t n = ::read(fd, bytes->data() + at, bytes->size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      at += static_cast<std::size_t>(n);
+    }
+    if (at != bytes->size()) bytes.reset();
+  }
+  ::close(fd);
+  return bytes;
+}
+
+// A loading process trims the folder after every this many loads.
+constexpr std::uint64_t kTrimEveryLoads = 4096;
 
 // <hash>.bck -> <hash>.hits
 std::string hits_path(const fs::path& kernel_file) { return fs::path(kernel_file).replace_extension(".hits").string(); }
@@ -116,24 +146,24 @@ std::int64_t mtime_unix(const fs::path& p) {
   return ::stat(p.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_mtime) : 0;
 }
 
+// A kernel file's last use: its .hits file's time (loads append to it), or
+// its own (the store) when it was never loaded.
+std::int64_t last_used_unix(const fs::path& kernel_file) {
+  return std::max(mtime_unix(kernel_file), mtime_unix(fs::path(kernel_file).replace_extension(".hits")));
+}
+
 }  // namespace
 
 std::optional<DiskEntry> read_disk_entry(const std::string& path, bool with_object, std::string& why) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in || fault::armed(fault::Fault::disk_read)) {
+  std::optional<std::vector<char>> file = fault::armed(fault::Fault::disk_read) ? std::nullopt : read_file(path);
+  if (!file) {
     why = "cannot open";
     return std::nullopt;
   }
-  const auto size = static_cast<std::size_t>(in.tellg());
+  const std::vector<char>& bytes = *file;
+  const std::size_t size = bytes.size();
   if (size < kPrefixBytes) {
     why = "truncated (" + std::to_string(size) + " bytes)";
-    return std::nullopt;
-  }
-  std::vector<char> bytes(size);
-  in.seekg(0);
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (!in) {
-    why = "read error";
     return std::nullopt;
   }
   if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
@@ -226,9 +256,32 @@ std::string DiskCache::file_name(const std::string& key) {
 std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSettings& settings,
                                          std::string& why) const {
   const std::string path = folder_ + "/" + file_name(key);
-  std::error_code ec;
   why.clear();
-  if (!fs::exists(path, ec)) return std::nullopt;
+  // NOTE: [Disk cache file]: the fast path checks the prefix (identity and
+  // checksums) without parsing the header; a file that fails it is read
+  // again in full, to say why.
+  std::optional<std::vector<char>> file;
+  if (!fault::armed(fault::Fault::disk_read)) {
+    file = read_file(path);
+    if (!file && errno == ENOENT) return std::nullopt;
+  }
+  if (file && file->size() >= kPrefixBytes && std::memcmp(file->data(), kMagic, sizeof kMagic) == 0 &&
+      read_le<std::uint32_t>(file->data() + 8) == kFormat) {
+    const char* p = file->data();
+    const std::uint64_t header_bytes = read_le<std::uint32_t>(p + 12), object_bytes = read_le<std::uint64_t>(p + 32);
+    const char* header = p + kPrefixBytes;
+    const char* object = header + header_bytes;
+    if (header_bytes + object_bytes == file->size() - kPrefixBytes &&
+        read_le<std::uint64_t>(p + 24) == identity(key, LLVM_VERSION_STRING, kGeneratorRevision, settings) &&
+        read_le<std::uint64_t>(p + 16) == checksum(header, header_bytes) &&
+        read_le<std::uint64_t>(p + 40) == checksum(object, object_bytes)) {
+      DiskEntry e;
+      e.key = e.symbol = key;
+      e.code_bytes = read_le<std::uint64_t>(p + 48);
+      e.object.assign(object, object + object_bytes);
+      return e;
+    }
+  }
   std::optional<DiskEntry> e = read_disk_entry(path, true, why);
   if (!e) return std::nullopt;
   if (e->key != key) why = "holds another key: " + e->key;
@@ -238,7 +291,8 @@ std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSe
   else if (e->settings.features != settings.features) why = "compiled for other CPU features";
   else if (e->settings.opt_level != settings.opt_level || e->settings.vector_width_bits != settings.vector_width_bits)
     why = "compiled with other settings";
-  else return e;
+  else if (e->symbol != key) why = "its symbol is " + e->symbol;
+  else why = "its prefix does not match its header";
   return std::nullopt;
 }
 
@@ -251,9 +305,12 @@ bool DiskCache::store(const DiskEntry& entry, std::string& why) const {
   const auto format = kFormat;
   const auto header_bytes = static_cast<std::uint32_t>(header.size());
   const std::uint64_t header_sum = checksum(header.data(), header.size());
+  const std::uint64_t fields[] = {header_sum, identity(entry.key, entry.llvm_version, entry.generator, entry.settings),
+                                  entry.object.size(), checksum(entry.object.data(), entry.object.size()),
+                                  entry.code_bytes};
   prefix.append(reinterpret_cast<const char*>(&format), 4);
   prefix.append(reinterpret_cast<const char*>(&header_bytes), 4);
-  prefix.append(reinterpret_cast<const char*>(&header_sum), 8);
+  prefix.append(reinterpret_cast<const char*>(fields), sizeof fields);
 
   const std::string tmp = temporary_name(folder_);
   {
@@ -283,15 +340,14 @@ bool DiskCache::store(const DiskEntry& entry, std::string& why) const {
 }
 
 void DiskCache::touch(const std::string& key) const {
-  const std::string path = folder_ + "/" + file_name(key);
-  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // now
-  const int fd = ::open(hits_path(path).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  // The append is the record of the use: it sets the .hits file's time too.
+  const int fd = ::open(hits_path(folder_ + "/" + file_name(key)).c_str(),
+                        O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return;
   [[maybe_unused]] const ssize_t n = ::write(fd, "+", 1);
-  struct stat st{};
-  const bool trim_now = ::fstat(fd, &st) == 0 && st.st_size % kHitsTrimEvery == 0;
   ::close(fd);
-  if (trim_now) trim();  // a process that only loads still keeps the folder in its bound
+  // A process that only loads still keeps the folder in its bound.
+  if (loads_.fetch_add(1, std::memory_order_relaxed) % kTrimEveryLoads == kTrimEveryLoads - 1) trim();
 }
 
 std::vector<DiskFile> DiskCache::list() const {
@@ -303,7 +359,7 @@ std::vector<DiskFile> DiskCache::list() const {
     f.path = item.path().string();
     f.bytes = item.file_size(ec);
     if (ec) continue;  // removed by another process meanwhile
-    f.last_used_unix = mtime_unix(item.path());
+    f.last_used_unix = last_used_unix(item.path());
     f.hits = fs::file_size(hits_path(item.path()), ec);
     if (ec) f.hits = 0;
     f.entry = read_disk_entry(f.path, false, f.problem);
@@ -369,7 +425,7 @@ void DiskCache::trim() const {
     if (ec) continue;  // removed by another process meanwhile
     const std::uintmax_t hits = fs::file_size(hits_path(item.path()), ec);
     if (!ec) bytes += hits;
-    files.push_back({item.path(), mtime_unix(item.path()), bytes});
+    files.push_back({item.path(), last_used_unix(item.path()), bytes});
     total += bytes;
   }
   if (total <= max_bytes_) return;

@@ -2,6 +2,7 @@
 // every process of the user, written atomically, never trusted without checks.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,18 +13,24 @@
 namespace bcast::jit {
 
 // NOTE: [Disk cache file] A file is named <16 hex digits of xxh3(key)>.bck:
-//   "BCASTKRN"  u32 format  u32 header bytes  u64 xxh3(header)  header  object
-// The header is JSON: the full key string, the kernel's symbol, the LLVM
-// version, the code generator's revision (a hash of the emitter's sources,
-// so a kernel made by an older bcast is recompiled), the codegen settings (CPU, features, opt level, vector width), op,
-// dtype, broadcast type, inner strides and target (so that tools can rebuild
-// the key), creation time, compile time, code size, and the object's size and
-// xxh3 checksum. A file is used only if every one of these matches.
-// A load touches the file (its time is "last used", which the size bound
-// evicts by) and appends one byte to <hash>.hits: appends are atomic, so
-// processes count hits without rewriting the kernel file. A .hits file counts
+//   "BCASTKRN"  u32 format (2)  u32 header bytes
+//   u64 xxh3(header)  u64 identity  u64 object bytes  u64 xxh3(object)  u64 code bytes
+//   header  object
+// The identity is xxh3 of what a load must match: the key, the LLVM version,
+// the code generator's revision (a hash of the emitter's sources, so a kernel
+// made by an older bcast is recompiled) and the codegen settings (CPU,
+// features, opt level, vector width). A load checks the prefix (identity
+// and both checksums) without parsing the header: ~3 us of a disk hit's
+// ~45. The header is JSON for the tools and for saying why a file was not
+// used: the full key string, the kernel's symbol, the LLVM version, the
+// generator, the settings, op, dtype, broadcast type, inner strides and
+// target (so that tools can rebuild the key), creation time, compile time,
+// code size, and the object's size and xxh3 checksum.
+// A load appends one byte to <hash>.hits: appends are atomic, so processes
+// count hits without rewriting the kernel file, and the .hits file's time is
+// the kernel's last use, which the size bound evicts by. A .hits file counts
 // toward the size bound with its kernel and goes with it; the folder is
-// trimmed after each store and after every 4096th load of a kernel.
+// trimmed after each store and after every 4096th load of a process.
 // The revision of the code generator this build carries.
 extern const char* const kGeneratorRevision;
 
@@ -42,7 +49,7 @@ struct DiskEntry {
 struct DiskFile {
   std::string path;
   std::uint64_t bytes = 0;
-  std::int64_t last_used_unix = 0;  // the file's modification time: loads touch it
+  std::int64_t last_used_unix = 0;  // its .hits file's time (loads append to it), else its own
   std::uint64_t hits = 0;           // loads recorded in its .hits file
   std::optional<DiskEntry> entry;   // header fields (object left empty); nullopt if unreadable
   std::string problem;              // why the file is bad, when it is
@@ -69,7 +76,7 @@ class DiskCache {
   // written; `why` says why.
   bool store(const DiskEntry& entry, std::string& why) const;
 
-  // Records a load: the file's time, and one more hit.
+  // Records a load: one more hit, at this time.
   void touch(const std::string& key) const;
 
   std::vector<DiskFile> list() const;           // every *.bck file, checked
@@ -82,6 +89,7 @@ class DiskCache {
   void trim() const;
   std::string folder_;
   std::uint64_t max_bytes_;
+  mutable std::atomic<std::uint64_t> loads_{0};
 };
 
 // The header of NOTE: [Disk cache file] as JSON text: every field of `entry`

@@ -127,6 +127,16 @@ Obtained compile_and_store(const KernelKey& key, const CacheOptions& options, co
   return got;
 }
 
+// load_from_disk(), a failure to read being no entry.
+std::optional<Obtained> try_disk(const DiskCache& disk, const KernelKey& key) {
+  try {
+    return load_from_disk(disk, key);
+  } catch (const std::exception& e) {
+    logging::jit().debug("disk cache: cannot read {} for {}: {}", disk.folder(), key.to_string(), e.what());
+    return std::nullopt;
+  }
+}
+
 // The test hooks of NOTE: [Tiers]: a background compile held at its start
 // until the fault is disarmed or the queue stops.
 void hold_if_asked(fault::Fault hold) {
@@ -306,15 +316,13 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Pat
   lock.unlock();
 
   // Outside the lock: other keys go on. The disk is read on the caller's
-  // thread in either mode: a load costs tens of microseconds.
+  // thread, as a load costs tens of microseconds, once the process's JIT is
+  // set up; before, an async miss leaves the load to the background job too
+  // (NOTE: [Tiers]).
   const std::shared_ptr<const DiskCache> disk = disk_caches().current(options.disk_folder, options.disk_max_bytes);
-  if (disk) {
-    std::optional<Obtained> got;
-    try {
-      got = load_from_disk(*disk, key);
-    } catch (const std::exception& e) {
-      logging::jit().debug("disk cache: cannot read {} for {}: {}", disk->folder(), key.to_string(), e.what());
-    }
+  const bool load_here = !patience.async || host_jit_ready();
+  if (disk && load_here) {
+    const std::optional<Obtained> got = try_disk(*disk, key);
     if (got) {
       if (outcome) *outcome = got->result.kernel ? CacheOutcome::disk_hit : CacheOutcome::failed;
       return st.finish(key, *got, *promise, resident);
@@ -329,8 +337,8 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Pat
       quick = st.open_slot(*patience.first_tier);
       lock.unlock();
     }
-    const bool queued = compile_queue().push([&st, key, options, disk, promise, quick, tier = patience.first_tier](
-                                                 bool run) {
+    const bool queued = compile_queue().push([&st, key, options, disk, load_here, promise, quick,
+                                              tier = patience.first_tier](bool run) {
       if (!run) {  // cancelled at exit: nobody waits
         if (quick) quick->set_value(nullptr);
         promise->set_value(nullptr);
@@ -338,6 +346,16 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Pat
       }
       const auto start = std::chrono::steady_clock::now();
       hold_if_asked(fault::Fault::hold_compile);
+      if (disk && !load_here)
+        if (const std::optional<Obtained> got = try_disk(*disk, key)) {
+          if (quick) {  // no first tier needed
+            quick->set_value(nullptr);
+            const std::lock_guard guard(st.mutex);
+            st.drop_slot(*tier);
+          }
+          st.finish(key, *got, *promise, true);
+          return;
+        }
       if (quick) st.finish(*tier, guarded([&] { return compile_and_store(*tier, options, nullptr); }), *quick, true);
       hold_if_asked(fault::Fault::hold_full_compile);
       const Obtained got = guarded([&] { return compile_and_store(key, options, disk.get()); });

@@ -3,7 +3,11 @@
 #include <llvm/ExecutionEngine/Orc/Debugging/DebuggerSupport.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/MapperJITLinkMemoryManager.h>
+#include <llvm/ExecutionEngine/Orc/MemoryMapper.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/OptBisect.h>
 #include <llvm/IR/Verifier.h>
@@ -101,6 +105,8 @@ llvm::Expected<llvm::TargetMachine*> target_machine_for(std::uint32_t codegen) {
 // lives as long as any of them.
 class HostJit {
  public:
+  static bool ready() { return ready_.load(std::memory_order_acquire); }
+
   static llvm::Expected<std::shared_ptr<HostJit>> get() {
     static std::mutex mutex;
     // Never destroyed (see kernel_cache()); kernels hold their own references.
@@ -109,7 +115,21 @@ class HostJit {
     const std::lock_guard lock(mutex);
     if (!instance) {
       initialise_llvm();
-      auto jit = llvm::orc::LLJITBuilder().create();
+      // NOTE: [Compile phases] Linking a kernel, from disk or fresh, is most
+      // of a disk hit: JIT memory comes from slabs reserved 16 MiB at a time
+      // (no mmap per kernel), and unwind tables are registered in process.
+      auto jit = llvm::orc::LLJITBuilder()
+                     .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple&)
+                                                       -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                       auto memory = llvm::orc::MapperJITLinkMemoryManager::CreateWithMapper<
+                           llvm::orc::InProcessMemoryMapper>(std::size_t{16} << 20);
+                       if (!memory) return memory.takeError();
+                       auto layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(session, std::move(*memory));
+                       layer->addPlugin(std::make_unique<llvm::orc::EHFrameRegistrationPlugin>(
+                           session, std::make_unique<llvm::jitlink::InProcessEHFrameRegistrar>()));
+                       return layer;
+                     })
+                     .create();
       if (!jit) return jit.takeError();
       // Kernels may call the C library (pow) and compiler runtime helpers.
       auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
@@ -117,6 +137,7 @@ class HostJit {
       if (!process) return process.takeError();
       (*jit)->getMainJITDylib().addGenerator(std::move(*process));
       instance.reset(new HostJit(std::move(*jit)));
+      ready_.store(true, std::memory_order_release);
     }
     return instance;
   }
@@ -149,6 +170,7 @@ class HostJit {
   std::mutex mutex_;
   std::set<std::string> defined_;
   bool gdb_ = false;
+  static inline std::atomic<bool> ready_{false};
   explicit HostJit(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
   std::unique_ptr<llvm::orc::LLJIT> jit_;
 };
@@ -408,6 +430,8 @@ CompileResult compile_host_kernel(const KernelKey& key) {
   if (!object.error.empty()) return {nullptr, object.error};
   return load_object(object);
 }
+
+bool host_jit_ready() { return HostJit::ready(); }
 
 void set_profiler_hooks(ProfilerHooks hooks) {
   g_perf_map.store(hooks.perf_map, std::memory_order_release);

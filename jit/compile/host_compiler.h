@@ -67,6 +67,10 @@ struct ProfilerHooks {
 void set_profiler_hooks(ProfilerHooks hooks);
 std::string perf_map_path();  // /tmp/perf-<pid>.map
 
+// Whether the process's JIT is set up (LLVM's target, the LLJIT): until it
+// is, loading even a disk cache file costs about a millisecond.
+bool host_jit_ready();
+
 // Makes `symbols` (a target's intrinsics) resolvable by every kernel loaded
 // after; a symbol already defined keeps its first address. Returns the error,
 // or "" on success.

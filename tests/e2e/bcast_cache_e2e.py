@@ -54,7 +54,11 @@ def second_process_compiles_nothing(root):
     outs = []
     for i in range(2):
         out = os.path.join(root, f"out{i}.npy")
-        p = run([RUN, "mul", "f32[64,1,7]", "f32[5,7]", "--seed", "3", "-o", out, "--json"], folder)
+        # The second process times one repeat, so its JSON comes after the
+        # background job that loads the kernel (async: a process's first load
+        # sets up the JIT, so it runs in the background too).
+        p = run([RUN, "mul", "f32[64,1,7]", "f32[5,7]", "--seed", "3", "-o", out, "--json"] + ["--repeat", "1"] * i,
+                folder)
         check(p.returncode == 0, f"run {i}: {p.stderr}")
         outs.append((last_json(p)["cache"], open(out, "rb").read()))
     (first, a), (second, b) = outs
@@ -62,8 +66,7 @@ def second_process_compiles_nothing(root):
     # compiled; bcast-run finishes the compile before it exits, onto the disk.
     check(first["fallback_calls"] == 1 and first["compiles"] + first["queued"] == 1 and first["disk_hits"] == 0,
           f"first process: {first}")
-    check(second["compiles"] == 0 and second["disk_hits"] == 1 and second["fallback_calls"] == 0,
-          f"second process compiled: {second}")
+    check(second["compiles"] == 0 and second["disk_hits"] == 1, f"second process compiled: {second}")
     check(a == b, "the second process's result differs")
 
 
@@ -78,6 +81,9 @@ def memory_dump_lists_a_processs_kernels(root):
           f"list --memory: {listed}")
     table = run([CACHE, "list", "--memory", dump], folder).stdout
     check("kernels in the memory of process" in table, f"list --memory table: {table}")
+    # NOTE: [Tiers]: the first call ran on the fallback while its kernel compiled.
+    check(listed["totals"]["fallback_calls"] == 1 and listed["totals"]["queued"] == 0, f"totals: {listed}")
+    check("1 calls ran on the fallback while their kernel compiled" in table, f"list --memory totals: {table}")
 
 
 def concurrent_writers_leave_a_valid_cache(root):
@@ -163,13 +169,16 @@ def warm_flag_pregenerates_for_later_processes(root):
     listing = json.loads(run([CACHE, "list", "--json"], folder).stdout)
     check(len(listing) == n and all(e["op"] == "add" and e["dtype"] == "f32" for e in listing),
           f"--warm 2 left {len(listing)} add.f32 kernels on disk, not {n}")
-    later = run(op, folder)
+    later = run(op + ["--repeat", "1"], folder)
     cache = last_json(later)["cache"] if later.returncode == 0 else {}
     check(cache.get("compiles") == 0 and cache.get("disk_hits") == 1, f"after --warm, a later process: {cache}")
     alone = run([RUN, "--warm", "1", "--warm-ops", "mul", "--warm-dtypes", "i32"], os.path.join(root, "warm_alone"))
     n = KERNELS_TO_RANK_1
-    check(alone.returncode == 0 and alone.stdout.startswith(f"warm: {n} kernels for broadcast types up to rank 1 ({n} "
-                                                            "compiled, 0 failed)") and len(alone.stdout.splitlines()) == 1,
+    # NOTE: [Warm runs]: what it will make, defaults marked, then what it made.
+    check(alone.returncode == 0 and alone.stdout.splitlines() == [
+        f"warm: {n} kernels: ops mul, dtypes i32, ranks 0..1",
+        f"warm: {n} kernels for broadcast types up to rank 1 ({n} compiled, 0 failed) in "
+        + alone.stdout.split(" in ")[-1].strip()],
           f"--warm 1 alone: exit {alone.returncode}: {alone.stdout!r} {alone.stderr}")
 
 
@@ -211,8 +220,8 @@ def expression_kernels_are_cached_and_inspectable(root):
     from disk; list shows it; show resolves it, with and without its file,
     and --ir is its nest (NOTE: [Expression kernels])."""
     folder = os.path.join(root, "expressions")
-    runs = [run([RUN, "-e", "(f32(x) - m) * 2.5", "x=u8[64,3]", "m=f32[3]", "--json", "--check"], folder)
-            for _ in range(2)]
+    runs = [run([RUN, "-e", "(f32(x) - m) * 2.5", "x=u8[64,3]", "m=f32[3]", "--json", "--check"] + ["--repeat", "1"] * i,
+                folder) for i in range(2)]
     for i, p in enumerate(runs):
         check(p.returncode == 0, f"expression run {i}: {p.stderr}")
     if any(p.returncode != 0 for p in runs):

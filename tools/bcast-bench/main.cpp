@@ -71,6 +71,7 @@ double gbps(std::int64_t bytes, std::optional<double> ns) { return ns ? static_c
 int main(int argc, char** argv) {
   using namespace bcast;
   using namespace bcast::bench;
+  set_jit_mode(JitMode::sync);  // NOTE: [Tiers]: time kernels, not the fallback while they compile
   CLI::App app{"bcast-bench: bcast against memory bandwidth and peer libraries, one run", "bcast-bench"};
   int repeats = 11, threads = 0;
   bool as_json = false, probes = false;

@@ -63,15 +63,23 @@ int list_memory(const std::string& file, bool as_json) {
     std::cout << dump.dump(1) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{:>8} {:>7} {:>5} {:>8} {:>8} {:>6} {:>8}  {}\n", "hits", "misses", "disk", "compiles",
-                           "compile", "code", "resident", "key");
+  std::cout << fmt::format("{:>8} {:>7} {:>5} {:>8} {:>8} {:>8} {:>6} {:>8}  {}\n", "hits", "misses", "disk", "compiles",
+                           "fallback", "compile", "code", "resident", "key");
   for (const json& e : dump["entries"])
-    std::cout << fmt::format("{:>8} {:>7} {:>5} {:>8} {:>6.1f}ms {:>6} {:>8}  {}\n", e["hits"].get<std::uint64_t>(),
+    std::cout << fmt::format("{:>8} {:>7} {:>5} {:>8} {:>8} {:>6.1f}ms {:>6} {:>8}  {}\n", e["hits"].get<std::uint64_t>(),
                              e["misses"].get<std::uint64_t>(), e["disk_hits"].get<std::uint64_t>(),
-                             e["compiles"].get<std::uint64_t>(), e["compile_ms"].get<double>(),
-                             e["code_bytes"].get<std::uint64_t>(), e["resident"].get<bool>() ? "yes" : "no",
-                             e["key"].get<std::string>());
+                             e["compiles"].get<std::uint64_t>(), e.value("fallback_calls", std::uint64_t{0}),
+                             e["compile_ms"].get<double>(), e["code_bytes"].get<std::uint64_t>(),
+                             e["resident"].get<bool>() ? "yes" : "no", e["key"].get<std::string>());
   std::cout << fmt::format("{} kernels in the memory of process {}\n", dump["entries"].size(), dump["process"].dump());
+  // NOTE: [Tiers]: calls that ran on the fallback while their kernel compiled, and the compile queue.
+  if (dump.contains("totals")) {
+    const json& t = dump["totals"];
+    std::cout << fmt::format("JIT mode {}: {} calls ran on the fallback while their kernel compiled, {} waited for "
+                             "it; compile queue {} now, {} at most\n",
+                             t.value("jit_mode", "?"), t.value("fallback_calls", 0), t.value("waits", 0),
+                             t.value("queued", 0), t.value("queue_peak", 0));
+  }
   return kExitOk;
 }
 
