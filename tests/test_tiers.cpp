@@ -3,21 +3,15 @@
 // thread compiles, later calls switch to the kernel, threads share one
 // compile, a failed compile stays on the fallback and is logged once, and
 // the process exits cleanly with a compile in flight. Every result is
-// checked against the oracle (oracle.cpp) or exact arithmetic. Also here:
-// compiles in a child process (NOTE: [Isolated compiles]) and the perf map
-// (NOTE: [Profilers]).
+// checked against the oracle (oracle.cpp) or exact arithmetic.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "bcast/bcast.h"
 #include "broadcast_plan.h"
-#include "compile/host_compiler.h"
 #include "dispatch.h"
 #include "fault_injection.h"
 #include "log_capture.h"
@@ -301,62 +295,6 @@ TEST_F(Tiers, ExitingWithACompileInFlightIsClean) {
   };
   EXPECT_EXIT(exit_during(true), ::testing::ExitedWithCode(0), "");
   EXPECT_EXIT(exit_during(false), ::testing::ExitedWithCode(0), "");
-}
-
-// NOTE: [Isolated compiles]
-TEST_F(Tiers, AnIsolatedCompileGivesTheSameKernel) {
-  set_jit_mode(JitMode::sync);
-  set_setting("BCAST_JIT_ISOLATE", "1");
-  const Operands x;
-  EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
-  EXPECT_TRUE(kernel_now(x).jit);
-  EXPECT_EQ(kernel_cache_stats().compiles, 1u);
-  EXPECT_EQ(kernel_cache_stats().failures, 0u);
-  set_setting("BCAST_JIT_ISOLATE", "0");
-}
-
-TEST_F(Tiers, AnIsolatedChildThatAbortsIsAFailedCompileNotACrash) {
-  set_jit_mode(JitMode::sync);
-  set_setting("BCAST_JIT_ISOLATE", "1");
-  test::LogCapture log(logging::jit());
-  const Operands x;
-  {
-    const fault::Armed abort_child(fault::Fault::child_abort);
-    EXPECT_EQ(mismatch(Op::add, x, add(x.a, x.b)), "");
-  }
-  EXPECT_EQ(kernel_cache_stats().failures, 1u);
-  EXPECT_EQ(log.count("died of signal 6"), 1) << log.text();
-  set_setting("BCAST_JIT_ISOLATE", "0");
-}
-
-// NOTE: [Profilers]: the run writes perf's map, naming each kernel by its key
-// at the address calls jump to.
-TEST_F(Tiers, PerfProfilingNamesEachKernelInTheMapFile) {
-  set_jit_mode(JitMode::sync);
-  std::remove(jit::perf_map_path().c_str());
-  set_setting("BCAST_PROFILE", "perf");
-  const Operands x;
-  add(x.a, x.b);
-  set_setting("BCAST_PROFILE", "off");
-  const SelectedKernel k = kernel_now(x);
-  ASSERT_TRUE(k.jit);
-  const std::string key = kernel_key_for(Op::add, DType::f32, Layout::contiguous({64, 7}), x.a.layout(), x.b.layout());
-  std::ifstream map(jit::perf_map_path());
-  ASSERT_TRUE(map) << jit::perf_map_path();
-  std::string line;
-  bool found = false;
-  while (std::getline(map, line)) {
-    std::istringstream fields(line);
-    unsigned long long address = 0, size = 0;
-    std::string name;
-    fields >> std::hex >> address >> size >> name;
-    if (name != key) continue;
-    found = true;
-    EXPECT_EQ(address, reinterpret_cast<std::uintptr_t>(k.fn)) << line;
-    EXPECT_GT(size, 16u) << line;
-  }
-  EXPECT_TRUE(found) << "no line for " << key;
-  std::remove(jit::perf_map_path().c_str());
 }
 
 }  // namespace
