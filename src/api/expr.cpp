@@ -169,13 +169,17 @@ struct ExprMemo {
   BroadcastPlan plan;
   ExprKernel kernel;
   KernelStamp stamp;
+  bool just_selected = false;
 
   bool matches(const Expr& e) const {
     return call && !root.expired() && root.lock() == e.node() && stamp == kernel_stamp();
   }
   void run(const TensorView& o) {
     call->validate_out(o, call->inputs());
-    if (kernel.provisional()) kernel = select_kernel(*call, plan);  // NOTE: [Tiers]
+    // NOTE: [Tiers]: a provisional kernel is asked for again, except by the
+    // call that has just selected it.
+    if (kernel.provisional() && !just_selected) kernel = select_kernel(*call, plan);
+    just_selected = false;
     run_expression(*call, kernel, plan, o, call->inputs());
   }
   // Everything is worked out before anything is kept: a failure leaves the
@@ -187,6 +191,7 @@ struct ExprMemo {
     stamp = now;
     plan = std::move(p);
     kernel = std::move(k);
+    just_selected = true;
     call = std::move(c);
     root = e.node();
     out = layout;

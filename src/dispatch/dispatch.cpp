@@ -54,7 +54,7 @@ std::string_view outcome_name(Outcome outcome) {
 double wait_budget_us(std::int64_t numel, double fallback_ns) {
   const double threads = std::min<double>(num_threads(), std::max<double>(1, static_cast<double>(numel) /
                                                                                    static_cast<double>(config::grain())));
-  return static_cast<double>(numel) * (fallback_ns - kKernelNsPerElement) / threads / 1e3;
+  return std::max(0.0, static_cast<double>(numel) * (fallback_ns - kKernelNsPerElement) / threads / 1e3);
 }
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
@@ -84,7 +84,7 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
   const Target& host = target_for(TargetKind::host);
   const KernelKey k =
       make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(), stream_threshold(host));
-  const double fallback_ns = kEvaluatorNsPerNode * static_cast<double>(std::max<std::size_t>(1, nodes));
+  const double fallback_ns = kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(nodes);
   provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns));
   if (kernel.fn == nullptr && kernel.source != provider::KernelSource::pending) return {.outcome = Outcome::failed};
   if (key != nullptr) *key = k.to_string();

@@ -42,13 +42,21 @@ struct SelectedKernel {
   bool provisional() const { return outcome == Outcome::pending || outcome == Outcome::quick; }
 };
 
-// NOTE: [Waiting rule] How long a call of `numel` output elements may wait
-// for its pending kernel: the time its fallback is expected to take beyond
-// the kernel's, from per-element costs measured on this machine.
-// `fallback_ns` is the fallback's cost per element on one thread.
-inline constexpr double kReferenceNsPerElement = 1.0;   // the reference executor, binary ops
-inline constexpr double kEvaluatorNsPerNode = 1.0;      // the expression evaluator, per node and element
-inline constexpr double kKernelNsPerElement = 0.3;      // a JIT kernel
+// NOTE: [Waiting rule] A call whose kernel is pending waits for it when the
+// wait is expected to be shorter than what the fallback costs beyond the
+// kernel: wait_us = numel * (fallback - kernel) ns per element / threads,
+// against the cache's expected wait (its mean job time, first tier and full
+// compile, times the jobs queued: 1.7 + 4.6 ms here). Costs per element on
+// one thread, f32, out of cache, measured here (bcast-jit-bench large/*,
+// bcast-run -e ... --repeat): the reference executor 0.71 ns (a + b) and
+// 0.58 ns (a row), the JIT's kernels 0.43 to 0.65 ns; the expression
+// evaluator 4.9 ns for x + y and 9.2 ns for (x - m) * r * g + b, the JIT's
+// 0.43 and 0.28 ns. So a binary call waits from ~30 M elements on a thread
+// (the reference executor is nearly as fast), a four-node chain from ~0.7 M.
+inline constexpr double kReferenceNsPerElement = 0.7;  // the reference executor, binary ops
+inline constexpr double kEvaluatorNsPerElement = 2.5;  // the expression evaluator: loads and stores,
+inline constexpr double kEvaluatorNsPerNode = 1.7;     // and each node
+inline constexpr double kKernelNsPerElement = 0.5;     // a JIT kernel
 double wait_budget_us(std::int64_t numel, double fallback_ns);
 
 // NOTE: [Tiers] A kernel chosen once for good (a prepared op or
