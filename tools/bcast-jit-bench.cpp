@@ -11,6 +11,7 @@
 #include "bcast/bcast.h"
 #include "codegen_settings.h"
 #include "compile/host_compiler.h"
+#include "compile/isolated_compile.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "targets.h"
@@ -51,6 +52,24 @@ void BM_ColdCompile(benchmark::State& state) {
 // Arg 0: the full compile; 1: the quick first tier (NOTE: [Tiers]).
 BENCHMARK(BM_ColdCompile)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(40)->Repetitions(3)->ReportAggregatesOnly();
 
+// NOTE: [Isolated compiles]: BM_ColdCompile/0 in a child process (fork, the
+// object through a pipe), then loaded here.
+void BM_IsolatedCompile(benchmark::State& state) {
+  const KernelKey key = make_kernel_key(target_for(TargetKind::host), Op::add, DType::f32,
+                                        BroadcastType{DimCode::expand_b, DimCode::same, DimCode::expand_a},
+                                        intern_codegen_settings(jit::host_codegen_settings(2)));
+  jit::compile_host_kernel(key);  // this process's JIT set up, as for BM_ColdCompile
+  for (auto _ : state) {
+    const jit::CompiledObject object = jit::compile_object_isolated(key, "");
+    if (!object.error.empty()) {
+      state.SkipWithError(object.error.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(jit::load_object(object).kernel);
+  }
+}
+BENCHMARK(BM_IsolatedCompile)->Unit(benchmark::kMillisecond)->Iterations(40)->Repetitions(3)->ReportAggregatesOnly();
+
 // The first call of a key found in no cache, in a warm process, on
 // [64,1,7] + [1,33,7] f32 (14,784 elements): arg 1, async (the call runs on
 // the fallback at once); arg 0, sync (the call compiles first).
@@ -90,6 +109,12 @@ void BM_DiskLoad(benchmark::State& state) {
   }
   if (kernel_cache_stats().compiles != 0 || kernel_cache_stats().disk_hits != 1)
     state.SkipWithError("the kernel did not come from the disk cache");
+  // NOTE: [Compile phases] of the last load, in microseconds.
+  for (const KernelStats& k : kernel_cache_entries())
+    if (k.disk_hits == 1) {
+      state.counters["read_us"] = k.phases.read_us;
+      state.counters["link_us"] = k.phases.link_us;
+    }
   set_cache_dir("off");
   std::filesystem::remove_all(folder);
 }

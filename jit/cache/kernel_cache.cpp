@@ -83,6 +83,7 @@ std::optional<Obtained> load_from_disk(const DiskCache& disk, const KernelKey& k
     object.symbol = entry->symbol;
     object.code_bytes = entry->code_bytes;
     object.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    object.phases.read_us = object.compile_ms * 1e3;
     Obtained got{load_object(object), Source::disk};
     if (got.result.kernel) {
       disk.touch(name);

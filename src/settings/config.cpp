@@ -79,7 +79,7 @@ constexpr std::array<Variable, kCount> kVariables{{
      jit_mode_ok},
     {"BCAST_JIT_ISOLATE", "0", "0 1",
      "1 compiles each kernel in a child process, so that a crash in LLVM costs a fallback, not the "
-     "process (about 1 ms more per compile)",
+     "process (about 2.5 ms more per compile)",
      int_in<0, 1>},
     {"BCAST_PROFILE", "off", "off perf gdb all",
      "perf: write /tmp/perf-<pid>.map so that perf report names each kernel by its key; gdb: register "

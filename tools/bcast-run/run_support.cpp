@@ -119,7 +119,7 @@ nlohmann::json phases_json(const CompilePhases& p) {
   return {{"setup_us", p.setup_us},       {"target_machine_us", p.target_machine_us},
           {"emit_ir_us", p.emit_ir_us},   {"verify_us", p.verify_us},
           {"optimise_us", p.optimise_us}, {"codegen_us", p.codegen_us},
-          {"link_us", p.link_us}};
+          {"link_us", p.link_us},         {"read_us", p.read_us}};
 }
 
 nlohmann::json cache_json() {
