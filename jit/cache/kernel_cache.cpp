@@ -258,6 +258,44 @@ struct KernelCache::State {
     return nullptr;
   }
 
+  // NOTE: [Tiers] The background job of an async miss: the disk, when the
+  // caller left it (the JIT not set up yet), else the first tier, then the
+  // full kernel, stored on disk. Cancelled at exit, it fails both slots
+  // (nobody waits any more).
+  CompileQueue::Job background_job(const KernelKey& key, const CacheOptions& told,
+                                   std::shared_ptr<const DiskCache> disk, bool read_disk,
+                                   std::shared_ptr<std::promise<KernelPtr>> promise, std::optional<KernelKey> tier,
+                                   std::shared_ptr<std::promise<KernelPtr>> quick) {
+    return [this, key, told, disk, read_disk, promise, tier, quick](bool run) {
+      if (!run) {
+        if (quick) quick->set_value(nullptr);
+        promise->set_value(nullptr);
+        return;
+      }
+      const auto start = std::chrono::steady_clock::now();
+      hold_if_asked(fault::Fault::hold_compile);
+      if (disk && read_disk)
+        if (const std::optional<Obtained> got = try_disk(*disk, key)) {
+          if (quick) {  // no first tier needed
+            quick->set_value(nullptr);
+            const std::lock_guard guard(mutex);
+            drop_slot(*tier);
+          }
+          finish(key, *got, *promise, true);
+          return;
+        }
+      if (quick) finish(*tier, guarded([&] { return compile_and_store(*tier, told, nullptr); }), *quick, true);
+      hold_if_asked(fault::Fault::hold_full_compile);
+      const Obtained got = guarded([&] { return compile_and_store(key, told, disk.get()); });
+      {
+        const std::lock_guard guard(mutex);
+        const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+        mean_compile_us += 0.25 * (took.count() - mean_compile_us);
+      }
+      finish(key, got, *promise, true);
+    };
+  }
+
   // Forgets a slot that will never be compiled into.
   void drop_slot(const KernelKey& key) {
     const auto it = slots.find(key);
@@ -338,35 +376,8 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Pat
       quick = st.open_slot(*patience.first_tier);
       lock.unlock();
     }
-    const bool queued = compile_queue().push([&st, key, options, disk, load_here, promise, quick,
-                                              tier = patience.first_tier](bool run) {
-      if (!run) {  // cancelled at exit: nobody waits
-        if (quick) quick->set_value(nullptr);
-        promise->set_value(nullptr);
-        return;
-      }
-      const auto start = std::chrono::steady_clock::now();
-      hold_if_asked(fault::Fault::hold_compile);
-      if (disk && !load_here)
-        if (const std::optional<Obtained> got = try_disk(*disk, key)) {
-          if (quick) {  // no first tier needed
-            quick->set_value(nullptr);
-            const std::lock_guard guard(st.mutex);
-            st.drop_slot(*tier);
-          }
-          st.finish(key, *got, *promise, true);
-          return;
-        }
-      if (quick) st.finish(*tier, guarded([&] { return compile_and_store(*tier, options, nullptr); }), *quick, true);
-      hold_if_asked(fault::Fault::hold_full_compile);
-      const Obtained got = guarded([&] { return compile_and_store(key, options, disk.get()); });
-      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-      {
-        const std::lock_guard guard(st.mutex);
-        st.mean_compile_us += 0.25 * (us - st.mean_compile_us);
-      }
-      st.finish(key, got, *promise, true);
-    });
+    const bool queued =
+        compile_queue().push(st.background_job(key, options, disk, !load_here, promise, patience.first_tier, quick));
     if (queued) {
       lock.lock();
       return st.wait_or_pend(future, patience, lock, outcome);

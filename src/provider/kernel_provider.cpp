@@ -79,7 +79,7 @@ std::optional<KernelKey> first_tier_of(const KernelKey& key) {
 Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us) {
   learn_symbols(target);
   jit::CacheOutcome how = jit::CacheOutcome::failed;
-  jit::Patience patience{.async = config::jit_async() && wait_us < kWaitAlways, .wait_us = wait_us};
+  jit::Patience patience{.async = config::jit_async() && wait_us < kWaitAlways, .wait_us = wait_us, .first_tier = {}};
   if (patience.async) patience.first_tier = first_tier_of(key);
   std::shared_ptr<const jit::CompiledKernel> kernel = cache().get(key, patience, &how);
   if (!kernel && how == jit::CacheOutcome::pending) {
