@@ -56,7 +56,7 @@ TierStats tier_stats() {
   TierStats t;
   for (const KernelStats& k : kernel_cache_entries()) {
     KernelStats& into = k.key.find("q.") != std::string::npos ? t.quick : t.full;
-    into.misses += k.misses, into.compiles += k.compiles, into.failures += k.failures;
+    into.misses += k.misses, into.compiles += k.compiles, into.failures += k.failures, into.hits += k.hits;
     into.fallback_calls += k.fallback_calls;
   }
   return t;
@@ -218,26 +218,34 @@ TEST_F(Tiers, TheModeIsASetting) {
 }
 
 // NOTE: [Waiting rule]: a call whose fallback would take longer than the
-// compile waits: a four-node chain over 4 M elements (the evaluator ~9 ns an
-// element, ~37 ms, against the ~6 ms a job is expected to take before this
-// process has measured one); a tiny call never does.
+// compile waits: a four-node chain over 16 M elements (the evaluator ~9 ns an
+// element, ~150 ms, against the ~6 ms a job is expected to take before this
+// process has measured one, and tens of ms on a loaded machine or under a
+// sanitizer); a tiny call never does.
 TEST_F(Tiers, OnlyACallWhoseFallbackTakesLongerThanTheCompileWaits) {
   EXPECT_LT(wait_budget_us(16, kReferenceNsPerElement), 1.0);
   EXPECT_GT(wait_budget_us(std::int64_t{1} << 28, kReferenceNsPerElement), 10'000.0);
-  const Tensor small(DType::f32, {64}), x(DType::f32, {std::int64_t{1} << 22}), m(DType::f32, {1});
+  const Tensor small(DType::f32, {64}), x(DType::f32, {std::int64_t{1} << 24}), m(DType::f32, {1});
   test::fill_sentinel(small, 0);
   test::fill_sentinel(x, 0);
   test::set(m, 0, 1.5);
   const int threads = num_threads();
   set_num_threads(1);  // the budget shrinks with the threads a call uses
-  const Tensor out = evaluate(((Expr(x) - Expr(m)) * Expr(m) + 1.0) * 3.0);  // this process's first job
+  // The big call took the full kernel, not the fallback or the first tier:
+  // it waited (counted unless the job had finished before it looked again,
+  // on a loaded machine), and its result comes from the kernel.
+  const Tensor out = evaluate(((Expr(x) - Expr(m)) * Expr(m) + 1.0) * 3.0);
   EXPECT_EQ(test::get(out, 12345), ((0.0f - 1.5f) * 1.5f + 1.0f) * 3.0f);
-  EXPECT_EQ(kernel_cache_stats().waits, 1u);
+  const std::uint64_t waits = kernel_cache_stats().waits;
+  EXPECT_LE(waits, 1u);
   EXPECT_EQ(kernel_cache_stats().fallback_calls, 0u);
+  EXPECT_EQ(tier_stats().quick.hits, 0u);
+  // The tiny call did not wait: it ran on the fallback (or, had this thread
+  // been descheduled for the 1.7 ms a first tier takes, on what was ready).
   evaluate((Expr(small) - Expr(m)) * 2.0 * Expr(m) + 1.0);  // another kernel
   set_num_threads(threads);
-  EXPECT_EQ(kernel_cache_stats().waits, 1u);
-  EXPECT_EQ(kernel_cache_stats().fallback_calls, 1u);
+  EXPECT_EQ(kernel_cache_stats().waits, waits);
+  EXPECT_LE(kernel_cache_stats().fallback_calls, 1u);
 }
 
 // NOTE: [Tiers]: the first tier serves calls while the full compile runs.
