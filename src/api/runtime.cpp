@@ -9,6 +9,7 @@
 
 #include "bcast/errors.h"
 #include "kernel_provider.h"
+#include "stats_json.h"
 
 namespace bcast {
 
@@ -23,18 +24,7 @@ void write_kernel_cache_dump(const std::string& path) {
     entries.push_back({{"key", s.key}, {"hits", s.hits}, {"misses", s.misses}, {"disk_hits", s.disk_hits},
                        {"compiles", s.compiles}, {"failures", s.failures}, {"compile_ms", s.compile_ms},
                        {"fallback_calls", s.fallback_calls}, {"code_bytes", s.code_bytes}, {"resident", s.resident}});
-  const KernelCacheStats s = kernel_cache_stats();
-  // NOTE: [Tiers]: the process's fallback calls and compile queue.
-  const nlohmann::json totals{{"hits", s.hits},
-                              {"misses", s.misses},
-                              {"compiles", s.compiles},
-                              {"disk_hits", s.disk_hits},
-                              {"failures", s.failures},
-                              {"fallback_calls", s.fallback_calls},
-                              {"waits", s.waits},
-                              {"queued", s.queued},
-                              {"queue_peak", s.queue_peak},
-                              {"jit_mode", jit_mode() == JitMode::async ? "async" : "sync"}};
+  const nlohmann::json totals = cache_totals_json(kernel_cache_stats());
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp);

@@ -10,6 +10,7 @@
 
 #include "half.h"
 #include "naive_executor.h"
+#include "stats_json.h"
 
 namespace bcast::tools {
 namespace {
@@ -115,27 +116,8 @@ void print_trace() {
   }
 }
 
-nlohmann::json phases_json(const CompilePhases& p) {
-  return {{"setup_us", p.setup_us},       {"target_machine_us", p.target_machine_us},
-          {"emit_ir_us", p.emit_ir_us},   {"verify_us", p.verify_us},
-          {"optimise_us", p.optimise_us}, {"codegen_us", p.codegen_us},
-          {"link_us", p.link_us},         {"read_us", p.read_us}};
-}
-
 nlohmann::json cache_json() {
-  const KernelCacheStats s = kernel_cache_stats();
-  nlohmann::json j{{"hits", s.hits},
-                   {"misses", s.misses},
-                   {"disk_hits", s.disk_hits},
-                   {"compiles", s.compiles},
-                   {"failures", s.failures},
-                   {"compile_ms", s.compile_ms},
-                   {"resident", s.resident},
-                   {"fallback_calls", s.fallback_calls},
-                   {"waits", s.waits},
-                   {"queued", s.queued},
-                   {"queue_peak", s.queue_peak},
-                   {"jit_mode", jit_mode() == JitMode::async ? "async" : "sync"}};
+  nlohmann::json j = cache_totals_json(kernel_cache_stats());
   // NOTE: [Compile phases] of each key this process compiled or loaded.
   nlohmann::json kernels = nlohmann::json::array();
   for (const KernelStats& k : kernel_cache_entries())
