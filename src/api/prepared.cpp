@@ -18,8 +18,9 @@ namespace bcast {
 // one-chunk host call then checks the views against the prepared layouts,
 // checks pointers and overlap with a few additions, and calls the kernel: no
 // planning, allocation or lookup.
-// The planned call (NOTE: [Dispatch]) keeps the kernel it was prepared with
-// (pinned); its direct call is the fast path when it has one.
+// The planned call (NOTE: [Dispatch]) and the kernel it was prepared with,
+// pinned (NOTE: [Tiers]: or the full kernel, once a call finds it ready); its
+// direct call is the fast path when it has one.
 struct PreparedOp::Impl {
   Impl(Op o, DType d, Layout la, Layout lb, Layout lo, PlannedCall c, SelectedKernel k, std::string t, std::string key_text,
        DataCheck check)

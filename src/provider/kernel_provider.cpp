@@ -62,16 +62,32 @@ Kernel kernel_of(std::shared_ptr<const jit::CompiledKernel> kernel, KernelSource
           .source = source};
 }
 
+// The codegen settings id of `codegen`'s first tier, or `codegen` itself
+// when it has none; remembered for the last id asked (every async call asks).
+std::uint32_t first_tier_codegen(std::uint32_t codegen) {
+  static std::atomic<std::uint64_t> last{~std::uint64_t{0}};  // (codegen << 32) | its first tier's id
+  const std::uint64_t known = last.load(std::memory_order_acquire);
+  if ((known >> 32) == codegen) return static_cast<std::uint32_t>(known);
+  CodegenSettings settings = codegen_settings(codegen);
+  std::uint32_t quick = codegen;
+  if (!settings.quick && settings.opt_level >= 1) {
+    settings.quick = true;
+    quick = intern_codegen_settings(settings);
+  }
+  last.store((std::uint64_t{codegen} << 32) | quick, std::memory_order_release);
+  return quick;
+}
+
 // NOTE: [Tiers]: the quick first tier of a host kernel compiled at a level
 // that has one (the lean pipelines; a key of ascend-sim is compiled and
 // waited for, never tiered).
 std::optional<KernelKey> first_tier_of(const KernelKey& key) {
-  CodegenSettings settings = codegen_settings(key.codegen);
-  if (key.target != TargetKind::host || settings.quick || settings.opt_level < 1) return std::nullopt;
-  settings.quick = true;
-  KernelKey quick = key;
-  quick.codegen = intern_codegen_settings(settings);
-  return quick;
+  if (key.target != TargetKind::host) return std::nullopt;
+  const std::uint32_t quick = first_tier_codegen(key.codegen);
+  if (quick == key.codegen) return std::nullopt;
+  KernelKey tier = key;
+  tier.codegen = quick;
+  return tier;
 }
 
 }  // namespace
