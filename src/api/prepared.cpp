@@ -76,7 +76,7 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
   // prepared data checks.
   if (runs_direct(call) && p.data.passes(a.data, b.data, out.data)) {
-    call.direct.run(kernel.fn, {out.data, a.data, b.data});
+    call.direct.run(kernel.fn, {{out.data, a.data, b.data}});
     return;
   }
   validate_data(p.op, a, b, out);

@@ -40,6 +40,9 @@ std::string bits_of(const TensorView& x, std::int64_t i) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   set_cache_dir("off");  // every kernel is compiled in this process
+  // A call's kernel is the JIT's when it returns (NOTE: [Tiers]): async, the
+  // first call of each key would run on the fallback and check nothing.
+  set_jit_mode(JitMode::sync);
   // Every call that may stream does (NOTE: [Streaming stores]), however small.
   set_setting("BCAST_STREAM_MIN_BYTES", "0");
   return 0;
