@@ -34,6 +34,17 @@ class DiskCacheTest : public test::CacheFolderTest {
       if (f.path().extension() == ".bck") out.push_back(f.path());
     return out;
   }
+  // Stores `good` as key0 .. key<n-1>, key0 used longest ago (hours apart).
+  void store_aged(const jit::DiskCache& cache, const jit::DiskEntry& good, int n) const {
+    std::string why;
+    for (int i = 0; i < n; ++i) {
+      jit::DiskEntry e = good;
+      e.key = "key" + std::to_string(i);
+      ASSERT_TRUE(cache.store(e, why)) << why;
+      const auto t = fs::file_time_type::clock::now() - std::chrono::hours(10 - i);
+      fs::last_write_time(dir_ / jit::DiskCache::file_name(e.key), t);
+    }
+  }
   // Runs the call with an empty memory cache; returns (disk hits, compiles).
   std::pair<std::uint64_t, std::uint64_t> run_fresh() {
     clear_kernel_cache();
@@ -165,13 +176,7 @@ TEST_F(DiskCacheTest, SizeBoundEvictsTheLeastRecentlyUsedFiles) {
   const jit::DiskEntry good = *jit::read_disk_entry(files()[0].string(), true, why);
   const std::uint64_t one = fs::file_size(files()[0]);
   const jit::DiskCache small(dir_.string(), 3 * one + one / 2);  // room for three
-  for (int i = 0; i < 5; ++i) {
-    jit::DiskEntry e = good;
-    e.key = "key" + std::to_string(i);
-    ASSERT_TRUE(small.store(e, why)) << why;
-    const auto t = fs::file_time_type::clock::now() - std::chrono::hours(10 - i);
-    fs::last_write_time(dir_ / jit::DiskCache::file_name(e.key), t);  // key0 oldest
-  }
+  ASSERT_NO_FATAL_FAILURE(store_aged(small, good, 5));
   EXPECT_LE(small.total_bytes(), small.max_bytes());
   EXPECT_FALSE(fs::exists(dir_ / jit::DiskCache::file_name("key0")));
   EXPECT_TRUE(fs::exists(dir_ / jit::DiskCache::file_name("key4")));
@@ -186,13 +191,7 @@ TEST_F(DiskCacheTest, HitsFilesCountTowardTheBoundAndAreTrimmed) {
   const jit::DiskEntry good = *jit::read_disk_entry(files()[0].string(), true, why);
   fs::remove(files()[0]);  // run()'s own kernel: the test follows three of its own
   const jit::DiskCache roomy(dir_.string(), std::uint64_t{1} << 30);
-  for (int i = 0; i < 3; ++i) {
-    jit::DiskEntry e = good;
-    e.key = "key" + std::to_string(i);
-    ASSERT_TRUE(roomy.store(e, why)) << why;
-    const auto t = fs::file_time_type::clock::now() - std::chrono::hours(10 - i);
-    fs::last_write_time(dir_ / jit::DiskCache::file_name(e.key), t);  // key0 oldest
-  }
+  ASSERT_NO_FATAL_FAILURE(store_aged(roomy, good, 3));
   const std::uint64_t without_hits = roomy.total_bytes();
   const jit::DiskCache small(dir_.string(), without_hits + 1024);  // the three kernels and 1 KiB
   for (int i = 0; i < 4096; ++i) small.touch("key2");  // 4 KiB of hits; the process's 4096th load trims

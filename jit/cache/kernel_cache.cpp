@@ -315,13 +315,19 @@ struct KernelCache::State {
     slots.erase(it);
   }
 
-  // A slot for `key`, compiling, when it has none: its promise, or null.
-  std::shared_ptr<std::promise<KernelPtr>> open_slot(const KernelKey& key) {
-    if (slots.contains(key) || options.capacity == 0) return nullptr;
+  // Counts a miss of `key`; its entry in `stats`.
+  KernelStats& book_miss(const KernelKey& key) {
     KernelStats& s = stats[key];
     if (s.key.empty()) s.key = key.to_string();
     ++s.misses;
     ++totals.misses;
+    return s;
+  }
+
+  // A slot for `key`, compiling, when it has none: its promise, or null.
+  std::shared_ptr<std::promise<KernelPtr>> open_slot(const KernelKey& key) {
+    if (slots.contains(key) || options.capacity == 0) return nullptr;
+    KernelStats& s = book_miss(key);
     auto promise = std::make_shared<std::promise<KernelPtr>>();
     lru.push_front(key);
     slots.emplace(key, Slot{promise->get_future().share(), lru.begin(), &s});
@@ -355,10 +361,7 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const KernelKey& key, Pat
   if (promise) {
     future = st.slots.at(key).kernel;
   } else {  // a cache that keeps nothing: the caller's own promise
-    KernelStats& s = st.stats[key];
-    if (s.key.empty()) s.key = key.to_string();
-    ++s.misses;
-    ++st.totals.misses;
+    st.book_miss(key);
     promise = std::make_shared<std::promise<KernelPtr>>();
     future = promise->get_future().share();
   }
