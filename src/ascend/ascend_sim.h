@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ascend_copy.h"
+#include "ascend_isa.h"
 #include "expr_evaluator.h"
 #include "target.h"
 
@@ -25,8 +27,7 @@ namespace bcast::ascend {
 //   - queues: a slot is enqueued once before it is dequeued, and every queue
 //     is empty when the block ends (the discipline of double buffering).
 // Vector instructions work in repeats of 256 bytes; the counters count them.
-inline constexpr std::int64_t kAlign = 32;
-inline constexpr std::int64_t kRepeatBytes = 256;
+inline constexpr std::int64_t kAlign = kBlockBytes;
 
 struct SimConfig {
   std::int64_t ub_size = 192 * 1024;
@@ -44,11 +45,6 @@ struct BlockCounters {
   std::int64_t tiles = 0;
 };
 
-// The GM buffer of an operand: what a kernel may touch through it.
-struct GmRegion {
-  const char* begin = nullptr;
-  const char* end = nullptr;  // one past the last byte
-};
 enum Operand : int { kGmOut = 0, kGmA = 1, kGmB = 2 };
 
 // What a block computes: a binary op on a dtype, or an expression's program

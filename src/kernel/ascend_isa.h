@@ -1,0 +1,128 @@
+// The instruction set of the Ascend-style target, by name: the copy and vector
+// instructions bcast models (after Ascend C's basic API), the pipe each one
+// runs on, and the Ascend C spelling of each dtype. Shared by the product
+// profiles, the simulator, the lowering and the Ascend C writer; what each
+// instruction does is src/ascend/ascend_copy.h's and ascend_vector.h's.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "bcast/dtype.h"
+
+namespace bcast::ascend {
+
+// NOTE: [Ascend pipes] An AI core's scalar unit issues each instruction to the
+// queue of the unit that runs it; the queues run independently, each in
+// order, and meet only at flags (SetFlag / WaitFlag, which a TQue's EnQue /
+// DeQue / AllocTensor / FreeTensor issue):
+//   MTE2  copies from global memory (GM) into the unified buffer (UB);
+//   V     the vector unit: every instruction that computes on the UB;
+//   MTE3  copies from the UB back to GM;
+//   S     the scalar unit itself (reading a UB value into a register).
+enum class Pipe : std::uint8_t { mte2, vector, mte3, scalar };
+inline constexpr int kNumPipes = 4;
+inline constexpr std::array<std::string_view, kNumPipes> kPipeNames{"MTE2", "V", "MTE3", "S"};
+inline std::string_view pipe_name(Pipe p) { return kPipeNames[static_cast<std::size_t>(p)]; }
+
+// X(name, pipe) for every modelled instruction, in Ascend C's spelling.
+#define BCAST_ASCEND_INSTRUCTIONS(X)                                                                  \
+  X(DataCopy, mte2) X(DataCopyPad, mte2)                                                              \
+  X(Add, vector) X(Sub, vector) X(Mul, vector) X(Div, vector) X(Max, vector) X(Min, vector)           \
+  X(And, vector) X(Or, vector)                                                                        \
+  X(Adds, vector) X(Muls, vector) X(Maxs, vector) X(Mins, vector)                                     \
+  X(Duplicate, vector) X(Brcb, vector) X(Compare, vector) X(Select, vector) X(Cast, vector)           \
+  X(GetValue, scalar)
+
+enum class Instr : std::uint8_t {
+#define BCAST_ASCEND_INSTR_ENUM(name, pipe) name,
+  BCAST_ASCEND_INSTRUCTIONS(BCAST_ASCEND_INSTR_ENUM)
+#undef BCAST_ASCEND_INSTR_ENUM
+};
+inline constexpr int kNumInstrs = 0
+#define BCAST_ASCEND_INSTR_COUNT(name, pipe) +1
+    BCAST_ASCEND_INSTRUCTIONS(BCAST_ASCEND_INSTR_COUNT)
+#undef BCAST_ASCEND_INSTR_COUNT
+    ;
+
+inline constexpr std::array<std::string_view, kNumInstrs> kInstrNames{
+#define BCAST_ASCEND_INSTR_NAME(name, pipe) #name,
+    BCAST_ASCEND_INSTRUCTIONS(BCAST_ASCEND_INSTR_NAME)
+#undef BCAST_ASCEND_INSTR_NAME
+};
+inline std::string_view instr_name(Instr i) { return kInstrNames[static_cast<std::size_t>(i)]; }
+
+// The pipe an instruction's queue belongs to. DataCopy and DataCopyPad are
+// MTE2's from GM to the UB and MTE3's back (copy_pipe says which).
+inline constexpr std::array<Pipe, kNumInstrs> kInstrPipes{
+#define BCAST_ASCEND_INSTR_PIPE(name, pipe) Pipe::pipe,
+    BCAST_ASCEND_INSTRUCTIONS(BCAST_ASCEND_INSTR_PIPE)
+#undef BCAST_ASCEND_INSTR_PIPE
+};
+inline Pipe instr_pipe(Instr i) { return kInstrPipes[static_cast<std::size_t>(i)]; }
+
+// Where a copy goes.
+enum class CopyDir : std::uint8_t { gm_to_ub, ub_to_gm };
+inline Pipe copy_pipe(CopyDir d) { return d == CopyDir::gm_to_ub ? Pipe::mte2 : Pipe::mte3; }
+
+// The UB's geometry (NOTE: [Ascend model]): addresses and copy lengths in
+// 32-byte blocks; a vector instruction's repeat covers 256 bytes, eight
+// blocks; an instruction runs at most 255 repeats.
+inline constexpr std::int64_t kBlockBytes = 32;
+inline constexpr std::int64_t kRepeatBytes = 256;
+inline constexpr std::int64_t kBlocksPerRepeat = kRepeatBytes / kBlockBytes;
+inline constexpr std::int64_t kMaxRepeatTimes = 255;
+
+// Compare's modes (CMPMODE), Select's (SELMODE) and Cast's rounding
+// (RoundMode), numbered as Ascend C numbers them. CAST_NONE rounds to nearest
+// even where the conversion loses precision; CAST_ROUND rounds half away from
+// zero; CAST_ODD rounds an inexact result to its odd neighbour.
+enum class CmpMode : std::uint8_t { lt, gt, eq, le, ge, ne };
+enum class SelMode : std::uint8_t { cmpmask_spr, tensor_scalar, tensor_tensor };
+enum class RoundMode : std::uint8_t { none, rint, floor, ceil, round, trunc, odd };
+inline constexpr int kNumRoundModes = 7;
+inline std::string_view cmp_mode_name(CmpMode m) {
+  constexpr std::array<std::string_view, 6> names{"LT", "GT", "EQ", "LE", "GE", "NE"};
+  return names[static_cast<std::size_t>(m)];
+}
+inline std::string_view round_mode_name(RoundMode m) {
+  constexpr std::array<std::string_view, kNumRoundModes> names{"CAST_NONE",  "CAST_RINT",  "CAST_FLOOR", "CAST_CEIL",
+                                                               "CAST_ROUND", "CAST_TRUNC", "CAST_ODD"};
+  return names[static_cast<std::size_t>(m)];
+}
+
+// Ascend C's name of the element type a bcast dtype is stored as (bool is
+// stored as uint8_t), or nullopt where the AI core has none (f64).
+inline std::optional<std::string_view> ascend_type_name(DType t) {
+  constexpr std::array<std::string_view, kNumDTypes> names{"half",     "bfloat16_t", "float",   "",        "int8_t",
+                                                           "int16_t",  "int32_t",    "int64_t", "uint8_t", "uint16_t",
+                                                           "uint32_t", "uint64_t",   "uint8_t"};
+  const std::string_view n = names[static_cast<std::size_t>(t)];
+  if (n.empty()) return std::nullopt;
+  return n;
+}
+
+// A set of dtypes, one bit per DType.
+class DTypeSet {
+ public:
+  constexpr DTypeSet() = default;
+  constexpr DTypeSet(std::initializer_list<DType> types) {
+    for (DType t : types) bits_ |= bit(t);
+  }
+  constexpr bool contains(DType t) const { return (bits_ & bit(t)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr DTypeSet operator|(DTypeSet o) const { return from_bits(bits_ | o.bits_); }
+
+ private:
+  static constexpr std::uint32_t bit(DType t) { return std::uint32_t{1} << static_cast<unsigned>(t); }
+  static constexpr DTypeSet from_bits(std::uint32_t b) {
+    DTypeSet s;
+    s.bits_ = b;
+    return s;
+  }
+  std::uint32_t bits_ = 0;
+};
+
+}  // namespace bcast::ascend
