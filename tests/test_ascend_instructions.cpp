@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <random>
 
 #include "ascend_copy.h"
+#include "ascend_naive_model.h"
 #include "ascend_vector.h"
 #include "half.h"
 
@@ -349,6 +351,18 @@ TEST(AscendInstructions, CopyCostFollowsTheBestPractices) {
   EXPECT_LT(1024 * ideal / cycles(aligned, 1024), 0.5);
   EXPECT_NEAR(cycles(aligned + 32, 16384) / cycles(aligned, 16384), 1.0 / 0.7, 0.1);
   EXPECT_EQ(cycles(aligned + 32, 16384), cycles(aligned + 32, 16384));
+}
+
+// The simulator agrees with the naive model of the documentation over random
+// calls, those that break a rule included (the fuzz target fuzz_ascend
+// searches further).
+TEST(AscendNaiveModel, RandomCallsAgree) {
+  std::mt19937 rng(4242);
+  std::vector<std::uint8_t> bytes(96);
+  for (int i = 0; i < 20000; ++i) {
+    for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(rng());
+    ASSERT_EQ(test::compare_ascend_with_naive_model(bytes.data(), bytes.size()), "") << "case " << i;
+  }
 }
 
 // ---- the rules ----

@@ -220,7 +220,8 @@ Shape plan_repeats(const VectorCall& c, std::int64_t per_repeat) {
   return s;
 }
 
-bool check_shape(Checker& check, const VectorCall& c, const Shape& s, std::int64_t per_repeat) {
+bool check_shape(Checker& check, const VectorCall& c, const Shape& s, std::int64_t per_repeat, bool uses_src0,
+                 bool uses_src1) {
   if (c.count < 0) {
     if (s.repeats < 0 || s.repeats > kMaxRepeatTimes)
       return check.fail(fmt::format("repeat times {} is outside 0 .. {}", s.repeats, kMaxRepeatTimes));
@@ -232,8 +233,11 @@ bool check_shape(Checker& check, const VectorCall& c, const Shape& s, std::int64
         (s.mask.bits[1] != 0 || (per_repeat < 64 && (s.mask.bits[0] >> per_repeat) != 0)))
       return check.fail(fmt::format("mask bits above element {} are set, but a repeat of this dtype has {} elements",
                                     per_repeat - 1, per_repeat));
+    // The strides of the operands the instruction has (Brcb reads src0 contiguously).
     const RepeatParams& p = s.params;
-    for (const std::int64_t v : {p.dst_blk, p.src0_blk, p.src1_blk, p.dst_rep, p.src0_rep, p.src1_rep})
+    const bool src0 = uses_src0 && c.instr != Instr::Brcb;
+    for (const std::int64_t v : {p.dst_blk, p.dst_rep, src0 ? p.src0_blk : 0, src0 ? p.src0_rep : 0,
+                                 uses_src1 ? p.src1_blk : 0, uses_src1 ? p.src1_rep : 0})
       if (v < 0 || v > 255) return check.fail(fmt::format("stride {} is outside 0 .. 255 blocks", v));
   } else if (c.count > kMaxRepeatTimes * per_repeat) {
     return check.fail(fmt::format("count {} needs more than {} repeats", c.count, kMaxRepeatTimes));
@@ -340,7 +344,7 @@ VectorIssue execute(UbBytes ub, const Product& product, const VectorCall& c) {
   const bool uses_src1 = is_binary(c.instr) || c.instr == Instr::Compare ||
                          (c.instr == Instr::Select && c.mode == static_cast<std::uint8_t>(SelMode::tensor_tensor));
 
-  bool ok = check_product(check, product, c) && check_shape(check, c, s, per_repeat) && check.aligned("dst", c.dst) &&
+  bool ok = check_product(check, product, c) && check_shape(check, c, s, per_repeat, uses_src0, uses_src1) && check.aligned("dst", c.dst) &&
             (!uses_src0 || check.aligned("src0", c.src0)) && (!uses_src1 || check.aligned("src1", c.src1)) &&
             (c.instr != Instr::Select || check.aligned("sel", c.sel));
   if (ok && c.instr == Instr::Brcb && c.dst == c.src0) ok = check.fail("Brcb's src0 and dst must not be the same");
