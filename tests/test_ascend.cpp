@@ -1,18 +1,28 @@
-// The Ascend-style target: results equal the oracle's bit for bit over
-// random cases and simulator configurations; the simulator catches broken kernels
-// with a message naming the block, the call and the address; traffic counters
-// show broadcast operands loaded once per block.
+// The Ascend-style target: results equal the oracle's bit for bit over random
+// cases, simulator configurations and both products, every call the product
+// cannot take falling back with its reason; the simulator catches broken
+// kernels with a message naming the block, the instruction and the address;
+// the trace shows how each input reaches a tile, the traffic, and what double
+// buffering buys.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "ascend_launch.h"
+#include "ascend_lowering.h"
+#include "ascend_product.h"
 #include "bcast/config.h"
 #include "executor.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
+#include "log_capture.h"
+#include "logging.h"
 #include "naive_executor.h"
 #include "oracle.h"
 #include "targets.h"
@@ -32,21 +42,32 @@ class Ascend : public ::testing::Test {
   }
   void TearDown() override {
     set_target("host");
-    set_setting("BCAST_UB_SIZE", "196608");
+    set_setting("BCAST_UB_SIZE", "auto");
+    set_setting("BCAST_ASCEND_PRODUCT", "910b");
     set_setting("BCAST_BLOCK_NUM", "8");
     set_setting("BCAST_DOUBLE_BUFFER", "1");
   }
 };
 
-TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
+// Every case equals the oracle, on the simulator or, where the product has no
+// instructions for it, on the host after a fallback that names the product
+// and the instruction; the common ones run on the simulator.
+TEST_F(Ascend, RandomCasesEqualTheOracleOnBothProducts) {
   std::mt19937_64 rng(55);
   std::uniform_int_distribution<int> op_pick(0, kNumOps - 1), dtype_pick(0, kNumDTypes - 1), blocks(1, 48);
   const std::int64_t ub_sizes[] = {1024, 2048, 4096, 16384, 65536, 196608, 262144};
-  int ran = 0;
+  int ran = 0, refused = 0;
   for (int i = 0; i < 3000; ++i) {
-    const auto op = static_cast<Op>(op_pick(rng));
-    const auto dtype = static_cast<DType>(dtype_pick(rng));
+    // Every other case is one the vector unit has instructions for.
+    constexpr Op kCommonOps[] = {Op::add, Op::sub, Op::mul, Op::div, Op::max, Op::min};
+    constexpr DType kCommonTypes[] = {DType::f16, DType::f32, DType::i16, DType::i32};
+    auto op = static_cast<Op>(op_pick(rng));
+    auto dtype = static_cast<DType>(dtype_pick(rng));
+    if (i % 2 == 0) op = kCommonOps[op_pick(rng) % 6], dtype = kCommonTypes[dtype_pick(rng) % 4];
+    if (op == Op::div && !is_floating(dtype)) dtype = DType::f32;
     if (!op_supports(op, dtype)) continue;
+    const std::string product = i % 4 == 3 ? "310p" : "910b";
+    set_setting("BCAST_ASCEND_PRODUCT", product);
     const std::int64_t ub = ub_sizes[i % 7];
     const int block_num = blocks(rng);
     set_setting("BCAST_UB_SIZE", std::to_string(ub));
@@ -65,26 +86,95 @@ TEST_F(Ascend, RandomCasesEqualTheHostBitForBit) {
     const AscendTrace trace = last_ascend_trace();
     const std::int64_t numel = checked_numel(s.out, "out");
     const std::string label = std::string(op_name(op)) + "." + std::string(dtype_name(dtype)) + " " + to_string(s.a) +
-                              " & " + to_string(s.b) + ", UB " + std::to_string(ub) + ", " + std::to_string(block_num) +
-                              " blocks";
-    if (numel > 0) {
-      ASSERT_FALSE(trace.kernel.empty()) << label << ": did not reach the simulator";
-      ASSERT_EQ(trace.fallback, "") << label;
-      ++ran;
-    } else {
+                              " & " + to_string(s.b) + " on " + product + ", UB " + std::to_string(ub) + ", " +
+                              std::to_string(block_num) + " blocks";
+    if (numel == 0) {
       ASSERT_EQ(trace.kernel, "") << label << ": the trace is the last call's";
       ASSERT_EQ(trace.fallback, "nothing to compute: the output is empty") << label;
+    } else if (trace.fallback.empty()) {
+      ASSERT_FALSE(trace.kernel.empty()) << label << ": did not reach the simulator";
+      ++ran;
+    } else {
+      // Refused by the product or a UB too small for a tile, never by a
+      // broken rule of our kernel.
+      ASSERT_THAT(trace.fallback, ::testing::AnyOf(::testing::StartsWith(product), HasSubstr("-byte UB cannot hold")))
+          << label;
+      ++refused;
     }
     // The oracle shares no code with the simulator, the planner or ScalarOp
     // (the reference executor meets it in the JIT and Executor tests).
-    ASSERT_EQ(test::oracle_mismatch(op, a.view, b.view, got), "") << label;
+    ASSERT_EQ(test::oracle_mismatch(op, a.view, b.view, got), "") << label << " (" << trace.fallback << ")";
   }
-  EXPECT_GT(ran, 1500);
+  EXPECT_GT(ran, 800);
+  EXPECT_GT(refused, 400);
+}
+
+// What the products have run there, on every broadcast type: each input a
+// stream, a row, a column or a scalar.
+TEST_F(Ascend, TheProductsInstructionsRunOnTheSimulator) {
+  struct Case {
+    std::string product;
+    Op op;
+    DType dtype;
+  };
+  const Case cases[] = {{"910b", Op::add, DType::f16}, {"910b", Op::sub, DType::f32}, {"910b", Op::mul, DType::i32},
+                        {"910b", Op::div, DType::f32}, {"910b", Op::max, DType::i16}, {"910b", Op::min, DType::f16},
+                        {"910b", Op::add, DType::bf16}, {"910b", Op::bit_and, DType::i16},
+                        {"310p", Op::add, DType::f32}, {"310p", Op::mul, DType::f16}, {"310p", Op::sub, DType::i32}};
+  const std::pair<Shape, Shape> shapes[] = {{{64, 128}, {64, 128}}, {{64, 128}, {128}}, {{64, 128}, {64, 1}},
+                                            {{64, 128}, {1}},       {{1}, {64, 128}},   {{8, 64, 16}, {1, 64, 1}}};
+  std::mt19937_64 rng(9);
+  for (const Case& c : cases)
+    for (const auto& [sa, sb] : shapes) {
+      // Without DataCopyPad, only copies of whole 32-byte blocks: no scalar
+      // read from a 4-byte buffer, no column of 8 halves (16 bytes) a tile.
+      if (c.product == "310p" && (sa.size() != 2 || sb.size() > 1 || sb[0] != sa[1]) && sa != sb) continue;
+      set_setting("BCAST_ASCEND_PRODUCT", c.product);
+      Tensor a(c.dtype, sa), b(c.dtype, sb);
+      test::fill_random(a, rng);
+      test::fill_random(b, rng);
+      const Tensor out = binary(c.op, a, b);
+      const AscendTrace t = last_ascend_trace();
+      const std::string label = fmt::format("{}.{} {} & {} on {}", op_name(c.op), dtype_name(c.dtype), to_string(sa),
+                                            to_string(sb), c.product);
+      EXPECT_EQ(t.fallback, "") << label;
+      EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim-" + c.product + ".")) << label;
+      EXPECT_EQ(test::oracle_mismatch(c.op, a, b, out), "") << label;
+    }
+}
+
+// What a product lacks is refused with the instruction named, and logged.
+TEST_F(Ascend, WhatAProductLacksFallsBackWithItsReason) {
+  struct Case {
+    std::string product;
+    Op op;
+    DType dtype;
+    Shape a, b;
+    std::string reason;
+  };
+  const Case cases[] = {
+      {"910b", Op::add, DType::i8, {4, 8}, {4, 8}, "910b: Add has no int8_t"},
+      {"910b", Op::pow, DType::f32, {4, 8}, {4, 8}, "910b: pow has no modelled vector instruction"},
+      {"910b", Op::add, DType::f64, {4, 8}, {4, 8}, "910b: Add has no f64"},
+      {"310p", Op::add, DType::bf16, {4, 8}, {4, 8}, "310p: Add has no bfloat16_t"},
+      {"310p", Op::add, DType::f32, {4, 7}, {4, 7}, "310p has no DataCopyPad: out's copies of "},
+  };
+  std::mt19937_64 rng(10);
+  for (const Case& c : cases) {
+    set_setting("BCAST_ASCEND_PRODUCT", c.product);
+    Tensor a(c.dtype, c.a), b(c.dtype, c.b);
+    test::fill_random(a, rng);
+    test::fill_random(b, rng);
+    const test::LogCapture log(logging::core());
+    const Tensor out = binary(c.op, a, b);
+    EXPECT_THAT(last_ascend_trace().fallback, HasSubstr(c.reason));
+    EXPECT_EQ(test::oracle_mismatch(c.op, a, b, out), "");
+  }
 }
 
 // Runs a + b (f16) on the simulator directly, with a fault injected.
 ascend::Launch launch_add(const Shape& sa, const Shape& sb, int block_num, ascend::Fault fault,
-                          std::int64_t ub_size = 196608) {
+                          std::int64_t ub_size = 196608, bool double_buffer = true) {
   static Tensor a, b, out;
   a = Tensor(DType::f16, sa);
   b = Tensor(DType::f16, sb);
@@ -94,91 +184,87 @@ ascend::Launch launch_add(const Shape& sa, const Shape& sb, int block_num, ascen
   const KernelKey key = make_kernel_key(target, Op::add, DType::f16, plan, provider::current_codegen_id());
   const provider::Kernel kernel = provider::kernel_for(key, target);
   EXPECT_NE(kernel.entry, nullptr);
-  return ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), Op::add, plan, a, b, out,
-                        {ub_size, block_num, true}, fault);
+  const ascend::Product& product = *ascend::find_product("910b");
+  const TensorView views[] = {out, a, b};
+  return ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), ascend::lower_for_ascend(key, product),
+                        plan, views, {}, {&product, ub_size, block_num, double_buffer}, fault);
 }
 
 TEST_F(Ascend, TheSimulatorCatchesBrokenKernels) {
   const ascend::Launch fine = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::none);
   EXPECT_EQ(fine.error, "");
   const ascend::Launch misaligned = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::misaligned_ub);
-  EXPECT_THAT(misaligned.error, ::testing::MatchesRegex(
-                                    "ascend-sim block [0-9]+: data_copy_gm_to_ub\\(0x[0-9a-f]+, .*\\): UB address 0x[0-9a-f]+ is "
-                                    "not a multiple of 32 bytes"));
+  EXPECT_THAT(misaligned.error,
+              ::testing::MatchesRegex("ascend-sim block [0-9]+: DataCopyPad\\(ub 0x[0-9a-f]+ <- x0\\+0x[0-9a-f]+, .*\\): "
+                                      "UB address 0x[0-9a-f]+ is not a multiple of 32 bytes"));
   const ascend::Launch overflow = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::ub_overflow);
   EXPECT_THAT(overflow.error, HasSubstr("overflows the 196608-byte UB"));
-  EXPECT_THAT(overflow.error, HasSubstr("data_copy_gm_to_ub(0x2ffe0"));
+  EXPECT_THAT(overflow.error, HasSubstr("DataCopyPad(ub 0x2ffe0"));
   const ascend::Launch outside = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::gm_out_of_bounds);
-  EXPECT_THAT(outside.error, HasSubstr("ascend-sim block 0: data_copy_gm_to_ub"));
-  EXPECT_THAT(outside.error, HasSubstr("is outside operand a's buffer"));
+  EXPECT_THAT(outside.error, HasSubstr("ascend-sim block 0: DataCopyPad"));
+  EXPECT_THAT(outside.error, HasSubstr("is outside x0's buffer"));
+  // Both slots of x0's queue on one buffer: the copy of the next tile
+  // overwrites what the vector unit may still be reading.
+  const ascend::Launch shared = launch_add({64, 4000}, {64, 4000}, 2, ascend::Fault::shared_slot);
+  EXPECT_THAT(shared.error, ::testing::MatchesRegex("ascend-sim block [0-9]+: hazard: MTE2 DataCopyPad\\(.*\\) \\(cycles "
+                                                    "[0-9]+-[0-9]+\\) writes UB .* while V .* uses it, with no flag "
+                                                    "ordering them"));
+  // Two blocks on the same tiles: both write the same GM bytes.
+  const ascend::Launch twice = launch_add({64, 100}, {64, 100}, 4, ascend::Fault::overlapping_blocks);
+  EXPECT_THAT(twice.error, ::testing::MatchesRegex("ascend-sim: blocks [0-9]+ and [0-9]+ both write [0-9]+ GM bytes at .*"));
 }
 
-TEST(AscendSimulator, QueueDisciplineIsChecked) {
-  const std::vector<ascend::GmRegion> gm(3);
-  const std::vector<int> sizes{4, 4, 4};
-  const ascend::BlockWork work{.op_code = 0, .dtype_code = static_cast<int>(DType::f32)};
-  ascend::BlockContext ctx(3, ascend::SimConfig{}, gm, sizes, work);
-  ctx.deque(1, 0);
-  EXPECT_EQ(ctx.error(), "ascend-sim block 3: deque(queue 1, slot 0): nothing was enqueued there");
-  ascend::BlockContext twice(0, ascend::SimConfig{}, gm, sizes, work);
-  twice.enque(2, 1);
-  twice.enque(2, 1);
-  EXPECT_THAT(twice.error(), HasSubstr("the slot is already queued"));
-  ascend::BlockContext left(0, ascend::SimConfig{}, gm, sizes, work);
-  left.enque(0, 0);
-  left.finish();
-  EXPECT_THAT(left.error(), HasSubstr("end of block: queue 0 slot 0 is still enqueued"));
+// The image example's per-channel bias is a column: per tile, a copy of
+// its rows' values and one Brcb; never more than a value a row.
+TEST_F(Ascend, ColumnsAndRowsAreCopiedOnceATile) {
+  const ascend::Launch l = launch_add({32, 64, 56, 56}, {1, 64, 1, 1}, 8, ascend::Fault::none);
+  ASSERT_EQ(l.error, "");
+  std::int64_t in = 0, out = 0, tiles = 0;
+  for (const ascend::BlockCounters& c : l.blocks) in += c.gm_to_ub_bytes, out += c.ub_to_gm_bytes, tiles += c.tiles;
+  const std::int64_t x_bytes = 32 * 64 * 56 * 56 * 2;
+  EXPECT_EQ(out, x_bytes);
+  EXPECT_EQ(tiles, l.plan.tiles);
+  EXPECT_GT(l.plan.rows, 1) << "whole rows of 3136 elements fit the UB several at a time";
+  EXPECT_LE(in - x_bytes, l.plan.tiles * l.plan.rows * 2) << "at most a bias value a row";
+  // A [1, 300] row under [1000, 300]: one copy of the row a tile.
+  const ascend::Launch r = launch_add({1000, 300}, {1, 300}, 8, ascend::Fault::none);
+  ASSERT_EQ(r.error, "");
+  std::int64_t r_in = 0;
+  for (const ascend::BlockCounters& c : r.blocks) r_in += c.gm_to_ub_bytes;
+  EXPECT_EQ(r_in, 1000 * 300 * 2 + r.plan.tiles * 300 * 2);
 }
 
-// Sums a trace's counters.
-ascend::BlockCounters total(const ascend::Launch& l, std::int64_t& max_tiles, int& busy_blocks) {
-  ascend::BlockCounters t;
-  max_tiles = 0;
-  busy_blocks = 0;
-  for (const ascend::BlockCounters& c : l.blocks) {
-    t.gm_to_ub_bytes += c.gm_to_ub_bytes;
-    t.ub_to_gm_bytes += c.ub_to_gm_bytes;
-    t.tiles += c.tiles;
-    max_tiles = std::max(max_tiles, c.tiles);
-    busy_blocks += c.tiles > 0;
+// Double buffering overlaps the next tile's copy with this one's compute: the
+// estimate drops, and stays above the busiest pipe's time.
+TEST_F(Ascend, DoubleBufferingShortensTheEstimate) {
+  const ascend::Launch single = launch_add({32, 64, 56, 56}, {1, 64, 1, 1}, 8, ascend::Fault::none, 196608, false);
+  const ascend::Launch twice = launch_add({32, 64, 56, 56}, {1, 64, 1, 1}, 8, ascend::Fault::none, 196608, true);
+  ASSERT_EQ(single.error, "");
+  ASSERT_EQ(twice.error, "");
+  EXPECT_EQ(single.plan.slots, 1);
+  EXPECT_EQ(twice.plan.slots, 2);
+  const auto& s = single.blocks[0].pipes;
+  const auto& d = twice.blocks[0].pipes;
+  EXPECT_LT(d.cycles, s.cycles);
+  for (const ascend::PipeSummary* p : {&s, &d}) {
+    EXPECT_GE(p->cycles, *std::max_element(p->busy.begin(), p->busy.end()));
+    EXPECT_TRUE(p->hazards.empty());
   }
-  return t;
+  EXPECT_EQ(d.critical, ascend::Pipe::mte2);
 }
 
-TEST_F(Ascend, BroadcastOperandsAreLoadedOncePerBlock) {
-  struct Case {
-    Shape a, b;
-    int blocks;
-  };
-  // Per-channel bias, and a row; f16, 2 bytes an element.
-  for (const Case& c : {Case{{32, 64, 56, 56}, {1, 64, 1, 1}, 8}, Case{{4, 16, 30, 30}, {1, 16, 1, 1}, 7},
-                        Case{{1000, 300}, {1, 300}, 24}, Case{{33, 4096}, {4096}, 5}}) {
-    const ascend::Launch l = launch_add(c.a, c.b, c.blocks, ascend::Fault::none);
-    ASSERT_EQ(l.error, "");
-    ASSERT_TRUE(l.plan.resident[kB]) << to_string(c.b) << " is not kept in the UB";
-    ASSERT_FALSE(l.plan.resident[kA]) << to_string(c.a) << " is read once: it has no reason to stay in the UB";
-    std::int64_t max_tiles = 0;
-    int busy = 0;
-    const ascend::BlockCounters t = total(l, max_tiles, busy);
-    const std::int64_t a_bytes = checked_numel(c.a, "a") * 2, b_bytes = checked_numel(c.b, "b") * 2;
-    EXPECT_EQ(t.gm_to_ub_bytes, a_bytes + b_bytes * busy) << to_string(c.a);
-    EXPECT_EQ(t.ub_to_gm_bytes, checked_numel(broadcast_infer_shape(c.a, c.b), "out") * 2);
-    EXPECT_EQ(t.tiles, l.plan.tiles);
-    EXPECT_LE(max_tiles, (l.plan.tiles + c.blocks - 1) / c.blocks);
-  }
-}
-
-TEST_F(Ascend, TheTraceIsTheLastCallsAndNamesTheResidentInput) {
-  // A per-channel bias as the first operand is the resident one.
+TEST_F(Ascend, TheTraceIsTheLastCallsAndSaysHowEachInputComesIn) {
+  // A per-channel bias as the first operand is a column.
   std::mt19937_64 rng(4);
   Tensor bias(DType::f32, {1, 16, 1, 1}), x(DType::f32, {2, 16, 8, 8});
   test::fill_random(bias, rng);
   test::fill_random(x, rng);
   const Tensor y = sub(bias, x);
   AscendTrace trace = last_ascend_trace();
-  EXPECT_THAT(trace.kernel, HasSubstr("sub.f32.[expand_a,same,expand_a].uzu.ascend-sim."));
-  EXPECT_TRUE(trace.a_resident);
-  EXPECT_FALSE(trace.b_resident);
+  EXPECT_THAT(trace.kernel, HasSubstr("sub.f32.[expand_a,same,expand_a].uzu.ascend-sim-910b."));
+  EXPECT_EQ(trace.fetch, (std::vector<std::string>{"column", "stream"}));
+  EXPECT_EQ(trace.product, "910b");
+  EXPECT_GT(trace.estimated_us(), 0.0);
   EXPECT_EQ(test::oracle_mismatch(Op::sub, bias, x, y), "");
   // The next calls do not reach the simulator, and say why.
   (void)sub(bias, Tensor(DType::f32, {0, 16, 8, 8}));
@@ -194,24 +280,25 @@ TEST_F(Ascend, TheTraceIsTheLastCallsAndNamesTheResidentInput) {
 }
 
 TEST_F(Ascend, PreparedCallsAndPregenerationFollowTheTarget) {
+  clear_kernel_cache();
   const std::size_t ready = pregenerate({Op::mul}, {DType::i32}, 1, 1);
   EXPECT_EQ(ready, 4u);
   bool ascend_keys = true;
   for (const KernelStats& s : kernel_cache_entries())
-    if (s.key.starts_with("mul.i32.")) ascend_keys = ascend_keys && s.key.find(".ascend-sim.") != std::string::npos;
+    if (s.key.starts_with("mul.i32.")) ascend_keys = ascend_keys && s.key.find(".ascend-sim-910b.") != std::string::npos;
   EXPECT_TRUE(ascend_keys);
   const Tensor a = test::make(DType::i32, {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   const Tensor row = test::make(DType::i32, {4}, {2, 2, 2, 2});
   const PreparedOp k = prepare(Op::mul, DType::i32, a.layout(), row.layout());
   const Tensor c = k(a, row);
   EXPECT_EQ(test::get(c, 11), 24.0);
-  EXPECT_THAT(last_ascend_trace().kernel, HasSubstr("mul.i32.[expand_b,same].uuu.ascend-sim."));
+  EXPECT_THAT(last_ascend_trace().kernel, HasSubstr("mul.i32.[expand_b,same].uuu.ascend-sim-910b."));
 }
 
-TEST_F(Ascend, AnOutputWalkedBackwardsNeverReadsAResidentInputBackwards) {
+TEST_F(Ascend, AnInputWalkedBackwardsNeedsAGather) {
   // out reversed along its rows flips that dim for every operand: a's inner
-  // stride becomes -1, and a 9-element f32 row (36 bytes) can still start on a
-  // 32-byte boundary. a must then be copied per tile, not read from the UB.
+  // stride becomes -1, which no copy instruction walks; the call says so and
+  // runs on the host.
   std::mt19937_64 rng(8);
   for (std::int64_t n : {9, 17, 8, 40}) {
     Tensor a(DType::f32, {n}), b(DType::f32, {4, n}), storage(DType::f32, {4, n});
@@ -219,7 +306,7 @@ TEST_F(Ascend, AnOutputWalkedBackwardsNeverReadsAResidentInputBackwards) {
     test::fill_random(b, rng);
     const TensorView out = index(storage, parse_index_expression("[:, ::-1]"));
     add(a, b, out);
-    ASSERT_EQ(last_ascend_trace().fallback, "");
+    EXPECT_THAT(last_ascend_trace().fallback, HasSubstr("innermost stride is not 1"));
     Tensor want(DType::f32, {4, n});
     run_naive(Op::add, a, b, index(want, parse_index_expression("[:, ::-1]")));
     EXPECT_EQ(test::bytes_of(storage), test::bytes_of(want)) << "row of " << n;
@@ -230,10 +317,12 @@ TEST_F(Ascend, TailsAndTinyBuffersStayInBounds) {
   // Rows of 37 f16 elements (74 bytes: not a multiple of 32) in a 1 KiB UB.
   const ascend::Launch l = launch_add({13, 37}, {13, 37}, 3, ascend::Fault::none, 1024);
   EXPECT_EQ(l.error, "");
-  for (const ascend::BlockCounters& c : l.blocks) EXPECT_LE(c.ub_high_water, 1024);
-  std::int64_t max_tiles = 0;
-  int busy = 0;
-  EXPECT_EQ(total(l, max_tiles, busy).ub_to_gm_bytes, 13 * 37 * 2);
+  std::int64_t out = 0;
+  for (const ascend::BlockCounters& c : l.blocks) {
+    EXPECT_LE(c.ub_high_water, 1024);
+    out += c.ub_to_gm_bytes;
+  }
+  EXPECT_EQ(out, 13 * 37 * 2);
 }
 
 }  // namespace
@@ -243,16 +332,18 @@ namespace bcast {
 namespace {
 
 // NOTE: [Expression kernels] on the simulator: random expressions (mixed
-// dtypes, scalars, views, broadcasting on every side) give the host's bits;
-// the UB and GM rules hold on every block (a broken one fails the launch).
+// dtypes, scalars, views, broadcasting on every side) give the host's bits,
+// on the simulator or after a fallback naming what the product lacks.
 TEST_F(Ascend, RandomExpressionsEqualTheHostBitForBit) {
   std::mt19937_64 rng(77);
   test::ExprCaseOptions options;
-  for (int d = 0; d < kNumDTypes; ++d) options.dtypes.push_back(static_cast<DType>(d));
+  for (DType d : {DType::f16, DType::f32, DType::i16, DType::i32, DType::u8}) options.dtypes.push_back(d);
   options.max_inputs = 4;
+  options.transcendental = false;  // no vector instructions for them: such chains would only fall back
+  options.fma = false;
   int on_the_simulator = 0;
-  for (int i = 0; i < 30; ++i) {
-    if (i % 3 == 1) set_setting("BCAST_UB_SIZE", "4096");  // small tiles: many per row, no residents
+  for (int i = 0; i < 60; ++i) {
+    if (i % 3 == 1) set_setting("BCAST_UB_SIZE", "4096");  // small tiles: many per row
     if (i % 3 == 2) set_setting("BCAST_DOUBLE_BUFFER", "0");
     const test::ExprCase c = test::random_expr_case(rng, options);
     const Tensor got = evaluate(c.expr);
@@ -260,9 +351,10 @@ TEST_F(Ascend, RandomExpressionsEqualTheHostBitForBit) {
     set_target("host");
     const Tensor want = evaluate(c.expr);
     set_target("ascend-sim");
-    set_setting("BCAST_UB_SIZE", "196608");
+    set_setting("BCAST_UB_SIZE", "auto");
     set_setting("BCAST_DOUBLE_BUFFER", "1");
-    ASSERT_TRUE(trace.fallback.empty() || trace.fallback.find("copies an input") != std::string::npos ||
+    ASSERT_TRUE(trace.fallback.empty() || trace.fallback.starts_with("910b") ||
+                trace.fallback.find("copies an input") != std::string::npos ||
                 trace.fallback.find("output is empty") != std::string::npos)
         << c.text << ": " << trace.fallback;
     on_the_simulator += !trace.kernel.empty() && trace.fallback.empty();
@@ -276,20 +368,71 @@ TEST_F(Ascend, RandomExpressionsEqualTheHostBitForBit) {
              << test::get(want, k);
     }
   }
-  EXPECT_GT(on_the_simulator, 20);
+  // Random chains meet what the model lacks yet (strided inner levels, whose
+  // gather step is not modelled; compares, unary ops), and fall back with
+  // their reason; ArithmeticChainsRunOnTheSimulator covers the chains that run.
+  EXPECT_GE(on_the_simulator, 3);
 }
 
-// A mixed-dtype binary call is an expression, on the simulator too.
+// The chains real work is made of run on the simulator on every broadcast
+// type: the u8 image normalisation and the affine chain, with per-channel
+// (column), per-feature (row) and scalar operands, on both products where
+// their copies allow.
+TEST_F(Ascend, ArithmeticChainsRunOnTheSimulator) {
+  std::mt19937_64 rng(21);
+  struct Case {
+    std::string text;
+    std::vector<std::pair<std::string, Shape>> inputs;
+    std::vector<DType> dtypes;
+  };
+  const Case cases[] = {
+      {"(f32(img) - mean) / std", {{"img", {2, 3, 16, 40}}, {"mean", {1, 3, 1, 1}}, {"std", {1, 3, 1, 1}}},
+       {DType::u8, DType::f32, DType::f32}},
+      {"(x - m) * r * g + b", {{"x", {64, 96}}, {"m", {64, 1}}, {"r", {64, 1}}, {"g", {96}}, {"b", {96}}},
+       {DType::f32, DType::f32, DType::f32, DType::f32, DType::f32}},
+      {"(x - m) * r * g + b", {{"x", {64, 96}}, {"m", {64, 1}}, {"r", {64, 1}}, {"g", {96}}, {"b", {96}}},
+       {DType::f16, DType::f16, DType::f16, DType::f16, DType::f16}},
+      {"max(x * 0.5 + y, 0)", {{"x", {32, 64}}, {"y", {64}}}, {DType::f32, DType::f32}},
+      {"x * 3 - y", {{"x", {16, 64}}, {"y", {16, 64}}}, {DType::i32, DType::i32}},
+  };
+  for (const std::string product : {"910b", "310p"}) {
+    set_setting("BCAST_ASCEND_PRODUCT", product);
+    for (const Case& c : cases) {
+      std::vector<Tensor> tensors;
+      std::map<std::string, ExprOperand, std::less<>> operands;
+      for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+        tensors.emplace_back(c.dtypes[k], c.inputs[k].second);
+        test::fill_random(tensors.back(), rng);
+      }
+      for (std::size_t k = 0; k < c.inputs.size(); ++k) operands.emplace(c.inputs[k].first, tensors[k].view());
+      const Expr e = parse_expression(c.text, operands);
+      const Tensor got = evaluate(e);
+      const AscendTrace trace = last_ascend_trace();
+      set_target("host");
+      const Tensor want = evaluate(e);
+      set_target("ascend-sim");
+      const std::string label = c.text + " (" + std::string(dtype_name(c.dtypes[0])) + ") on " + product;
+      if (product == "910b" || (c.inputs[0].second.size() == 2 && c.dtypes[0] != DType::f16)) {
+        EXPECT_EQ(trace.fallback, "") << label;
+        EXPECT_FALSE(trace.kernel.empty()) << label;
+      }
+      EXPECT_EQ(test::bytes_of(got), test::bytes_of(want)) << label;
+    }
+  }
+}
+
+// A mixed-dtype binary call is an expression, on the simulator too: u8 meets
+// f32 through two exact Casts (uint8_t to half to float).
 TEST_F(Ascend, MixedDTypeCallsRunAsExpressions) {
   const Tensor x = test::make(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
-  const Tensor y = test::make(DType::i32, {3}, {1, 1, 2});
+  const Tensor y = test::make(DType::u8, {3}, {1, 1, 200});
   const Tensor got = add(x, y);
-  EXPECT_EQ(got.dtype(), DType::f64);
-  EXPECT_EQ(test::get(got, 5), 8);
+  EXPECT_EQ(got.dtype(), DType::f32);
+  EXPECT_EQ(test::get(got, 5), 206);
   const AscendTrace trace = last_ascend_trace();
-  EXPECT_THAT(trace.kernel, HasSubstr("expr[x0+x1].f32,i32.[expand_b,same].uuu.ascend-sim."));
+  EXPECT_THAT(trace.kernel, HasSubstr("expr[x0+x1].f32,u8.[expand_b,same].uuu.ascend-sim-910b."));
   EXPECT_TRUE(trace.fallback.empty()) << trace.fallback;
-  EXPECT_TRUE(trace.b_resident);
+  EXPECT_EQ(trace.fetch, (std::vector<std::string>{"stream", "row"}));
 }
 
 }  // namespace

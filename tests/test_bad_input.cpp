@@ -318,7 +318,7 @@ const std::vector<BadCase>& bad_cases() {
       {"setting_unknown_name", [](Fixture&) { set_bad("BCAST_NOPE", "1"); }, ErrorKind::value,
        "set_setting: unknown setting 'BCAST_NOPE'", kNoOutput},
       {"setting_ub_size_misaligned", [](Fixture&) { set_bad("BCAST_UB_SIZE", "1000"); }, ErrorKind::value,
-       "set_setting: BCAST_UB_SIZE=1000 is not valid (accepted: 1024 .. 1048576, a multiple of 32)", kNoOutput},
+       "set_setting: BCAST_UB_SIZE=1000 is not valid (accepted: auto, or 1024 .. 1048576, a multiple of 32)", kNoOutput},
       {"setting_target_unknown", [](Fixture&) { set_bad("BCAST_TARGET", "gpu"); }, ErrorKind::value,
        "set_setting: BCAST_TARGET=gpu is not valid (accepted: host ascend-sim)", kNoOutput},
       {"setting_isa_unknown", [](Fixture&) { set_bad("BCAST_MAX_ISA", "avx9"); }, ErrorKind::value,

@@ -97,7 +97,7 @@ TEST_F(Env, InvalidValuesWarnAndKeepTheDefault) {
       {"BCAST_CACHE_MAX_MB", "0", "1 .. 1048576"},
       {"BCAST_STREAM_MIN_BYTES", "-1", "auto, off, or 0 .. 2^50 bytes"},
       {"BCAST_TARGET", "gpu", "host ascend-sim"},
-      {"BCAST_UB_SIZE", "1000", "1024 .. 1048576, a multiple of 32"},
+      {"BCAST_UB_SIZE", "1000", "auto, or 1024 .. 1048576, a multiple of 32"},
       {"BCAST_BLOCK_NUM", "0", "1 .. 64"},
       {"BCAST_DOUBLE_BUFFER", "on", "0 1"},
   };
@@ -531,7 +531,7 @@ TEST_F(Env, AscendSettingsReachTheSimulator) {
       ASSERT_EQ(test::get(c, 50 * i + j), static_cast<double>(50 * i + j + 4096 * (j + 1))) << "c[" << i << ", " << j
                                                                                              << "]";
   const AscendTrace t = last_ascend_trace();
-  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim."));
+  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim-910b."));
   EXPECT_EQ(t.blocks.size(), 3u);
   EXPECT_EQ(t.slots, 1);
   EXPECT_LE(t.ub_bytes, 2048);

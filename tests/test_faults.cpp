@@ -166,9 +166,9 @@ TEST(Faults, AnAscendKernelTheSimulatorStopsIsLoggedAndRunsOnTheReferenceExecuto
     add(call.a, call.b, call.out);
   }
   const AscendTrace t = last_ascend_trace();
-  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim."));
+  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim-910b."));
   EXPECT_THAT(t.fallback, ::testing::StartsWith("ascend-sim block 0: ")) << "the trace says why it fell back";
-  EXPECT_EQ(log.count("the call runs on the reference executor"), 1) << log.text();
+  EXPECT_EQ(log.count("the call runs on the host"), 1) << log.text();
   EXPECT_THAT(log.text(), HasSubstr(t.fallback + " (kernel " + t.kernel + ")"));
   // Block 0 stopped before writing its tiles: only the fallback wrote them.
   EXPECT_EQ(call.wrong(), "");
@@ -177,7 +177,7 @@ TEST(Faults, AnAscendKernelTheSimulatorStopsIsLoggedAndRunsOnTheReferenceExecuto
   add(again.a, again.b, again.out);
   EXPECT_EQ(last_ascend_trace().fallback, "");
   EXPECT_EQ(again.wrong(), "");
-  EXPECT_EQ(log.count("the call runs on the reference executor"), 1);
+  EXPECT_EQ(log.count("the call runs on the host"), 1);
 }
 
 TEST(Faults, AnAscendKernelThatDoesNotCompileRunsOnTheReferenceExecutor) {
@@ -191,7 +191,7 @@ TEST(Faults, AnAscendKernelThatDoesNotCompileRunsOnTheReferenceExecutor) {
     add(call.a, call.b, call.out);
   }
   const AscendTrace t = last_ascend_trace();
-  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim."));
+  EXPECT_THAT(t.kernel, HasSubstr(".ascend-sim-910b."));
   EXPECT_EQ(t.fallback, "no kernel (compilation failed)");
   EXPECT_EQ(log.count("compiling " + t.kernel + " failed"), 1) << log.text();
   EXPECT_EQ(call.wrong(), "");

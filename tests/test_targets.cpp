@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "ascend_product.h"
 #include "ascend_target.h"
 #include "bcast/config.h"
 #include "bcast/runtime.h"
@@ -11,6 +12,7 @@
 #include "host_target.h"
 #include "kernel_provider.h"
 #include "targets.h"
+#include "test_support.h"
 
 namespace bcast {
 namespace {
@@ -65,10 +67,24 @@ TEST(Targets, TheAscendTargetIsItsSimulatorsModel) {
     names.push_back(s.name);
     EXPECT_NE(s.address, nullptr) << s.name;
   }
-  EXPECT_THAT(names, ::testing::UnorderedElementsAre("bcast_sim_copy_in", "bcast_sim_copy_out",
-                                                     "bcast_sim_vector_binary", "bcast_sim_vector_node",
-                                                     "bcast_sim_broadcast",
-                                                     "bcast_sim_enque", "bcast_sim_deque", "bcast_sim_tile_done"));
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("bcast_sim_copy", "bcast_sim_vector", "bcast_sim_queue",
+                                                     "bcast_sim_flag", "bcast_sim_get_value", "bcast_sim_tile_done"));
+}
+
+// NOTE: [Target models]: one ascend-sim target a product, each its own model
+// in the keys; the setting names every product the table has.
+TEST(Targets, EachProductIsAModelOfTheAscendTarget) {
+  std::vector<std::string> accepted;
+  for (const ascend::Product& p : ascend::products()) {
+    const test::ScopedSetting product("BCAST_ASCEND_PRODUCT", std::string(p.name));
+    const Target& t = target_for(TargetKind::ascend_sim);
+    EXPECT_EQ(t.model_name(), p.name);
+    EXPECT_EQ(ascend::products()[t.model() - 1u].name, p.name);
+    const KernelKey key = make_kernel_key(t, Op::add, DType::f32, BroadcastType{DimCode::same}, provider::current_codegen_id());
+    EXPECT_NE(key.to_string().find(".ascend-sim-" + std::string(p.name) + "."), std::string::npos) << key.to_string();
+  }
+  for (const SettingInfo& s : effective_settings())
+    if (s.name == "BCAST_ASCEND_PRODUCT") EXPECT_EQ(s.accepted, ascend::product_names());
 }
 
 // A public setter tells the provider, which tells jit/'s cache at once: its

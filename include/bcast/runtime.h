@@ -1,6 +1,7 @@
 // Process-wide runtime settings and facts about the code generator's host.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -91,17 +92,29 @@ std::vector<KernelStats> kernel_cache_entries();
 // `bcast-cache list --memory FILE`. Written aside and renamed into place.
 void write_kernel_cache_dump(const std::string& path);
 
-// What the calling thread's last op under BCAST_TARGET=ascend-sim did.
+// What the calling thread's last op under BCAST_TARGET=ascend-sim did: the
+// tiling, and per block the traffic and the pipe schedule's estimate
+// (docs/ascend.md: the cost model, its figures and what they promise).
 struct AscendBlockTrace {
-  std::int64_t tiles = 0, gm_to_ub_bytes = 0, ub_to_gm_bytes = 0, copy_calls = 0, vector_repeats = 0,
-               ub_high_water = 0;
+  std::int64_t tiles = 0, gm_to_ub_bytes = 0, ub_to_gm_bytes = 0, copy_calls = 0, vector_calls = 0,
+               vector_repeats = 0, ub_high_water = 0;
+  std::int64_t cycles = 0;               // the block's estimated time, in the product's clock cycles
+  std::array<std::int64_t, 4> busy{};    // cycles each pipe works: MTE2, V, MTE3, S
+  std::string critical;                  // the busiest pipe's name
+  std::vector<std::string> hazards;      // empty for a sound kernel
 };
 struct AscendTrace {
   std::string kernel;              // the kernel key; empty if the call did not run on the simulator
-  std::string fallback;            // why it ran on the reference executor instead, if it did
-  std::int64_t tile = 0, tiles = 0, slots = 0, ub_bytes = 0;
-  bool a_resident = false, b_resident = false;
+  std::string fallback;            // why it ran on the host instead, if it did
+  std::string product;             // BCAST_ASCEND_PRODUCT's
+  double clock_ghz = 0;            // the product's (an estimate)
+  std::int64_t rows = 0, cols = 0, pitch = 0;  // a full tile: rows x cols elements, rows pitch elements apart in the UB
+  std::int64_t tiles = 0, slots = 0, ub_bytes = 0;
+  std::int64_t shared_granules = 0;  // 32-byte GM granules two blocks each write part of
+  std::vector<std::string> fetch;  // how each input reaches a tile: stream, row, column, scalar
   std::vector<AscendBlockTrace> blocks;
+  // The call's estimate: its slowest block, in microseconds.
+  double estimated_us() const;
 };
 AscendTrace last_ascend_trace();
 

@@ -1,45 +1,50 @@
-// The Ascend-style emitter. Per block: load resident operands once, then for
-// each tile: bring each input into the UB (copy, or broadcast a scalar),
-// run one vector instruction, copy the result out, and step the offsets.
+// The Ascend-style emitter: the kernel of NOTE: [Ascend lowering] as LLVM IR.
+// Per block: find the first tile from the block's index (NOTE: [Ascend
+// tiling]), read scalar inputs into registers; then per tile, as an Ascend C
+// kernel's Process loop: CopyIn (AllocTensor, DataCopy, EnQue per input),
+// Compute (DeQue, Brcb for columns, the lowering's vector steps, EnQue out,
+// FreeTensor), CopyOut (DeQue, DataCopy, FreeTensor), then step the offsets.
 #include "emit/ascend_emitter.h"
 
 #include <llvm/IR/IRBuilder.h>
 
 #include <cstddef>
+#include <map>
 #include <type_traits>
 
 #include "ascend_abi.h"
+#include "ascend_lowering.h"
 #include "expr_kernel.h"
+#include "ir/ir_dtypes.h"
 #include "ir/ir_helpers.h"
+#include "ir/ir_nodes.h"
+#include "ir/ir_ops.h"
 #include "ir/odometer.h"
 
 namespace bcast::jit {
 namespace {
 
-using ascend::BlockStart;
-using ascend::KernelParams;
+using namespace bcast::ascend;
 using llvm::BasicBlock;
 using llvm::Value;
 
-// The LLVM type of a C parameter type of NOTE: [Ascend intrinsics].
+// The LLVM type of a C parameter or result type of NOTE: [Ascend intrinsics].
 template <class T>
 llvm::Type* llvm_type(llvm::LLVMContext& c) {
-  if constexpr (std::is_pointer_v<T>) return llvm::PointerType::get(c, 0);
+  if constexpr (std::is_void_v<T>) return llvm::Type::getVoidTy(c);
+  else if constexpr (std::is_pointer_v<T>) return llvm::PointerType::get(c, 0);
   else return llvm::IntegerType::get(c, 8 * sizeof(T));
 }
 
-// The LLVM function type of an intrinsic's prototype.
 template <class Prototype>
 struct FunctionTypeOf;
-template <class... Params>
-struct FunctionTypeOf<void(Params...)> {
+template <class Result, class... Params>
+struct FunctionTypeOf<Result(Params...)> {
   static llvm::FunctionType* get(llvm::LLVMContext& c) {
-    return llvm::FunctionType::get(llvm::Type::getVoidTy(c), {llvm_type<Params>(c)...}, false);
+    return llvm::FunctionType::get(llvm_type<Result>(c), {llvm_type<Params>(c)...}, false);
   }
 };
 
-// The intrinsics, one value per entry of BCAST_ASCEND_INTRINSICS, and each
-// one's symbol and LLVM type, made from the same list.
 #define BCAST_INTRINSIC_VALUE(symbol, prototype) symbol,
 enum class Intrinsic { BCAST_ASCEND_INTRINSICS(BCAST_INTRINSIC_VALUE) };
 #undef BCAST_INTRINSIC_VALUE
@@ -52,55 +57,67 @@ struct IntrinsicDecl {
 constexpr IntrinsicDecl kIntrinsics[] = {BCAST_ASCEND_INTRINSICS(BCAST_INTRINSIC_DECL)};
 #undef BCAST_INTRINSIC_DECL
 
+std::int64_t size_of(DType t) { return static_cast<std::int64_t>(dtype_size(t)); }
+
+// Where a step's operand is during a tile: a UB address, plus, in per-row
+// steps, how far it moves a row; `column` operands are read through a block
+// stride of 0; a register has a value instead.
+struct Place {
+  Value* address = nullptr;
+  Value* row_bytes = nullptr;  // per row
+  bool column = false;
+  Value* value = nullptr;      // a register's bits
+  DType dtype = DType::f32;
+};
+
 class AscendEmitter {
  public:
   AscendEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol)
-      : module_(module), key_(key), b_(module.getContext()),
-        program_(key.expr != 0 ? &expr_kernel_spec(key.expr).program : nullptr),
-        operands_(program_ ? 1 + static_cast<int>(program_->inputs.size()) : kNumOperands),
-        odometer_(operands_) {
+      : module_(module), key_(key), b_(module.getContext()), product_(products()[key.model - 1u]),
+        lw_(lower_for_ascend(key, product_)), inputs_(static_cast<int>(lw_.inputs.size())),
+        outer_(std::max<int>(key.expr != 0 ? static_cast<int>(expr_rank(key)) : key.rank, 2) - 2),
+        odometer_(1 + inputs_) {
     llvm::Type* i64 = b_.getInt64Ty();
     llvm::Type* ptr = b_.getPtrTy();
     auto* type = llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, ptr, ptr, ptr}, false);
     fn_ = begin_kernel(b_, module, type, symbol, settings);
-    const char* names[] = {"block_idx", "block_num", "gm", "params", "ctx"};
+    const char* names[] = {"block_idx", "block_num", "gm", "tiling", "ctx"};
     for (unsigned i = 0; i < 5; ++i) fn_->getArg(i)->setName(names[i]);
-    params_ = fn_->getArg(3);
+    tiling_ = fn_->getArg(3);
     ctx_ = fn_->getArg(4);
-    for (int k = 0; k < operands_; ++k)
-      gm_.push_back(load_field(b_, fn_->getArg(2), k * sizeof(void*), b_.getPtrTy(), k == 0 ? "gm_out" : "gm_in"));
-    inner_stride_.resize(operands_);
-    tile_step_.resize(operands_);
-    row_rewind_.resize(operands_);
-    residency_.resize(operands_);
-    ub_resident_.resize(operands_);
-    ub_tile_.resize(operands_);
+    copy_call_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), sizeof(CopyCall)), nullptr, "copy_call");
+    vector_call_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), sizeof(VectorCall)), nullptr, "vector_call");
+    for (int k = 0; k <= inputs_; ++k)
+      gm_.push_back(load_field(b_, fn_->getArg(2), k * sizeof(void*), ptr, k == 0 ? "gm_out" : "gm_in"));
   }
 
   llvm::Function* emit() {
     BasicBlock* exit = block("exit");
-    // This block's start: blocks[block_idx].
-    Value* blocks = field(offsetof(KernelParams, blocks), b_.getPtrTy(), "blocks");
-    Value* start = b_.CreateGEP(llvm::ArrayType::get(b_.getInt8Ty(), sizeof(BlockStart)), blocks, fn_->getArg(0),
-                                "start");
-    Value* tiles = load_field(b_, start, offsetof(BlockStart, tiles), b_.getInt64Ty(), "tiles");
+    if (!lw_.refused.empty()) {  // the dispatcher never runs such a key
+      b_.CreateBr(exit);
+      b_.SetInsertPoint(exit);
+      b_.CreateRetVoid();
+      return fn_;
+    }
+    // This block's tiles: [share(tiles, block_num, idx), share(tiles, block_num, idx + 1)).
+    Value* tiles = t64(offsetof(TilingData, tiles), "tiles");
+    Value* first = share(tiles, fn_->getArg(1), fn_->getArg(0));
+    Value* count = b_.CreateSub(share(tiles, fn_->getArg(1), b_.CreateAdd(fn_->getArg(0), b_.getInt64(1))), first);
     BasicBlock* body = block("body");
-    b_.CreateCondBr(b_.CreateICmpSGT(tiles, b_.getInt64(0)), body, exit);
+    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), body, exit);
     b_.SetInsertPoint(body);
-
-    load_parameters(start);
-    load_residents();
-    Value* remaining = local("remaining", tiles);
+    load_tiling();
+    find_start(first);
+    load_registers();
+    Value* remaining = local("remaining", count);
     Value* slot = local("slot", b_.getInt64(0));
     BasicBlock* tile = block("tile");
     b_.CreateBr(tile);
 
     b_.SetInsertPoint(tile);
     emit_tile(b_.CreateLoad(b_.getInt64Ty(), slot, "slot"));
-    // Next slot (0, 1, 0, ... with double buffering) and next tile.
-    Value* s = b_.CreateLoad(b_.getInt64Ty(), slot);
-    Value* wrapped = b_.CreateICmpEQ(b_.CreateAdd(s, b_.getInt64(1)), slots_);
-    b_.CreateStore(b_.CreateSelect(wrapped, b_.getInt64(0), b_.CreateAdd(s, b_.getInt64(1))), slot);
+    Value* s = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), slot), b_.getInt64(1));
+    b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(s, slots_), b_.getInt64(0), s), slot);
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
     b_.CreateStore(left, remaining);
     BasicBlock* advance = block("advance");
@@ -114,207 +131,523 @@ class AscendEmitter {
   }
 
  private:
-  // ---- parameters ----
+  static std::size_t expr_rank(const KernelKey& key);
 
-  void load_parameters(Value* start) {
-    const int outer = key_.rank > 0 ? key_.rank - 1 : 0;
-    Value* extents = field(offsetof(KernelParams, extents), b_.getPtrTy(), "extents");
-    Value* strides = field(offsetof(KernelParams, strides), b_.getPtrTy(), "strides");
-    Value* spans = field(offsetof(KernelParams, spans), b_.getPtrTy(), "spans");
-    Value* index = load_field(b_, start, offsetof(BlockStart, index), b_.getPtrTy(), "index");
-    for (int l = 0; l < outer; ++l) {
-      odometer_.extent.push_back(element(extents, l, "extent"));
-      odometer_.index.push_back(local("i" + std::to_string(l), element(index, l, "start")));
-      for (int k = 0; k < operands_; ++k) {
-        odometer_.stride[k].push_back(element(strides, k * outer + l, "stride"));
-        odometer_.span[k].push_back(element(spans, k * outer + l, "span"));
+  // The fields every form of step `i` shares: instruction, types, places.
+  struct VectorFields {
+    Instr instr = Instr::Add;
+    DType dtype = DType::f32, src_dtype = DType::f32;
+    Value* dst = nullptr;
+    Value* src0 = nullptr;
+    Value* src1 = nullptr;
+    Value* scalar = nullptr;
+    Value* mask = nullptr;
+    Value* repeat = nullptr;
+    Value* count = nullptr;
+    RepeatParams params;
+    std::uint8_t mode = 0;
+    // Per operand (dst, src0, src1): element size (0 when absent), whether a
+    // column (read through a block a row) or a row input (the same every row).
+    std::int64_t size[3] = {0, 0, 0};
+    bool column[3] = {false, false, false}, row_input[3] = {false, false, false};
+    Value* column_step[3] = {nullptr, nullptr, nullptr};
+  };
+
+
+  // ---- the block's start ----
+
+  void load_tiling() {
+    const int levels = outer_ + 2;
+    for (int l = 0; l < levels; ++l) extent_.push_back(t64(offsetof(TilingData, extents) + 8 * l, "extent"));
+    for (int k = 0; k <= inputs_; ++k) {
+      std::vector<Value*> s;
+      for (int l = 0; l < levels; ++l)
+        s.push_back(t64(offsetof(TilingData, strides) + 8 * (k * kMaxLevels + l), "stride"));
+      stride_.push_back(s);
+    }
+    rows_ = t64(offsetof(TilingData, rows), "rows");
+    cols_ = t64(offsetof(TilingData, cols), "cols");
+    pitch_ = t64(offsetof(TilingData, pitch), "pitch");
+    row_tiles_ = t64(offsetof(TilingData, row_tiles), "row_tiles");
+    col_tiles_ = t64(offsetof(TilingData, col_tiles), "col_tiles");
+    slots_ = t64(offsetof(TilingData, slots), "slots");
+    m_ = extent_[outer_];
+    n_ = extent_[outer_ + 1];
+    // A tile's elements in the UB, rows times pitch: a full tile's, and the
+    // last row tile's (fewer rows), so that tiles add and never multiply.
+    full_elems_ = b_.CreateMul(rows_, pitch_, "full_elems");
+    for (std::int64_t size : {1, 2, 4, 8}) pitch_bytes_[size] = b_.CreateMul(pitch_, b_.getInt64(size), "pitch_bytes");
+    last_elems_ = b_.CreateMul(b_.CreateSub(m_, b_.CreateMul(b_.CreateSub(row_tiles_, b_.getInt64(1)), rows_)), pitch_,
+                               "last_elems");
+  }
+
+  // The first tile's place: the only divisions and products of a block.
+  void find_start(Value* first) {
+    Value* ct = b_.CreateSRem(first, col_tiles_);
+    Value* rest = b_.CreateSDiv(first, col_tiles_);
+    Value* rt = b_.CreateSRem(rest, row_tiles_);
+    Value* slab = b_.CreateSDiv(rest, row_tiles_);
+    col0_ = local("col0", b_.CreateMul(ct, cols_));
+    row0_ = local("row0", b_.CreateMul(rt, rows_));
+    std::vector<Value*> index(static_cast<std::size_t>(outer_));
+    for (int d = outer_ - 1; d >= 0; --d) {
+      index[d] = b_.CreateSRem(slab, extent_[d]);
+      slab = b_.CreateSDiv(slab, extent_[d]);
+    }
+    for (int d = 0; d < outer_; ++d) {
+      odometer_.extent.push_back(extent_[d]);
+      odometer_.index.push_back(local("i" + std::to_string(d), index[d]));
+    }
+    for (int k = 0; k <= inputs_; ++k) {
+      Value* offset = t64(offsetof(TilingData, base) + 8 * k, "base");
+      for (int d = 0; d < outer_; ++d) {
+        offset = b_.CreateAdd(offset, b_.CreateMul(index[d], stride_[k][d]));
+        odometer_.stride[k].push_back(stride_[k][d]);
+        odometer_.span[k].push_back(b_.CreateMul(b_.CreateSub(extent_[d], b_.getInt64(1)), stride_[k][d]));
       }
-    }
-    for (int k = 0; k < operands_; ++k) {
-      odometer_.offset[k] = local(
-          "offset", load_field(b_, start, offsetof(BlockStart, offset) + k * sizeof(std::int64_t), b_.getInt64Ty(),
-                               "start_offset"));
-      inner_stride_[k] = array_field(offsetof(KernelParams, inner_stride), k, "inner_stride");
-      tile_step_[k] = array_field(offsetof(KernelParams, tile_step), k, "tile_step");
-      row_rewind_[k] = array_field(offsetof(KernelParams, row_rewind), k, "row_rewind");
-      for (int s = 0; s < 2; ++s)
-        ub_tile_[k][s] = array_field(offsetof(KernelParams, ub_tile) + s * sizeof(std::int64_t), 2 * k, "ub_tile");
-      residency_[k] = array_field(offsetof(KernelParams, residency), k, "residency");
-      ub_resident_[k] = array_field(offsetof(KernelParams, ub_resident), k, "ub_resident");
-    }
-    n_ = field(offsetof(KernelParams, inner_extent), b_.getInt64Ty(), "n");
-    tile_ = field(offsetof(KernelParams, tile), b_.getInt64Ty(), "tile_elements");
-    slots_ = field(offsetof(KernelParams, slots), b_.getInt64Ty(), "slots");
-    pos_ = local("pos", load_field(b_, start, offsetof(BlockStart, pos), b_.getInt64Ty(), "pos"));
-    if (program_ != nullptr) {
-      Value* values = field(offsetof(KernelParams, ub_values), b_.getPtrTy(), "ub_values");
-      for (std::size_t i = 0; i < program_->code.size(); ++i)
-        ub_value_.push_back({element(values, static_cast<int>(2 * i), "ub_value"),
-                             element(values, static_cast<int>(2 * i + 1), "ub_value")});
+      Value* row_stride = stride_[k][outer_];
+      Value* inner_stride = stride_[k][outer_ + 1];
+      offset = b_.CreateAdd(offset, b_.CreateMul(b_.CreateLoad(b_.getInt64Ty(), row0_), row_stride));
+      offset = b_.CreateAdd(offset, b_.CreateMul(b_.CreateLoad(b_.getInt64Ty(), col0_), inner_stride));
+      odometer_.offset[k] = local("offset", offset);
+      col_step_.push_back(b_.CreateMul(cols_, inner_stride));
+      col_rewind_.push_back(b_.CreateMul(col_tiles_, col_step_.back()));
+      row_step_.push_back(b_.CreateMul(rows_, row_stride));
+      row_rewind_.push_back(b_.CreateMul(row_tiles_, row_step_.back()));
     }
   }
 
-  // A resident input is copied whole into the UB once per block.
-  void load_residents() {
-    for (int k = 1; k < operands_; ++k) {
-      BasicBlock* load = block("load_resident");
-      BasicBlock* after = block("after_resident");
-      b_.CreateCondBr(b_.CreateICmpEQ(residency_[k], b_.getInt64(ascend::kResident)), load, after);
-      b_.SetInsertPoint(load);
-      Value* count = array_field(offsetof(KernelParams, resident_count), k, "resident_count");
-      Value* gm_offset = array_field(offsetof(KernelParams, resident_gm_offset), k, "resident_gm_offset");
-      call(Intrinsic::bcast_sim_copy_in, {ctx_, ub_resident_[k], b_.CreateGEP(b_.getInt8Ty(), gm_[k], gm_offset), count,
-                                 b_.getInt64(1), b_.getInt32(k)});
-      b_.CreateBr(after);
-      b_.SetInsertPoint(after);
+  // Scalar inputs (copied and read with GetValue once a block), the
+  // expression's scalars, and the steps the scalar unit computes.
+  void load_registers() {
+    registers_.assign(static_cast<std::size_t>(inputs_), nullptr);
+    for (int k = 0; k < inputs_; ++k) {
+      if (lw_.fetch[k] != Fetch::scalar) continue;
+      const std::int64_t size = size_of(lw_.inputs[k]);
+      Value* ub = t64(offsetof(TilingData, ub_scalar) + 8 * (k + 1), "ub_scalar");
+      copy(CopyDir::gm_to_ub, ub, gm_at(k + 1), k + 1, size, b_.getInt64(1), whole_or_bytes(b_.getInt64(size)),
+           b_.getInt64(0), b_.getInt64(0));
+      call(Intrinsic::bcast_sim_flag, {ctx_, i32(1), i32(int(Pipe::mte2)), i32(int(Pipe::scalar)), i32(k)});
+      call(Intrinsic::bcast_sim_flag, {ctx_, i32(0), i32(int(Pipe::mte2)), i32(int(Pipe::scalar)), i32(k)});
+      registers_[k] = call(Intrinsic::bcast_sim_get_value, {ctx_, ub, i32(static_cast<int>(size))});
+    }
+    for (std::size_t j = 0; j < lw_.scalars.size(); ++j)
+      scalar_args_.push_back(t64(offsetof(TilingData, scalars) + 8 * j, "scalar"));
+    step_registers_.assign(lw_.steps.size(), nullptr);
+    for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
+      const Step& st = lw_.steps[i];
+      if (st.scalar_unit) step_registers_[i] = scalar_unit(st);
+      else if (st.negate_scalar) step_registers_[i] = negate(register_of(st.args[1]), st.dtype);
     }
   }
 
   // ---- one tile ----
 
   void emit_tile(Value* slot) {
-    // len = min(tile, n - pos): the last tile of a row may be short.
-    Value* left_in_row = b_.CreateSub(n_, b_.CreateLoad(b_.getInt64Ty(), pos_));
-    Value* len = b_.CreateSelect(b_.CreateICmpSLT(left_in_row, tile_), left_in_row, tile_, "len");
-    std::vector<Value*> ub(static_cast<std::size_t>(operands_), nullptr);
-    for (int k = 1; k < operands_; ++k) {
-      ub[k] = fetch_input(k, slot, len);
-      call(Intrinsic::bcast_sim_enque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
+    Value* row0 = b_.CreateLoad(b_.getInt64Ty(), row0_);
+    Value* col0 = b_.CreateLoad(b_.getInt64Ty(), col0_);
+    Value* rows = min(rows_, b_.CreateSub(m_, row0), "rows_here");
+    Value* cols = min(cols_, b_.CreateSub(n_, col0), "cols_here");
+    Value* slot32 = b_.CreateTrunc(slot, b_.getInt32Ty());
+    // CopyIn
+    for (int k = 0; k < inputs_; ++k) {
+      if (lw_.fetch[k] == Fetch::scalar) continue;
+      queue(QueueOp::alloc, 1 + k, slot32);
+      Value* ub = queue_buffer(1 + k, slot);
+      if (lw_.fetch[k] == Fetch::column) copy_column(k, ub, rows);
+      else copy_rows(CopyDir::gm_to_ub, 1 + k, ub, lw_.fetch[k] == Fetch::row ? b_.getInt64(1) : rows, cols);
+      queue(QueueOp::enque, 1 + k, slot32);
     }
-    for (int k = 1; k < operands_; ++k)
-      call(Intrinsic::bcast_sim_deque, {ctx_, b_.getInt32(k), b_.CreateTrunc(slot, b_.getInt32Ty())});
-    Value* out_ub = tile_buffer(kOut, slot);
-    if (program_ == nullptr) call(Intrinsic::bcast_sim_vector_binary, {ctx_, out_ub, ub[kA], ub[kB], len});
-    else emit_nodes(ub, slot, len);
-    call(Intrinsic::bcast_sim_enque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
-    call(Intrinsic::bcast_sim_deque, {ctx_, b_.getInt32(ascend::kQueueOut), b_.CreateTrunc(slot, b_.getInt32Ty())});
-    call(Intrinsic::bcast_sim_copy_out, {ctx_, gm_at(kOut), out_ub, len, inner_stride_[kOut]});
+    // Compute
+    for (int k = 0; k < inputs_; ++k)
+      if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::deque, 1 + k, slot32);
+    queue(QueueOp::alloc, kQueueOut, slot32);
+    for (int k = 0; k < inputs_; ++k)
+      if (lw_.fetch[k] == Fetch::column) spread_column(k, queue_buffer(1 + k, slot), rows);
+    if (lw_.per_row) emit_rows(slot, rows, cols);
+    else emit_steps(slot, b_.CreateSelect(b_.CreateICmpEQ(rows, rows_), full_elems_, last_elems_));
+    queue(QueueOp::enque, kQueueOut, slot32);
+    for (int k = 0; k < inputs_; ++k)
+      if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::free, 1 + k, slot32);
+    // CopyOut
+    queue(QueueOp::deque, kQueueOut, slot32);
+    copy_rows(CopyDir::ub_to_gm, kQueueOut, queue_buffer(kQueueOut, slot), rows, cols);
+    queue(QueueOp::free, kQueueOut, slot32);
     call(Intrinsic::bcast_sim_tile_done, {ctx_});
   }
 
-  // NOTE: [Expression kernels]: each node of the program over the tile, from
-  // the inputs' tile buffers, the scalars and earlier nodes' buffers into its
-  // own (the last one's is out's).
-  void emit_nodes(const std::vector<Value*>& ub, Value* slot, Value* len) {
-    std::vector<Value*> value;  // each value's UB address, or kScalarArgument - j for scalar j
-    for (int k = 1; k < operands_; ++k) value.push_back(ub[k]);
-    for (std::size_t j = 0; j < program_->scalars.size(); ++j)
-      value.push_back(b_.getInt64(ascend::kScalarArgument - static_cast<std::int64_t>(j)));
-    Value* first_slot = b_.CreateICmpEQ(slot, b_.getInt64(0));
-    for (std::size_t i = 0; i < program_->code.size(); ++i) {
-      const ExprInstr& instr = program_->code[i];
-      Value* dst = b_.CreateSelect(first_slot, ub_value_[i][0], ub_value_[i][1], "node_ub");
-      Value* args[3] = {b_.getInt64(0), b_.getInt64(0), b_.getInt64(0)};
-      for (int a = 0; a < instr.arity(); ++a) args[a] = value[static_cast<std::size_t>(instr.args[a])];
-      call(Intrinsic::bcast_sim_vector_node,
-           {ctx_, b_.getInt32(static_cast<std::uint32_t>(i)), dst, args[0], args[1], args[2], len});
-      value.push_back(dst);
+  // A tile's rows of operand k (a stream, a row input, or out), `rows`
+  // blocks of `cols` elements, each row of the UB `pitch` elements apart.
+  void copy_rows(CopyDir dir, int k, Value* ub, Value* rows, Value* cols) {
+    const std::int64_t size = size_of(k == 0 ? lw_.out : lw_.inputs[k - 1]);
+    Value* len = b_.CreateMul(cols, b_.getInt64(size), "len");
+    Value* ub_row = pitch_bytes_.at(size);
+    Value* several = b_.CreateICmpSGT(rows, b_.getInt64(1));
+    Value* gm_gap = b_.CreateSelect(several, b_.CreateSub(stride_[k][outer_], len), b_.getInt64(0));
+    Value* ub_gap_blocks =
+        b_.CreateSDiv(b_.CreateSub(ub_row, round_up32(len)), b_.getInt64(kBlockBytes));  // the row's pad
+    if (!product_.has_data_copy_pad) {  // whole blocks (the launcher checked they are)
+      len = b_.CreateSDiv(len, b_.getInt64(kBlockBytes));
+      gm_gap = b_.CreateSDiv(gm_gap, b_.getInt64(kBlockBytes));
+    }
+    const bool in = dir == CopyDir::gm_to_ub;
+    copy(dir, ub, gm_at(k), k, size, rows, len, in ? gm_gap : ub_gap_blocks, in ? ub_gap_blocks : gm_gap);
+  }
+
+  // A column input's values for the tile's rows (NOTE: [Ascend tiling]'s ColumnMode).
+  void copy_column(int k, Value* ub, Value* rows) {
+    const std::int64_t size = size_of(lw_.inputs[k]);
+    Value* mode = t64(offsetof(TilingData, column_mode) + 8 * (k + 1), "column_mode");
+    Value* strided = b_.CreateICmpEQ(mode, b_.getInt64(kStrided));
+    Value* one = b_.CreateICmpEQ(mode, b_.getInt64(kOneValue));
+    Value* values = b_.CreateSelect(one, b_.getInt64(1), rows);
+    Value* count = b_.CreateSelect(strided, rows, b_.getInt64(1));
+    Value* len = b_.CreateSelect(strided, b_.getInt64(size), b_.CreateMul(values, b_.getInt64(size)));
+    Value* several = b_.CreateAnd(strided, b_.CreateICmpSGT(rows, b_.getInt64(1)));
+    Value* gap = b_.CreateSelect(several, b_.CreateSub(stride_[k + 1][outer_], b_.getInt64(size)), b_.getInt64(0));
+    if (!product_.has_data_copy_pad) len = b_.CreateSDiv(len, b_.getInt64(kBlockBytes));
+    copy(CopyDir::gm_to_ub, ub, gm_at(k + 1), k + 1, size, count, len, gap, b_.getInt64(0));
+  }
+
+  // Brcb: each value into a 32-byte block of its own (a strided column's
+  // copy already put them so).
+  void spread_column(int k, Value* ub, Value* rows) {
+    Value* mode = t64(offsetof(TilingData, column_mode) + 8 * (k + 1), "column_mode");
+    BasicBlock* spread = block("brcb");
+    BasicBlock* after = block("after_brcb");
+    b_.CreateCondBr(b_.CreateICmpNE(mode, b_.getInt64(kStrided)), spread, after);
+    b_.SetInsertPoint(spread);
+    Value* values = b_.CreateSelect(b_.CreateICmpEQ(mode, b_.getInt64(kOneValue)), b_.getInt64(1), rows);
+    VectorFields f{.instr = Instr::Brcb, .dtype = lw_.inputs[k]};
+    f.dst = t64(offsetof(TilingData, ub_brcb) + 8 * (k + 1), "ub_brcb");
+    f.src0 = ub;
+    f.repeat = b_.CreateSDiv(b_.CreateAdd(values, b_.getInt64(7)), b_.getInt64(8));
+    f.params = {1, 1, 1, 8, 8, 8};
+    vector(f);
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
+  }
+
+  // ---- the steps ----
+
+  // Whole-tile steps: count-form instructions over `count` elements.
+  void emit_steps(Value* slot, Value* count) {
+    for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
+      const Step& st = lw_.steps[i];
+      if (st.scalar_unit) continue;
+      VectorFields f = fields_of(st, i, slot);
+      f.count = count;
+      vector(f);
     }
   }
 
-  // The UB address of input k's data for this tile.
-  Value* fetch_input(int k, Value* slot, Value* len) {
-    const InnerStride inner = program_ ? expr_kernel_spec(key_.expr).inner[k] : key_.inner[k];
-    const bool repeated = key_.rank > 0 && inner == InnerStride::zero;
-    Value* buffer = tile_buffer(k, slot);
-    Value* offset = b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k]);
-    BasicBlock* resident = block("resident");
-    BasicBlock* per_tile = block("per_tile");
-    BasicBlock* fetched = block("fetched");
-    b_.CreateCondBr(b_.CreateICmpEQ(residency_[k], b_.getInt64(ascend::kResident)), resident, per_tile);
-
-    // Resident: the tile's data is already in the UB at ub_resident + offset.
-    b_.SetInsertPoint(resident);
-    Value* in_resident = b_.CreateAdd(ub_resident_[k], offset);
-    Value* from_resident = in_resident;
-    if (repeated) {
-      call(Intrinsic::bcast_sim_broadcast, {ctx_, buffer, in_resident, len, b_.getInt32(k)});
-      from_resident = buffer;
+  // Per-row steps: a row at a time; an instruction with a column operand
+  // reads it with block and repeat strides of 0, in full repeats and a tail.
+  void emit_rows(Value* slot, Value* rows, Value* cols) {
+    Value* row_elems = local("row_elems", b_.getInt64(0));  // r * pitch
+    Value* column_bytes = local("column_bytes", b_.getInt64(0));  // r * 32 (a block a row)
+    const CountedLoop loop = open_loop(b_, b_.getInt64(0), rows, "row");
+    for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
+      const Step& st = lw_.steps[i];
+      if (st.scalar_unit) continue;
+      VectorFields f = fields_of(st, i, slot);
+      Value* r = b_.CreateLoad(b_.getInt64Ty(), row_elems);
+      Value* cb = b_.CreateLoad(b_.getInt64Ty(), column_bytes);
+      bool any_column = false;
+      for (int a = 0; a < 3; ++a) {
+        Value** address = a == 0 ? &f.dst : a == 1 ? &f.src0 : &f.src1;
+        if (*address == nullptr) continue;
+        if (f.column[a]) {
+          any_column = true;
+          *address = b_.CreateAdd(*address, b_.CreateSelect(f.column_step[a], cb, b_.getInt64(0)));
+        } else if (!f.row_input[a]) {
+          *address = b_.CreateAdd(*address, b_.CreateMul(r, b_.getInt64(f.size[a])));
+        }
+      }
+      if (!any_column) {
+        f.count = cols;
+        vector(f);
+      } else {
+        strided_row(f, cols);
+      }
     }
-    b_.CreateBr(fetched);
-    BasicBlock* resident_end = b_.GetInsertBlock();
-
-    // Per tile: copy the row piece in, or one element and broadcast it.
-    b_.SetInsertPoint(per_tile);
-    if (repeated) {
-      call(Intrinsic::bcast_sim_copy_in, {ctx_, buffer, gm_at(k), b_.getInt64(1), b_.getInt64(1), b_.getInt32(k)});
-      call(Intrinsic::bcast_sim_broadcast, {ctx_, buffer, buffer, len, b_.getInt32(k)});
-    } else {
-      call(Intrinsic::bcast_sim_copy_in, {ctx_, buffer, gm_at(k), len, inner_stride_[k], b_.getInt32(k)});
-    }
-    b_.CreateBr(fetched);
-    BasicBlock* per_tile_end = b_.GetInsertBlock();
-
-    b_.SetInsertPoint(fetched);
-    llvm::PHINode* address = b_.CreatePHI(b_.getInt64Ty(), 2, "ub_input");
-    address->addIncoming(from_resident, resident_end);
-    address->addIncoming(buffer, per_tile_end);
-    return address;
+    add_to_local(b_, row_elems, pitch_);
+    add_to_local(b_, column_bytes, b_.getInt64(kBlockBytes));
+    close_loop(b_, loop, b_.getInt64(1), false);
   }
 
-  // Next tile: along the row, or to the next row through the odometer.
+  // A row of `cols` elements with column operands: full repeats, then the tail.
+  void strided_row(VectorFields f, Value* cols) {
+    std::int64_t widest = 1;
+    for (int a = 0; a < 3; ++a) widest = std::max(widest, f.size[a]);
+    const std::int64_t per_repeat = kRepeatBytes / widest;
+    std::int64_t* blk[] = {&f.params.dst_blk, &f.params.src0_blk, &f.params.src1_blk};
+    std::int64_t* rep[] = {&f.params.dst_rep, &f.params.src0_rep, &f.params.src1_rep};
+    for (int a = 0; a < 3; ++a) {
+      *blk[a] = f.column[a] ? 0 : 1;
+      *rep[a] = f.column[a] || f.size[a] == 0 ? 0 : per_repeat * f.size[a] / kBlockBytes;
+    }
+    Value* full = b_.CreateSDiv(cols, b_.getInt64(per_repeat), "full");
+    Value* tail = b_.CreateSRem(cols, b_.getInt64(per_repeat), "tail");
+    when(b_.CreateICmpSGT(full, b_.getInt64(0)), "full_repeats", [&] {
+      VectorFields g = f;
+      g.mask = b_.getInt64(per_repeat);
+      g.repeat = full;
+      vector(g);
+    });
+    when(b_.CreateICmpSGT(tail, b_.getInt64(0)), "tail_repeat", [&] {
+      VectorFields g = f;
+      Value** address[] = {&g.dst, &g.src0, &g.src1};
+      for (int a = 0; a < 3; ++a)
+        if (*address[a] != nullptr && !g.column[a])
+          *address[a] = b_.CreateAdd(*address[a], b_.CreateMul(full, b_.getInt64(per_repeat * f.size[a])));
+      g.mask = tail;
+      g.repeat = b_.getInt64(1);
+      vector(g);
+    });
+  }
+
+  VectorFields fields_of(const Step& st, std::size_t i, Value* slot) {
+    VectorFields f{.instr = st.instr, .dtype = st.dtype, .src_dtype = st.src_dtype};
+    f.mode = static_cast<std::uint8_t>(st.round);
+    const bool last = i + 1 == lw_.steps.size();
+    f.dst = last ? queue_buffer(kQueueOut, slot) : t64(offsetof(TilingData, ub_step) + 8 * i, "ub_step");
+    f.size[0] = size_of(st.dtype);
+    for (int a = 0; a < 2; ++a) {
+      const Ref& r = st.args[a];
+      if (st.instr == Instr::Duplicate && a == 0) {
+        f.scalar = register_of(r);
+        break;
+      }
+      if (a == 1 && r.is_register()) {
+        f.scalar = st.negate_scalar ? step_registers_[i] : register_of(r);
+        continue;
+      }
+      if (a == 1 && st.instr == Instr::Cast) break;
+      Value*& address = a == 0 ? f.src0 : f.src1;
+      f.size[1 + a] = size_of(st.instr == Instr::Cast ? st.src_dtype : st.dtype);
+      if (r.kind == Ref::step) {
+        address = static_cast<std::size_t>(r.index) + 1 == lw_.steps.size()
+                      ? queue_buffer(kQueueOut, slot)
+                      : t64(offsetof(TilingData, ub_step) + 8 * r.index, "ub_step");
+        continue;
+      }
+      const int k = r.index;
+      address = queue_buffer(1 + k, slot);
+      if (lw_.fetch[k] == Fetch::row) f.row_input[1 + a] = true;
+      if (lw_.fetch[k] == Fetch::column) {
+        Value* mode = t64(offsetof(TilingData, column_mode) + 8 * (k + 1), "column_mode");
+        Value* brcb = t64(offsetof(TilingData, ub_brcb) + 8 * (k + 1), "ub_brcb");
+        address = b_.CreateSelect(b_.CreateICmpEQ(mode, b_.getInt64(kStrided)), address, brcb);
+        f.column[1 + a] = true;
+        f.column_step[1 + a] = b_.CreateICmpNE(mode, b_.getInt64(kOneValue));  // a block a row, or one block
+      }
+    }
+    return f;
+  }
+
+  void vector(const VectorFields& f) {
+    Value* c = vector_call_;
+    b_.CreateMemSet(c, b_.getInt8(0), sizeof(VectorCall), llvm::MaybeAlign(8));
+    store8(c, offsetof(VectorCall, instr), static_cast<std::uint8_t>(f.instr));
+    store8(c, offsetof(VectorCall, dtype), static_cast<std::uint8_t>(f.dtype));
+    store8(c, offsetof(VectorCall, src_dtype), static_cast<std::uint8_t>(f.src_dtype));
+    store8(c, offsetof(VectorCall, mode), f.mode);
+    store64(c, offsetof(VectorCall, dst), f.dst);
+    if (f.src0) store64(c, offsetof(VectorCall, src0), f.src0);
+    if (f.src1) store64(c, offsetof(VectorCall, src1), f.src1);
+    if (f.scalar) store64(c, offsetof(VectorCall, scalar), f.scalar);
+    store64(c, offsetof(VectorCall, count), f.count ? f.count : b_.getInt64(-1));
+    if (f.mask) store64(c, offsetof(VectorCall, mask) + offsetof(Mask, count), f.mask);
+    if (f.repeat) store64(c, offsetof(VectorCall, repeat_times), f.repeat);
+    const std::int64_t p[] = {f.params.dst_blk, f.params.src0_blk, f.params.src1_blk,
+                              f.params.dst_rep, f.params.src0_rep, f.params.src1_rep};
+    for (int i = 0; i < 6; ++i) store64(c, offsetof(VectorCall, params) + 8 * i, b_.getInt64(p[i]));
+    call(Intrinsic::bcast_sim_vector, {ctx_, c});
+  }
+
+  // ---- registers ----
+
+  Value* register_of(const Ref& r) {
+    switch (r.kind) {
+      case Ref::scalar_input: return registers_[static_cast<std::size_t>(r.index)];
+      case Ref::scalar_arg: return scalar_args_[static_cast<std::size_t>(r.index)];
+      case Ref::scalar_step: return step_registers_[static_cast<std::size_t>(r.index)];
+      default: return b_.getInt64(0);
+    }
+  }
+
+  // A register's bits as a compute value of `t`, and back.
+  Value* compute_value(Value* bits, DType t) {
+    llvm::Type* storage = storage_type(b_.getContext(), t);
+    Value* narrow = b_.CreateTrunc(bits, b_.getIntNTy(static_cast<unsigned>(8 * size_of(t))));
+    return to_compute(b_, t, storage->isIntegerTy() ? narrow : b_.CreateBitCast(narrow, storage));
+  }
+  Value* bits_of(Value* value, DType t) {
+    Value* storage = to_storage(b_, t, value);
+    Value* as_int = storage->getType()->isIntegerTy()
+                        ? storage
+                        : b_.CreateBitCast(storage, b_.getIntNTy(static_cast<unsigned>(8 * size_of(t))));
+    return b_.CreateZExt(as_int, b_.getInt64Ty());
+  }
+
+  Value* scalar_unit(const Step& st) {
+    const ExprInstr& n = st.node;
+    std::vector<Value*> x;
+    for (int a = 0; a < n.arity(); ++a) {
+      const DType t = n.kind == InstrKind::ternary && n.code == static_cast<std::uint8_t>(TernaryOp::where) && a == 0
+                          ? DType::boolean
+                          : n.in;
+      x.push_back(compute_value(register_of(st.args[a]), t));
+    }
+    Value* r = nullptr;
+    switch (n.kind) {
+      case InstrKind::cast: r = emit_cast(b_, n.in, n.out, x[0]); break;
+      case InstrKind::binary: r = emit_op(b_, static_cast<Op>(n.code), n.in, x[0], x[1]); break;
+      case InstrKind::unary: r = emit_unary(b_, static_cast<UnaryOp>(n.code), n.in, x[0]); break;
+      case InstrKind::ternary: r = emit_ternary(b_, static_cast<TernaryOp>(n.code), n.in, x[0], x[1], x[2]); break;
+    }
+    return bits_of(r, n.out);
+  }
+
+  Value* negate(Value* bits, DType t) {
+    Value* v = compute_value(bits, t);
+    return bits_of(v->getType()->isFloatingPointTy() ? b_.CreateFNeg(v) : b_.CreateNeg(v), t);
+  }
+
+  // ---- advancing ----
+
   void emit_advance(BasicBlock* tile, BasicBlock* exit) {
-    Value* pos = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), pos_), tile_);
-    for (int k = 0; k < operands_; ++k) add_to(odometer_.offset[k], tile_step_[k]);
-    BasicBlock* same_row = block("same_row");
-    BasicBlock* next_row = block("next_row");
-    b_.CreateCondBr(b_.CreateICmpSLT(pos, n_), same_row, next_row);
+    const int operands = 1 + inputs_;
+    Value* col0 = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), col0_), cols_);
+    for (int k = 0; k < operands; ++k) add_to_local(b_, odometer_.offset[k], col_step_[k]);
+    BasicBlock* same_row = block("same_row_tiles");
+    BasicBlock* next_rows = block("next_rows");
+    b_.CreateCondBr(b_.CreateICmpSLT(col0, n_), same_row, next_rows);
     b_.SetInsertPoint(same_row);
-    b_.CreateStore(pos, pos_);
+    b_.CreateStore(col0, col0_);
     b_.CreateBr(tile);
-    b_.SetInsertPoint(next_row);
-    b_.CreateStore(b_.getInt64(0), pos_);
-    for (int k = 0; k < operands_; ++k)
-      b_.CreateStore(b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k]), row_rewind_[k]),
-                     odometer_.offset[k]);
+
+    b_.SetInsertPoint(next_rows);
+    b_.CreateStore(b_.getInt64(0), col0_);
+    Value* row0 = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), row0_), rows_);
+    for (int k = 0; k < operands; ++k) {
+      add_to_local(b_, odometer_.offset[k], b_.CreateNeg(col_rewind_[k]));
+      add_to_local(b_, odometer_.offset[k], row_step_[k]);
+    }
+    BasicBlock* same_slab = block("same_slab");
+    BasicBlock* next_slab = block("next_slab");
+    b_.CreateCondBr(b_.CreateICmpSLT(row0, m_), same_slab, next_slab);
+    b_.SetInsertPoint(same_slab);
+    b_.CreateStore(row0, row0_);
+    b_.CreateBr(tile);
+
+    b_.SetInsertPoint(next_slab);
+    b_.CreateStore(b_.getInt64(0), row0_);
+    for (int k = 0; k < operands; ++k) add_to_local(b_, odometer_.offset[k], b_.CreateNeg(row_rewind_[k]));
     odometer_.emit_step(b_, tile, exit);
   }
 
   // ---- helpers ----
 
-  Value* tile_buffer(int k, Value* slot) {
-    return b_.CreateSelect(b_.CreateICmpEQ(slot, b_.getInt64(0)), ub_tile_[k][0], ub_tile_[k][1]);
+  void copy(CopyDir dir, Value* ub, Value* gm, int operand, std::int64_t element_bytes, Value* count, Value* len,
+            Value* src_gap, Value* dst_gap) {
+    Value* c = copy_call_;
+    b_.CreateMemSet(c, b_.getInt8(0), sizeof(CopyCall), llvm::MaybeAlign(8));
+    const Instr instr = product_.has_data_copy_pad ? Instr::DataCopyPad : Instr::DataCopy;
+    store8(c, offsetof(CopyCall, instr), static_cast<std::uint8_t>(instr));
+    store8(c, offsetof(CopyCall, dir), static_cast<std::uint8_t>(dir));
+    store64(c, offsetof(CopyCall, ub), ub);
+    b_.CreateStore(gm, b_.CreateConstGEP1_64(b_.getInt8Ty(), c, offsetof(CopyCall, gm)));
+    b_.CreateStore(i32(operand), b_.CreateConstGEP1_64(b_.getInt8Ty(), c, offsetof(CopyCall, operand)));
+    store64(c, offsetof(CopyCall, element_bytes), b_.getInt64(element_bytes));
+    store64(c, offsetof(CopyCall, block_count), count);
+    store64(c, offsetof(CopyCall, block_len), len);
+    store64(c, offsetof(CopyCall, src_gap), src_gap);
+    store64(c, offsetof(CopyCall, dst_gap), dst_gap);
+    call(Intrinsic::bcast_sim_copy, {ctx_, c});
   }
-  Value* gm_at(int k) { return b_.CreateGEP(b_.getInt8Ty(), gm_[k], b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k])); }
-  void add_to(Value* slot, Value* amount) { add_to_local(b_, slot, amount); }
+
+  // A length in bytes as the product's copies count it.
+  Value* whole_or_bytes(Value* bytes) {
+    if (product_.has_data_copy_pad) return bytes;
+    return b_.CreateSDiv(round_up32(bytes), b_.getInt64(kBlockBytes));
+  }
+
+  void queue(QueueOp op, int q, Value* slot32) {
+    call(Intrinsic::bcast_sim_queue, {ctx_, i32(static_cast<int>(op)), i32(q), slot32});
+  }
+  Value* queue_buffer(int q, Value* slot) {
+    Value* s0 = t64(offsetof(TilingData, ub_queue) + 8 * (2 * q), "ub_queue");
+    Value* s1 = t64(offsetof(TilingData, ub_queue) + 8 * (2 * q + 1), "ub_queue");
+    return b_.CreateSelect(b_.CreateICmpEQ(slot, b_.getInt64(0)), s0, s1);
+  }
+  Value* gm_at(int k) {
+    return b_.CreateGEP(b_.getInt8Ty(), gm_[k], b_.CreateLoad(b_.getInt64Ty(), odometer_.offset[k]));
+  }
+  Value* share(Value* total, Value* parts, Value* part) {  // thread_pool.h's share()
+    Value* rest = b_.CreateSRem(total, parts);
+    return b_.CreateAdd(b_.CreateMul(b_.CreateSDiv(total, parts), part),
+                        b_.CreateSelect(b_.CreateICmpSLT(part, rest), part, rest));
+  }
+  Value* min(Value* x, Value* y, const char* name) { return b_.CreateSelect(b_.CreateICmpSLT(x, y), x, y, name); }
+  Value* round_up32(Value* x) {
+    return b_.CreateMul(b_.CreateSDiv(b_.CreateAdd(x, b_.getInt64(kBlockBytes - 1)), b_.getInt64(kBlockBytes)),
+                        b_.getInt64(kBlockBytes));
+  }
+  template <class Body>
+  void when(Value* condition, const char* name, Body body) {
+    BasicBlock* then = block(name);
+    BasicBlock* after = block(std::string("after_") + name);
+    b_.CreateCondBr(condition, then, after);
+    b_.SetInsertPoint(then);
+    body();
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
+  }
+  void store8(Value* base, std::size_t offset, std::uint8_t v) {
+    b_.CreateStore(b_.getInt8(v), b_.CreateConstGEP1_64(b_.getInt8Ty(), base, offset));
+  }
+  void store64(Value* base, std::size_t offset, Value* v) {
+    b_.CreateStore(v, b_.CreateConstGEP1_64(b_.getInt8Ty(), base, offset));
+  }
+  Value* t64(std::size_t offset, const char* name) { return load_field(b_, tiling_, offset, b_.getInt64Ty(), name); }
+  Value* i32(int v) { return b_.getInt32(static_cast<std::uint32_t>(v)); }
   Value* local(const std::string& name, Value* init) { return new_local(b_, name, init); }
-  Value* field(std::size_t offset, llvm::Type* type, const char* name) {
-    return load_field(b_, params_, offset, type, name);
-  }
-  Value* array_field(std::size_t offset, int i, const char* name) {
-    return field(offset + static_cast<std::size_t>(i) * sizeof(std::int64_t), b_.getInt64Ty(), name);
-  }
-  Value* element(Value* array, int i, const std::string& name) { return load_i64(b_, array, i, name); }
   BasicBlock* block(const std::string& name) { return new_block(b_, name); }
 
   // Calls an intrinsic, declared from its shared prototype (NOTE: [Ascend
   // intrinsics]); the verifier rejects a call whose arguments do not match it.
-  void call(Intrinsic which, std::initializer_list<Value*> args) {
-    llvm::FunctionCallee callee = declare(which);
-    b_.CreateCall(callee, args);
-  }
-  llvm::FunctionCallee declare(Intrinsic which) {
+  Value* call(Intrinsic which, std::initializer_list<Value*> args) {
     const IntrinsicDecl& decl = kIntrinsics[static_cast<std::size_t>(which)];
-    return module_.getOrInsertFunction(decl.symbol, decl.type(module_.getContext()));
+    llvm::FunctionCallee callee = module_.getOrInsertFunction(decl.symbol, decl.type(module_.getContext()));
+    return b_.CreateCall(callee, args);
   }
 
   llvm::Module& module_;
   const KernelKey& key_;
   llvm::IRBuilder<> b_;
-  const ExprProgram* program_;  // an expression kernel's; null for a binary op's
-  int operands_;                // out and the inputs
+  const Product& product_;
+  Lowering lw_;
+  int inputs_;
+  int outer_;  // levels above the rows
   Odometer odometer_;
   llvm::Function* fn_ = nullptr;
-  Value* params_ = nullptr;
+  Value* tiling_ = nullptr;
   Value* ctx_ = nullptr;
-  std::vector<Value*> gm_;
-  std::vector<Value*> inner_stride_, tile_step_, row_rewind_, residency_, ub_resident_;
-  std::vector<std::array<Value*, 2>> ub_tile_, ub_value_;
-  Value* n_ = nullptr;
-  Value* tile_ = nullptr;
-  Value* slots_ = nullptr;
-  Value* pos_ = nullptr;
+  Value* copy_call_ = nullptr;
+  Value* vector_call_ = nullptr;
+  std::vector<Value*> gm_, extent_;
+  std::vector<std::vector<Value*>> stride_;
+  std::vector<Value*> col_step_, col_rewind_, row_step_, row_rewind_;
+  std::vector<Value*> registers_, scalar_args_, step_registers_;
+  Value *rows_ = nullptr, *cols_ = nullptr, *pitch_ = nullptr, *row_tiles_ = nullptr, *col_tiles_ = nullptr;
+  Value *slots_ = nullptr, *m_ = nullptr, *n_ = nullptr, *row0_ = nullptr, *col0_ = nullptr;
+  Value *full_elems_ = nullptr, *last_elems_ = nullptr;
+  std::map<std::int64_t, Value*> pitch_bytes_;  // a UB row's bytes, by element size
 };
+
+std::size_t AscendEmitter::expr_rank(const KernelKey& key) { return expr_kernel_spec(key.expr).type.size(); }
 
 }  // namespace
 

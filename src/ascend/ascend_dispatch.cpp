@@ -1,9 +1,15 @@
-// The ascend-sim path of an op call.
+// The ascend-sim path of an op call: the key's lowering on the product, the
+// kernel, the launch, and the trace.
 #include "ascend_dispatch.h"
 
+#include <algorithm>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "ascend_launch.h"
+#include "ascend_lowering.h"
+#include "ascend_target.h"
 #include "bcast/runtime.h"
 #include "config.h"
 #include "expr_kernel.h"
@@ -16,9 +22,19 @@ namespace {
 
 thread_local AscendTrace t_last_trace;
 
-// A call that runs on the host instead: the trace and the log (debug) say why.
+// A call that runs on the host instead: the trace says why, and so does the
+// log: at warn the first time a reason comes up in the process, at debug
+// after that (NOTE: [Ascend lowering]: a fallback is never silent).
 bool fall_back(AscendTrace& trace, std::string why) {
-  logging::core().debug("ascend-sim: {}; the call runs on the host", why);
+  static std::mutex mutex;
+  static std::set<std::string> told;
+  bool first = false;
+  {
+    const std::lock_guard lock(mutex);
+    first = told.insert(why).second;
+  }
+  if (first) logging::core().warn("ascend-sim: {}; such calls run on the host", why);
+  else logging::core().debug("ascend-sim: {}; the call runs on the host", why);
   trace.fallback = std::move(why);
   return false;
 }
@@ -30,29 +46,63 @@ bool may_run(const BroadcastPlan& plan, AscendTrace& trace) {
   return true;
 }
 
-ascend::SimConfig sim_config() {
-  return {.ub_size = config::ub_size(), .block_num = config::block_num(), .double_buffer = config::double_buffer()};
+const ascend::Product& product_of(const Target& target) {
+  return static_cast<const ascend::AscendTarget&>(target).product();
 }
 
-// A launch's tiling and counters into the trace; a broken rule is logged.
-bool record(const ascend::Launch& run, AscendTrace& trace) {
-  trace.tile = run.plan.tile;
-  trace.tiles = run.plan.tiles;
-  trace.slots = run.plan.slots;
-  trace.ub_bytes = run.plan.ub_bytes;
-  trace.a_resident = run.plan.resident[kA];
-  trace.b_resident = run.plan.resident[kB];
-  for (const ascend::BlockCounters& c : run.blocks)
-    trace.blocks.push_back({c.tiles, c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.copy_calls, c.vector_repeats, c.ub_high_water});
+ascend::SimConfig sim_config(const ascend::Product& product) {
+  const std::int64_t ub = config::ub_size();
+  return {.product = &product, .ub_size = ub > 0 ? ub : product.ub_bytes, .block_num = config::block_num(),
+          .double_buffer = config::double_buffer()};
+}
+
+// A launch's tiling, counters and schedule into the trace; a broken rule is logged.
+bool record(const ascend::Launch& run, const ascend::Lowering& lowering, AscendTrace& trace) {
+  trace.rows = run.plan.rows, trace.cols = run.plan.cols, trace.pitch = run.plan.pitch;
+  trace.tiles = run.plan.tiles, trace.slots = run.plan.slots, trace.ub_bytes = run.plan.ub_bytes;
+  trace.shared_granules = run.shared_granules;
+  for (ascend::Fetch f : lowering.fetch) trace.fetch.emplace_back(ascend::fetch_name(f));
+  for (const ascend::BlockCounters& c : run.blocks) {
+    AscendBlockTrace b{c.tiles,  c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.copy_calls, c.vector_calls, c.vector_repeats,
+                       c.ub_high_water};
+    b.cycles = c.pipes.cycles;
+    std::copy(c.pipes.busy.begin(), c.pipes.busy.end(), b.busy.begin());
+    b.critical = std::string(ascend::pipe_name(c.pipes.critical));
+    b.hazards = c.pipes.hazards;
+    trace.blocks.push_back(std::move(b));
+  }
   if (!run.error.empty()) {
+    if (run.blocks.empty() || run.error.find("ascend-sim") == std::string::npos) return fall_back(trace, run.error);
     trace.fallback = run.error;
-    logging::core().error("{} (kernel {}); the call runs on the reference executor", run.error, trace.kernel);
+    logging::core().error("{} (kernel {}); the call runs on the host", run.error, trace.kernel);
     return false;
   }
   return true;
 }
 
+// The lowering, the kernel and the launch of a planned call.
+bool run_key(const Target& target, const KernelKey& key, const BroadcastPlan& plan,
+             const std::vector<TensorView>& views, std::span<const std::uint64_t> scalars, AscendTrace& trace) {
+  const ascend::Product& product = product_of(target);
+  trace.product = std::string(product.name);
+  trace.clock_ghz = product.clock_ghz;
+  const ascend::Lowering lowering = ascend::lower_for_ascend(key, product);
+  if (!lowering.refused.empty()) return fall_back(trace, lowering.refused);
+  trace.kernel = key.to_string();
+  const provider::Kernel kernel = provider::kernel_for(key, target);
+  if (kernel.entry == nullptr) return fall_back(trace, "no kernel (compilation failed)");
+  const ascend::Launch run = ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), lowering, plan, views,
+                                            scalars, sim_config(product));
+  return record(run, lowering, trace);
+}
+
 }  // namespace
+
+double AscendTrace::estimated_us() const {
+  std::int64_t cycles = 0;
+  for (const AscendBlockTrace& b : blocks) cycles = std::max(cycles, b.cycles);
+  return clock_ghz > 0 ? static_cast<double>(cycles) / (clock_ghz * 1000.0) : 0.0;
+}
 
 AscendTrace last_ascend_trace() { return t_last_trace; }
 
@@ -62,12 +112,7 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
   trace = {};  // a call that does not reach the simulator must not show the last one's trace
   if (!may_run(plan, trace)) return false;
   const KernelKey key = make_kernel_key(target, op, a.dtype, plan, provider::current_codegen_id());
-  trace.kernel = key.to_string();
-  const provider::Kernel kernel = provider::kernel_for(key, target);
-  if (kernel.entry == nullptr) return fall_back(trace, "no kernel (compilation failed)");
-  const ascend::Launch run = ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), op, plan, a, b, out,
-                                            sim_config());
-  return record(run, trace);
+  return run_key(target, key, plan, {out, a, b}, {}, trace);
 }
 
 bool run_expression_on_ascend_target(const Target& target, const std::string& structure,
@@ -79,17 +124,12 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
   trace = {};
   if (!may_run(plan, trace)) return false;
   const KernelKey key = make_expr_kernel_key(target, structure, inputs, scalars, plan, provider::current_codegen_id());
-  const ExprEvaluator evaluator(expr_kernel_spec(key.expr).program);
-  if (evaluator.program().code.empty()) return fall_back(trace, "the expression computes nothing (it copies an input)");
-  trace.kernel = key.to_string();
-  const provider::Kernel kernel = provider::kernel_for(key, target);
-  if (kernel.entry == nullptr) return fall_back(trace, "no kernel (compilation failed)");
+  if (expr_kernel_spec(key.expr).program.code.empty())
+    return fall_back(trace, "the expression computes nothing (it copies an input)");
   std::vector<TensorView> views{out};
   views.insert(views.end(), operands.begin(), operands.end());
-  const ascend::BlockWork work{.expression = &evaluator, .scalars = scalar_slots};
-  const ascend::Launch run =
-      ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), work, plan, views, sim_config());
-  return record(run, trace);
+  const auto* slots = static_cast<const std::uint64_t*>(scalar_slots);
+  return run_key(target, key, plan, views, std::span(slots, scalars.size()), trace);
 }
 
 }  // namespace bcast

@@ -1,10 +1,11 @@
-// The Ascend-style launcher: tile plan, per-block starting points, threads.
+// The Ascend-style launcher: tile plan, UB layout, tiling data, the product's
+// copy checks, and the blocks on threads.
 #include "ascend_launch.h"
 
 #include <algorithm>
-#include <array>
-#include <numeric>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "fault_injection.h"
 #include "thread_pool.h"
@@ -14,263 +15,323 @@ namespace bcast::ascend {
 namespace {
 
 std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
+std::int64_t ceil_div(std::int64_t x, std::int64_t m) { return (x + m - 1) / m; }
 
-// The plan as the kernel sees it: at least one level (a scalar is one
-// element of a one-element row), element strides.
+// The plan as the kernel sees it: at least two levels (rows and the
+// innermost), element strides.
 struct Levels {
   std::vector<std::int64_t> extents;
   BroadcastPlan::Rows strides;
   std::vector<std::int64_t> base;
   int rank() const { return static_cast<int>(extents.size()); }
+  std::int64_t n() const { return extents.back(); }
+  std::int64_t m() const { return extents[extents.size() - 2]; }
+  std::int64_t slabs() const {
+    std::int64_t s = 1;
+    for (int d = 0; d + 2 < rank(); ++d) s *= extents[d];
+    return s;
+  }
+  std::int64_t row_stride(int k) const { return strides[k][extents.size() - 2]; }
 };
 
 Levels levels_of(const BroadcastPlan& plan) {
   Levels l{plan.extents, plan.strides, plan.base};
-  if (l.extents.empty()) {
-    l.extents = {1};
-    for (auto& s : l.strides) s = {0};
+  while (l.extents.size() < 2) {
+    l.extents.insert(l.extents.begin(), 1);
+    for (auto& s : l.strides) s.insert(s.begin(), 0);
   }
   return l;
 }
 
-// An input is kept whole in the UB when tiles read it again and again (it
-// repeats along some level), it is one dense block in GM, and every tile's
-// slice of it starts 32-byte aligned in the UB (or is one repeated element).
-bool may_stay_resident(const Levels& l, int k, const TensorView& view, std::int64_t size) {
-  if (view.numel() == 0 || !view.layout.is_contiguous()) return false;
-  bool repeated = false;
-  for (int d = 0; d < l.rank(); ++d) repeated = repeated || (l.strides[k][d] == 0 && l.extents[d] > 1);
-  if (!repeated) return false;
-  if (l.strides[k].back() == 0) return true;  // broadcast one element: any UB address works
-  // A tile reads its slice of the resident copy forwards: only for an inner
-  // stride of +1 (a dim that out walks backwards is flipped for every operand).
-  if (l.strides[k].back() != 1) return false;
-  if ((l.base[k] * size) % kAlign != 0) return false;
-  for (int d = 0; d + 1 < l.rank(); ++d)
-    if ((l.strides[k][d] * size) % kAlign != 0) return false;
-  return true;
+// Sizes of what a tile holds: each operand's element (out first), each
+// step's result but the last (it writes out's buffer) and those the scalar
+// unit computes.
+struct Sizes {
+  std::vector<std::int64_t> operand, step;
+  std::int64_t smallest = kBlockBytes, widest = 1;
+};
+
+Sizes sizes_of(const Lowering& lw) {
+  Sizes s;
+  s.operand.push_back(static_cast<std::int64_t>(dtype_size(lw.out)));
+  for (DType t : lw.inputs) s.operand.push_back(static_cast<std::int64_t>(dtype_size(t)));
+  for (std::size_t i = 0; i < lw.steps.size(); ++i) {
+    const Step& st = lw.steps[i];
+    s.step.push_back(st.scalar_unit || i + 1 == lw.steps.size() ? 0 : static_cast<std::int64_t>(dtype_size(st.dtype)));
+  }
+  for (std::int64_t v : s.operand) s.smallest = std::min(s.smallest, v), s.widest = std::max(s.widest, v);
+  for (std::int64_t v : s.step)
+    if (v > 0) s.smallest = std::min(s.smallest, v), s.widest = std::max(s.widest, v);
+  return s;
 }
 
-}  // namespace
+// NOTE: [Ascend UB layout] The UB, in the order a TPipe's InitBuffer calls
+// would lay it out: each scalar input's staging block; each other input's
+// queue buffers (a slot each) and, for a column, its Brcb blocks; out's
+// queue buffers; each step's result tile. Fills the tiling's addresses when
+// given one; returns the bytes used.
+std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, std::int64_t pitch,
+                        std::int64_t slots, TilingData* t) {
+  std::int64_t ub = 0;
+  auto take = [&ub](std::int64_t bytes) {
+    const std::int64_t at = ub;
+    ub += round_up(bytes, kBlockBytes);
+    return at;
+  };
+  const std::int64_t tile_elems = rows * pitch, column_bytes = round_up(rows, 8) * kBlockBytes;
+  for (std::size_t k = 0; k < lw.fetch.size(); ++k)
+    if (lw.fetch[k] == Fetch::scalar) {
+      const std::int64_t at = take(kBlockBytes);
+      if (t) t->ub_scalar[k + 1] = at;
+    }
+  for (std::size_t k = 0; k < lw.fetch.size(); ++k) {
+    const std::int64_t size = sz.operand[k + 1];
+    std::int64_t bytes = 0;
+    switch (lw.fetch[k]) {
+      case Fetch::stream: bytes = tile_elems * size; break;
+      case Fetch::row: bytes = pitch * size; break;
+      case Fetch::column: bytes = column_bytes; break;
+      case Fetch::scalar: continue;
+    }
+    for (std::int64_t s = 0; s < slots; ++s) {
+      const std::int64_t at = take(bytes);
+      if (t) t->ub_queue[k + 1][s] = at, t->ub_queue[k + 1][1] = slots == 1 ? at : t->ub_queue[k + 1][1];
+    }
+    if (lw.fetch[k] == Fetch::column) {
+      const std::int64_t at = take(column_bytes);
+      if (t) t->ub_brcb[k + 1] = at;
+    }
+  }
+  for (std::int64_t s = 0; s < slots; ++s) {
+    const std::int64_t at = take(tile_elems * sz.operand[0]);
+    if (t) t->ub_queue[kQueueOut][s] = at, t->ub_queue[kQueueOut][1] = slots == 1 ? at : t->ub_queue[kQueueOut][1];
+  }
+  for (std::size_t i = 0; i < sz.step.size(); ++i)
+    if (sz.step[i] > 0) {
+      const std::int64_t at = take(tile_elems * sz.step[i]);
+      if (t) t->ub_step[i] = at;
+    }
+  return ub;
+}
 
-std::optional<TilePlan> plan_tiles(const BroadcastPlan& bplan, std::span<const TensorView> operands,
-                                   std::span<const std::int64_t> node_sizes, const SimConfig& config, std::string& why) {
-  const Levels l = levels_of(bplan);
-  const std::int64_t n = l.extents.back();
-  // Whole tiles are a multiple of 32 bytes in every buffer.
-  std::int64_t smallest = kAlign, per_element = 0;  // per_element: the tile buffers' bytes per element
-  for (const TensorView& v : operands) {
-    smallest = std::min<std::int64_t>(smallest, static_cast<std::int64_t>(v.element_size()));
-    per_element += static_cast<std::int64_t>(v.element_size());
+// The largest tile that fits: whole rows, as many as fit, when a row does;
+// else one row's piece, as long as fits. Per-row steps issue a repeat
+// stride's worth of repeats (255) at most, which bounds a row piece.
+std::optional<TilePlan> plan_tiles(const Levels& l, const Lowering& lw, const Sizes& sz, const SimConfig& config,
+                                   std::string& why) {
+  const Product& p = *config.product;
+  bool columns = false;
+  for (Fetch f : lw.fetch) columns = columns || f == Fetch::column;
+  const std::int64_t budget = config.ub_size - (columns ? p.brcb_scratch : 0);
+  const std::int64_t unit = kBlockBytes / sz.smallest;
+  const std::int64_t max_cols = lw.per_row ? kMaxRepeatTimes * (kRepeatBytes / sz.widest) / unit * unit : INT64_MAX / 4;
+  // Several rows a tile only where each copy walks forward from row to row:
+  // a stream's rows must not overlap (its row stride at least a row), a
+  // column's values must not go backwards (no copy has a negative gap).
+  bool several_rows = true;
+  for (std::size_t k = 0; k < sz.operand.size(); ++k) {
+    const Fetch f = k == 0 ? Fetch::stream : lw.fetch[k - 1];
+    const std::int64_t s = l.row_stride(static_cast<int>(k));
+    if (f == Fetch::stream && s < l.n()) several_rows = false;
+    if (f == Fetch::column && s < 0) several_rows = false;
   }
-  for (const std::int64_t size : node_sizes) {
-    smallest = std::min(smallest, size);
-    per_element += size;
-  }
-  const std::int64_t unit = kAlign / smallest;
   TilePlan t;
-  std::int64_t used = 0;
-  // Prefer resident inputs and two slots; give up residents, then the second
-  // slot, when a UB that small cannot hold a tile otherwise.
-  for (const bool residents : {true, false}) {
-    t = TilePlan{};
-    used = 0;
-    for (std::size_t k = 1; k < operands.size() && residents; ++k) {
-      const auto size = static_cast<std::int64_t>(operands[k].element_size());
-      const std::int64_t bytes = round_up(operands[k].numel() * size, kAlign);
-      if (may_stay_resident(l, static_cast<int>(k), operands[k], size) && used + bytes <= config.ub_size / 2) {
-        t.resident[k] = true;
-        used += bytes;
+  for (const std::int64_t slots : {std::int64_t{config.double_buffer ? 2 : 1}, std::int64_t{1}}) {
+    auto fits = [&](std::int64_t rows, std::int64_t cols) {
+      return lay_out_ub(lw, sz, rows, round_up(cols, unit), slots, nullptr) <= budget;
+    };
+    const std::int64_t n = l.n(), m = l.m();
+    if (n <= max_cols && fits(1, n)) {  // whole rows: as many as fit (Brcb spreads 8 a repeat, 255 repeats)
+      std::int64_t lo = 1, hi = several_rows ? std::min<std::int64_t>(m, 8 * kMaxRepeatTimes) : 1;
+      while (lo < hi) {
+        const std::int64_t mid = (lo + hi + 1) / 2;
+        if (fits(mid, n)) lo = mid;
+        else hi = mid - 1;
       }
-    }
-    for (std::int64_t slots : {std::int64_t{config.double_buffer ? 2 : 1}, std::int64_t{1}}) {
-      const std::int64_t fit = (config.ub_size - used) / slots / per_element / unit * unit;
-      if (fit >= unit) {
-        t.slots = slots;
-        t.tile = std::min(fit, round_up(n, unit));
-        break;
+      t.rows = lo, t.cols = n;
+    } else {  // a piece of one row
+      std::int64_t lo = 0, hi = std::min(round_up(n, unit), max_cols) / unit;
+      while (lo < hi) {
+        const std::int64_t mid = (lo + hi + 1) / 2;
+        if (fits(1, mid * unit)) lo = mid;
+        else hi = mid - 1;
       }
+      t.rows = 1, t.cols = lo * unit;
     }
-    if (t.tile > 0) break;
+    if (t.cols > 0) {
+      t.slots = slots;
+      break;
+    }
   }
-  if (t.tile == 0) {
-    why = "a " + std::to_string(config.ub_size) + "-byte UB cannot hold one tile of " + std::to_string(unit) +
-          " elements per buffer";
+  if (t.cols == 0) {
+    why = fmt::format("a {}-byte UB cannot hold one tile of {} elements a buffer", config.ub_size, unit);
     return std::nullopt;
   }
-  t.segments = (n + t.tile - 1) / t.tile;
-  std::int64_t rows = 1;
-  for (int d = 0; d + 1 < l.rank(); ++d) rows *= l.extents[d];
-  t.tiles = rows * t.segments;
-  t.ub_bytes = used + t.slots * t.tile * per_element;
+  // Every block gets work when the call has enough: fewer rows a tile, then
+  // shorter pieces, until there are block_num tiles (or a tile is one unit).
+  const auto tiles_of = [&l](std::int64_t rows, std::int64_t cols) {
+    return l.slabs() * ceil_div(l.m(), rows) * ceil_div(l.n(), cols);
+  };
+  const std::int64_t blocks = config.block_num;
+  if (tiles_of(t.rows, t.cols) < blocks && t.rows > 1)
+    t.rows = std::max<std::int64_t>(1, ceil_div(l.m(), ceil_div(blocks, l.slabs())));
+  if (tiles_of(t.rows, t.cols) < blocks && t.rows == 1) {
+    const std::int64_t pieces = ceil_div(blocks, l.slabs() * l.m());
+    t.cols = std::min(t.cols, std::max(unit, round_up(ceil_div(l.n(), pieces), unit)));
+  }
+  t.pitch = round_up(t.cols, unit);
+  t.tiles = tiles_of(t.rows, t.cols);
+  t.ub_bytes = lay_out_ub(lw, sz, t.rows, t.pitch, t.slots, nullptr);
   return t;
 }
 
-namespace {
-
-// The kernel's parameters (NOTE: [Ascend kernel ABI]) and the arrays they
-// point into, which must outlive the launch.
-struct Parameters {
-  std::vector<std::int64_t> extents, strides, spans, ub_values;
-  std::vector<BlockStart> starts;
-  std::vector<std::vector<std::int64_t>> indices;
-  KernelParams p{};
-};
-
-using Sizes = std::vector<std::int64_t>;  // each operand's element size, out first
-
-// The outer levels: extents, and byte strides and spans, a row per operand.
-void lay_out_levels(Parameters& params, const Levels& l, const Sizes& size) {
-  const int outer = l.rank() - 1;
-  params.extents.assign(l.extents.begin(), l.extents.end() - 1);
-  for (std::size_t k = 0; k < size.size(); ++k)
-    for (int d = 0; d < outer; ++d) {
-      params.strides.push_back(l.strides[k][d] * size[k]);
-      params.spans.push_back((l.extents[d] - 1) * l.strides[k][d] * size[k]);
+// Where a product without DataCopyPad cannot go: every copy must move whole
+// 32-byte blocks, with gaps of whole blocks, and never read past a buffer.
+std::string refuse_for_data_copy(const Levels& l, const Lowering& lw, const Sizes& sz, const TilePlan& t,
+                                 std::span<const TensorView> views, const Product& p) {
+  if (p.has_data_copy_pad) return "";
+  const std::int64_t last_cols = l.n() - (ceil_div(l.n(), t.cols) - 1) * t.cols;
+  const std::int64_t last_rows = l.m() - (ceil_div(l.m(), t.rows) - 1) * t.rows;
+  auto name = [](std::size_t k) { return k == 0 ? std::string("out") : fmt::format("x{}", k - 1); };
+  for (std::size_t k = 0; k < sz.operand.size(); ++k) {
+    const Fetch f = k == 0 ? Fetch::stream : lw.fetch[k - 1];
+    const std::int64_t size = sz.operand[k];
+    const auto ik = static_cast<int>(k);
+    std::int64_t piece = 0, gap = 0;
+    if (f == Fetch::stream || f == Fetch::row) {
+      piece = std::min(t.cols, l.n()) * size;
+      if (last_cols * size % kBlockBytes != 0) piece = last_cols * size;
+      if (f == Fetch::stream && t.rows > 1) gap = (l.row_stride(ik) - l.n()) * size;
+    } else if (f == Fetch::column) {
+      if (l.row_stride(ik) != 1) return fmt::format("{} has no DataCopyPad to spread {}'s column of stride {}", p.name,
+                                                    name(k), l.row_stride(ik));
+      piece = t.rows * size % kBlockBytes != 0 ? t.rows * size : last_rows * size;
+    } else {  // a scalar: one block from its element
+      const ByteSpan span = byte_span(views[k]);
+      if (span.end - l.base[k] * size < kBlockBytes)
+        return fmt::format("{} has no DataCopyPad, and {} has {} bytes from its element, not a 32-byte block", p.name,
+                           name(k), span.end - l.base[k] * size);
+      continue;
     }
-  KernelParams& p = params.p;
-  p.extents = params.extents.data();
-  p.strides = params.strides.data();
-  p.spans = params.spans.data();
-  p.outer_levels = outer;
-  p.inner_extent = l.extents.back();
+    if (piece % kBlockBytes != 0 || gap % kBlockBytes != 0 || gap < 0)
+      return fmt::format("{} has no DataCopyPad: {}'s copies of {} bytes (gap {}) are not whole 32-byte blocks", p.name,
+                         name(k), piece, gap);
+  }
+  return "";
 }
 
-// The tiles' steps and the UB: resident inputs, then per slot each
-// operand's tile buffer, then each node's (of node_sizes[i] bytes an
-// element) but the last: out's is its.
-void lay_out_ub(Parameters& params, const Levels& l, const TilePlan& t, const Sizes& size,
-                std::span<const TensorView> views, std::span<const std::int64_t> node_sizes) {
-  KernelParams& p = params.p;
-  p.tile = t.tile;
-  p.slots = t.slots;
-  std::int64_t ub = 0;
-  const auto operands = static_cast<int>(size.size());
-  for (int k = 0; k < operands; ++k) {
-    p.inner_stride[k] = l.strides[k].back();
-    p.tile_step[k] = t.tile * p.inner_stride[k] * size[k];
-    p.row_rewind[k] = t.segments * p.tile_step[k];
-    p.residency[k] = t.resident[k] ? kResident : kPerTile;
-    if (t.resident[k]) {
-      p.ub_resident[k] = ub;
-      p.resident_count[k] = views[static_cast<std::size_t>(k)].numel();
-      p.resident_gm_offset[k] = 0;  // a dense C-order view starts at its data pointer
-      ub += round_up(p.resident_count[k] * size[k], kAlign);
-    }
+// The tiling data of the call (NOTE: [Ascend tiling]).
+TilingData tiling_of(const Levels& l, const Lowering& lw, const Sizes& sz, const TilePlan& t,
+                     std::span<const std::uint64_t> scalars) {
+  TilingData d{};
+  d.levels = l.rank();
+  for (int i = 0; i < l.rank(); ++i) d.extents[i] = l.extents[i];
+  for (std::size_t k = 0; k < sz.operand.size(); ++k) {
+    for (int i = 0; i < l.rank(); ++i) d.strides[k][i] = l.strides[k][i] * sz.operand[k];
+    d.base[k] = l.base[k] * sz.operand[k];
   }
-  const std::size_t nodes = node_sizes.size();
-  params.ub_values.assign(2 * nodes, 0);
-  for (int s = 0; s < t.slots; ++s) {
-    for (int k = 0; k < operands; ++k) {
-      p.ub_tile[k][s] = ub;
-      ub += t.tile * size[k];
+  d.rows = t.rows, d.cols = t.cols, d.pitch = t.pitch;
+  d.row_tiles = ceil_div(l.m(), t.rows), d.col_tiles = ceil_div(l.n(), t.cols), d.tiles = t.tiles;
+  d.slots = t.slots;
+  lay_out_ub(lw, sz, t.rows, t.pitch, t.slots, &d);
+  for (std::size_t k = 0; k < lw.fetch.size(); ++k)
+    if (lw.fetch[k] == Fetch::column) {
+      const std::int64_t s = l.row_stride(static_cast<int>(k) + 1);
+      d.column_mode[k + 1] = s == 0 ? kOneValue : s == 1 ? kContiguous : kStrided;
     }
-    for (std::size_t i = 0; i < nodes; ++i) {
-      params.ub_values[2 * i + s] = i + 1 < nodes ? ub : p.ub_tile[kOut][s];
-      if (i + 1 < nodes) ub += t.tile * node_sizes[i];
-    }
-  }
-  if (t.slots == 1) {
-    for (int k = 0; k < operands; ++k) p.ub_tile[k][1] = p.ub_tile[k][0];
-    for (std::size_t i = 0; i < nodes; ++i) params.ub_values[2 * i + 1] = params.ub_values[2 * i];
-  }
-  p.ub_values = params.ub_values.data();
+  std::copy(scalars.begin(), scalars.end(), d.scalars);
+  return d;
 }
 
-// Each block's first tile: the only index arithmetic of a launch.
-void find_block_starts(Parameters& params, const Levels& l, const TilePlan& t, const Sizes& size,
-                       std::int64_t block_num) {
-  const int outer = l.rank() - 1;
-  params.starts.resize(block_num);
-  params.indices.assign(block_num, std::vector<std::int64_t>(std::max(outer, 1)));
-  for (std::int64_t blk = 0; blk < block_num; ++blk) {
-    const std::int64_t first = share(t.tiles, block_num, blk);
-    BlockStart& s = params.starts[blk];
-    s.tiles = share(t.tiles, block_num, blk + 1) - first;
-    const std::int64_t seg = first % t.segments;
-    s.pos = seg * t.tile;
-    for (std::size_t k = 0; k < size.size(); ++k) s.offset[k] = l.base[k] * size[k] + seg * params.p.tile_step[k];
-    for (std::int64_t d = outer - 1, rest = first / t.segments; d >= 0; --d) {
-      params.indices[blk][d] = rest % l.extents[d];
-      rest /= l.extents[d];
-      for (std::size_t k = 0; k < size.size(); ++k) s.offset[k] += params.indices[blk][d] * l.strides[k][d] * size[k];
-    }
-    s.index = params.indices[blk].data();
-  }
-  params.p.blocks = params.starts.data();
-}
-
-// NOTE: test hooks only: breaks the parameters as `fault` says.
-void inject(Parameters& params, Fault fault, const SimConfig& config, const TensorView& a) {
+// NOTE: test hooks only: breaks the tiling as `fault` says.
+void inject(TilingData& d, Fault fault, const SimConfig& config, const TensorView& a) {
   if (fault == Fault::none && bcast::fault::armed(bcast::fault::Fault::ascend_rule)) fault = Fault::gm_out_of_bounds;
-  KernelParams& p = params.p;
   switch (fault) {
-    case Fault::misaligned_ub: p.ub_tile[kA][0] += 4, p.ub_tile[kA][1] += 4; break;
-    case Fault::ub_overflow: p.ub_tile[kA][0] = p.ub_tile[kA][1] = config.ub_size - kAlign; break;
-    case Fault::gm_out_of_bounds: params.starts[0].offset[kA] = byte_span(a).end; break;
-    case Fault::none: break;
+    case Fault::misaligned_ub: d.ub_queue[1][0] += 4, d.ub_queue[1][1] += 4; break;
+    case Fault::ub_overflow: d.ub_queue[1][0] = d.ub_queue[1][1] = config.ub_size - kBlockBytes; break;
+    case Fault::gm_out_of_bounds: d.base[1] = byte_span(a).end; break;
+    case Fault::shared_slot: d.ub_queue[1][1] = d.ub_queue[1][0]; break;
+    case Fault::overlapping_blocks: case Fault::none: break;
   }
+}
+
+// No two blocks write the same GM bytes; granules two blocks write parts of are counted.
+std::string check_footprints(const std::vector<std::vector<std::pair<const char*, const char*>>>& writes,
+                             std::int64_t& shared_granules) {
+  struct Range {
+    const char *begin, *end;
+    std::size_t block;
+  };
+  std::vector<Range> all;
+  for (std::size_t b = 0; b < writes.size(); ++b)
+    for (const auto& [begin, end] : writes[b]) all.push_back({begin, end, b});
+  std::sort(all.begin(), all.end(), [](const Range& x, const Range& y) { return x.begin < y.begin; });
+  shared_granules = 0;
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    const Range &prev = all[i - 1], &cur = all[i];
+    if (prev.block == cur.block) continue;
+    if (cur.begin < prev.end)
+      return fmt::format("ascend-sim: blocks {} and {} both write {} GM bytes at {}", prev.block, cur.block,
+                         prev.end - cur.begin, static_cast<const void*>(cur.begin));
+    const auto granule = [](const char* p) { return reinterpret_cast<std::uintptr_t>(p) / kBlockBytes; };
+    if (granule(prev.end - 1) == granule(cur.begin)) ++shared_granules;
+  }
+  return "";
 }
 
 }  // namespace
 
-Launch launch(KernelFn kernel, const BlockWork& work, const BroadcastPlan& bplan, std::span<const TensorView> views,
-              const SimConfig& config, Fault fault) {
+Launch launch(KernelFn kernel, const Lowering& lw, const BroadcastPlan& bplan, std::span<const TensorView> views,
+              std::span<const std::uint64_t> scalars, const SimConfig& config, Fault fault) {
   Launch result;
-  // An expression's nodes each have a tile buffer, but the last: it writes out's.
-  std::vector<std::int64_t> node_sizes;
-  if (work.expression != nullptr)
-    for (const ExprInstr& instr : work.expression->program().code)
-      node_sizes.push_back(static_cast<std::int64_t>(dtype_size(instr.out)));
-  const std::span<const std::int64_t> own_buffers =
-      std::span(node_sizes).first(node_sizes.empty() ? 0 : node_sizes.size() - 1);
-  const std::optional<TilePlan> tiles = plan_tiles(bplan, views, own_buffers, config, result.error);
+  const Levels l = levels_of(bplan);
+  if (l.rank() > kMaxLevels)
+    return result.error = fmt::format("the plan has {} levels; the tiling holds {}", l.rank(), kMaxLevels), result;
+  if (lw.steps.size() > static_cast<std::size_t>(kMaxSteps) || scalars.size() > static_cast<std::size_t>(kMaxScalars))
+    return result.error = fmt::format("more than {} steps or {} scalars", kMaxSteps, kMaxScalars), result;
+  const Sizes sz = sizes_of(lw);
+  const std::optional<TilePlan> tiles = plan_tiles(l, lw, sz, config, result.error);
   if (!tiles) return result;
   result.plan = *tiles;
-  const Levels l = levels_of(bplan);
-  Sizes size;
-  for (const TensorView& v : views) size.push_back(static_cast<std::int64_t>(v.element_size()));
-  const std::int64_t block_num = config.block_num;
-  Parameters params;
-  lay_out_levels(params, l, size);
-  lay_out_ub(params, l, *tiles, size, views, node_sizes);
-  find_block_starts(params, l, *tiles, size, block_num);
-  inject(params, fault, config, views[kA]);
+  result.error = refuse_for_data_copy(l, lw, sz, *tiles, views, *config.product);
+  if (!result.error.empty()) return result;
+  TilingData tiling = tiling_of(l, lw, sz, *tiles, scalars);
+  inject(tiling, fault, config, views.size() > 1 ? views[1] : views[0]);
 
   std::vector<GmRegion> gm;
+  std::vector<std::string> names;
   std::vector<void*> data;
-  for (const TensorView& v : views) {
-    const ByteSpan span = byte_span(v);
-    gm.push_back({static_cast<const char*>(v.data) + span.begin, static_cast<const char*>(v.data) + span.end});
-    data.push_back(v.data);
+  std::vector<QueueSpec> queues{{"outQueue", Pipe::vector, Pipe::mte3, static_cast<int>(tiles->slots)}};
+  for (std::size_t k = 0; k < views.size(); ++k) {
+    const ByteSpan span = byte_span(views[k]);
+    const char* base = static_cast<const char*>(views[k].data);
+    gm.push_back({base + span.begin, base + span.end});
+    data.push_back(views[k].data);
+    names.push_back(k == 0 ? "out" : fmt::format("x{}", k - 1));
+    if (k > 0) queues.push_back({fmt::format("inQueueX{}", k - 1), Pipe::mte2, Pipe::vector, static_cast<int>(tiles->slots)});
   }
-  const std::vector<int> sizes(size.begin(), size.end());
+  const std::int64_t block_num = config.block_num;
   result.blocks.resize(block_num);
   std::vector<std::string> errors(block_num);
+  std::vector<std::vector<std::pair<const char*, const char*>>> writes(block_num);
   auto run_block = [&](std::int64_t blk) {
-    BlockContext ctx(static_cast<int>(blk), config, gm, sizes, work);
-    kernel(blk, block_num, data.data(), &params.p, &ctx);
+    BlockContext ctx(static_cast<int>(blk), config, gm, names, queues);
+    // (Fault::overlapping_blocks: odd blocks run their even neighbour's tiles.)
+    const std::int64_t idx = fault == Fault::overlapping_blocks ? blk / 2 * 2 : blk;
+    kernel(idx, block_num, data.data(), &tiling, &ctx);
     ctx.finish();
     result.blocks[blk] = ctx.counters();
     errors[blk] = ctx.error();
+    writes[blk] = ctx.gm_writes();
   };
   // The blocks are the AI cores: each runs on a thread of the pool, as many
   // at once as the host has hardware threads.
   const auto workers = std::min<std::int64_t>(block_num, std::max(1u, std::thread::hardware_concurrency()));
   ThreadPool::instance().run(static_cast<int>(workers), block_num, run_block);
   for (const std::string& e : errors)
-    if (!e.empty()) {
-      result.error = e;
-      break;
-    }
+    if (!e.empty()) return result.error = e, result;
+  result.error = check_footprints(writes, result.shared_granules);
   return result;
-}
-
-Launch launch(KernelFn kernel, Op op, const BroadcastPlan& bplan, const TensorView& a, const TensorView& b,
-              const TensorView& out, const SimConfig& config, Fault fault) {
-  const TensorView views[] = {out, a, b};
-  return launch(kernel, BlockWork{.op_code = static_cast<int>(op), .dtype_code = static_cast<int>(a.dtype)}, bplan,
-                views, config, fault);
 }
 
 }  // namespace bcast::ascend

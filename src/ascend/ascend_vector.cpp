@@ -239,8 +239,6 @@ bool check_shape(Checker& check, const VectorCall& c, const Shape& s, std::int64
     for (const std::int64_t v : {p.dst_blk, p.dst_rep, src0 ? p.src0_blk : 0, src0 ? p.src0_rep : 0,
                                  uses_src1 ? p.src1_blk : 0, uses_src1 ? p.src1_rep : 0})
       if (v < 0 || v > 255) return check.fail(fmt::format("stride {} is outside 0 .. 255 blocks", v));
-  } else if (c.count > kMaxRepeatTimes * per_repeat) {
-    return check.fail(fmt::format("count {} needs more than {} repeats", c.count, kMaxRepeatTimes));
   }
   return true;
 }
@@ -423,6 +421,8 @@ VectorIssue execute(UbBytes ub, const Product& product, const VectorCall& c) {
     run.scatter(dst, r, out);
   }
   issue.repeats = s.repeats;
+  // The count form is Ascend C's level-2 API: it issues an instruction per 255 repeats.
+  issue.instructions = c.count >= 0 ? std::max<std::int64_t>(1, (s.repeats + kMaxRepeatTimes - 1) / kMaxRepeatTimes) : 1;
   return issue;
 }
 

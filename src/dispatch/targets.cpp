@@ -10,8 +10,17 @@ namespace bcast {
 
 const Target& target_for(TargetKind kind) {
   static const HostTarget host(provider::host_description());
-  static const ascend::AscendTarget ascend;
-  if (kind == TargetKind::ascend_sim) return ascend;
+  static const std::vector<ascend::AscendTarget> ascend = [] {
+    std::vector<ascend::AscendTarget> products;
+    for (const ascend::Product& p : ascend::products()) products.emplace_back(p);
+    return products;
+  }();
+  if (kind == TargetKind::ascend_sim) {
+    const std::string product = config::ascend_product();
+    for (const ascend::AscendTarget& t : ascend)
+      if (t.product().name == product) return t;
+    return ascend.front();
+  }
   return host;
 }
 

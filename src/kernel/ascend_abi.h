@@ -1,94 +1,84 @@
-// The calling convention of Ascend-style kernels, shared by the emitter (jit/)
-// and the launcher (src/): what a kernel reads from its parameters.
+// The calling convention of Ascend-style kernels, shared by the emitter (jit/),
+// the Ascend C writer and the launcher (src/ascend/): the tiling data a kernel
+// reads and the intrinsics it calls.
 #pragma once
 
 #include <cstdint>
 
+#include "ascend_isa.h"
 #include "broadcast_plan.h"
 
 namespace bcast::ascend {
 
-// Where one block starts: its first tile and how many it runs.
-struct BlockStart {
-  std::int64_t tiles;                  // tiles this block runs (at most ceil(total / block_num))
-  std::int64_t pos;                    // element position of the first tile within its row
-  std::int64_t offset[kMaxOperands];   // byte offset of the first tile from each operand's data pointer
-  std::int64_t* index;                 // odometer start of the outer levels; the kernel may overwrite it
+// Limits of the tiling data: calls beyond them run on the host (logged).
+inline constexpr int kMaxLevels = 8;    // levels of the merged plan
+inline constexpr int kMaxSteps = 48;    // vector steps of a lowering
+inline constexpr int kMaxScalars = 16;  // an expression's scalar arguments
+
+// NOTE: [Ascend tiling] What a kernel is given, as an Ascend kernel is: each
+// operand's GM address (out first, then the inputs), and a flat tiling
+// struct of scalars and arrays, no pointers, the same for every block. A
+// block finds its tiles from its index alone: it runs tiles
+// [share(tiles, block_num, idx), share(tiles, block_num, idx + 1)) of the
+// call's tiles in loop-nest order (slabs of the outer levels, then row tiles,
+// then column tiles; NOTE: [Ascend lowering]) and works out where the first
+// starts with a few divisions; after that every offset moves by additions.
+// UB addresses are laid out by the launcher in the order a TPipe's InitBuffer
+// calls would give them (ascend_launch.cpp).
+struct TilingData {
+  std::int64_t levels;                                   // of the plan, at least 1
+  std::int64_t extents[kMaxLevels];                      // outermost first
+  std::int64_t strides[kMaxOperands][kMaxLevels];        // bytes, per operand and level
+  std::int64_t base[kMaxOperands];                       // bytes from the GM address to the first element
+  std::int64_t rows, cols, pitch;                        // a full tile; pitch: UB elements a row
+  std::int64_t row_tiles, col_tiles, tiles;              // tiles across a slab's rows, along a row, in all
+  std::int64_t slots;                                    // buffers per queue (BUFFER_NUM)
+  std::int64_t ub_queue[kMaxOperands][2];                // each operand's queue buffer per slot (out's: queue 0)
+  std::int64_t ub_step[kMaxSteps];                       // each step's result (the last one's is out's buffer)
+  std::int64_t ub_brcb[kMaxOperands];                    // a column input's spread blocks
+  std::int64_t ub_scalar[kMaxOperands];                  // a scalar input's staging block
+  std::int64_t column_mode[kMaxOperands];                // a column input's ColumnMode
+  std::uint64_t scalars[kMaxScalars];                    // the expression's scalar arguments, 8-byte slots
 };
 
-enum Residency : std::int64_t { kPerTile = 0, kResident = 1 };
-
-// NOTE: [Ascend kernel ABI] A kernel is
-//   void kernel(i64 block_idx, i64 block_num, ptr gm, ptr params, ptr ctx)
-// where gm holds each operand's data pointer, out first (a binary op's: out,
-// a, b; an expression's: out, then x0, x1, ...), and runs tiles: pieces of
-// `tile` elements of the innermost level (the last piece of a row may be
-// shorter), in the order of the loop nest. Offsets are in bytes and move
-// additively: a tile adds tile_step; a row's end subtracts row_rewind and
-// steps the outer odometer (strides, spans) like a host kernel. An input is
-// either copied per tile into its tile buffer, or, when it is repeated across
-// tiles and small, loaded whole into the UB once per block (kResident) and
-// read from there. An expression's nodes each write a tile buffer of their
-// own (ub_values), the last one out's. ctx is the simulator's BlockContext.
-struct KernelParams {
-  const std::int64_t* extents;                  // outer levels (rank - 1 of them)
-  const std::int64_t* strides;                  // [operands][rank - 1], bytes
-  const std::int64_t* spans;                    // [operands][rank - 1], bytes
-  std::int64_t outer_levels;                    // rank - 1 (0 for rank 0 and 1)
-  std::int64_t inner_extent;                    // elements of a row
-  std::int64_t tile;                            // elements of a full tile
-  std::int64_t inner_stride[kMaxOperands];      // elements between a row's neighbours in GM
-  std::int64_t tile_step[kMaxOperands];         // bytes a tile moves each operand on
-  std::int64_t row_rewind[kMaxOperands];        // bytes a row's tiles moved it on
-  std::int64_t ub_tile[kMaxOperands][2];        // UB addresses of the tile buffers, per slot
-  std::int64_t slots;                           // 2 with double buffering, else 1
-  std::int64_t residency[kMaxOperands];         // for an input: kPerTile or kResident
-  std::int64_t ub_resident[kMaxOperands];       // UB address of a resident operand
-  std::int64_t resident_count[kMaxOperands];    // its elements, loaded once per block
-  std::int64_t resident_gm_offset[kMaxOperands];  // byte offset of its first element from its data pointer
-  const std::int64_t* ub_values;                // an expression's: [nodes][2], each node's tile buffer per slot
-  const BlockStart* blocks;                     // [block_num]
+// How a column input's values for a tile's rows come in (NOTE: [Ascend lowering]).
+enum ColumnMode : std::int64_t {
+  kOneValue = 0,    // its stride along the rows is 0: one value, spread by Brcb, serves every row
+  kContiguous = 1,  // stride 1: one copy of the rows' values, spread by Brcb, a block a row
+  kStrided = 2,     // any other stride: DataCopyPad moves each value into a block of its own,
+                    // which its padding fills with the value (no Brcb)
 };
 
-using KernelFn = void (*)(std::int64_t block_idx, std::int64_t block_num, void* const* gm, const KernelParams* params,
+using KernelFn = void (*)(std::int64_t block_idx, std::int64_t block_num, void* const* gm, const TilingData* tiling,
                           void* ctx);
 
-// Queue numbers of the double-buffering discipline: out's, then input k's is k.
-enum Queue : std::int32_t { kQueueOut = 0, kQueueA = 1, kQueueB = 2 };
-
-// A vector_node argument that is not in the UB: scalar j of the expression
-// is passed as kScalarArgument - j.
-inline constexpr std::int64_t kScalarArgument = -1;
+// Queue numbers: out's VECOUT queue is 0, input k's VECIN queue is 1 + k.
+inline constexpr std::int32_t kQueueOut = 0;
+enum class QueueOp : std::int32_t { alloc, enque, deque, free };
 
 // NOTE: [Ascend intrinsics] The C functions kernels call, one prototype each,
 // shared by the simulator that defines them (a definition that differs does
 // not compile) and the emitter that declares them (their LLVM types are made
-// from these). ctx is the block's context; UB addresses are byte offsets into
-// the block's UB; GM addresses are pointers into the operands' buffers.
+// from these). ctx is the block's context; the calls take the instruction
+// structures of ascend_isa.h by pointer.
 namespace intrinsic {
-using CopyIn = void(void* ctx, std::int64_t ub, const char* gm, std::int64_t count, std::int64_t stride,
-                    std::int32_t operand);
-using CopyOut = void(void* ctx, char* gm, std::int64_t ub, std::int64_t count, std::int64_t stride);
-using VectorBinary = void(void* ctx, std::int64_t dst, std::int64_t a, std::int64_t b, std::int64_t count);
-// An expression's node `node` over count elements: dst = f(x, y, z), each a UB
-// address or a scalar (kScalarArgument - j); unused arguments are 0.
-using VectorNode = void(void* ctx, std::int32_t node, std::int64_t dst, std::int64_t x, std::int64_t y,
-                        std::int64_t z, std::int64_t count);
-// Repeats operand `operand`'s element at src count times from dst.
-using Broadcast = void(void* ctx, std::int64_t dst, std::int64_t src, std::int64_t count, std::int32_t operand);
-using QueueOp = void(void* ctx, std::int32_t queue, std::int32_t slot);
+using Copy = void(void* ctx, const CopyCall* call);
+using Vector = void(void* ctx, const VectorCall* call);
+using Queue = void(void* ctx, std::int32_t op, std::int32_t queue, std::int32_t slot);
+// SetFlag (set = 1) or WaitFlag (set = 0) between two pipes (Pipe's numbers).
+using Flag = void(void* ctx, std::int32_t set, std::int32_t from, std::int32_t to, std::int32_t event);
+// The scalar unit reads `bytes` bytes at UB address `ub`: the value's bits.
+using GetValue = std::uint64_t(void* ctx, std::int64_t ub, std::int32_t bytes);
 using TileDone = void(void* ctx);
 }  // namespace intrinsic
 
 // X(symbol, prototype) for every intrinsic.
-#define BCAST_ASCEND_INTRINSICS(X)                    \
-  X(bcast_sim_copy_in, intrinsic::CopyIn)             \
-  X(bcast_sim_copy_out, intrinsic::CopyOut)           \
-  X(bcast_sim_vector_binary, intrinsic::VectorBinary) \
-  X(bcast_sim_vector_node, intrinsic::VectorNode)     \
-  X(bcast_sim_broadcast, intrinsic::Broadcast)        \
-  X(bcast_sim_enque, intrinsic::QueueOp)              \
-  X(bcast_sim_deque, intrinsic::QueueOp)              \
+#define BCAST_ASCEND_INTRINSICS(X)               \
+  X(bcast_sim_copy, intrinsic::Copy)             \
+  X(bcast_sim_vector, intrinsic::Vector)         \
+  X(bcast_sim_queue, intrinsic::Queue)           \
+  X(bcast_sim_flag, intrinsic::Flag)             \
+  X(bcast_sim_get_value, intrinsic::GetValue)    \
   X(bcast_sim_tile_done, intrinsic::TileDone)
 
 }  // namespace bcast::ascend

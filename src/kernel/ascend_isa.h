@@ -125,4 +125,91 @@ class DTypeSet {
   std::uint32_t bits_ = 0;
 };
 
+// NOTE: [Vector repeats] A vector instruction runs `repeat_times` repeats
+// (0 .. 255). A repeat takes up to 256 bytes of its widest operand: eight
+// 32-byte blocks, `per_repeat` = 256 / (widest element size) elements, the
+// e-th element of block j being element j * (32 / size) + e. An operand's
+// block j of repeat r starts at
+//     address + r * rep_stride * 32 + j * blk_stride * 32
+// (strides in blocks; a stride of 0 reads one block again and again). The
+// mask says which of a repeat's elements take part: the first `count`
+// (counter mode), or those whose bit is set in bits[0] (elements 0-63) and
+// bits[1] (64-127). Repeats run in order, each reading before it writes.
+struct Mask {
+  bool by_bits = false;
+  std::int64_t count = 0;
+  std::uint64_t bits[2] = {0, 0};
+  static Mask first(std::int64_t n) { return Mask{false, n, {0, 0}}; }
+  static Mask of_bits(std::uint64_t low, std::uint64_t high) { return Mask{true, 0, {low, high}}; }
+  bool has(std::int64_t element) const {
+    if (!by_bits) return element < count;
+    return element < 128 && ((bits[element / 64] >> (element % 64)) & 1u) != 0;
+  }
+};
+
+// Ascend C's BinaryRepeatParams (UnaryRepeatParams: src1 unused), in blocks.
+struct RepeatParams {
+  std::int64_t dst_blk = 1, src0_blk = 1, src1_blk = 1;
+  std::int64_t dst_rep = 8, src0_rep = 8, src1_rep = 8;
+};
+
+// One vector instruction with every parameter, as a kernel issues it.
+//   binary (Add .. Or):      dst = src0 op src1
+//   scalar form (Adds ..):   dst = src0 op scalar
+//   Duplicate:               dst = scalar
+//   Brcb:                    repeat r's block j of dst (blk and rep strides
+//                            dst's) is filled with src0's element 8 * r + j
+//                            (src0 contiguous); no mask
+//   Compare:                 bit i of repeat r of dst (a bit array, repeats
+//                            packed back to back) = src0 mode src1
+//   Select:                  dst = bit of `sel` ? src0 : src1
+//                            (tensor_tensor) or scalar (tensor_scalar); `sel`
+//                            is a bit array packed as Compare writes it
+//   Cast:                    dst (dtype) = src0 (src_dtype) rounded by mode
+// Scalars are the dtype's bits in the low bytes. `count` >= 0 asks for the
+// count form instead (Ascend C's `Add(dst, src0, src1, count)`): count
+// contiguous elements as full repeats and a masked last one, the mask,
+// repeats and strides then ignored; it issues an instruction per 255 repeats.
+struct VectorCall {
+  Instr instr = Instr::Add;
+  DType dtype = DType::f32;      // the operands' element type; dst's for Cast
+  DType src_dtype = DType::f32;  // Cast's source type
+  std::int64_t dst = 0, src0 = 0, src1 = 0, sel = 0;
+  std::uint64_t scalar = 0;
+  Mask mask = Mask::first(0);
+  std::int64_t repeat_times = 0;
+  RepeatParams params;
+  std::uint8_t mode = 0;  // CmpMode, SelMode or RoundMode
+  std::int64_t count = -1;
+};
+
+// NOTE: [Copy parameters] A copy moves block_count blocks. Block i of the
+// source starts block i * (len + src_gap) after the first, and lands
+// i * (len + dst_gap) after the first of the destination, where
+//   DataCopy:     len, src_gap and dst_gap count 32-byte blocks on both
+//                 sides (DataCopyParams' blockLen, srcStride, dstStride);
+//   DataCopyPad:  len counts bytes; the GM side's gap counts bytes, the UB
+//                 side's 32-byte blocks, and each block occupies len rounded
+//                 up to 32 bytes of the UB (DataCopyExtParams). From GM, the
+//                 UB holds left_pad elements, the len bytes, right_pad
+//                 elements, then up to the 32-byte boundary; pads hold
+//                 pad_value when `pad` is set (DataCopyPadExtParams' isPad,
+//                 paddingValue); without it the fill up to the boundary is a
+//                 copy of the block's first element (the documented dummy)
+//                 and left and right pads are left as they were.
+// The UB address is 32-byte aligned; GM addresses need no alignment, but an
+// unaligned one costs bandwidth (NOTE: [Ascend cost model]).
+struct CopyCall {
+  Instr instr = Instr::DataCopy;  // DataCopy or DataCopyPad
+  CopyDir dir = CopyDir::gm_to_ub;
+  std::int64_t ub = 0;
+  const char* gm = nullptr;  // written through when dir is ub_to_gm
+  int operand = 0;           // the operand whose buffer gm points into
+  std::int64_t element_bytes = 1;  // the tensor's element size (pad_value's width)
+  std::int64_t block_count = 1, block_len = 0, src_gap = 0, dst_gap = 0;
+  bool pad = false;
+  std::int64_t left_pad = 0, right_pad = 0;  // elements, 32 bytes at most each
+  std::uint64_t pad_value = 0;
+};
+
 }  // namespace bcast::ascend

@@ -89,6 +89,7 @@ KernelKey make_expr_kernel_key(const Target& target, const std::string& structur
                       .inner = inner_strides_of(plan), .program = {}};
   KernelKey key;
   key.target = target.kind();
+  key.model = target.model();
   key.codegen = codegen;
   key.rank = static_cast<std::uint8_t>(plan.rank());
   key.expr = intern_expr_kernel(spec);

@@ -57,7 +57,7 @@ std::uint64_t KernelKey::hash() const {
              (std::uint64_t{row_step[2]} << 48) | (flags << 56);
   words[2] = codes[0];
   words[3] = codes[1];
-  words[4] = expr;
+  words[4] = expr | (std::uint64_t{model} << 32);
   return XXH3_64bits(words.data(), sizeof words);
 }
 
@@ -65,6 +65,7 @@ KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const Broadc
                           std::uint64_t stream_min_bytes) {
   KernelKey key;
   key.target = target.kind();
+  key.model = target.model();
   key.op = op;
   key.dtype = dtype;
   key.codegen = codegen;

@@ -29,6 +29,7 @@ enum class InnerStride : std::uint8_t {
 // each row of the variant table sets and prints its own.
 struct KernelKey {
   TargetKind target = TargetKind::host;
+  std::uint8_t model = 0;  // the target's model (Target::model(): ascend-sim's product); 0 for the host
   Op op = Op::add;
   DType dtype = DType::f32;
   std::uint8_t rank = 0;                          // levels of the broadcast type

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "ascend_product.h"
 #include "codegen_settings.h"
 #include "expr_kernel.h"
 #include "variant.h"
@@ -124,11 +125,26 @@ bool parse_layout(std::string_view text, KernelKey& key) {
   return true;
 }
 
-std::string print_target(const KernelKey& key) { return std::string(target_name(key.target)); }
+// NOTE: [Target models] A target's model follows its name: "ascend-sim-310p"
+// is model 2 of ascend-sim (1 + its index in ascend::products()).
+std::string print_target(const KernelKey& key) {
+  std::string text(target_name(key.target));
+  if (key.model > 0) text += "-" + std::string(ascend::products()[key.model - 1u].name);
+  return text;
+}
 bool parse_target_field(std::string_view text, KernelKey& key) {
+  key.model = 0;
+  for (std::size_t m = 0; m < ascend::products().size(); ++m) {
+    const std::string suffix = "-" + std::string(ascend::products()[m].name);
+    if (text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix) {
+      text.remove_suffix(suffix.size());
+      key.model = static_cast<std::uint8_t>(m + 1);
+      break;
+    }
+  }
   const std::optional<TargetKind> target = parse_target(text);
   if (target) key.target = *target;
-  return target.has_value();
+  return target.has_value() && (key.model == 0) == (key.target == TargetKind::host);
 }
 
 // "cpu.O<level>.<hash of features and vector width>": settings cannot be read

@@ -44,6 +44,11 @@ class Target {
   virtual bool has_loop_variants() const = 0;
   // The ISA capabilities of the code it generates, as LLVM spells them.
   virtual std::string features() const = 0;
+  // Which model of the target kernels are for, part of their key (the
+  // Ascend-style target's product: NOTE: [Target models]); 0 when it has one.
+  virtual std::uint8_t model() const { return 0; }
+  // The model's name, printed after the target's in a key ("ascend-sim-310p"); "" for model 0.
+  virtual std::string model_name() const { return ""; }
   // The symbols its kernels call (an accelerator's intrinsics).
   virtual std::vector<JitSymbol> jit_symbols() const { return {}; }
 };

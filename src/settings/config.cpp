@@ -44,7 +44,10 @@ bool one_of(std::string_view v, std::initializer_list<std::string_view> words) {
 bool log_level_ok(std::string_view v) { return one_of(v, {"off", "error", "warn", "info", "debug", "trace"}); }
 bool isa_ok(std::string_view v) { return is_isa_level(v); }
 bool target_ok(std::string_view v) { return parse_target(v).has_value(); }
-bool ub_size_ok(std::string_view v) { return int_in<1024, (1 << 20)>(v) && *parse_int(v) % 32 == 0; }
+bool ub_size_ok(std::string_view v) { return v == "auto" || (int_in<1024, (1 << 20)>(v) && *parse_int(v) % 32 == 0); }
+// The products of src/kernel/ascend_product.cpp (settings sit below that
+// layer; AscendTargets.SettingNamesEveryProduct checks the two agree).
+bool product_ok(std::string_view v) { return one_of(v, {"910b", "310p"}); }
 bool folder_ok(std::string_view v) { return !v.empty(); }
 bool anything(std::string_view) { return true; }
 bool jit_mode_ok(std::string_view v) { return one_of(v, {"async", "sync"}); }
@@ -58,7 +61,7 @@ struct Variable {
 
 enum Index : std::size_t {
   kLogLevel, kVerbose, kJit, kJitMode, kJitIsolate, kProfile, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
-  kStreamMinBytes, kDumpDir, kTarget, kUbSize, kBlockNum, kDoubleBuffer, kCount
+  kStreamMinBytes, kDumpDir, kTarget, kAscendProduct, kUbSize, kBlockNum, kDoubleBuffer, kCount
 };
 
 constexpr std::array<Variable, kCount> kVariables{{
@@ -121,8 +124,12 @@ constexpr std::array<Variable, kCount> kVariables{{
     {"BCAST_TARGET", "host", "host ascend-sim",
      "where ops run: the host CPU, or the Ascend-style accelerator on its checking simulator",
      target_ok},
-    {"BCAST_UB_SIZE", "196608", "1024 .. 1048576, a multiple of 32",
-     "ascend-sim: unified buffer bytes per block",
+    {"BCAST_ASCEND_PRODUCT", "910b", "910b 310p",
+     "ascend-sim: the product modelled: its UB, copy instructions (310p has no DataCopyPad), vector "
+     "instructions' dtypes and cost figures (docs/ascend.md)",
+     product_ok},
+    {"BCAST_UB_SIZE", "auto", "auto, or 1024 .. 1048576, a multiple of 32",
+     "ascend-sim: unified buffer bytes per block; auto is the product's (910b 196608, 310p 262144)",
      ub_size_ok},
     {"BCAST_BLOCK_NUM", "8", "1 .. 64",
      "ascend-sim: blocks (AI cores) per call",
@@ -272,7 +279,11 @@ std::uint64_t cache_max_bytes() { return store().max_bytes.load(std::memory_orde
 std::uint64_t stream_min_bytes() { return store().stream_min_bytes.load(std::memory_order_relaxed); }
 std::string dump_dir() { return store().value(kDumpDir); }
 bool ascend_target() { return store().ascend.load(std::memory_order_relaxed); }
-std::int64_t ub_size() { return *parse_int(store().value(kUbSize)); }
+std::int64_t ub_size() {
+  const std::string v = store().value(kUbSize);
+  return v == "auto" ? 0 : *parse_int(v);
+}
+std::string ascend_product() { return store().value(kAscendProduct); }
 int block_num() { return static_cast<int>(*parse_int(store().value(kBlockNum))); }
 bool double_buffer() { return store().value(kDoubleBuffer) == "1"; }
 

@@ -36,7 +36,9 @@ std::uint64_t cache_max_bytes();
 std::string dump_dir();   // "" when off
 std::string profile();    // BCAST_PROFILE: off perf gdb all
 bool ascend_target();  // the target is TargetKind::ascend_sim; read without the lock
-// ascend-sim: BCAST_UB_SIZE, BCAST_BLOCK_NUM, BCAST_DOUBLE_BUFFER.
+// ascend-sim: BCAST_ASCEND_PRODUCT, BCAST_UB_SIZE (0 for auto: the
+// product's), BCAST_BLOCK_NUM, BCAST_DOUBLE_BUFFER.
+std::string ascend_product();
 std::int64_t ub_size();
 int block_num();
 bool double_buffer();

@@ -250,43 +250,61 @@ def check_threads(tmp):
 
 
 def trace_table(stdout):
-    """The header and per-block rows of --trace's table."""
-    m = re.search(r"tile (\d+) elements, (\d+) tiles, (\d+) slot\(s\), (\d+) bytes of UB; resident: a (yes|no), "
-                  r"b (yes|no)", stdout)
-    rows = [tuple(int(x) for x in line.split()) for line in stdout.splitlines()
-            if re.fullmatch(r"\s+\d+(\s+\d+){6}", line)]
+    """The header and per-block rows (their nine counts) of --trace's table."""
+    m = re.search(r"tile (\d+) x (\d+) elements \(UB pitch (\d+)\), (\d+) tiles, (\d+) slot\(s\), (\d+) bytes of UB; "
+                  r"inputs: x0 (\w+), x1 (\w+)", stdout)
+    rows = [tuple(int(x) for x in line.split()[:9]) for line in stdout.splitlines()
+            if re.fullmatch(r"\s+\d+(\s+\d+){8}(\s+\d+){4}\s+(MTE2|V|MTE3|S)", line)]
     return m, rows
 
 
 def check_trace():
     """--trace on ascend-sim: one row per block (BCAST_BLOCK_NUM); the rows' tiles
     add up to the header's; their UB->GM bytes to the output's; their GM->UB
-    bytes to each operand once, a resident operand once per block that has
-    tiles (README: copied whole into the UB once per block); no UB peak above
-    the UB used. On the host the call did not run on ascend-sim, and says so."""
-    cases = [  # operands, blocks, bytes per element, elements of a, b, out, residency of a and b
-        (["f32[1000,300]", "f32[1000,300]"], 5, 4, 300000, 300000, 300000, ("no", "no")),
-        (["f16[4,64,28,28]", "f16[1,64,1,1]"], 8, 2, 200704, 64, 200704, ("no", "yes")),
-        (["f32[3,1]", "f32[1,5]"], 8, 4, 3, 5, 15, ("yes", "yes")),
+    bytes to each streamed input once, and to each broadcast input (a row, a
+    column) at least once and at most a tile's share per tile (README: a row
+    or a column is copied once a tile); no UB peak above the UB used; every
+    block's estimate at least its busiest pipe. On the host the call did not
+    run on ascend-sim, and says so."""
+    cases = [  # operands, blocks, bytes per element, elements of a, b, out, how a and b come in
+        (["f32[1000,300]", "f32[1000,300]"], 5, 4, 300000, 300000, 300000, ("stream", "stream")),
+        (["f16[4,64,28,28]", "f16[1,64,1,1]"], 8, 2, 200704, 64, 200704, ("stream", "column")),
+        (["f32[3,1]", "f32[1,5]"], 8, 4, 3, 5, 15, ("column", "row")),
     ]
-    for operands, blocks, size, na, nb, nout, resident in cases:
+    for operands, blocks, size, na, nb, nout, fetch in cases:
         label = f"--trace add {' '.join(operands)} (BCAST_BLOCK_NUM={blocks})"
         p = run_env(["add"] + operands + ["--target", "ascend-sim", "--trace", "--check"], BCAST_BLOCK_NUM=str(blocks))
         header, rows = trace_table(p.stdout)
         if p.returncode != 0 or not header or len(rows) != blocks or [r[0] for r in rows] != list(range(blocks)):
             failures.append(f"{label}: exit {p.returncode}, {len(rows)} rows: {p.stdout!r} {p.stderr!r}")
             continue
-        tiles, ub_bytes = int(header.group(2)), int(header.group(4))
-        active = sum(1 for r in rows if r[1] > 0)
-        gm_to_ub = sum(n * size * (active if r == "yes" else 1) for n, r in zip((na, nb), resident))
-        got = (sum(r[1] for r in rows), sum(r[2] for r in rows), sum(r[3] for r in rows), header.groups()[4:])
-        want = (tiles, gm_to_ub, nout * size, resident)
-        if got != want or max(r[6] for r in rows) > ub_bytes:
-            failures.append(f"{label}: tiles, GM->UB, UB->GM bytes, residency {got}, want {want}; UB peaks "
-                            f"{[r[6] for r in rows]} of {ub_bytes}\n{p.stdout}")
+        rows_a_tile, cols, tiles, ub_bytes = int(header.group(1)), int(header.group(2)), int(header.group(4)), \
+            int(header.group(6))
+        low = high = 0
+        for n, how in zip((na, nb), fetch):
+            share = {"stream": n, "row": tiles * cols, "column": tiles * rows_a_tile}[how]
+            low += n * size
+            high += share * size
+        got = (sum(r[1] for r in rows), sum(r[3] for r in rows), header.groups()[6:])
+        want = (tiles, nout * size, fetch)
+        gm_to_ub = sum(r[2] for r in rows)
+        if got != want or not low <= gm_to_ub <= high or max(r[7] for r in rows) > ub_bytes:
+            failures.append(f"{label}: tiles, UB->GM bytes, inputs {got}, want {want}; GM->UB {gm_to_ub} not in "
+                            f"[{low}, {high}]; UB peaks {[r[7] for r in rows]} of {ub_bytes}\n{p.stdout}")
     p = run(["add", "f32[3,5]", "f32[5]", "--trace"])
     if p.returncode != 0 or not p.stdout.startswith("trace: the call did not run on the ascend-sim target\n"):
         failures.append(f"--trace on the host: exit {p.returncode}, {p.stdout!r}")
+    # --trace --json carries the estimate and each pipe's busy cycles.
+    p = run(["add", "f16[8,64,56]", "f16[1,64,1]", "--target", "ascend-sim", "--trace", "--json"])
+    try:
+        t = json.loads(p.stdout.splitlines()[-1])["trace"]
+        ok = t["product"] == "910b" and t["fetch"] == ["stream", "column"] and t["estimated_us"] > 0 and all(
+            b["cycles"] >= max(b["busy"].values()) and b["critical"] in ("MTE2", "V", "MTE3", "S") and not b["hazards"]
+            for b in t["blocks"] if b["tiles"] > 0)
+    except (ValueError, KeyError, IndexError) as e:
+        ok, t = False, f"{e}: {p.stdout!r}"
+    if not ok:
+        failures.append(f"--trace --json: {t}")
 
 
 def write_npy_v3(path, array, fortran=False):

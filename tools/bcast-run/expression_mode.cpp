@@ -112,6 +112,7 @@ int run_expression_mode(const ExpressionRun& run) {
       j["gbps"] = static_cast<double>(bytes) / ns;
     }
     if (run.check) j["check"] = "ok";
+    if (run.trace) j["trace"] = trace_json();
     std::cout << j.dump() << "\n";
   }
   return kExitOk;

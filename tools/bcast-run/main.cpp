@@ -118,6 +118,7 @@ int run_op(const Options& o) {
       j["gbps"] = static_cast<double>(bytes) / ns;
     }
     if (o.check) j["check"] = "ok";
+    if (o.trace) j["trace"] = trace_json();
     std::cout << j.dump() << "\n";
   }
   return kExitOk;

@@ -95,7 +95,8 @@ Tensor expected_result(Op op, const TensorView& a, const TensorView& b) {
   return out;
 }
 
-// --trace: the Ascend-style simulator's counters of the last call, per block.
+// --trace: the Ascend-style simulator's tiling of the last call and, per
+// block, its traffic and the pipe schedule's estimate.
 void print_trace() {
   const AscendTrace t = last_ascend_trace();
   if (t.kernel.empty()) {  // the host target, or ascend-sim saying why not (an empty output, the JIT off)
@@ -103,17 +104,47 @@ void print_trace() {
               << t.fallback << "\n";
     return;
   }
-  std::cout << fmt::format("trace: kernel {}\n  tile {} elements, {} tiles, {} slot(s), {} bytes of UB; resident: a {}, b {}\n",
-                           t.kernel, t.tile, t.tiles, t.slots, t.ub_bytes, t.a_resident ? "yes" : "no",
-                           t.b_resident ? "yes" : "no");
-  if (!t.fallback.empty()) std::cout << "  fell back to the reference executor: " << t.fallback << "\n";
-  std::cout << fmt::format("  {:>5} {:>6} {:>12} {:>12} {:>7} {:>8} {:>9}\n", "block", "tiles", "GM->UB B", "UB->GM B",
-                           "copies", "repeats", "UB peak");
+  std::string fetch;
+  for (std::size_t k = 0; k < t.fetch.size(); ++k) fetch += fmt::format("{}x{} {}", k ? ", " : "", k, t.fetch[k]);
+  std::cout << fmt::format("trace: kernel {} on {}\n  tile {} x {} elements (UB pitch {}), {} tiles, {} slot(s), {} "
+                           "bytes of UB; inputs: {}\n  estimated {:.1f} us (the slowest block, at {} GHz)\n",
+                           t.kernel, t.product, t.rows, t.cols, t.pitch, t.tiles, t.slots, t.ub_bytes, fetch,
+                           t.estimated_us(), t.clock_ghz);
+  if (!t.fallback.empty()) std::cout << "  fell back to the host: " << t.fallback << "\n";
+  std::cout << fmt::format("  {:>5} {:>6} {:>11} {:>11} {:>6} {:>7} {:>7} {:>8} {:>9}  {:>5} {:>5} {:>5} {:>5}  {}\n",
+                           "block", "tiles", "GM->UB B", "UB->GM B", "copies", "vector", "repeats", "UB peak",
+                           "cycles", "MTE2%", "V%", "MTE3%", "S%", "critical");
   for (std::size_t i = 0; i < t.blocks.size(); ++i) {
     const AscendBlockTrace& c = t.blocks[i];
-    std::cout << fmt::format("  {:>5} {:>6} {:>12} {:>12} {:>7} {:>8} {:>9}\n", i, c.tiles, c.gm_to_ub_bytes,
-                             c.ub_to_gm_bytes, c.copy_calls, c.vector_repeats, c.ub_high_water);
+    auto share = [&c](int p) { return c.cycles > 0 ? 100.0 * static_cast<double>(c.busy[p]) / static_cast<double>(c.cycles) : 0.0; };
+    std::cout << fmt::format("  {:>5} {:>6} {:>11} {:>11} {:>6} {:>7} {:>7} {:>8} {:>9}  {:>5.0f} {:>5.0f} {:>5.0f} {:>5.0f}  {}\n",
+                             i, c.tiles, c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.copy_calls, c.vector_calls,
+                             c.vector_repeats, c.ub_high_water, c.cycles, share(0), share(1), share(2), share(3),
+                             c.critical);
+    for (const std::string& h : c.hazards) std::cout << "        hazard: " << h << "\n";
   }
+}
+
+nlohmann::json trace_json() {
+  const AscendTrace t = last_ascend_trace();
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const AscendBlockTrace& c : t.blocks)
+    blocks.push_back({{"tiles", c.tiles},
+                      {"gm_to_ub_bytes", c.gm_to_ub_bytes},
+                      {"ub_to_gm_bytes", c.ub_to_gm_bytes},
+                      {"copy_calls", c.copy_calls},
+                      {"vector_calls", c.vector_calls},
+                      {"vector_repeats", c.vector_repeats},
+                      {"ub_high_water", c.ub_high_water},
+                      {"cycles", c.cycles},
+                      {"busy", {{"MTE2", c.busy[0]}, {"V", c.busy[1]}, {"MTE3", c.busy[2]}, {"S", c.busy[3]}}},
+                      {"critical", c.critical},
+                      {"hazards", c.hazards}});
+  return {{"kernel", t.kernel},     {"fallback", t.fallback}, {"product", t.product},
+          {"clock_ghz", t.clock_ghz}, {"rows", t.rows},       {"cols", t.cols},
+          {"pitch", t.pitch},       {"tiles", t.tiles},       {"slots", t.slots},
+          {"ub_bytes", t.ub_bytes}, {"fetch", t.fetch},       {"shared_granules", t.shared_granules},
+          {"estimated_us", t.estimated_us()}, {"blocks", blocks}};
 }
 
 nlohmann::json cache_json() {

@@ -35,6 +35,8 @@ nlohmann::json cache_json();
 // --trace: the Ascend-style simulator's counters of the calling thread's
 // last call, per block, or why it did not run there.
 void print_trace();
+// The same as JSON, for --trace --json.
+nlohmann::json trace_json();
 
 // Computes op(a, b) independently of the planner and executors (the naive executor).
 Tensor expected_result(Op op, const TensorView& a, const TensorView& b);

@@ -1,0 +1,80 @@
+// The Ascend-style lowering of a kernel key on a product: how each input
+// reaches a tile, and the vector instructions that compute it (NOTE:
+// [Ascend lowering]). Shared by the LLVM emitter and the Ascend C writer, so
+// both write the same kernel; independent of shapes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ascend_isa.h"
+#include "ascend_product.h"
+#include "expr_program.h"
+#include "kernel_key.h"
+
+namespace bcast::ascend {
+
+// NOTE: [Ascend lowering] A tile is `rows` rows of the plan's second level
+// by `cols` elements of its innermost one, each row padded in the UB to
+// `pitch` elements (32 bytes of every dtype). Each input reaches it as
+//   stream:  it varies along both: copied with the tile, a block per row;
+//   row:     it repeats along the rows (a [1, n] row): one row piece is
+//            copied with the tile and read by every row of it;
+//   column:  it repeats along the row (an [m, 1] column): the tile's `rows`
+//            values are copied and Brcb spreads them, a 32-byte block a row,
+//            for the instructions to read with a block stride of 0;
+//   scalar:  it repeats along every level (one element): read once per block
+//            into a register (GetValue), used by the scalar forms (Adds,
+//            Muls, Maxs, Mins) or spread by Duplicate.
+// The program's nodes become vector instructions: an op its instruction
+// where the product has it for the dtype; bf16 arithmetic through f32 and
+// back (Cast, exact as NumPy's rounding); a cast the Cast pair, or two Casts
+// through a type that holds the source exactly. Anything else is refused with
+// the missing instruction named, and the call runs on the host.
+enum class Fetch : std::uint8_t { stream, row, column, scalar };
+std::string_view fetch_name(Fetch f);
+
+// A value a step reads: an input's tile data, a scalar register (an input
+// fetched as a scalar, an expression's scalar argument, or what the scalar
+// unit computed from registers), or an earlier step's tile.
+struct Ref {
+  enum Kind : std::uint8_t { input, scalar_input, scalar_arg, scalar_step, step } kind = input;
+  int index = 0;
+  bool is_register() const { return kind == scalar_input || kind == scalar_arg || kind == scalar_step; }
+};
+
+// One step of a tile. A vector instruction: binary, args[0] op args[1], both
+// tensors; a scalar form, args[0] op register args[1] (negated first for a
+// subtraction lowered to Adds); Duplicate of register args[0]; Cast of
+// args[0]. Or, with `scalar_unit`, the program node `node` computed on
+// registers by the scalar unit (args are then registers, up to three).
+struct Step {
+  Instr instr = Instr::Add;
+  DType dtype = DType::f32;      // the instruction's type (dst's for Cast)
+  DType src_dtype = DType::f32;  // Cast's source
+  std::array<Ref, 3> args{};
+  RoundMode round = RoundMode::none;
+  bool negate_scalar = false;
+  bool scalar_unit = false;
+  ExprInstr node{};
+};
+
+struct Lowering {
+  std::vector<DType> inputs;    // each input's dtype
+  std::vector<Fetch> fetch;     // each input's
+  std::vector<DType> scalars;   // the expression's scalar arguments' kernel dtypes
+  std::vector<Step> steps;      // the last one writes out's tile
+  DType out = DType::f32;
+  bool per_row = false;         // a row or column input: steps run a row at a time
+  std::string refused;          // why the product cannot run the key, naming the instruction; "" when it can
+};
+
+// The lowering of `key` (a binary op's, or an expression's) for `product`.
+Lowering lower_for_ascend(const KernelKey& key, const Product& product);
+
+// The program a binary op's key computes, as an expression's: out = op(x0, x1).
+ExprProgram binary_program(Op op, DType dtype);
+
+}  // namespace bcast::ascend
