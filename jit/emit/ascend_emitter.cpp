@@ -252,15 +252,15 @@ class AscendEmitter {
     // CopyIn
     for (int k = 0; k < inputs_; ++k) {
       if (lw_.fetch[k] == Fetch::scalar) continue;
-      queue(QueueOp::alloc, 1 + k, slot32);
+      queue(QueueOp::alloc, queue_of(k), slot32);
       Value* ub = queue_buffer(1 + k, slot);
       if (lw_.fetch[k] == Fetch::column) copy_column(k, ub, rows);
       else copy_rows(CopyDir::gm_to_ub, 1 + k, ub, lw_.fetch[k] == Fetch::row ? b_.getInt64(1) : rows, cols);
-      queue(QueueOp::enque, 1 + k, slot32);
+      queue(QueueOp::enque, queue_of(k), slot32);
     }
     // Compute
     for (int k = 0; k < inputs_; ++k)
-      if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::deque, 1 + k, slot32);
+      if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::deque, queue_of(k), slot32);
     queue(QueueOp::alloc, kQueueOut, slot32);
     for (int k = 0; k < inputs_; ++k)
       if (lw_.fetch[k] == Fetch::column) spread_column(k, queue_buffer(1 + k, slot), rows);
@@ -268,7 +268,7 @@ class AscendEmitter {
     else emit_steps(slot, b_.CreateSelect(b_.CreateICmpEQ(rows, rows_), full_elems_, last_elems_));
     queue(QueueOp::enque, kQueueOut, slot32);
     for (int k = 0; k < inputs_; ++k)
-      if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::free, 1 + k, slot32);
+      if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::free, queue_of(k), slot32);
     // CopyOut
     queue(QueueOp::deque, kQueueOut, slot32);
     copy_rows(CopyDir::ub_to_gm, kQueueOut, queue_buffer(kQueueOut, slot), rows, cols);
@@ -574,6 +574,12 @@ class AscendEmitter {
     return b_.CreateSDiv(round_up32(bytes), b_.getInt64(kBlockBytes));
   }
 
+  // Input k's VECIN queue (NOTE: [Ascend tiling]'s numbering).
+  int queue_of(int k) const {
+    int q = 1;
+    for (int i = 0; i < k; ++i) q += lw_.fetch[i] != Fetch::scalar;
+    return q;
+  }
   void queue(QueueOp op, int q, Value* slot32) {
     call(Intrinsic::bcast_sim_queue, {ctx_, i32(static_cast<int>(op)), i32(q), slot32});
   }

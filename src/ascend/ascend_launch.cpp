@@ -308,14 +308,17 @@ Launch launch(KernelFn kernel, const Lowering& lw, const BroadcastPlan& bplan, s
     gm.push_back({base + span.begin, base + span.end});
     data.push_back(views[k].data);
     names.push_back(k == 0 ? "out" : fmt::format("x{}", k - 1));
-    if (k > 0) queues.push_back({fmt::format("inQueueX{}", k - 1), Pipe::mte2, Pipe::vector, static_cast<int>(tiles->slots)});
+    if (k > 0 && lw.fetch[k - 1] != Fetch::scalar)
+      queues.push_back({fmt::format("inQueueX{}", k - 1), Pipe::mte2, Pipe::vector, static_cast<int>(tiles->slots)});
   }
   const std::int64_t block_num = config.block_num;
   result.blocks.resize(block_num);
   std::vector<std::string> errors(block_num);
   std::vector<std::vector<std::pair<const char*, const char*>>> writes(block_num);
+  if (config.record_calls) result.calls.resize(block_num);
   auto run_block = [&](std::int64_t blk) {
-    BlockContext ctx(static_cast<int>(blk), config, gm, names, queues);
+    BlockContext ctx(static_cast<int>(blk), config, gm, names, queues,
+                     config.record_calls ? &result.calls[blk] : nullptr);
     // (Fault::overlapping_blocks: odd blocks run their even neighbour's tiles.)
     const std::int64_t idx = fault == Fault::overlapping_blocks ? blk / 2 * 2 : blk;
     kernel(idx, block_num, data.data(), &tiling, &ctx);

@@ -31,6 +31,7 @@ struct Launch {
   TilePlan plan;
   std::vector<BlockCounters> blocks;
   std::int64_t shared_granules = 0;  // 32-byte GM granules that two blocks write parts of
+  std::vector<std::vector<std::string>> calls;  // with SimConfig::record_calls: each block's calls, described
   std::string error;                 // why it did not run, or the first rule a block broke (the output is then not to be trusted)
 };
 

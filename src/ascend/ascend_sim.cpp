@@ -12,9 +12,9 @@
 namespace bcast::ascend {
 
 BlockContext::BlockContext(int block, const SimConfig& config, std::vector<GmRegion> gm, std::vector<std::string> names,
-                           std::vector<QueueSpec> queues)
+                           std::vector<QueueSpec> queues, std::vector<std::string>* calls)
     : block_(block), config_(config), gm_(std::move(gm)), names_(std::move(names)),
-      ub_(static_cast<std::size_t>(config.ub_size)), pipes_(std::move(queues)) {}
+      ub_(static_cast<std::size_t>(config.ub_size)), pipes_(std::move(queues)), calls_(calls) {}
 
 bool BlockContext::fail(const std::string& what) {
   if (error_.empty()) error_ = fmt::format("ascend-sim block {}: {}", block_, what);
@@ -31,6 +31,7 @@ void BlockContext::copy(const CopyCall& call) {
   const bool in = call.dir == CopyDir::gm_to_ub;
   const std::string label = describe(call, names_[static_cast<std::size_t>(call.operand)],
                                      call.gm - gm_[static_cast<std::size_t>(call.operand)].begin);
+  if (calls_) calls_->push_back(label);
   const UbRange ub[] = {issue.ub};
   if (in) pipes_.issue(Pipe::mte2, issue.cycles, label, {}, ub);
   else pipes_.issue(Pipe::mte3, issue.cycles, label, ub, {});
@@ -50,7 +51,9 @@ void BlockContext::vector(const VectorCall& call) {
   const Product& p = *config_.product;
   const std::int64_t cycles =
       issue.instructions * p.vector_issue + issue.repeats * p.form(call.instr).cycles_per_repeat;
-  pipes_.issue(Pipe::vector, cycles, describe(call), issue.reads, issue.writes);
+  const std::string label = describe(call);
+  if (calls_) calls_->push_back(label);
+  pipes_.issue(Pipe::vector, cycles, label, issue.reads, issue.writes);
   counters_.vector_calls += issue.instructions;
   counters_.vector_repeats += issue.repeats;
   for (const UbRange& r : issue.writes) touch(r);
@@ -59,6 +62,10 @@ void BlockContext::vector(const VectorCall& call) {
 
 void BlockContext::queue(QueueOp op, int queue, int slot) {
   if (!error_.empty()) return;
+  if (calls_) {
+    constexpr const char* names[] = {"AllocTensor", "EnQue", "DeQue", "FreeTensor"};
+    calls_->push_back(fmt::format("{}(queue {}, slot {})", names[static_cast<int>(op)], queue, slot));
+  }
   switch (op) {
     case QueueOp::alloc: pipes_.alloc(queue, slot); break;
     case QueueOp::enque: pipes_.enque(queue, slot); break;
@@ -69,6 +76,7 @@ void BlockContext::queue(QueueOp op, int queue, int slot) {
 
 void BlockContext::flag(bool set, Pipe from, Pipe to, int event) {
   if (!error_.empty()) return;
+  if (calls_) calls_->push_back(fmt::format("{}<{}_{}>({})", set ? "SetFlag" : "WaitFlag", pipe_name(from), pipe_name(to), event));
   if (set) pipes_.set_flag(from, to, event);
   else pipes_.wait_flag(from, to, event);
 }
@@ -81,6 +89,7 @@ std::uint64_t BlockContext::get_value(std::int64_t ub, int bytes) {
     return v;
   }
   std::memcpy(&v, ub_.data() + ub, static_cast<std::size_t>(bytes));
+  if (calls_) calls_->push_back(fmt::format("GetValue({:#x}, {} bytes)", ub, bytes));
   const UbRange read[] = {{ub, ub + bytes}};
   pipes_.issue(Pipe::scalar, config_.product->scalar_read, fmt::format("GetValue({:#x})", ub), read, {});
   return v;

@@ -35,6 +35,7 @@ struct SimConfig {
   std::int64_t ub_size = 192 * 1024;
   int block_num = 8;
   bool double_buffer = true;
+  bool record_calls = false;  // keep each block's calls, described (tests compare kernels by them)
 };
 
 // Per block.
@@ -54,8 +55,9 @@ class BlockContext {
  public:
   // gm and names: each operand's buffer and name, out first; queues: the
   // kernel's TQues, numbered as NOTE: [Ascend tiling] says.
+  // calls: where to describe each call made, or null.
   BlockContext(int block, const SimConfig& config, std::vector<GmRegion> gm, std::vector<std::string> names,
-               std::vector<QueueSpec> queues);
+               std::vector<QueueSpec> queues, std::vector<std::string>* calls = nullptr);
 
   // The intrinsics (NOTE: [Ascend intrinsics]).
   void copy(const CopyCall& call);
@@ -84,6 +86,7 @@ class BlockContext {
   BlockCounters counters_;
   std::string error_;
   std::vector<std::pair<const char*, const char*>> gm_writes_;
+  std::vector<std::string>* calls_;
 };
 
 // The C symbols kernels call (NOTE: [Ascend intrinsics]), with their

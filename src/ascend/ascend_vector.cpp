@@ -318,10 +318,15 @@ std::string describe(const VectorCall& c) {
   if (c.count >= 0) return fmt::format("{}<{}>({}, count {})", instr_name(c.instr), type, args, c.count);
   const std::string mask = c.mask.by_bits ? fmt::format("mask {:#x}:{:#x}", c.mask.bits[1], c.mask.bits[0])
                                           : fmt::format("mask {}", c.mask.count);
+  // The strides of the operands the instruction has: dst's, then its sources'.
   const RepeatParams& p = c.params;
-  return fmt::format("{}<{}>({}, {}, repeat {}, blk {}/{}/{}, rep {}/{}/{})", instr_name(c.instr), type, args,
-                     c.instr == Instr::Brcb ? std::string("no mask") : mask, c.repeat_times, p.dst_blk, p.src0_blk,
-                     p.src1_blk, p.dst_rep, p.src0_rep, p.src1_rep);
+  std::string blk = std::to_string(p.dst_blk), rep = std::to_string(p.dst_rep);
+  if (c.instr != Instr::Duplicate && c.instr != Instr::Brcb) blk += fmt::format("/{}", p.src0_blk), rep += fmt::format("/{}", p.src0_rep);
+  if (is_binary(c.instr) || c.instr == Instr::Compare ||
+      (c.instr == Instr::Select && c.mode == static_cast<std::uint8_t>(SelMode::tensor_tensor)))
+    blk += fmt::format("/{}", p.src1_blk), rep += fmt::format("/{}", p.src1_rep);
+  return fmt::format("{}<{}>({}, {}, repeat {}, blk {}, rep {})", instr_name(c.instr), type, args,
+                     c.instr == Instr::Brcb ? std::string("no mask") : mask, c.repeat_times, blk, rep);
 }
 
 VectorIssue execute(UbBytes ub, const Product& product, const VectorCall& c) {

@@ -33,7 +33,7 @@ struct TilingData {
   std::int64_t rows, cols, pitch;                        // a full tile; pitch: UB elements a row
   std::int64_t row_tiles, col_tiles, tiles;              // tiles across a slab's rows, along a row, in all
   std::int64_t slots;                                    // buffers per queue (BUFFER_NUM)
-  std::int64_t ub_queue[kMaxOperands][2];                // each operand's queue buffer per slot (out's: queue 0)
+  std::int64_t ub_queue[kMaxOperands][2];                // each operand's queue buffer per slot, by operand (out 0)
   std::int64_t ub_step[kMaxSteps];                       // each step's result (the last one's is out's buffer)
   std::int64_t ub_brcb[kMaxOperands];                    // a column input's spread blocks
   std::int64_t ub_scalar[kMaxOperands];                  // a scalar input's staging block
@@ -52,7 +52,9 @@ enum ColumnMode : std::int64_t {
 using KernelFn = void (*)(std::int64_t block_idx, std::int64_t block_num, void* const* gm, const TilingData* tiling,
                           void* ctx);
 
-// Queue numbers: out's VECOUT queue is 0, input k's VECIN queue is 1 + k.
+// Queue numbers: out's VECOUT queue is 0; the inputs that have a VECIN queue
+// (all but scalars) are 1, 2, ... in input order, as a TPipe numbers queues
+// in the order its InitBuffer calls meet them.
 inline constexpr std::int32_t kQueueOut = 0;
 enum class QueueOp : std::int32_t { alloc, enque, deque, free };
 

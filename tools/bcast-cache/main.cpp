@@ -1,5 +1,5 @@
 // bcast-cache: inspect and manage the persistent kernel cache.
-//   list | show KEY|HASH [--ir|--opt-ir|--asm] | stats | clear | verify | warm | env
+//   list | show KEY|HASH [--ir|--opt-ir|--asm|--ascend-c] | stats | clear | verify | warm | env
 #include <CLI/CLI.hpp>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "ascend_c_writer.h"
 #include "bcast/bcast.h"
 #include "bcast/config.h"
 #include "cache/disk_cache.h"
@@ -136,7 +137,20 @@ int show(const jit::DiskCache& cache, const std::string& arg, const std::string&
               << ", and it is not a key this host can build\n";
     return kExitFailure;
   }
-  if (what == "ir" || what == "opt-ir") {
+  if (what == "ascend-c") {
+    // NOTE: [Target models]: an ascend-sim key names its product.
+    if (key->target != TargetKind::ascend_sim) {
+      std::cerr << "bcast-cache: " << key_text << " is a host kernel; --ascend-c writes ascend-sim kernels\n";
+      return kExitFailure;
+    }
+    std::string why;
+    const std::optional<std::string> source = ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why);
+    if (!source) {
+      std::cerr << "bcast-cache: " << key_text << ": no Ascend C source: " << why << "\n";
+      return kExitFailure;
+    }
+    std::cout << *source;
+  } else if (what == "ir" || what == "opt-ir") {
     std::cout << jit::kernel_ir(*key, what == "opt-ir");
   } else if (what == "asm") {
     std::cout << jit::kernel_assembly(*key);
@@ -223,12 +237,14 @@ int main(int argc, char** argv) {
   auto* list_cmd = app.add_subcommand("list", "every kernel in the disk cache, or in a process's memory (--memory)");
   std::string memory_dump;
   list_cmd->add_option("--memory", memory_dump, "a dump written by bcast-run --dump-cache or write_kernel_cache_dump()");
-  auto* show_cmd = app.add_subcommand("show", "one kernel: header, or --ir / --opt-ir / --asm (regenerated from its key)");
+  auto* show_cmd = app.add_subcommand("show", "one kernel: header, or --ir / --opt-ir / --asm / --ascend-c (regenerated from its key)");
   std::string show_arg, show_what = "header";
   show_cmd->add_option("key", show_arg, "a key string or a file's 16-digit hash")->required();
   show_cmd->add_flag_callback("--ir", [&] { show_what = "ir"; }, "IR before optimisation");
   show_cmd->add_flag_callback("--opt-ir", [&] { show_what = "opt-ir"; }, "IR after optimisation");
   show_cmd->add_flag_callback("--asm", [&] { show_what = "asm"; }, "assembly");
+  show_cmd->add_flag_callback("--ascend-c", [&] { show_what = "ascend-c"; },
+                              "an ascend-sim kernel as Ascend C source (docs/ascend.md)");
   auto* stats_cmd = app.add_subcommand("stats", "files, bytes and the size bound");
   auto* clear_cmd = app.add_subcommand("clear", "delete every kernel file");
   auto* verify_cmd = app.add_subcommand("verify", "check every file; report and remove bad ones");

@@ -73,6 +73,7 @@ int run_expression_mode(const ExpressionRun& run) {
     ns = median_ns([&] { evaluate(e, out); }, run.repeat);
   }
   if (run.trace) print_trace();
+  if (!run.emit_ascend_c.empty() && !write_ascend_c_source(run.emit_ascend_c)) return 4;
   if (run.check) {
     // The reference evaluator, node by node, on the same operands.
     const bool jit = jit_enabled();

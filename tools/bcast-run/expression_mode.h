@@ -13,6 +13,7 @@ struct ExpressionRun {
   std::vector<std::string> operands;  // NAME=OPERAND
   std::string output;
   bool check = false, json = false, trace = false;
+  std::string emit_ascend_c;  // a file for the call's ascend-sim kernel as Ascend C
   int repeat = 0;
   std::uint64_t seed = 0;
 };

@@ -5,10 +5,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <vector>
 
+#include "ascend_c_writer.h"
+#include "ascend_product.h"
 #include "half.h"
+#include "kernel_provider.h"
+#include "key_codec.h"
 #include "naive_executor.h"
 #include "stats_json.h"
 
@@ -145,6 +150,25 @@ nlohmann::json trace_json() {
           {"pitch", t.pitch},       {"tiles", t.tiles},       {"slots", t.slots},
           {"ub_bytes", t.ub_bytes}, {"fetch", t.fetch},       {"shared_granules", t.shared_granules},
           {"estimated_us", t.estimated_us()}, {"blocks", blocks}};
+}
+
+bool write_ascend_c_source(const std::string& file) {
+  const AscendTrace t = last_ascend_trace();
+  if (t.kernel.empty()) {
+    std::cerr << "bcast-run: --emit-ascend-c: the call did not run on ascend-sim"
+              << (t.fallback.empty() ? std::string(" (use --target ascend-sim)") : ": " + t.fallback) << "\n";
+    return false;
+  }
+  const std::optional<KernelKey> key = parse_kernel_key(t.kernel, provider::current_codegen_id());
+  std::string why = "the key does not parse";
+  const std::optional<std::string> source =
+      key ? ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why) : std::nullopt;
+  std::ofstream out(file);
+  if (!source || !(out << *source)) {
+    std::cerr << "bcast-run: --emit-ascend-c " << file << ": " << (source ? "cannot write the file" : why) << "\n";
+    return false;
+  }
+  return true;
 }
 
 nlohmann::json cache_json() {

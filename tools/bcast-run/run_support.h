@@ -37,6 +37,10 @@ nlohmann::json cache_json();
 void print_trace();
 // The same as JSON, for --trace --json.
 nlohmann::json trace_json();
+// --emit-ascend-c FILE: the last call's ascend-sim kernel as Ascend C source;
+// false, with the reason on stderr, when the call did not run there or the
+// writer cannot write its key.
+bool write_ascend_c_source(const std::string& file);
 
 // Computes op(a, b) independently of the planner and executors (the naive executor).
 Tensor expected_result(Op op, const TensorView& a, const TensorView& b);

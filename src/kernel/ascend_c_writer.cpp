@@ -1,0 +1,504 @@
+// The Ascend C writer: the LLVM emitter's kernel (jit/emit/ascend_emitter.cpp),
+// step for step, as source text. Both walk the same lowering and the same
+// tiling data; the call-by-call test keeps them in step.
+#include "ascend_c_writer.h"
+
+#include <fmt/format.h>
+
+#include "ascend_abi.h"
+#include "ascend_lowering.h"
+#include "expr_kernel.h"
+
+namespace bcast::ascend {
+namespace {
+
+// C's name of a value of `t`: Ascend C's element type, or the kernel dtype
+// of an expression's scalar (double, int64_t).
+std::string c_type(DType t) {
+  if (t == DType::f64) return "double";
+  return std::string(ascend_type_name(t).value_or("int64_t"));
+}
+
+std::string round_name(RoundMode m) { return "RoundMode::" + std::string(round_mode_name(m)); }
+
+class Writer {
+ public:
+  Writer(const KernelKey& key, const Product& product)
+      : key_(key), product_(product), lw_(lower_for_ascend(key, product)),
+        inputs_(static_cast<int>(lw_.inputs.size())),
+        outer_(std::max<int>(key.expr != 0 ? static_cast<int>(expr_kernel_spec(key.expr).type.size()) : key.rank, 2) - 2) {}
+
+  std::optional<std::string> write(std::string& why) {
+    if (!lw_.refused.empty()) return why = lw_.refused, std::nullopt;
+    for (const Step& st : lw_.steps)
+      if (st.scalar_unit && (st.node.kind != InstrKind::cast || (is_floating(st.node.in) && !is_floating(st.node.out))))
+        return why = "the scalar unit's steps other than exact or rounding casts are not written as Ascend C yet",
+               std::nullopt;
+    header();
+    tiling_struct();
+    raw("constexpr int32_t BUFFER_NUM = 2;  // at most; the tiling's slots says how many are used");
+    raw("");
+    raw("class BcastKernel {");
+    raw(" public:");
+    indent_ += 2;
+    init();
+    process();
+    indent_ -= 2;
+    raw(" private:");
+    indent_ += 2;
+    load_registers();
+    copy_in();
+    compute();
+    copy_out();
+    advance();
+    copies();
+    members();
+    indent_ -= 2;
+    raw("};");
+    raw("");
+    entry();
+    return text_;
+  }
+
+ private:
+  // ---- text ----
+  void raw(std::string_view text) {
+    text_ += (text.empty() ? std::string() : std::string(static_cast<std::size_t>(indent_), ' ')) + std::string(text) + "\n";
+  }
+  template <class... Args>
+  void line(fmt::format_string<Args...> f, Args&&... args) {
+    text_ += std::string(static_cast<std::size_t>(indent_), ' ') + fmt::format(f, std::forward<Args>(args)...) + "\n";
+  }
+  void open(const std::string& head) {
+    line("{} {{", head);
+    indent_ += 2;
+  }
+  void close(const char* tail = "}") {
+    indent_ -= 2;
+    line("{}", tail);
+  }
+
+  std::string in_type(int k) const { return c_type(lw_.inputs[static_cast<std::size_t>(k)]); }
+  std::string out_type() const { return c_type(lw_.out); }
+  std::int64_t in_size(int k) const { return static_cast<std::int64_t>(dtype_size(lw_.inputs[static_cast<std::size_t>(k)])); }
+  bool has_queue(int k) const { return lw_.fetch[static_cast<std::size_t>(k)] != Fetch::scalar; }
+  Fetch fetch(int k) const { return lw_.fetch[static_cast<std::size_t>(k)]; }
+  bool last(std::size_t i) const { return i + 1 == lw_.steps.size(); }
+  bool has_buffer(std::size_t i) const { return !lw_.steps[i].scalar_unit && !last(i); }
+
+  // ---- the parts ----
+
+  void header() {
+    line("// {}: its Ascend C kernel, written by bcast (docs/ascend.md).", key_.to_string());
+    std::string inputs;
+    for (int k = 0; k < inputs_; ++k)
+      inputs += fmt::format("{}x{} {} ({})", k ? ", " : "", k, fetch_name(fetch(k)), in_type(k));
+    line("// Inputs: {}; out: {}. Product {}: {}.", inputs, out_type(), product_.name,
+         product_.has_data_copy_pad ? "DataCopyPad" : "DataCopy only, whole 32-byte blocks");
+    raw("#include \"kernel_operator.h\"");
+    raw("");
+    raw("using namespace AscendC;");
+    raw("");
+    raw("// This kernel's helpers.");
+    raw("__aicore__ inline int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }");
+    raw("__aicore__ inline int64_t Share(int64_t total, int64_t parts, int64_t part) {");
+    raw("  return total / parts * part + (part < total % parts ? part : total % parts);");
+    raw("}");
+    raw("template <class T>");
+    raw("__aicore__ inline T BitsAs(uint64_t bits) {");
+    raw("  T v;");
+    raw("  memcpy(&v, &bits, sizeof(T));");
+    raw("  return v;");
+    raw("}");
+    raw("");
+  }
+
+  void tiling_struct() {
+    raw("// NOTE: [Ascend tiling]: filled by the host, the same for every block. The ub_* arrays are");
+    raw("// the simulator's view of the UB; this kernel's buffers come from its TPipe, in the same order.");
+    open("struct BcastTilingData");
+    raw("int64_t levels;");
+    line("int64_t extents[{}];", kMaxLevels);
+    line("int64_t strides[{}][{}];  // bytes", kMaxOperands, kMaxLevels);
+    line("int64_t base[{}];", kMaxOperands);
+    raw("int64_t rows, cols, pitch;");
+    raw("int64_t row_tiles, col_tiles, tiles;");
+    raw("int64_t slots;");
+    line("int64_t ub_queue[{}][2];", kMaxOperands);
+    line("int64_t ub_step[{}];", kMaxSteps);
+    line("int64_t ub_brcb[{}];", kMaxOperands);
+    line("int64_t ub_scalar[{}];", kMaxOperands);
+    line("int64_t column_mode[{}];  // 0 one value, 1 contiguous values, 2 strided values", kMaxOperands);
+    line("uint64_t scalars[{}];", kMaxScalars);
+    close("};");
+    raw("");
+  }
+
+  void init() {
+    std::string params = "GM_ADDR gm_out";
+    for (int k = 0; k < inputs_; ++k) params += fmt::format(", GM_ADDR gm_x{}", k);
+    open(fmt::format("__aicore__ inline void Init({}, const BcastTilingData* tiling)", params));
+    raw("t = tiling;");
+    line("outGm.SetGlobalBuffer((__gm__ {}*)gm_out);", out_type());
+    for (int k = 0; k < inputs_; ++k) line("x{0}Gm.SetGlobalBuffer((__gm__ {1}*)gm_x{0});", k, in_type(k));
+    raw("// The UB, in the launcher's order (NOTE: [Ascend UB layout]).");
+    raw("const int64_t tileElems = t->rows * t->pitch, columnBytes = (t->rows + 7) / 8 * 8 * 32;");
+    for (int k = 0; k < inputs_; ++k)
+      if (!has_queue(k)) line("pipe.InitBuffer(scalarX{}, 32);", k);
+    for (int k = 0; k < inputs_; ++k) {
+      if (!has_queue(k)) continue;
+      const std::string bytes = fetch(k) == Fetch::stream ? fmt::format("tileElems * {}", in_size(k))
+                                : fetch(k) == Fetch::row  ? fmt::format("t->pitch * {}", in_size(k))
+                                                          : std::string("columnBytes");
+      line("pipe.InitBuffer(inQueueX{}, t->slots, {});", k, bytes);
+      if (fetch(k) == Fetch::column) line("pipe.InitBuffer(brcbX{}, columnBytes);", k);
+    }
+    line("pipe.InitBuffer(outQueue, t->slots, tileElems * {});", dtype_size(lw_.out));
+    for (std::size_t i = 0; i < lw_.steps.size(); ++i)
+      if (has_buffer(i)) line("pipe.InitBuffer(step{}, tileElems * {});", i, dtype_size(lw_.steps[i].dtype));
+    raw("// This block's tiles, from its index alone (NOTE: [Ascend tiling]).");
+    raw("const int64_t first = Share(t->tiles, GetBlockNum(), GetBlockIdx());");
+    raw("count = Share(t->tiles, GetBlockNum(), GetBlockIdx() + 1) - first;");
+    raw("int64_t slab = first / t->col_tiles / t->row_tiles;");
+    raw("col0 = first % t->col_tiles * t->cols;");
+    raw("row0 = first / t->col_tiles % t->row_tiles * t->rows;");
+    for (int d = outer_ - 1; d >= 0; --d) {
+      line("index[{0}] = slab % t->extents[{0}];", d);
+      line("slab /= t->extents[{}];", d);
+    }
+    open(fmt::format("for (int k = 0; k < {}; ++k)", inputs_ + 1));
+    line("offset[k] = t->base[k] + row0 * t->strides[k][{0}] + col0 * t->strides[k][{1}];", outer_, outer_ + 1);
+    for (int d = 0; d < outer_; ++d) {
+      line("offset[k] += index[{0}] * t->strides[k][{0}];", d);
+      line("span[k][{0}] = (t->extents[{0}] - 1) * t->strides[k][{0}];", d);
+    }
+    line("colStep[k] = t->cols * t->strides[k][{}];", outer_ + 1);
+    line("rowStep[k] = t->rows * t->strides[k][{}];", outer_);
+    close();
+    line("m = t->extents[{}];", outer_);
+    line("n = t->extents[{}];", outer_ + 1);
+    raw("fullElems = t->rows * t->pitch;");
+    raw("lastElems = (m - (t->row_tiles - 1) * t->rows) * t->pitch;");
+    close();
+    raw("");
+  }
+
+  void process() {
+    open("__aicore__ inline void Process()");
+    raw("if (count <= 0) return;");
+    raw("LoadRegisters();");
+    open("for (int64_t i = 0; i < count; ++i)");
+    raw("CopyIn();");
+    raw("Compute();");
+    raw("CopyOut();");
+    raw("if (i + 1 < count) Advance();");
+    close();
+    close();
+    raw("");
+  }
+
+  // Scalar inputs (GetValue once a block), the expression's scalars, and what
+  // the scalar unit computes from them.
+  void load_registers() {
+    open("__aicore__ inline void LoadRegisters()");
+    for (int k = 0; k < inputs_; ++k) {
+      if (has_queue(k)) continue;
+      const std::string len = product_.has_data_copy_pad ? std::to_string(in_size(k)) : "1";
+      line("LocalTensor<{}> sx{} = scalarX{}.Get<{}>();", in_type(k), k, k, in_type(k));
+      copy_call("sx" + std::to_string(k), k + 1, "1", len, "0", "0", in_type(k));
+      line("SetFlag<HardEvent::MTE2_S>({});", k);
+      line("WaitFlag<HardEvent::MTE2_S>({});", k);
+      line("s{} = sx{}.GetValue(0);", k, k);
+    }
+    for (std::size_t j = 0; j < lw_.scalars.size(); ++j) line("arg{} = BitsAs<{}>(t->scalars[{}]);", j, c_type(lw_.scalars[j]), j);
+    for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
+      const Step& st = lw_.steps[i];
+      if (st.scalar_unit) {
+        line("r{} = static_cast<{}>({});", i, c_type(st.node.out), reg(st.args[0]));
+      } else if (st.negate_scalar && is_floating(st.dtype)) {
+        line("neg{} = -{};", i, reg(st.args[1]));
+      } else if (st.negate_scalar) {  // wrapping, as the vector unit's integers do
+        const std::string t = c_type(st.dtype);
+        line("neg{} = static_cast<{}>(0u - static_cast<u{}>({}));", i, t, t, reg(st.args[1]));
+      }
+    }
+    close();
+    raw("");
+  }
+
+  void copy_in() {
+    open("__aicore__ inline void CopyIn()");
+    raw("rowsHere = Min(t->rows, m - row0);");
+    raw("colsHere = Min(t->cols, n - col0);");
+    for (int k = 0; k < inputs_; ++k) {
+      if (!has_queue(k)) continue;
+      line("LocalTensor<{0}> x{1} = inQueueX{1}.AllocTensor<{0}>();", in_type(k), k);
+      if (fetch(k) == Fetch::column) copy_column(k);
+      else line("CopyRows(x{0}, x{0}Gm, {1}, {2}, colsHere, true);", k, k + 1, fetch(k) == Fetch::row ? "1" : "rowsHere");
+      line("inQueueX{0}.EnQue(x{0});", k);
+    }
+    close();
+    raw("");
+  }
+
+  void copy_column(int k) {
+    const std::int64_t size = in_size(k);
+    line("const int64_t mode{0} = t->column_mode[{1}];", k, k + 1);
+    line("const int64_t values{0} = mode{0} == 0 ? 1 : rowsHere;", k);
+    std::string len = fmt::format("mode{0} == 2 ? {1} : values{0} * {1}", k, size);
+    if (!product_.has_data_copy_pad) len = "(" + len + ") / 32";
+    copy_call("x" + std::to_string(k), k + 1, fmt::format("mode{} == 2 ? rowsHere : 1", k), len,
+              fmt::format("mode{0} == 2 && rowsHere > 1 ? t->strides[{1}][{2}] - {3} : 0", k, k + 1, outer_, size), "0",
+              in_type(k));
+  }
+
+  void compute() {
+    open("__aicore__ inline void Compute()");
+    for (int k = 0; k < inputs_; ++k)
+      if (has_queue(k)) line("LocalTensor<{0}> x{1} = inQueueX{1}.DeQue<{0}>();", in_type(k), k);
+    line("LocalTensor<{0}> z = outQueue.AllocTensor<{0}>();", out_type());
+    for (int k = 0; k < inputs_; ++k) {
+      if (fetch(k) != Fetch::column) continue;
+      line("const int64_t mode{0} = t->column_mode[{1}];", k, k + 1);
+      line("if (mode{0} != 2) Brcb(brcbX{0}.Get<{1}>(), x{0}, ((mode{0} == 0 ? 1 : rowsHere) + 7) / 8, BrcbRepeatParams(1, 8));",
+           k, in_type(k));
+    }
+    if (lw_.per_row) {
+      open("for (int64_t r = 0; r < rowsHere; ++r)");
+      for (std::size_t i = 0; i < lw_.steps.size(); ++i)
+        if (!lw_.steps[i].scalar_unit) row_step(i);
+      close();
+    } else {
+      raw("const int64_t elems = rowsHere == t->rows ? fullElems : lastElems;");
+      for (std::size_t i = 0; i < lw_.steps.size(); ++i)
+        if (!lw_.steps[i].scalar_unit) tile_step(i);
+    }
+    raw("outQueue.EnQue(z);");
+    for (int k = 0; k < inputs_; ++k)
+      if (has_queue(k)) line("inQueueX{0}.FreeTensor(x{0});", k);
+    close();
+    raw("");
+  }
+
+  void copy_out() {
+    open("__aicore__ inline void CopyOut()");
+    line("LocalTensor<{0}> z = outQueue.DeQue<{0}>();", out_type());
+    raw("CopyRows(z, outGm, 0, rowsHere, colsHere, false);");
+    raw("outQueue.FreeTensor(z);");
+    close();
+    raw("");
+  }
+
+  void advance() {
+    const int operands = inputs_ + 1;
+    open("__aicore__ inline void Advance()");
+    raw("col0 += t->cols;");
+    line("for (int k = 0; k < {}; ++k) offset[k] += colStep[k];", operands);
+    raw("if (col0 < n) return;");
+    raw("col0 = 0;");
+    raw("row0 += t->rows;");
+    line("for (int k = 0; k < {}; ++k) offset[k] += rowStep[k] - t->col_tiles * colStep[k];", operands);
+    raw("if (row0 < m) return;");
+    raw("row0 = 0;");
+    line("for (int k = 0; k < {}; ++k) offset[k] -= t->row_tiles * rowStep[k];", operands);
+    for (int d = outer_ - 1; d >= 0; --d) {
+      open(fmt::format("if (index[{0}] + 1 < t->extents[{0}])", d));
+      line("++index[{}];", d);
+      line("for (int k = 0; k < {}; ++k) offset[k] += t->strides[k][{}];", operands, d);
+      raw("return;");
+      close();
+      line("index[{}] = 0;", d);
+      line("for (int k = 0; k < {}; ++k) offset[k] -= span[k][{}];", operands, d);
+    }
+    close();
+    raw("");
+  }
+
+  // The copies of a tile's rows: a block a row, each row of the UB `pitch`
+  // elements apart (the LLVM kernel's copy_rows).
+  void copies() {
+    raw("template <class T>");
+    open("__aicore__ inline void CopyRows(const LocalTensor<T>& ub, const GlobalTensor<T>& gm, int k, int64_t rows, "
+         "int64_t cols, bool in)");
+    raw("const int64_t len = cols * (int64_t)sizeof(T), ubRow = t->pitch * (int64_t)sizeof(T);");
+    line("const int64_t gmGap = rows > 1 ? t->strides[k][{}] - len : 0;", outer_);
+    raw("const int64_t ubGap = (ubRow - (len + 31) / 32 * 32) / 32;");
+    if (product_.has_data_copy_pad) {
+      line("const DataCopyExtParams p{{(uint16_t)rows, (uint32_t)len, (uint32_t)(in ? gmGap : ubGap), "
+           "(uint32_t)(in ? ubGap : gmGap), 0}};");
+      raw("if (in) DataCopyPad(ub, gm[offset[k] / (int64_t)sizeof(T)], p, DataCopyPadExtParams<T>{false, 0, 0, 0});");
+      raw("else DataCopyPad(gm[offset[k] / (int64_t)sizeof(T)], ub, p);");
+    } else {
+      line("const DataCopyParams p{{(uint16_t)rows, (uint16_t)(len / 32), (uint16_t)(in ? gmGap / 32 : ubGap), "
+           "(uint16_t)(in ? ubGap : gmGap / 32)}};");
+      raw("if (in) DataCopy(ub, gm[offset[k] / (int64_t)sizeof(T)], p);");
+      raw("else DataCopy(gm[offset[k] / (int64_t)sizeof(T)], ub, p);");
+    }
+    close();
+    raw("");
+  }
+
+  // One copy of input k - 1's GM into the UB with the product's instruction
+  // (the gaps: GM's, UB's, as NOTE: [Copy parameters] counts them).
+  void copy_call(const std::string& ub, int k, const std::string& count, const std::string& len, const std::string& gap,
+                 const std::string& dst_gap, const std::string& type) {
+    const std::string gm = fmt::format("x{}Gm[offset[{}] / {}]", k - 1, k, dtype_size(lw_.inputs[k - 1]));
+    if (product_.has_data_copy_pad)
+      line("DataCopyPad({}, {}, DataCopyExtParams{{(uint16_t)({}), (uint32_t)({}), (uint32_t)({}), (uint32_t)({}), 0}}, "
+           "DataCopyPadExtParams<{}>{{false, 0, 0, 0}});",
+           ub, gm, count, len, gap, dst_gap, type);
+    else
+      line("DataCopy({}, {}, DataCopyParams{{(uint16_t)({}), (uint16_t)({}), (uint16_t)({}), (uint16_t)({})}});", ub, gm,
+           count, len, gap, dst_gap);
+  }
+
+  // ---- the steps ----
+
+  std::string reg(const Ref& r) const {
+    switch (r.kind) {
+      case Ref::scalar_input: return fmt::format("s{}", r.index);
+      case Ref::scalar_arg: return fmt::format("arg{}", r.index);
+      case Ref::scalar_step: return fmt::format("r{}", r.index);
+      default: return "0";
+    }
+  }
+
+  // A tensor operand of step i: its LocalTensor and, per row, its element offset.
+  struct Place {
+    std::string tensor, row_offset;
+    bool column = false;
+  };
+  Place place(const Ref& r) const {
+    if (r.kind == Ref::step) {
+      const auto i = static_cast<std::size_t>(r.index);
+      return {last(i) ? "z" : fmt::format("step{}.Get<{}>()", i, c_type(lw_.steps[i].dtype)), "r * t->pitch"};
+    }
+    const int k = r.index;
+    if (fetch(k) == Fetch::row) return {fmt::format("x{}", k), "0"};
+    if (fetch(k) == Fetch::column)
+      return {fmt::format("(mode{0} == 2 ? x{0} : brcbX{0}.Get<{1}>())", k, in_type(k)),
+              fmt::format("(mode{} == 0 ? 0 : r * {})", k, kBlockBytes / in_size(k)), true};
+    return {fmt::format("x{}", k), "r * t->pitch"};
+  }
+
+  std::string scalar_of(const Step& st, std::size_t i) const {
+    if (st.instr == Instr::Duplicate) return reg(st.args[0]);
+    return st.negate_scalar ? fmt::format("neg{}", i) : reg(st.args[1]);
+  }
+
+  // The call of step i over `elems` elements from offset `at` (count form).
+  void count_call(const Step& st, std::size_t i, const std::string& dst, const Place& a, const Place& b,
+                  const std::string& at_dst, const std::string& at_a, const std::string& at_b, const std::string& elems) {
+    const std::string name(instr_name(st.instr));
+    const std::string d = dst + "[" + at_dst + "]";
+    if (st.instr == Instr::Duplicate) return line("Duplicate({}, {}, {});", d, scalar_of(st, i), elems);
+    const std::string x = a.tensor + "[" + at_a + "]";
+    if (st.instr == Instr::Cast) return line("Cast({}, {}, {}, {});", d, x, round_name(st.round), elems);
+    if (st.args[1].is_register()) return line("{}({}, {}, {}, {});", name, d, x, scalar_of(st, i), elems);
+    line("{}({}, {}, {}[{}], {});", name, d, x, b.tensor, at_b, elems);
+  }
+
+  void tile_step(std::size_t i) {
+    const Step& st = lw_.steps[i];
+    const Place dst = place(Ref{Ref::step, static_cast<int>(i)});
+    const Place a = st.instr == Instr::Duplicate ? Place{} : place(st.args[0]);
+    const Place b = st.args[1].is_register() || st.instr == Instr::Cast || st.instr == Instr::Duplicate ? Place{}
+                                                                                                     : place(st.args[1]);
+    count_call(st, i, dst.tensor, a, b, "0", "0", "0", "elems");
+  }
+
+  // Step i over row r: the count form, or, with a column operand, full
+  // repeats and a tail read through block and repeat strides of 0.
+  void row_step(std::size_t i) {
+    const Step& st = lw_.steps[i];
+    const Place dst = place(Ref{Ref::step, static_cast<int>(i)});
+    const bool dup = st.instr == Instr::Duplicate, cast = st.instr == Instr::Cast;
+    const Place a = dup ? Place{} : place(st.args[0]);
+    const bool b_tensor = !dup && !cast && !st.args[1].is_register();
+    const Place b = b_tensor ? place(st.args[1]) : Place{};
+    if (!a.column && !b.column) {
+      count_call(st, i, dst.tensor, a, b, dst.row_offset, a.row_offset, b.row_offset, "colsHere");
+      return;
+    }
+    const std::int64_t dst_size = static_cast<std::int64_t>(dtype_size(st.dtype));
+    const std::int64_t src_size = static_cast<std::int64_t>(dtype_size(cast ? st.src_dtype : st.dtype));
+    const std::int64_t per_repeat = kRepeatBytes / std::max(dst_size, src_size);
+    auto rep = [&](const Place& p, std::int64_t size) { return p.column ? 0 : per_repeat * size / kBlockBytes; };
+    auto blk = [](const Place& p) { return p.column ? 0 : 1; };
+    const std::string params =
+        b_tensor ? fmt::format("BinaryRepeatParams({}, {}, {}, {}, {}, {})", 1, blk(a), blk(b), rep(dst, dst_size),
+                               rep(a, src_size), rep(b, src_size))
+                 : fmt::format("UnaryRepeatParams({}, {}, {}, {})", 1, blk(a), rep(dst, dst_size), rep(a, src_size));
+    const std::string name(instr_name(st.instr));
+    line("const int64_t full{0} = colsHere / {1}, tail{0} = colsHere % {1};", i, per_repeat);
+    for (const bool tail : {false, true}) {
+      const std::string more = tail ? fmt::format(" + full{} * {}", i, per_repeat) : "";
+      auto at = [&](const Place& p) { return p.tensor + "[" + p.row_offset + (p.column ? "" : more) + "]"; };
+      const std::string mask = tail ? fmt::format("(uint64_t)tail{}", i) : fmt::format("(uint64_t){}", per_repeat);
+      const std::string repeat = tail ? "1" : fmt::format("(uint8_t)full{}", i);
+      std::string args = at(dst) + ", " + at(a);
+      if (cast) args += ", " + round_name(st.round);
+      else if (b_tensor) args += ", " + at(b);
+      else args += ", " + scalar_of(st, i);
+      line("if ({}{} > 0) {}({}, {}, {}, {});", tail ? "tail" : "full", i, name, args, mask, repeat, params);
+    }
+  }
+
+  // ---- members and the entry ----
+
+  void members() {
+    raw("TPipe pipe;");
+    for (int k = 0; k < inputs_; ++k)
+      if (has_queue(k)) line("TQue<QuePosition::VECIN, BUFFER_NUM> inQueueX{};", k);
+    raw("TQue<QuePosition::VECOUT, BUFFER_NUM> outQueue;");
+    for (int k = 0; k < inputs_; ++k) {
+      if (!has_queue(k)) line("TBuf<QuePosition::VECCALC> scalarX{};", k);
+      if (fetch(k) == Fetch::column) line("TBuf<QuePosition::VECCALC> brcbX{};", k);
+    }
+    for (std::size_t i = 0; i < lw_.steps.size(); ++i)
+      if (has_buffer(i)) line("TBuf<QuePosition::VECCALC> step{};", i);
+    line("GlobalTensor<{}> outGm;", out_type());
+    for (int k = 0; k < inputs_; ++k) line("GlobalTensor<{}> x{}Gm;", in_type(k), k);
+    raw("const BcastTilingData* t = nullptr;");
+    raw("int64_t count = 0, row0 = 0, col0 = 0, rowsHere = 0, colsHere = 0, m = 0, n = 0, fullElems = 0, lastElems = 0;");
+    const int operands = inputs_ + 1;
+    line("int64_t offset[{0}] = {{}}, colStep[{0}] = {{}}, rowStep[{0}] = {{}};", operands);
+    if (outer_ > 0) line("int64_t index[{0}] = {{}}, span[{1}][{0}] = {{}};", outer_, operands);
+    for (int k = 0; k < inputs_; ++k)
+      if (!has_queue(k)) line("{} s{}{{}};", in_type(k), k);
+    for (std::size_t j = 0; j < lw_.scalars.size(); ++j) line("{} arg{}{{}};", c_type(lw_.scalars[j]), j);
+    for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
+      const Step& st = lw_.steps[i];
+      if (st.scalar_unit) line("{} r{}{{}};", c_type(st.node.out), i);
+      else if (st.negate_scalar) line("{} neg{}{{}};", c_type(st.dtype), i);
+    }
+  }
+
+  void entry() {
+    std::string params = "GM_ADDR gm_out", args = "gm_out";
+    for (int k = 0; k < inputs_; ++k) {
+      params += fmt::format(", GM_ADDR gm_x{}", k);
+      args += fmt::format(", gm_x{}", k);
+    }
+    open(fmt::format("extern \"C\" __global__ __aicore__ void bcast_kernel({}, GM_ADDR tiling)", params));
+    raw("BcastKernel op;");
+    line("op.Init({}, reinterpret_cast<const BcastTilingData*>(tiling));", args);
+    raw("op.Process();");
+    close();
+  }
+
+  const KernelKey& key_;
+  const Product& product_;
+  Lowering lw_;
+  int inputs_, outer_;
+  std::string text_;
+  int indent_ = 0;
+};
+
+}  // namespace
+
+std::optional<std::string> write_ascend_c(const KernelKey& key, const Product& product, std::string& why) {
+  return Writer(key, product).write(why);
+}
+
+}  // namespace bcast::ascend
