@@ -295,10 +295,33 @@ TEST_F(Ascend, PreparedCallsAndPregenerationFollowTheTarget) {
   EXPECT_THAT(last_ascend_trace().kernel, HasSubstr("mul.i32.[expand_b,same].uuu.ascend-sim-910b."));
 }
 
-TEST_F(Ascend, AnInputWalkedBackwardsNeedsAGather) {
+// A transposed or sliced input (an innermost stride other than 1) comes in
+// through a gather: a DataCopyPad of a block an element, then Gather.
+TEST_F(Ascend, StridedInputsComeInThroughAGather) {
+  std::mt19937_64 rng(12);
+  for (const Shape& s : {Shape{64, 48}, Shape{5, 300}, Shape{3, 7}}) {
+    Tensor t(DType::f32, {s[1], s[0]}), b(DType::f32, s);
+    test::fill_random(t, rng);
+    test::fill_random(b, rng);
+    const TensorView a = permute(t, {1, 0});  // a strided view of shape s
+    const Tensor out = add(a, b);
+    const AscendTrace trace = last_ascend_trace();
+    EXPECT_EQ(trace.fallback, "") << to_string(s);
+    EXPECT_EQ(trace.fetch, (std::vector<std::string>{"gather", "stream"})) << to_string(s);
+    EXPECT_EQ(trace.rows, 1) << "a gather's tile is one row";
+    EXPECT_EQ(test::oracle_mismatch(Op::add, a, b, out), "") << to_string(s);
+  }
+  // 310p has no DataCopyPad to spread the elements: it says so.
+  set_setting("BCAST_ASCEND_PRODUCT", "310p");
+  Tensor t(DType::f32, {32, 64}), b(DType::f32, {64, 32});
+  (void)add(permute(t, {1, 0}), b);
+  EXPECT_THAT(last_ascend_trace().fallback, HasSubstr("310p: x0's innermost stride is not 1, and without DataCopyPad"));
+}
+
+TEST_F(Ascend, AnInputWalkedBackwardsIsNotGathered) {
   // out reversed along its rows flips that dim for every operand: a's inner
-  // stride becomes -1, which no copy instruction walks; the call says so and
-  // runs on the host.
+  // stride becomes -1, which the gather's copy does not walk; the call says
+  // so and runs on the host.
   std::mt19937_64 rng(8);
   for (std::int64_t n : {9, 17, 8, 40}) {
     Tensor a(DType::f32, {n}), b(DType::f32, {4, n}), storage(DType::f32, {4, n});
@@ -306,7 +329,7 @@ TEST_F(Ascend, AnInputWalkedBackwardsNeedsAGather) {
     test::fill_random(b, rng);
     const TensorView out = index(storage, parse_index_expression("[:, ::-1]"));
     add(a, b, out);
-    EXPECT_THAT(last_ascend_trace().fallback, HasSubstr("innermost stride is not 1"));
+    EXPECT_THAT(last_ascend_trace().fallback, HasSubstr("x0's innermost stride is -1 elements; a gather's copy walks forwards only"));
     Tensor want(DType::f32, {4, n});
     run_naive(Op::add, a, b, index(want, parse_index_expression("[:, ::-1]")));
     EXPECT_EQ(test::bytes_of(storage), test::bytes_of(want)) << "row of " << n;

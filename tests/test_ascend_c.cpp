@@ -48,6 +48,7 @@ const Case kCases[] = {
     {"scalar", "910b", Op::sub, DType::f32, {64, 80}, {1}},
     {"bf16_through_float", "910b", Op::add, DType::bf16, {16, 64}, {16, 64}},
     {"data_copy_310p", "310p", Op::max, DType::f32, {32, 64}, {64}},
+    {"gather", "910b", Op::add, DType::f32, {48, 64}, {48, 64}},  // a is transposed: see transposed_a
 };
 
 // A check file's lines, in order: "CHECK: text" must appear after the last
@@ -118,12 +119,15 @@ TEST_P(AscendC, TheWrittenKernelIsTheLlvmKernelCallForCall) {
   const Case& c = GetParam();
   const ascend::Product& product = *ascend::find_product(c.product);
   std::mt19937_64 rng(3);
-  Tensor a(c.dtype, c.a), b(c.dtype, c.b);
-  test::fill_random(a, rng);
+  // The gather case reads a through a transposed view.
+  const bool transposed_a = c.name == "gather";
+  Tensor a_storage(c.dtype, transposed_a ? Shape{c.a[1], c.a[0]} : c.a), b(c.dtype, c.b);
+  test::fill_random(a_storage, rng);
   test::fill_random(b, rng);
+  const TensorView a = transposed_a ? permute(a_storage, {1, 0}) : a_storage.view();
   const Shape out_shape = broadcast_infer_shape(c.a, c.b);
   Tensor llvm_out(result_dtype(c.op, c.dtype), out_shape), c_out(result_dtype(c.op, c.dtype), out_shape);
-  const BroadcastPlan plan = plan_broadcast(llvm_out.layout(), a.layout(), b.layout());
+  const BroadcastPlan plan = plan_broadcast(llvm_out.layout(), a.layout, b.layout());
   const Target& target = target_for(TargetKind::ascend_sim);
   const KernelKey key = make_kernel_key(target, c.op, c.dtype, plan, provider::current_codegen_id());
   const ascend::Lowering lowering = ascend::lower_for_ascend(key, product);

@@ -267,6 +267,31 @@ TEST(AscendInstructions, CastSaturatesAndRoundsToOdd) {
   EXPECT_EQ(f16_to_f32(ub.get<std::uint16_t>(0x100, 0)), 1.0f);
 }
 
+// Gather packs elements from anywhere in the UB by byte offsets; with
+// CreateVecIndex and Muls making the offsets 0, 32, 64, ..., it packs one
+// element of each 32-byte block, as a gather copy lays a strided row out.
+TEST(AscendInstructions, GatherPacksABlockALane) {
+  Ub ub;
+  for (int i = 0; i < 40; ++i) ub.set<float>(32 * i, 0, static_cast<float>(i) + 0.5f);
+  const std::int64_t offsets = 0x2000, packed = 0x3000;
+  ASSERT_EQ(run(ub, {.instr = Instr::CreateVecIndex, .dtype = DType::i32, .dst = offsets, .scalar = 0, .count = 40}).error, "");
+  ASSERT_EQ(run(ub, {.instr = Instr::Muls, .dtype = DType::i32, .dst = offsets, .src0 = offsets, .scalar = 32, .count = 40})
+                .error,
+            "");
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(ub.get<std::int32_t>(offsets, i), 32 * i);
+  const VectorIssue g =
+      run(ub, {.instr = Instr::Gather, .dtype = DType::f32, .dst = packed, .src0 = 0, .src1 = offsets, .count = 40});
+  ASSERT_EQ(g.error, "");
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(ub.get<float>(packed, i), static_cast<float>(i) + 0.5f) << i;
+  EXPECT_EQ(g.reads[0].begin, 0);
+  EXPECT_EQ(g.reads[0].end, 32 * 39 + 4);
+  // An offset that is not a whole element is refused, naming the lane.
+  ub.set<std::int32_t>(offsets, 3, 34);
+  EXPECT_THAT(run(ub, {.instr = Instr::Gather, .dtype = DType::f32, .dst = packed, .src0 = 0, .src1 = offsets, .count = 40})
+                  .error,
+              HasSubstr("offset 34 of lane 3 is not a whole element inside the UB"));
+}
+
 // The count form runs full repeats and a masked last one: 300 floats are
 // five repeats, the last of 44 elements; the element after is untouched.
 TEST(AscendInstructions, CountFormMasksTheLastRepeat) {

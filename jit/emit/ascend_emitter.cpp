@@ -233,6 +233,13 @@ class AscendEmitter {
     }
     for (std::size_t j = 0; j < lw_.scalars.size(); ++j)
       scalar_args_.push_back(t64(offsetof(TilingData, scalars) + 8 * j, "scalar"));
+    if (lw_.gathers) {  // Gather's byte offsets, 0, 32, 64, ...: a block a lane, as the gather copy lays them
+      Value* offsets = t64(offsetof(TilingData, ub_offsets), "ub_offsets");
+      vector(VectorFields{.instr = Instr::CreateVecIndex, .dtype = DType::i32, .dst = offsets, .scalar = b_.getInt64(0),
+                          .count = cols_});
+      vector(VectorFields{.instr = Instr::Muls, .dtype = DType::i32, .dst = offsets, .src0 = offsets,
+                          .scalar = b_.getInt64(kBlockBytes), .count = cols_});
+    }
     step_registers_.assign(lw_.steps.size(), nullptr);
     for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
       const Step& st = lw_.steps[i];
@@ -255,6 +262,7 @@ class AscendEmitter {
       queue(QueueOp::alloc, queue_of(k), slot32);
       Value* ub = queue_buffer(1 + k, slot);
       if (lw_.fetch[k] == Fetch::column) copy_column(k, ub, rows);
+      else if (lw_.fetch[k] == Fetch::gather) copy_gather(k, ub, cols);
       else copy_rows(CopyDir::gm_to_ub, 1 + k, ub, lw_.fetch[k] == Fetch::row ? b_.getInt64(1) : rows, cols);
       queue(QueueOp::enque, queue_of(k), slot32);
     }
@@ -262,8 +270,13 @@ class AscendEmitter {
     for (int k = 0; k < inputs_; ++k)
       if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::deque, queue_of(k), slot32);
     queue(QueueOp::alloc, kQueueOut, slot32);
-    for (int k = 0; k < inputs_; ++k)
+    for (int k = 0; k < inputs_; ++k) {
       if (lw_.fetch[k] == Fetch::column) spread_column(k, queue_buffer(1 + k, slot), rows);
+      if (lw_.fetch[k] == Fetch::gather)
+        vector(VectorFields{.instr = Instr::Gather, .dtype = lw_.inputs[k], .dst = gathered(k),
+                            .src0 = queue_buffer(1 + k, slot), .src1 = t64(offsetof(TilingData, ub_offsets), "ub_offsets"),
+                            .count = cols});
+    }
     if (lw_.per_row) emit_rows(slot, rows, cols);
     else emit_steps(slot, b_.CreateSelect(b_.CreateICmpEQ(rows, rows_), full_elems_, last_elems_));
     queue(QueueOp::enque, kQueueOut, slot32);
@@ -308,6 +321,14 @@ class AscendEmitter {
     if (!product_.has_data_copy_pad) len = b_.CreateSDiv(len, b_.getInt64(kBlockBytes));
     copy(CopyDir::gm_to_ub, ub, gm_at(k + 1), k + 1, size, count, len, gap, b_.getInt64(0));
   }
+
+  // A gather input's row piece: each element into a 32-byte block of its own.
+  void copy_gather(int k, Value* ub, Value* cols) {
+    const std::int64_t size = size_of(lw_.inputs[k]);
+    Value* gap = b_.CreateSub(stride_[k + 1][outer_ + 1], b_.getInt64(size));
+    copy(CopyDir::gm_to_ub, ub, gm_at(k + 1), k + 1, size, cols, b_.getInt64(size), gap, b_.getInt64(0));
+  }
+  Value* gathered(int k) { return t64(offsetof(TilingData, ub_gathered) + 8 * (k + 1), "ub_gathered"); }
 
   // Brcb: each value into a 32-byte block of its own (a strided column's
   // copy already put them so).
@@ -433,7 +454,7 @@ class AscendEmitter {
         continue;
       }
       const int k = r.index;
-      address = queue_buffer(1 + k, slot);
+      address = lw_.fetch[k] == Fetch::gather ? gathered(k) : queue_buffer(1 + k, slot);
       if (lw_.fetch[k] == Fetch::row) f.row_input[1 + a] = true;
       if (lw_.fetch[k] == Fetch::column) {
         Value* mode = t64(offsetof(TilingData, column_mode) + 8 * (k + 1), "column_mode");

@@ -84,6 +84,10 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
       const std::int64_t at = take(kBlockBytes);
       if (t) t->ub_scalar[k + 1] = at;
     }
+  if (lw.gathers) {
+    const std::int64_t at = take(pitch * 4);  // a uint32_t byte offset a lane
+    if (t) t->ub_offsets = at;
+  }
   for (std::size_t k = 0; k < lw.fetch.size(); ++k) {
     const std::int64_t size = sz.operand[k + 1];
     std::int64_t bytes = 0;
@@ -91,6 +95,7 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
       case Fetch::stream: bytes = tile_elems * size; break;
       case Fetch::row: bytes = pitch * size; break;
       case Fetch::column: bytes = column_bytes; break;
+      case Fetch::gather: bytes = pitch * kBlockBytes; break;  // a block an element
       case Fetch::scalar: continue;
     }
     for (std::int64_t s = 0; s < slots; ++s) {
@@ -100,6 +105,10 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
     if (lw.fetch[k] == Fetch::column) {
       const std::int64_t at = take(column_bytes);
       if (t) t->ub_brcb[k + 1] = at;
+    }
+    if (lw.fetch[k] == Fetch::gather) {
+      const std::int64_t at = take(pitch * size);
+      if (t) t->ub_gathered[k + 1] = at;
     }
   }
   for (std::int64_t s = 0; s < slots; ++s) {
@@ -124,7 +133,8 @@ std::optional<TilePlan> plan_tiles(const Levels& l, const Lowering& lw, const Si
   for (Fetch f : lw.fetch) columns = columns || f == Fetch::column;
   const std::int64_t budget = config.ub_size - (columns ? p.brcb_scratch : 0);
   const std::int64_t unit = kBlockBytes / sz.smallest;
-  const std::int64_t max_cols = lw.per_row ? kMaxRepeatTimes * (kRepeatBytes / sz.widest) / unit * unit : INT64_MAX / 4;
+  std::int64_t max_cols = lw.per_row ? kMaxRepeatTimes * (kRepeatBytes / sz.widest) / unit * unit : INT64_MAX / 4;
+  if (lw.gathers) max_cols = std::min<std::int64_t>(max_cols, 4095 / unit * unit);  // a gather copy's blocks
   // Several rows a tile only where each copy walks forward from row to row:
   // a stream's rows must not overlap (its row stride at least a row), a
   // column's values must not go backwards (no copy has a negative gap).
@@ -134,6 +144,7 @@ std::optional<TilePlan> plan_tiles(const Levels& l, const Lowering& lw, const Si
     const std::int64_t s = l.row_stride(static_cast<int>(k));
     if (f == Fetch::stream && s < l.n()) several_rows = false;
     if (f == Fetch::column && s < 0) several_rows = false;
+    if (f == Fetch::gather) several_rows = false;
   }
   TilePlan t;
   for (const std::int64_t slots : {std::int64_t{config.double_buffer ? 2 : 1}, std::int64_t{1}}) {
@@ -290,6 +301,13 @@ Launch launch(KernelFn kernel, const Lowering& lw, const BroadcastPlan& bplan, s
   if (lw.steps.size() > static_cast<std::size_t>(kMaxSteps) || scalars.size() > static_cast<std::size_t>(kMaxScalars))
     return result.error = fmt::format("more than {} steps or {} scalars", kMaxSteps, kMaxScalars), result;
   const Sizes sz = sizes_of(lw);
+  for (std::size_t k = 0; k < lw.fetch.size(); ++k) {
+    const std::int64_t s = l.strides[k + 1].back();
+    if (lw.fetch[k] == Fetch::gather && s <= 0)
+      return result.error = fmt::format("{}: x{}'s innermost stride is {} elements; a gather's copy walks forwards only",
+                                        config.product->name, k, s),
+             result;
+  }
   const std::optional<TilePlan> tiles = plan_tiles(l, lw, sz, config, result.error);
   if (!tiles) return result;
   result.plan = *tiles;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -300,6 +301,13 @@ class Runner {
 std::int64_t elements_per_repeat(const VectorCall& call) { return kRepeatBytes / widest(call); }
 
 std::string describe(const VectorCall& c) {
+  if (c.instr == Instr::Gather)
+    return fmt::format("Gather<{}>(dst {:#x}, src0 {:#x}, offsets {:#x}, count {})",
+                       ascend_type_name(c.dtype).value_or(dtype_name(c.dtype)), c.dst, c.src0, c.src1, c.count);
+  if (c.instr == Instr::CreateVecIndex)
+    return fmt::format("CreateVecIndex<{}>(dst {:#x}, first {}, count {})",
+                       ascend_type_name(c.dtype).value_or(dtype_name(c.dtype)), c.dst,
+                       static_cast<std::int32_t>(c.scalar), c.count);
   const std::string type = c.instr == Instr::Cast
                                ? fmt::format("{}, {}", ascend_type_name(c.dtype).value_or(dtype_name(c.dtype)),
                                              ascend_type_name(c.src_dtype).value_or(dtype_name(c.src_dtype)))
@@ -329,7 +337,61 @@ std::string describe(const VectorCall& c) {
                      c.instr == Instr::Brcb ? std::string("no mask") : mask, c.repeat_times, blk, rep);
 }
 
+namespace {
+
+// Gather and CreateVecIndex: count forms only, each lane on its own.
+VectorIssue execute_indexed(UbBytes ub, const Product& product, const VectorCall& c) {
+  VectorIssue issue;
+  Checker check(ub, c);
+  const auto size = static_cast<std::int64_t>(dtype_size(c.dtype));
+  const auto top = static_cast<std::int64_t>(ub.size());
+  auto fail = [&](const std::string& why) {
+    check.fail(why);
+    issue.error = check.error;
+    return issue;
+  };
+  if (!product.has(c.instr, c.dtype))
+    return fail(fmt::format("{} has no {} for {}", product.name, instr_name(c.instr),
+                            ascend_type_name(c.dtype).value_or(dtype_name(c.dtype))));
+  if (c.count < 0) return fail("only the count form is modelled");
+  if (!check.aligned("dst", c.dst) || (c.instr == Instr::Gather && (!check.aligned("src0", c.src0) || !check.aligned("offsets", c.src1))))
+    return issue.error = check.error, issue;
+  issue.writes[0] = {c.dst, c.dst + c.count * size};
+  if (c.dst < 0 || issue.writes[0].end > top)
+    return fail(fmt::format("dst range [{:#x}, {:#x}) overflows the {}-byte UB", c.dst, issue.writes[0].end, top));
+  if (c.instr == Instr::CreateVecIndex) {
+    const auto first = static_cast<std::uint32_t>(c.scalar);
+    for (std::int64_t i = 0; i < c.count; ++i) {
+      const std::uint32_t v = first + static_cast<std::uint32_t>(i);  // int32_t, wrapping
+      std::memcpy(ub.data() + c.dst + 4 * i, &v, 4);
+    }
+  } else {
+    issue.reads[1] = {c.src1, c.src1 + 4 * c.count};
+    if (c.src1 < 0 || issue.reads[1].end > top)
+      return fail(fmt::format("offsets [{:#x}, {:#x}) overflow the {}-byte UB", c.src1, issue.reads[1].end, top));
+    std::vector<char> gathered(static_cast<std::size_t>(c.count * size));
+    std::int64_t lo = top, hi = 0;
+    for (std::int64_t i = 0; i < c.count; ++i) {
+      std::uint32_t offset = 0;
+      std::memcpy(&offset, ub.data() + c.src1 + 4 * i, 4);
+      const std::int64_t at = c.src0 + offset;
+      if (offset % size != 0 || at + size > top)
+        return fail(fmt::format("offset {} of lane {} is not a whole element inside the UB", offset, i));
+      std::memcpy(gathered.data() + i * size, ub.data() + at, static_cast<std::size_t>(size));
+      lo = std::min(lo, at), hi = std::max(hi, at + size);
+    }
+    if (c.count > 0) issue.reads[0] = {lo, hi};
+    std::memcpy(ub.data() + c.dst, gathered.data(), gathered.size());
+  }
+  issue.repeats = (c.count * size + kRepeatBytes - 1) / kRepeatBytes;
+  issue.instructions = std::max<std::int64_t>(1, (issue.repeats + kMaxRepeatTimes - 1) / kMaxRepeatTimes);
+  return issue;
+}
+
+}  // namespace
+
 VectorIssue execute(UbBytes ub, const Product& product, const VectorCall& c) {
+  if (c.instr == Instr::Gather || c.instr == Instr::CreateVecIndex) return execute_indexed(ub, product, c);
   VectorIssue issue;
   Checker check(ub, c);
   const std::int64_t per_repeat = elements_per_repeat(c);

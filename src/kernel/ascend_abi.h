@@ -38,6 +38,8 @@ struct TilingData {
   std::int64_t ub_brcb[kMaxOperands];                    // a column input's spread blocks
   std::int64_t ub_scalar[kMaxOperands];                  // a scalar input's staging block
   std::int64_t column_mode[kMaxOperands];                // a column input's ColumnMode
+  std::int64_t ub_gathered[kMaxOperands];                // a gather input's packed row
+  std::int64_t ub_offsets;                               // Gather's byte offsets: 0, 32, 64, ...
   std::uint64_t scalars[kMaxScalars];                    // the expression's scalar arguments, 8-byte slots
 };
 

@@ -129,6 +129,8 @@ class Writer {
     line("int64_t ub_brcb[{}];", kMaxOperands);
     line("int64_t ub_scalar[{}];", kMaxOperands);
     line("int64_t column_mode[{}];  // 0 one value, 1 contiguous values, 2 strided values", kMaxOperands);
+    line("int64_t ub_gathered[{}];", kMaxOperands);
+    raw("int64_t ub_offsets;");
     line("uint64_t scalars[{}];", kMaxScalars);
     close("};");
     raw("");
@@ -145,13 +147,16 @@ class Writer {
     raw("const int64_t tileElems = t->rows * t->pitch, columnBytes = (t->rows + 7) / 8 * 8 * 32;");
     for (int k = 0; k < inputs_; ++k)
       if (!has_queue(k)) line("pipe.InitBuffer(scalarX{}, 32);", k);
+    if (lw_.gathers) raw("pipe.InitBuffer(offsets, t->pitch * 4);");
     for (int k = 0; k < inputs_; ++k) {
       if (!has_queue(k)) continue;
-      const std::string bytes = fetch(k) == Fetch::stream ? fmt::format("tileElems * {}", in_size(k))
-                                : fetch(k) == Fetch::row  ? fmt::format("t->pitch * {}", in_size(k))
-                                                          : std::string("columnBytes");
+      const std::string bytes = fetch(k) == Fetch::stream   ? fmt::format("tileElems * {}", in_size(k))
+                                : fetch(k) == Fetch::row    ? fmt::format("t->pitch * {}", in_size(k))
+                                : fetch(k) == Fetch::gather ? std::string("t->pitch * 32")
+                                                            : std::string("columnBytes");
       line("pipe.InitBuffer(inQueueX{}, t->slots, {});", k, bytes);
       if (fetch(k) == Fetch::column) line("pipe.InitBuffer(brcbX{}, columnBytes);", k);
+      if (fetch(k) == Fetch::gather) line("pipe.InitBuffer(gatheredX{}, t->pitch * {});", k, in_size(k));
     }
     line("pipe.InitBuffer(outQueue, t->slots, tileElems * {});", dtype_size(lw_.out));
     for (std::size_t i = 0; i < lw_.steps.size(); ++i)
@@ -211,6 +216,11 @@ class Writer {
       line("s{} = sx{}.GetValue(0);", k, k);
     }
     for (std::size_t j = 0; j < lw_.scalars.size(); ++j) line("arg{} = BitsAs<{}>(t->scalars[{}]);", j, c_type(lw_.scalars[j]), j);
+    if (lw_.gathers) {  // Gather's byte offsets: a block a lane, as the gather copies lay the elements
+      raw("LocalTensor<int32_t> index = offsets.Get<int32_t>();");
+      raw("CreateVecIndex(index, (int32_t)0, t->cols);");
+      raw("Muls(index, index, (int32_t)32, t->cols);");
+    }
     for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
       const Step& st = lw_.steps[i];
       if (st.scalar_unit) {
@@ -234,6 +244,9 @@ class Writer {
       if (!has_queue(k)) continue;
       line("LocalTensor<{0}> x{1} = inQueueX{1}.AllocTensor<{0}>();", in_type(k), k);
       if (fetch(k) == Fetch::column) copy_column(k);
+      else if (fetch(k) == Fetch::gather)
+        copy_call("x" + std::to_string(k), k + 1, "colsHere", std::to_string(in_size(k)),
+                  fmt::format("t->strides[{}][{}] - {}", k + 1, outer_ + 1, in_size(k)), "0", in_type(k));
       else line("CopyRows(x{0}, x{0}Gm, {1}, {2}, colsHere, true);", k, k + 1, fetch(k) == Fetch::row ? "1" : "rowsHere");
       line("inQueueX{0}.EnQue(x{0});", k);
     }
@@ -258,6 +271,8 @@ class Writer {
       if (has_queue(k)) line("LocalTensor<{0}> x{1} = inQueueX{1}.DeQue<{0}>();", in_type(k), k);
     line("LocalTensor<{0}> z = outQueue.AllocTensor<{0}>();", out_type());
     for (int k = 0; k < inputs_; ++k) {
+      if (fetch(k) == Fetch::gather)
+        line("Gather(gatheredX{0}.Get<{1}>(), x{0}, offsets.Get<uint32_t>(), 0, colsHere);", k, in_type(k));
       if (fetch(k) != Fetch::column) continue;
       line("const int64_t mode{0} = t->column_mode[{1}];", k, k + 1);
       line("if (mode{0} != 2) Brcb(brcbX{0}.Get<{1}>(), x{0}, ((mode{0} == 0 ? 1 : rowsHere) + 7) / 8, BrcbRepeatParams(1, 8));",
@@ -375,6 +390,7 @@ class Writer {
     }
     const int k = r.index;
     if (fetch(k) == Fetch::row) return {fmt::format("x{}", k), "0"};
+    if (fetch(k) == Fetch::gather) return {fmt::format("gatheredX{}.Get<{}>()", k, in_type(k)), "r * t->pitch"};
     if (fetch(k) == Fetch::column)
       return {fmt::format("(mode{0} == 2 ? x{0} : brcbX{0}.Get<{1}>())", k, in_type(k)),
               fmt::format("(mode{} == 0 ? 0 : r * {})", k, kBlockBytes / in_size(k)), true};
@@ -454,7 +470,9 @@ class Writer {
     for (int k = 0; k < inputs_; ++k) {
       if (!has_queue(k)) line("TBuf<QuePosition::VECCALC> scalarX{};", k);
       if (fetch(k) == Fetch::column) line("TBuf<QuePosition::VECCALC> brcbX{};", k);
+      if (fetch(k) == Fetch::gather) line("TBuf<QuePosition::VECCALC> gatheredX{};", k);
     }
+    if (lw_.gathers) raw("TBuf<QuePosition::VECCALC> offsets;");
     for (std::size_t i = 0; i < lw_.steps.size(); ++i)
       if (has_buffer(i)) line("TBuf<QuePosition::VECCALC> step{};", i);
     line("GlobalTensor<{}> outGm;", out_type());

@@ -34,7 +34,7 @@ inline std::string_view pipe_name(Pipe p) { return kPipeNames[static_cast<std::s
   X(And, vector) X(Or, vector)                                                                        \
   X(Adds, vector) X(Muls, vector) X(Maxs, vector) X(Mins, vector)                                     \
   X(Duplicate, vector) X(Brcb, vector) X(Compare, vector) X(Select, vector) X(Cast, vector)           \
-  X(GetValue, scalar)
+  X(Gather, vector) X(CreateVecIndex, vector) X(GetValue, scalar)
 
 enum class Instr : std::uint8_t {
 #define BCAST_ASCEND_INSTR_ENUM(name, pipe) name,
@@ -166,6 +166,9 @@ struct RepeatParams {
 //                            (tensor_tensor) or scalar (tensor_scalar); `sel`
 //                            is a bit array packed as Compare writes it
 //   Cast:                    dst (dtype) = src0 (src_dtype) rounded by mode
+//   Gather (count form only): dst[i] = the element at byte src0 + src1[i],
+//                            src1 a uint32_t tensor of byte offsets
+//   CreateVecIndex (count form only): dst[i] = scalar + i
 // Scalars are the dtype's bits in the low bytes. `count` >= 0 asks for the
 // count form instead (Ascend C's `Add(dst, src0, src1, count)`): count
 // contiguous elements as full repeats and a masked last one, the mask,

@@ -87,12 +87,17 @@ class Lowerer {
       const bool along_rows = shape_.rank >= 2 && repeats(shape_.type[shape_.type.size() - 2], k);
       if (everywhere) f = Fetch::scalar;
       else if (inner == InnerStride::zero) f = Fetch::column;
-      else if (inner == InnerStride::strided)
-        return refuse(fmt::format("{}'s innermost stride is not 1 (a gather step is not modelled yet)", name)), false;
+      else if (inner == InnerStride::strided) f = Fetch::gather;
       else if (along_rows) f = Fetch::row;
     }
     if (f == Fetch::column && !product_.has(Instr::Brcb, t))
       return refuse(fmt::format("{} is a column, and Brcb has no {}", name, type_name(t))), false;
+    if (f == Fetch::gather && !product_.has_data_copy_pad)
+      return refuse(fmt::format("{}'s innermost stride is not 1, and without DataCopyPad no copy spreads its elements "
+                                "for Gather", name)), false;
+    if (f == Fetch::gather && !product_.has(Instr::Gather, t))
+      return refuse(fmt::format("{}'s innermost stride is not 1, and Gather has no {}", name, type_name(t))), false;
+    if (f == Fetch::gather) out_.gathers = true;
     if (f == Fetch::row || f == Fetch::column) out_.per_row = true;
     out_.fetch.push_back(f);
     values_.push_back(Ref{f == Fetch::scalar ? Ref::scalar_input : Ref::input, k});
@@ -225,7 +230,7 @@ class Lowerer {
 }  // namespace
 
 std::string_view fetch_name(Fetch f) {
-  constexpr std::string_view names[] = {"stream", "row", "column", "scalar"};
+  constexpr std::string_view names[] = {"stream", "row", "column", "scalar", "gather"};
   return names[static_cast<std::size_t>(f)];
 }
 

@@ -27,13 +27,18 @@ namespace bcast::ascend {
 //            for the instructions to read with a block stride of 0;
 //   scalar:  it repeats along every level (one element): read once per block
 //            into a register (GetValue), used by the scalar forms (Adds,
-//            Muls, Maxs, Mins) or spread by Duplicate.
+//            Muls, Maxs, Mins) or spread by Duplicate;
+//   gather:  its innermost stride is not 1 (a transposed or sliced view):
+//            DataCopyPad moves each element of the tile's row into a 32-byte
+//            block of its own, and Gather packs them, through byte offsets
+//            made once a block (CreateVecIndex, Muls); tiles are then one row
+//            of at most 4095 elements (a copy's blocks).
 // The program's nodes become vector instructions: an op its instruction
 // where the product has it for the dtype; bf16 arithmetic through f32 and
 // back (Cast, exact as NumPy's rounding); a cast the Cast pair, or two Casts
 // through a type that holds the source exactly. Anything else is refused with
 // the missing instruction named, and the call runs on the host.
-enum class Fetch : std::uint8_t { stream, row, column, scalar };
+enum class Fetch : std::uint8_t { stream, row, column, scalar, gather };
 std::string_view fetch_name(Fetch f);
 
 // A value a step reads: an input's tile data, a scalar register (an input
@@ -68,6 +73,7 @@ struct Lowering {
   std::vector<Step> steps;      // the last one writes out's tile
   DType out = DType::f32;
   bool per_row = false;         // a row or column input: steps run a row at a time
+  bool gathers = false;         // a gather input: tiles are one row
   std::string refused;          // why the product cannot run the key, naming the instruction; "" when it can
 };
 

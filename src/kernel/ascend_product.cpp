@@ -59,6 +59,10 @@ constexpr std::array<VectorForm, kNumInstrs> vector_forms(bool bf16_moves, bool 
   set(Instr::Compare, int32_compare ? kFloat | DTypeSet{i32} : kFloat, 1);
   set(Instr::Select, kFloat, 1);
   set(Instr::Cast, DTypeSet{}, 2);  // its pairs are Product::casts
+  // Gather reads an element a lane from anywhere in the UB (estimate: eight
+  // cycles a repeat); CreateVecIndex writes 0, 1, 2, ... (int32_t here).
+  set(Instr::Gather, DTypeSet{u16, i16, f16, u32, i32, f32}, 8);
+  set(Instr::CreateVecIndex, DTypeSet{i32}, 1);
   return f;
 }
 

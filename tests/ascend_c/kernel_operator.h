@@ -401,4 +401,21 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, RoundMode mode, 
   stub::vector(c);
 }
 
+// dst[i] = the element at byte offsets[i] from src (count form).
+template <class T>
+void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<std::uint32_t>& offsets,
+            std::uint32_t base, std::uint32_t count) {
+  auto c = stub::call(bcast::ascend::Instr::Gather, dst);
+  c.src0 = src.address() + base, c.src1 = offsets.address(), c.count = count;
+  stub::vector(c);
+}
+
+// dst[i] = first + i (count form).
+template <class T>
+void CreateVecIndex(const LocalTensor<T>& dst, T first, std::uint32_t count) {
+  auto c = stub::call(bcast::ascend::Instr::CreateVecIndex, dst);
+  c.scalar = stub::bits_of(first), c.count = count;
+  stub::vector(c);
+}
+
 }  // namespace AscendC
