@@ -143,6 +143,33 @@ TEST_F(Ascend, TheProductsInstructionsRunOnTheSimulator) {
     }
 }
 
+// A comparison is Compare into bits, Select between a half 1.0 and 0, and a
+// Cast to uint8_t; int32_t has EQ alone, so NE swaps what Select picks.
+TEST_F(Ascend, ComparisonsAreCompareSelectAndCast) {
+  struct Case {
+    Op op;
+    DType dtype;
+    Shape b;
+  };
+  const Case cases[] = {{Op::lt, DType::f32, {48, 80}}, {Op::ge, DType::f16, {48, 80}}, {Op::eq, DType::i32, {48, 80}},
+                        {Op::ne, DType::i32, {48, 80}}, {Op::gt, DType::f32, {1}},      {Op::ne, DType::f16, {1}}};
+  std::mt19937_64 rng(31);
+  for (const Case& c : cases) {
+    Tensor a(c.dtype, {48, 80}), b(c.dtype, c.b);
+    test::fill_random(a, rng);
+    test::fill_random(b, rng);
+    // Some equal elements, so that EQ and NE see both answers.
+    if (c.b.size() == 2) std::memcpy(b.data(), a.data(), a.nbytes() / 3);
+    const Tensor out = binary(c.op, a, b);
+    const std::string label = fmt::format("{}.{} & {}", op_name(c.op), dtype_name(c.dtype), to_string(c.b));
+    EXPECT_EQ(last_ascend_trace().fallback, "") << label;
+    EXPECT_EQ(test::oracle_mismatch(c.op, a, b, out), "") << label;
+  }
+  Tensor a(DType::i32, {8, 8}), b(DType::i32, {8, 8});
+  (void)binary(Op::lt, a, b);
+  EXPECT_EQ(last_ascend_trace().fallback, "910b: Compare has no int32_t for LT");
+}
+
 // What a product lacks is refused with the instruction named, and logged.
 TEST_F(Ascend, WhatAProductLacksFallsBackWithItsReason) {
   struct Case {

@@ -49,6 +49,7 @@ const Case kCases[] = {
     {"bf16_through_float", "910b", Op::add, DType::bf16, {16, 64}, {16, 64}},
     {"data_copy_310p", "310p", Op::max, DType::f32, {32, 64}, {64}},
     {"gather", "910b", Op::add, DType::f32, {48, 64}, {48, 64}},  // a is transposed: see transposed_a
+    {"compare", "910b", Op::lt, DType::f32, {40, 64}, {40, 64}},
 };
 
 // A check file's lines, in order: "CHECK: text" must appear after the last

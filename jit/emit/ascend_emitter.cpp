@@ -140,6 +140,7 @@ class AscendEmitter {
     Value* dst = nullptr;
     Value* src0 = nullptr;
     Value* src1 = nullptr;
+    Value* sel = nullptr;  // Select's bit array
     Value* scalar = nullptr;
     Value* mask = nullptr;
     Value* repeat = nullptr;
@@ -430,7 +431,8 @@ class AscendEmitter {
 
   VectorFields fields_of(const Step& st, std::size_t i, Value* slot) {
     VectorFields f{.instr = st.instr, .dtype = st.dtype, .src_dtype = st.src_dtype};
-    f.mode = static_cast<std::uint8_t>(st.round);
+    f.mode = st.instr == Instr::Cast ? static_cast<std::uint8_t>(st.round) : st.mode;
+    if (st.instr == Instr::Select) f.sel = t64(offsetof(TilingData, ub_step) + 8 * st.args[2].index, "ub_step");
     const bool last = i + 1 == lw_.steps.size();
     f.dst = last ? queue_buffer(kQueueOut, slot) : t64(offsetof(TilingData, ub_step) + 8 * i, "ub_step");
     f.size[0] = size_of(st.dtype);
@@ -477,6 +479,7 @@ class AscendEmitter {
     store64(c, offsetof(VectorCall, dst), f.dst);
     if (f.src0) store64(c, offsetof(VectorCall, src0), f.src0);
     if (f.src1) store64(c, offsetof(VectorCall, src1), f.src1);
+    if (f.sel) store64(c, offsetof(VectorCall, sel), f.sel);
     if (f.scalar) store64(c, offsetof(VectorCall, scalar), f.scalar);
     store64(c, offsetof(VectorCall, count), f.count ? f.count : b_.getInt64(-1));
     if (f.mask) store64(c, offsetof(VectorCall, mask) + offsetof(Mask, count), f.mask);
@@ -494,6 +497,7 @@ class AscendEmitter {
       case Ref::scalar_input: return registers_[static_cast<std::size_t>(r.index)];
       case Ref::scalar_arg: return scalar_args_[static_cast<std::size_t>(r.index)];
       case Ref::scalar_step: return step_registers_[static_cast<std::size_t>(r.index)];
+      case Ref::constant: return b_.getInt64(r.index);
       default: return b_.getInt64(0);
     }
   }

@@ -57,7 +57,7 @@ Sizes sizes_of(const Lowering& lw) {
   for (DType t : lw.inputs) s.operand.push_back(static_cast<std::int64_t>(dtype_size(t)));
   for (std::size_t i = 0; i < lw.steps.size(); ++i) {
     const Step& st = lw.steps[i];
-    s.step.push_back(st.scalar_unit || i + 1 == lw.steps.size() ? 0 : static_cast<std::int64_t>(dtype_size(st.dtype)));
+    s.step.push_back(st.scalar_unit || i + 1 == lw.steps.size() ? 0 : result_bytes(st));
   }
   for (std::int64_t v : s.operand) s.smallest = std::min(s.smallest, v), s.widest = std::max(s.widest, v);
   for (std::int64_t v : s.step)

@@ -160,7 +160,7 @@ class Writer {
     }
     line("pipe.InitBuffer(outQueue, t->slots, tileElems * {});", dtype_size(lw_.out));
     for (std::size_t i = 0; i < lw_.steps.size(); ++i)
-      if (has_buffer(i)) line("pipe.InitBuffer(step{}, tileElems * {});", i, dtype_size(lw_.steps[i].dtype));
+      if (has_buffer(i)) line("pipe.InitBuffer(step{}, tileElems * {});", i, result_bytes(lw_.steps[i]));
     raw("// This block's tiles, from its index alone (NOTE: [Ascend tiling]).");
     raw("const int64_t first = Share(t->tiles, GetBlockNum(), GetBlockIdx());");
     raw("count = Share(t->tiles, GetBlockNum(), GetBlockIdx() + 1) - first;");
@@ -369,8 +369,10 @@ class Writer {
 
   // ---- the steps ----
 
-  std::string reg(const Ref& r) const {
+  // A register's C expression; a constant is `type`'s bits.
+  std::string reg(const Ref& r, DType type = DType::f16) const {
     switch (r.kind) {
+      case Ref::constant: return fmt::format("BitsAs<{}>({:#x})", c_type(type), r.index);
       case Ref::scalar_input: return fmt::format("s{}", r.index);
       case Ref::scalar_arg: return fmt::format("arg{}", r.index);
       case Ref::scalar_step: return fmt::format("r{}", r.index);
@@ -386,7 +388,8 @@ class Writer {
   Place place(const Ref& r) const {
     if (r.kind == Ref::step) {
       const auto i = static_cast<std::size_t>(r.index);
-      return {last(i) ? "z" : fmt::format("step{}.Get<{}>()", i, c_type(lw_.steps[i].dtype)), "r * t->pitch"};
+      const std::string type = lw_.steps[i].instr == Instr::Compare ? "uint8_t" : c_type(lw_.steps[i].dtype);
+      return {last(i) ? "z" : fmt::format("step{}.Get<{}>()", i, type), "r * t->pitch"};
     }
     const int k = r.index;
     if (fetch(k) == Fetch::row) return {fmt::format("x{}", k), "0"};
@@ -398,8 +401,8 @@ class Writer {
   }
 
   std::string scalar_of(const Step& st, std::size_t i) const {
-    if (st.instr == Instr::Duplicate) return reg(st.args[0]);
-    return st.negate_scalar ? fmt::format("neg{}", i) : reg(st.args[1]);
+    if (st.instr == Instr::Duplicate) return reg(st.args[0], st.dtype);
+    return st.negate_scalar ? fmt::format("neg{}", i) : reg(st.args[1], st.dtype);
   }
 
   // The call of step i over `elems` elements from offset `at` (count form).
@@ -410,6 +413,14 @@ class Writer {
     if (st.instr == Instr::Duplicate) return line("Duplicate({}, {}, {});", d, scalar_of(st, i), elems);
     const std::string x = a.tensor + "[" + at_a + "]";
     if (st.instr == Instr::Cast) return line("Cast({}, {}, {}, {});", d, x, round_name(st.round), elems);
+    if (st.instr == Instr::Compare)
+      return line("Compare({}, {}, {}[{}], CMPMODE::{}, {});", d, x, b.tensor, at_b,
+                  cmp_mode_name(static_cast<CmpMode>(st.mode)), elems);
+    if (st.instr == Instr::Select) {
+      const Place sel = place(st.args[2]);
+      return line("Select({}, {}[0], {}, {}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {});", d, sel.tensor, x, scalar_of(st, i),
+                  elems);
+    }
     if (st.args[1].is_register()) return line("{}({}, {}, {}, {});", name, d, x, scalar_of(st, i), elems);
     line("{}({}, {}, {}[{}], {});", name, d, x, b.tensor, at_b, elems);
   }

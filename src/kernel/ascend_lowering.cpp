@@ -173,7 +173,38 @@ class Lowerer {
     return true;
   }
 
+  // NOTE: [Ascend lowering]'s comparisons: Compare, Select, Cast.
+  bool compare(Op op, DType t, Ref a, Ref b) {
+    constexpr Op kOps[] = {Op::lt, Op::gt, Op::eq, Op::le, Op::ge, Op::ne};  // CMPMODE's order
+    CmpMode mode = CmpMode::lt;
+    for (int m = 0; m < 6; ++m)
+      if (kOps[m] == op) mode = static_cast<CmpMode>(m);
+    // int32_t compares for EQ only: NE is EQ with 0 and 1 swapped.
+    const bool swapped = t == DType::i32 && mode == CmpMode::ne;
+    if (swapped) mode = CmpMode::eq;
+    if (!product_.has(Instr::Compare, t) || (t == DType::i32 && mode != CmpMode::eq))
+      return refuse(fmt::format("Compare has no {} for {}", type_name(t), cmp_mode_name(mode))), false;
+    if (out_.per_row) return refuse("a comparison with a row or column input needs a bit array a row (not modelled)"), false;
+    if (a.is_register() && !duplicate(a, t)) return false;
+    if (b.is_register() && !duplicate(b, t)) return false;
+    out_.steps.push_back(Step{.instr = Instr::Compare, .dtype = t, .args = {a, b, Ref{}},
+                              .mode = static_cast<std::uint8_t>(mode)});
+    const Ref bits{Ref::step, static_cast<int>(out_.steps.size()) - 1};
+    constexpr int kHalfOne = 0x3c00, kHalfZero = 0;
+    Ref picked{Ref::constant, swapped ? kHalfZero : kHalfOne};
+    if (!duplicate(picked, DType::f16)) return false;
+    out_.steps.push_back(Step{.instr = Instr::Select, .dtype = DType::f16,
+                              .args = {picked, Ref{Ref::constant, swapped ? kHalfOne : kHalfZero}, bits},
+                              .mode = static_cast<std::uint8_t>(SelMode::tensor_scalar)});
+    Ref r{Ref::step, static_cast<int>(out_.steps.size()) - 1};
+    out_.steps.push_back(Step{.instr = Instr::Cast, .dtype = DType::u8, .src_dtype = DType::f16, .args = {r}});
+    values_.push_back(Ref{Ref::step, static_cast<int>(out_.steps.size()) - 1});
+    return true;
+  }
+
   bool binary(Op op, DType t, Ref a, Ref b) {
+    if (op == Op::eq || op == Op::ne || op == Op::lt || op == Op::le || op == Op::gt || op == Op::ge)
+      return compare(op, t, a, b);
     const OpInstr* oi = instr_of(op);
     if (oi == nullptr) return refuse(fmt::format("{} has no modelled vector instruction", op_name(op))), false;
     // bf16 arithmetic runs in float and rounds back (NumPy's bf16 rounds so);

@@ -45,22 +45,33 @@ std::string_view fetch_name(Fetch f);
 // fetched as a scalar, an expression's scalar argument, or what the scalar
 // unit computed from registers), or an earlier step's tile.
 struct Ref {
-  enum Kind : std::uint8_t { input, scalar_input, scalar_arg, scalar_step, step } kind = input;
-  int index = 0;
-  bool is_register() const { return kind == scalar_input || kind == scalar_arg || kind == scalar_step; }
+  enum Kind : std::uint8_t { input, scalar_input, scalar_arg, scalar_step, constant, step } kind = input;
+  int index = 0;  // a constant's: its bits (a half 1.0 is 0x3c00)
+  bool is_register() const {
+    return kind == scalar_input || kind == scalar_arg || kind == scalar_step || kind == constant;
+  }
 };
 
 // One step of a tile. A vector instruction: binary, args[0] op args[1], both
 // tensors; a scalar form, args[0] op register args[1] (negated first for a
 // subtraction lowered to Adds); Duplicate of register args[0]; Cast of
-// args[0]. Or, with `scalar_unit`, the program node `node` computed on
+// args[0]; Compare of args[0] and args[1] into a bit array (`mode` its
+// CMPMODE); Select of args[0] where args[2]'s bit is set, else the register
+// args[1]. Or, with `scalar_unit`, the program node `node` computed on
 // registers by the scalar unit (args are then registers, up to three).
+//
+// A comparison (eq .. ge, on half and float; EQ and NE on int32_t where the
+// product compares int32_t) is Compare into bits, Select between a half 1.0
+// (Duplicate) and 0, and Cast to uint8_t: NumPy's bool of 0 and 1; NE on
+// int32_t is EQ with the two swapped. It needs whole tiles (a bit array a
+// row would not start on 32 bytes): with a row or column input it falls back.
 struct Step {
   Instr instr = Instr::Add;
   DType dtype = DType::f32;      // the instruction's type (dst's for Cast)
   DType src_dtype = DType::f32;  // Cast's source
   std::array<Ref, 3> args{};
   RoundMode round = RoundMode::none;
+  std::uint8_t mode = 0;  // Compare's CMPMODE, Select's SELMODE
   bool negate_scalar = false;
   bool scalar_unit = false;
   ExprInstr node{};
@@ -76,6 +87,12 @@ struct Lowering {
   bool gathers = false;         // a gather input: tiles are one row
   std::string refused;          // why the product cannot run the key, naming the instruction; "" when it can
 };
+
+// The UB bytes an element of step `s`'s result takes in its tile buffer (a
+// Compare's bit array: one, generously).
+inline std::int64_t result_bytes(const Step& s) {
+  return s.instr == Instr::Compare ? 1 : static_cast<std::int64_t>(dtype_size(s.dtype));
+}
 
 // The lowering of `key` (a binary op's, or an expression's) for `product`.
 Lowering lower_for_ascend(const KernelKey& key, const Product& product);

@@ -401,6 +401,31 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, RoundMode mode, 
   stub::vector(c);
 }
 
+enum class CMPMODE { LT, GT, EQ, LE, GE, NE };
+enum class SELMODE { VSEL_CMPMASK_SPR, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
+
+// Bit i of dst = src0[i] mode src1[i] (count form).
+template <class U, class T>
+void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode,
+             std::uint32_t count) {
+  bcast::ascend::VectorCall c;
+  c.instr = bcast::ascend::Instr::Compare;
+  c.dtype = stub::dtype_of<T>();
+  c.dst = dst.address(), c.src0 = src0.address(), c.src1 = src1.address();
+  c.mode = std::uint8_t(mode), c.count = count;
+  stub::vector(c);
+}
+
+// dst[i] = bit i of sel ? src0[i] : scalar (count form, VSEL_TENSOR_SCALAR_MODE).
+template <class T, class U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0, T scalar, SELMODE mode,
+            std::uint32_t count) {
+  auto c = stub::call(bcast::ascend::Instr::Select, dst);
+  c.sel = sel.address(), c.src0 = src0.address(), c.scalar = stub::bits_of(scalar);
+  c.mode = std::uint8_t(mode), c.count = count;
+  stub::vector(c);
+}
+
 // dst[i] = the element at byte offsets[i] from src (count form).
 template <class T>
 void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<std::uint32_t>& offsets,
