@@ -31,6 +31,7 @@ SVML's pow (numpy_floats.py says when, and what was measured).
 usage: numerical_edge_cases.py PATH/TO/bcast-run
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -81,7 +82,12 @@ NUMPY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_d
          "gt": np.greater, "ge": np.greater_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,
          "logical_xor": np.logical_xor, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or,
          "bit_xor": np.bitwise_xor}
-MODES = {"jit": [], "reference": ["--no-jit"], "ascend-sim": ["--target", "ascend-sim"]}
+# Executor -> (flags, environment). ascend-sim runs on both products; a call
+# a product cannot take runs on the host, and its reason must be logged.
+ASCEND = ["--target", "ascend-sim", "--trace"]
+MODES = {"jit": ([], {}), "reference": (["--no-jit"], {}),
+         "ascend-sim 910b": (ASCEND, {"BCAST_ASCEND_PRODUCT": "910b"}),
+         "ascend-sim 310p": (ASCEND, {"BCAST_ASCEND_PRODUCT": "310p"})}
 
 
 def numpy_op(op, a, b):
@@ -170,6 +176,7 @@ def main():
     failures = []
     checked = 0
     pow_seen = {}
+    ran_there = {}  # ascend-sim mode -> calls that ran on the simulator
     with tempfile.TemporaryDirectory() as tmp:
         for dtype, values in SPECIAL.items():
             ops = FLOAT_OPS if values.dtype.kind == "f" else BOOL_OPS if dtype == "bool" else INT_OPS
@@ -179,12 +186,18 @@ def main():
             np.save(pb, b)
             for op in ops:
                 want, other, exact = expected(op, a, b)
-                for mode, flags in MODES.items():
+                for mode, (flags, env) in MODES.items():
                     po = os.path.join(tmp, f"out_{mode}.npy")
-                    p = subprocess.run([BCAST_RUN, op, pa, pb, "-o", po] + flags, capture_output=True, text=True)
+                    p = subprocess.run([BCAST_RUN, op, pa, pb, "-o", po] + flags, capture_output=True, text=True,
+                                       env={**os.environ, **env})
                     if p.returncode != 0:
                         failures.append(f"{op}.{dtype} [{mode}]: exit {p.returncode}: {p.stderr.strip()}")
                         continue
+                    if mode.startswith("ascend-sim"):
+                        m = re.search(r"trace: the call did not run on the ascend-sim target: (.*)", p.stdout)
+                        ran_there[mode] = ran_there.get(mode, 0) + (m is None)
+                        if m and m.group(1) not in p.stderr:
+                            failures.append(f"{op}.{dtype} [{mode}]: fell back unlogged: {m.group(1)}")
                     got = np.load(po)
                     diff = differences(op, got, want, other, exact)
                     if isinstance(diff, str):
@@ -202,7 +215,11 @@ def main():
         print("FAIL", f)
     print(f"pow: {svml_pow()[1]}; largest ULP from NumPy (bound): " +
           ", ".join(f"{d} {u} ({pow_ulps(SPECIAL[d].dtype)})" for d, u in pow_seen.items()))
-    print(f"{checked} edge-case elements checked over {len(SPECIAL)} dtypes and 3 executors, {len(failures)} failures")
+    print(f"{checked} edge-case elements checked over {len(SPECIAL)} dtypes and {len(MODES)} executors, "
+          f"{len(failures)} failures; on the simulator: " + ", ".join(f"{m} {n} calls" for m, n in ran_there.items()))
+    if min(ran_there.values(), default=0) == 0:
+        failures.append("no call ran on the simulator")
+        return 1
     return 1 if failures else 0
 
 
