@@ -73,7 +73,7 @@ struct Place {
 class AscendEmitter {
  public:
   AscendEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol)
-      : module_(module), key_(key), b_(module.getContext()), product_(products()[key.model - 1u]),
+      : module_(module), b_(module.getContext()), product_(products()[key.model - 1u]),
         lw_(lower_for_ascend(key, product_)), inputs_(static_cast<int>(lw_.inputs.size())),
         outer_(std::max<int>(key.expr != 0 ? static_cast<int>(expr_rank(key)) : key.rank, 2) - 2),
         odometer_(1 + inputs_) {
@@ -656,7 +656,6 @@ class AscendEmitter {
   }
 
   llvm::Module& module_;
-  const KernelKey& key_;
   llvm::IRBuilder<> b_;
   const Product& product_;
   Lowering lw_;

@@ -23,13 +23,15 @@ namespace {
 thread_local AscendTrace t_last_trace;
 
 // A call that runs on the host instead: the trace says why, and so does the
-// log: at warn the first time a reason comes up in the process, at debug
-// after that (NOTE: [Ascend lowering]: a fallback is never silent).
-bool fall_back(AscendTrace& trace, std::string why) {
+// log. What the product or the model cannot do is a warning the first time
+// a reason comes up in the process, then debug (NOTE: [Ascend lowering]: a
+// fallback is never silent); what the caller chose (the JIT off) or nothing
+// to compute is debug.
+bool fall_back(AscendTrace& trace, std::string why, bool chosen = false) {
   static std::mutex mutex;
   static std::set<std::string> told;
   bool first = false;
-  {
+  if (!chosen) {
     const std::lock_guard lock(mutex);
     first = told.insert(why).second;
   }
@@ -41,8 +43,8 @@ bool fall_back(AscendTrace& trace, std::string why) {
 
 // Whether a call can reach the simulator at all.
 bool may_run(const BroadcastPlan& plan, AscendTrace& trace) {
-  if (plan.numel == 0) return fall_back(trace, "nothing to compute: the output is empty");
-  if (!jit_enabled()) return fall_back(trace, "the JIT is off (BCAST_JIT=0)");
+  if (plan.numel == 0) return fall_back(trace, "nothing to compute: the output is empty", true);
+  if (!jit_enabled()) return fall_back(trace, "the JIT is off (BCAST_JIT=0)", true);
   return true;
 }
 
@@ -125,7 +127,7 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
   if (!may_run(plan, trace)) return false;
   const KernelKey key = make_expr_kernel_key(target, structure, inputs, scalars, plan, provider::current_codegen_id());
   if (expr_kernel_spec(key.expr).program.code.empty())
-    return fall_back(trace, "the expression computes nothing (it copies an input)");
+    return fall_back(trace, "the expression computes nothing (it copies an input)", true);
   std::vector<TensorView> views{out};
   views.insert(views.end(), operands.begin(), operands.end());
   const auto* slots = static_cast<const std::uint64_t*>(scalar_slots);

@@ -119,36 +119,41 @@ bool PipeSchedule::slot_ok(int queue, int slot, SlotState expected, std::string_
   return false;
 }
 
-void PipeSchedule::alloc(int queue, int slot) {
-  if (!slot_ok(queue, slot, SlotState::free, "AllocTensor")) {
-    if (queue >= 0 && queue < static_cast<int>(queues_.size()) && slot >= 0 && slot < queues_[queue].slots)
-      slots_[queue][slot].state = SlotState::allocated;  // the refill goes ahead: the race check sees what follows
+namespace {
+
+// NOTE: [Pipe schedule]'s slot steps, in QueueOp's order: the state a step
+// expects and leaves, whose pipe takes it, and whether it sets its flag (at
+// the end of that pipe's work so far) or waits for it.
+struct SlotStep {
+  const char* name;
+  int from, to;  // SlotState
+  bool producer, sets;
+  bool ready_flag;  // the slot's ready flag; else its freed flag
+};
+constexpr SlotStep kSlotSteps[] = {
+    {"AllocTensor", 0, 1, true, false, false},
+    {"EnQue", 1, 2, true, true, true},
+    {"DeQue", 2, 3, false, false, true},
+    {"FreeTensor", 3, 0, false, true, false},
+};
+
+}  // namespace
+
+void PipeSchedule::step(QueueOp op, int queue, int slot) {
+  const SlotStep& s = kSlotSteps[static_cast<int>(op)];
+  if (!slot_ok(queue, slot, static_cast<SlotState>(s.from), s.name)) {
+    // A refill out of turn goes ahead: the race check sees what follows.
+    if (op == QueueOp::alloc && queue >= 0 && queue < static_cast<int>(queues_.size()) && slot >= 0 &&
+        slot < queues_[queue].slots)
+      slots_[queue][slot].state = SlotState::allocated;
     return;
   }
-  Slot& s = slots_[queue][slot];
-  if (s.freed.set) wait(queues_[queue].producer, s.freed);
-  s.state = SlotState::allocated;
-}
-
-void PipeSchedule::enque(int queue, int slot) {
-  if (!slot_ok(queue, slot, SlotState::allocated, "EnQue")) return;
-  Slot& s = slots_[queue][slot];
-  signal(queues_[queue].producer, s.ready);
-  s.state = SlotState::enqueued;
-}
-
-void PipeSchedule::deque(int queue, int slot) {
-  if (!slot_ok(queue, slot, SlotState::enqueued, "DeQue")) return;
-  Slot& s = slots_[queue][slot];
-  wait(queues_[queue].consumer, s.ready);
-  s.state = SlotState::dequeued;
-}
-
-void PipeSchedule::free(int queue, int slot) {
-  if (!slot_ok(queue, slot, SlotState::dequeued, "FreeTensor")) return;
-  Slot& s = slots_[queue][slot];
-  signal(queues_[queue].consumer, s.freed);
-  s.state = SlotState::free;
+  Slot& sl = slots_[queue][slot];
+  const Pipe pipe = s.producer ? queues_[queue].producer : queues_[queue].consumer;
+  Flag& flag = s.ready_flag ? sl.ready : sl.freed;
+  if (s.sets) signal(pipe, flag);
+  else if (flag.set) wait(pipe, flag);
+  sl.state = static_cast<SlotState>(s.to);
 }
 
 void PipeSchedule::set_flag(Pipe from, Pipe to, int event) {

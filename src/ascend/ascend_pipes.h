@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ascend_abi.h"
 #include "ascend_isa.h"
 #include "ascend_vector.h"
 
@@ -56,10 +57,11 @@ class PipeSchedule {
   // `writes` of the UB; `label` names it in hazards.
   void issue(Pipe pipe, std::int64_t cycles, std::string_view label, std::span<const UbRange> reads,
              std::span<const UbRange> writes);
-  void alloc(int queue, int slot);
-  void enque(int queue, int slot);
-  void deque(int queue, int slot);
-  void free(int queue, int slot);
+  void step(QueueOp op, int queue, int slot);
+  void alloc(int queue, int slot) { step(QueueOp::alloc, queue, slot); }
+  void enque(int queue, int slot) { step(QueueOp::enque, queue, slot); }
+  void deque(int queue, int slot) { step(QueueOp::deque, queue, slot); }
+  void free(int queue, int slot) { step(QueueOp::free, queue, slot); }
   // SetFlag<from_to>(event) / WaitFlag<from_to>(event), as a kernel writes them by hand.
   void set_flag(Pipe from, Pipe to, int event);
   void wait_flag(Pipe from, Pipe to, int event);

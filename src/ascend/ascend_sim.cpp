@@ -66,12 +66,7 @@ void BlockContext::queue(QueueOp op, int queue, int slot) {
     constexpr const char* names[] = {"AllocTensor", "EnQue", "DeQue", "FreeTensor"};
     calls_->push_back(fmt::format("{}(queue {}, slot {})", names[static_cast<int>(op)], queue, slot));
   }
-  switch (op) {
-    case QueueOp::alloc: pipes_.alloc(queue, slot); break;
-    case QueueOp::enque: pipes_.enque(queue, slot); break;
-    case QueueOp::deque: pipes_.deque(queue, slot); break;
-    case QueueOp::free: pipes_.free(queue, slot); break;
-  }
+  pipes_.step(op, queue, slot);
 }
 
 void BlockContext::flag(bool set, Pipe from, Pipe to, int event) {

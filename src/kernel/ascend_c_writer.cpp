@@ -31,8 +31,11 @@ class Writer {
   std::optional<std::string> write(std::string& why) {
     if (!lw_.refused.empty()) return why = lw_.refused, std::nullopt;
     for (const Step& st : lw_.steps)
-      if (st.scalar_unit && (st.node.kind != InstrKind::cast || (is_floating(st.node.in) && !is_floating(st.node.out))))
-        return why = "the scalar unit's steps other than exact or rounding casts are not written as Ascend C yet",
+      if (st.scalar_unit && scalar_expression(st).empty())
+        return why = fmt::format("the scalar unit's {} is not written as Ascend C yet (casts to floats and "
+                                 "add, sub, mul and div are)",
+                                 st.node.kind == InstrKind::binary ? op_name(static_cast<Op>(st.node.code))
+                                                                   : std::string_view("step")),
                std::nullopt;
     header();
     tiling_struct();
@@ -224,7 +227,7 @@ class Writer {
     for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
       const Step& st = lw_.steps[i];
       if (st.scalar_unit) {
-        line("r{} = static_cast<{}>({});", i, c_type(st.node.out), reg(st.args[0]));
+        line("r{} = {};", i, scalar_expression(st));
       } else if (st.negate_scalar && is_floating(st.dtype)) {
         line("neg{} = -{};", i, reg(st.args[1]));
       } else if (st.negate_scalar) {  // wrapping, as the vector unit's integers do
@@ -365,6 +368,33 @@ class Writer {
     else
       line("DataCopy({}, {}, DataCopyParams{{(uint16_t)({}), (uint16_t)({}), (uint16_t)({}), (uint16_t)({})}});", ub, gm,
            count, len, gap, dst_gap);
+  }
+
+  // A step of the scalar unit as C, with bcast's semantics (as the LLVM
+  // kernel's scalar code computes it: f16 and bf16 in float, integers
+  // wrapping, integer division true division in double); "" for one this
+  // writer does not spell.
+  std::string scalar_expression(const Step& st) const {
+    const ExprInstr& n = st.node;
+    const std::string out = c_type(n.out);
+    if (n.kind == InstrKind::cast) {
+      if (is_floating(n.in) && !is_floating(n.out)) return "";  // bcast saturates; C leaves it undefined
+      return fmt::format("static_cast<{}>({})", out, reg(st.args[0]));
+    }
+    if (n.kind != InstrKind::binary || n.in == DType::boolean) return "";
+    const auto op = static_cast<Op>(n.code);
+    const char* sign = op == Op::add ? "+" : op == Op::sub ? "-" : op == Op::mul ? "*" : op == Op::div ? "/" : nullptr;
+    if (sign == nullptr) return "";
+    const std::string a = reg(st.args[0]), b = reg(st.args[1]);
+    if (op == Op::div && !is_floating(n.in))
+      return fmt::format("static_cast<double>({}) / static_cast<double>({})", a, b);
+    if (!is_floating(n.in)) {
+      const std::string u = "u" + c_type(n.in);
+      return fmt::format("static_cast<{}>(static_cast<{}>({}) {} static_cast<{}>({}))", out, u, a, sign, u, b);
+    }
+    if (n.in == DType::f16 || n.in == DType::bf16)
+      return fmt::format("static_cast<{}>(static_cast<float>({}) {} static_cast<float>({}))", out, a, sign, b);
+    return fmt::format("{} {} {}", a, sign, b);
   }
 
   // ---- the steps ----

@@ -25,36 +25,28 @@ BCAST_ASCEND_INTRINSICS(BCAST_STUB_INTRINSIC)
 #undef BCAST_STUB_INTRINSIC
 }
 
-// f16 and bf16 as storage, converting as bcast does (round to nearest even,
-// once from double).
-struct half {
+namespace AscendC::stub {
+// A 16-bit float as storage, converting as bcast does (round to nearest even,
+// once from double): half and bfloat16_t.
+template <float (*ToF32)(std::uint16_t), std::uint16_t (*FromF32)(float), std::uint16_t (*FromF64)(double)>
+struct Float16 {
   std::uint16_t bits = 0;
-  half() = default;
-  half(float f) : bits(bcast::f32_to_f16(f)) {}
-  half(double d) : bits(bcast::f64_to_f16(d)) {}
+  Float16() = default;
+  Float16(float f) : bits(FromF32(f)) {}
+  Float16(double d) : bits(FromF64(d)) {}
   template <class I, class = std::enable_if_t<std::is_integral_v<I>>>
-  half(I i) : half(static_cast<double>(i)) {}
-  operator float() const { return bcast::f16_to_f32(bits); }
-  half operator-() const {
-    half h;
+  Float16(I i) : Float16(static_cast<double>(i)) {}
+  operator float() const { return ToF32(bits); }
+  Float16 operator-() const {
+    Float16 h;
     h.bits = static_cast<std::uint16_t>(bits ^ 0x8000u);
     return h;
   }
 };
-struct bfloat16_t {
-  std::uint16_t bits = 0;
-  bfloat16_t() = default;
-  bfloat16_t(float f) : bits(bcast::f32_to_bf16(f)) {}
-  bfloat16_t(double d) : bits(bcast::f64_to_bf16(d)) {}
-  template <class I, class = std::enable_if_t<std::is_integral_v<I>>>
-  bfloat16_t(I i) : bfloat16_t(static_cast<double>(i)) {}
-  operator float() const { return bcast::bf16_to_f32(bits); }
-  bfloat16_t operator-() const {
-    bfloat16_t h;
-    h.bits = static_cast<std::uint16_t>(bits ^ 0x8000u);
-    return h;
-  }
-};
+}  // namespace AscendC::stub
+
+using half = AscendC::stub::Float16<bcast::f16_to_f32, bcast::f32_to_f16, bcast::f64_to_f16>;
+using bfloat16_t = AscendC::stub::Float16<bcast::bf16_to_f32, bcast::f32_to_bf16, bcast::f64_to_bf16>;
 
 namespace AscendC {
 
