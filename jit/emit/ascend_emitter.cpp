@@ -10,10 +10,11 @@
 
 #include <cstddef>
 #include <map>
-#include <type_traits>
+#include <optional>
 
 #include "ascend_abi.h"
 #include "ascend_lowering.h"
+#include "emit/ascend_calls.h"
 #include "expr_kernel.h"
 #include "ir/ir_dtypes.h"
 #include "ir/ir_helpers.h"
@@ -28,52 +29,14 @@ using namespace bcast::ascend;
 using llvm::BasicBlock;
 using llvm::Value;
 
-// The LLVM type of a C parameter or result type of NOTE: [Ascend intrinsics].
-template <class T>
-llvm::Type* llvm_type(llvm::LLVMContext& c) {
-  if constexpr (std::is_void_v<T>) return llvm::Type::getVoidTy(c);
-  else if constexpr (std::is_pointer_v<T>) return llvm::PointerType::get(c, 0);
-  else return llvm::IntegerType::get(c, 8 * sizeof(T));
-}
-
-template <class Prototype>
-struct FunctionTypeOf;
-template <class Result, class... Params>
-struct FunctionTypeOf<Result(Params...)> {
-  static llvm::FunctionType* get(llvm::LLVMContext& c) {
-    return llvm::FunctionType::get(llvm_type<Result>(c), {llvm_type<Params>(c)...}, false);
-  }
-};
-
-#define BCAST_INTRINSIC_VALUE(symbol, prototype) symbol,
-enum class Intrinsic { BCAST_ASCEND_INTRINSICS(BCAST_INTRINSIC_VALUE) };
-#undef BCAST_INTRINSIC_VALUE
-
-struct IntrinsicDecl {
-  const char* symbol;
-  llvm::FunctionType* (*type)(llvm::LLVMContext&);
-};
-#define BCAST_INTRINSIC_DECL(symbol, prototype) {#symbol, &FunctionTypeOf<ascend::prototype>::get},
-constexpr IntrinsicDecl kIntrinsics[] = {BCAST_ASCEND_INTRINSICS(BCAST_INTRINSIC_DECL)};
-#undef BCAST_INTRINSIC_DECL
-
 std::int64_t size_of(DType t) { return static_cast<std::int64_t>(dtype_size(t)); }
-
-// Where a step's operand is during a tile: a UB address, plus, in per-row
-// steps, how far it moves a row; `column` operands are read through a block
-// stride of 0; a register has a value instead.
-struct Place {
-  Value* address = nullptr;
-  Value* row_bytes = nullptr;  // per row
-  bool column = false;
-  Value* value = nullptr;      // a register's bits
-  DType dtype = DType::f32;
-};
 
 class AscendEmitter {
  public:
+  using Vector = AscendCalls::Vector;
+
   AscendEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol)
-      : module_(module), b_(module.getContext()), product_(products()[key.model - 1u]),
+      : b_(module.getContext()), product_(products()[key.model - 1u]),
         lw_(lower_for_ascend(key, product_)), inputs_(static_cast<int>(lw_.inputs.size())),
         outer_(std::max<int>(key.expr != 0 ? static_cast<int>(expr_rank(key)) : key.rank, 2) - 2),
         odometer_(1 + inputs_) {
@@ -85,8 +48,7 @@ class AscendEmitter {
     for (unsigned i = 0; i < 5; ++i) fn_->getArg(i)->setName(names[i]);
     tiling_ = fn_->getArg(3);
     ctx_ = fn_->getArg(4);
-    copy_call_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), sizeof(CopyCall)), nullptr, "copy_call");
-    vector_call_ = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), sizeof(VectorCall)), nullptr, "vector_call");
+    calls_.emplace(module, b_, ctx_);
     for (int k = 0; k <= inputs_; ++k)
       gm_.push_back(load_field(b_, fn_->getArg(2), k * sizeof(void*), ptr, k == 0 ? "gm_out" : "gm_in"));
   }
@@ -132,28 +94,6 @@ class AscendEmitter {
 
  private:
   static std::size_t expr_rank(const KernelKey& key);
-
-  // The fields every form of step `i` shares: instruction, types, places.
-  struct VectorFields {
-    Instr instr = Instr::Add;
-    DType dtype = DType::f32, src_dtype = DType::f32;
-    Value* dst = nullptr;
-    Value* src0 = nullptr;
-    Value* src1 = nullptr;
-    Value* sel = nullptr;  // Select's bit array
-    Value* scalar = nullptr;
-    Value* mask = nullptr;
-    Value* repeat = nullptr;
-    Value* count = nullptr;
-    RepeatParams params;
-    std::uint8_t mode = 0;
-    // Per operand (dst, src0, src1): element size (0 when absent), whether a
-    // column (read through a block a row) or a row input (the same every row).
-    std::int64_t size[3] = {0, 0, 0};
-    bool column[3] = {false, false, false}, row_input[3] = {false, false, false};
-    Value* column_step[3] = {nullptr, nullptr, nullptr};
-  };
-
 
   // ---- the block's start ----
 
@@ -228,17 +168,27 @@ class AscendEmitter {
       Value* ub = t64(offsetof(TilingData, ub_scalar) + 8 * (k + 1), "ub_scalar");
       copy(CopyDir::gm_to_ub, ub, gm_at(k + 1), k + 1, size, b_.getInt64(1), whole_or_bytes(b_.getInt64(size)),
            b_.getInt64(0), b_.getInt64(0));
-      call(Intrinsic::bcast_sim_flag, {ctx_, i32(1), i32(int(Pipe::mte2)), i32(int(Pipe::scalar)), i32(k)});
-      call(Intrinsic::bcast_sim_flag, {ctx_, i32(0), i32(int(Pipe::mte2)), i32(int(Pipe::scalar)), i32(k)});
-      registers_[k] = call(Intrinsic::bcast_sim_get_value, {ctx_, ub, i32(static_cast<int>(size))});
+      calls_->flag(true, Pipe::mte2, Pipe::scalar, k);
+      calls_->flag(false, Pipe::mte2, Pipe::scalar, k);
+      registers_[k] = calls_->get_value(ub, static_cast<int>(size));
+    }
+    for (int k = 0; k < inputs_; ++k) {  // resident rows: copied once a block, before V reads them
+      if (lw_.fetch[k] != Fetch::row) continue;
+      when(resident(k), "load_resident_row", [&] {
+        const std::int64_t size = size_of(lw_.inputs[k]);
+        copy(CopyDir::gm_to_ub, resident_row(k), gm_at(k + 1), k + 1, size, b_.getInt64(1),
+             whole_or_bytes(b_.CreateMul(n_, b_.getInt64(size))), b_.getInt64(0), b_.getInt64(0));
+        calls_->flag(true, Pipe::mte2, Pipe::vector, k);
+        calls_->flag(false, Pipe::mte2, Pipe::vector, k);
+      });
     }
     for (std::size_t j = 0; j < lw_.scalars.size(); ++j)
       scalar_args_.push_back(t64(offsetof(TilingData, scalars) + 8 * j, "scalar"));
     if (lw_.gathers) {  // Gather's byte offsets, 0, 32, 64, ...: a block a lane, as the gather copy lays them
       Value* offsets = t64(offsetof(TilingData, ub_offsets), "ub_offsets");
-      vector(VectorFields{.instr = Instr::CreateVecIndex, .dtype = DType::i32, .dst = offsets, .scalar = b_.getInt64(0),
+      calls_->vector(Vector{.instr = Instr::CreateVecIndex, .dtype = DType::i32, .dst = offsets, .scalar = b_.getInt64(0),
                           .count = cols_});
-      vector(VectorFields{.instr = Instr::Muls, .dtype = DType::i32, .dst = offsets, .src0 = offsets,
+      calls_->vector(Vector{.instr = Instr::Muls, .dtype = DType::i32, .dst = offsets, .src0 = offsets,
                           .scalar = b_.getInt64(kBlockBytes), .count = cols_});
     }
     step_registers_.assign(lw_.steps.size(), nullptr);
@@ -257,24 +207,27 @@ class AscendEmitter {
     Value* rows = min(rows_, b_.CreateSub(m_, row0), "rows_here");
     Value* cols = min(cols_, b_.CreateSub(n_, col0), "cols_here");
     Value* slot32 = b_.CreateTrunc(slot, b_.getInt32Ty());
-    // CopyIn
+    // CopyIn (a resident row is in the UB already)
     for (int k = 0; k < inputs_; ++k) {
       if (lw_.fetch[k] == Fetch::scalar) continue;
-      queue(QueueOp::alloc, queue_of(k), slot32);
-      Value* ub = queue_buffer(1 + k, slot);
-      if (lw_.fetch[k] == Fetch::column) copy_column(k, ub, rows);
-      else if (lw_.fetch[k] == Fetch::gather) copy_gather(k, ub, cols);
-      else copy_rows(CopyDir::gm_to_ub, 1 + k, ub, lw_.fetch[k] == Fetch::row ? b_.getInt64(1) : rows, cols);
-      queue(QueueOp::enque, queue_of(k), slot32);
+      unless_resident(k, "copy_in", [&] {
+        queue(QueueOp::alloc, queue_of(k), slot32);
+        Value* ub = queue_buffer(1 + k, slot);
+        if (lw_.fetch[k] == Fetch::column) copy_column(k, ub, rows);
+        else if (lw_.fetch[k] == Fetch::gather) copy_gather(k, ub, cols);
+        else copy_rows(CopyDir::gm_to_ub, 1 + k, ub, lw_.fetch[k] == Fetch::row ? b_.getInt64(1) : rows, cols);
+        queue(QueueOp::enque, queue_of(k), slot32);
+      });
     }
     // Compute
     for (int k = 0; k < inputs_; ++k)
-      if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::deque, queue_of(k), slot32);
+      if (lw_.fetch[k] != Fetch::scalar)
+        unless_resident(k, "deque", [&] { queue(QueueOp::deque, queue_of(k), slot32); });
     queue(QueueOp::alloc, kQueueOut, slot32);
     for (int k = 0; k < inputs_; ++k) {
       if (lw_.fetch[k] == Fetch::column) spread_column(k, queue_buffer(1 + k, slot), rows);
       if (lw_.fetch[k] == Fetch::gather)
-        vector(VectorFields{.instr = Instr::Gather, .dtype = lw_.inputs[k], .dst = gathered(k),
+        calls_->vector(Vector{.instr = Instr::Gather, .dtype = lw_.inputs[k], .dst = gathered(k),
                             .src0 = queue_buffer(1 + k, slot), .src1 = t64(offsetof(TilingData, ub_offsets), "ub_offsets"),
                             .count = cols});
     }
@@ -282,12 +235,13 @@ class AscendEmitter {
     else emit_steps(slot, b_.CreateSelect(b_.CreateICmpEQ(rows, rows_), full_elems_, last_elems_));
     queue(QueueOp::enque, kQueueOut, slot32);
     for (int k = 0; k < inputs_; ++k)
-      if (lw_.fetch[k] != Fetch::scalar) queue(QueueOp::free, queue_of(k), slot32);
+      if (lw_.fetch[k] != Fetch::scalar)
+        unless_resident(k, "free", [&] { queue(QueueOp::free, queue_of(k), slot32); });
     // CopyOut
     queue(QueueOp::deque, kQueueOut, slot32);
     copy_rows(CopyDir::ub_to_gm, kQueueOut, queue_buffer(kQueueOut, slot), rows, cols);
     queue(QueueOp::free, kQueueOut, slot32);
-    call(Intrinsic::bcast_sim_tile_done, {ctx_});
+    calls_->tile_done();
   }
 
   // A tile's rows of operand k (a stream, a row input, or out), `rows`
@@ -331,6 +285,19 @@ class AscendEmitter {
   }
   Value* gathered(int k) { return t64(offsetof(TilingData, ub_gathered) + 8 * (k + 1), "ub_gathered"); }
 
+  // A row input resident for the block (NOTE: [Ascend lowering]): its UB row,
+  // and whether this call keeps it so.
+  Value* resident_row(int k) { return t64(offsetof(TilingData, ub_resident) + 8 * (k + 1), "ub_resident"); }
+  Value* resident(int k) {
+    return b_.CreateICmpNE(t64(offsetof(TilingData, row_resident) + 8 * (k + 1), "row_resident"), b_.getInt64(0));
+  }
+  // Emits `body` for input k's queue steps, skipped at run time for a resident row.
+  template <class Body>
+  void unless_resident(int k, const char* name, Body body) {
+    if (lw_.fetch[k] != Fetch::row) return body();
+    when(b_.CreateNot(resident(k)), name, body);
+  }
+
   // Brcb: each value into a 32-byte block of its own (a strided column's
   // copy already put them so).
   void spread_column(int k, Value* ub, Value* rows) {
@@ -340,12 +307,12 @@ class AscendEmitter {
     b_.CreateCondBr(b_.CreateICmpNE(mode, b_.getInt64(kStrided)), spread, after);
     b_.SetInsertPoint(spread);
     Value* values = b_.CreateSelect(b_.CreateICmpEQ(mode, b_.getInt64(kOneValue)), b_.getInt64(1), rows);
-    VectorFields f{.instr = Instr::Brcb, .dtype = lw_.inputs[k]};
+    Vector f{.instr = Instr::Brcb, .dtype = lw_.inputs[k]};
     f.dst = t64(offsetof(TilingData, ub_brcb) + 8 * (k + 1), "ub_brcb");
     f.src0 = ub;
     f.repeat = b_.CreateSDiv(b_.CreateAdd(values, b_.getInt64(7)), b_.getInt64(8));
     f.params = {1, 1, 1, 8, 8, 8};
-    vector(f);
+    calls_->vector(f);
     b_.CreateBr(after);
     b_.SetInsertPoint(after);
   }
@@ -357,9 +324,9 @@ class AscendEmitter {
     for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
       const Step& st = lw_.steps[i];
       if (st.scalar_unit) continue;
-      VectorFields f = fields_of(st, i, slot);
+      Vector f = fields_of(st, i, slot);
       f.count = count;
-      vector(f);
+      calls_->vector(f);
     }
   }
 
@@ -372,7 +339,7 @@ class AscendEmitter {
     for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
       const Step& st = lw_.steps[i];
       if (st.scalar_unit) continue;
-      VectorFields f = fields_of(st, i, slot);
+      Vector f = fields_of(st, i, slot);
       Value* r = b_.CreateLoad(b_.getInt64Ty(), row_elems);
       Value* cb = b_.CreateLoad(b_.getInt64Ty(), column_bytes);
       bool any_column = false;
@@ -388,7 +355,7 @@ class AscendEmitter {
       }
       if (!any_column) {
         f.count = cols;
-        vector(f);
+        calls_->vector(f);
       } else {
         strided_row(f, cols);
       }
@@ -399,7 +366,7 @@ class AscendEmitter {
   }
 
   // A row of `cols` elements with column operands: full repeats, then the tail.
-  void strided_row(VectorFields f, Value* cols) {
+  void strided_row(Vector f, Value* cols) {
     std::int64_t widest = 1;
     for (int a = 0; a < 3; ++a) widest = std::max(widest, f.size[a]);
     const std::int64_t per_repeat = kRepeatBytes / widest;
@@ -412,25 +379,25 @@ class AscendEmitter {
     Value* full = b_.CreateSDiv(cols, b_.getInt64(per_repeat), "full");
     Value* tail = b_.CreateSRem(cols, b_.getInt64(per_repeat), "tail");
     when(b_.CreateICmpSGT(full, b_.getInt64(0)), "full_repeats", [&] {
-      VectorFields g = f;
+      Vector g = f;
       g.mask = b_.getInt64(per_repeat);
       g.repeat = full;
-      vector(g);
+      calls_->vector(g);
     });
     when(b_.CreateICmpSGT(tail, b_.getInt64(0)), "tail_repeat", [&] {
-      VectorFields g = f;
+      Vector g = f;
       Value** address[] = {&g.dst, &g.src0, &g.src1};
       for (int a = 0; a < 3; ++a)
         if (*address[a] != nullptr && !g.column[a])
           *address[a] = b_.CreateAdd(*address[a], b_.CreateMul(full, b_.getInt64(per_repeat * f.size[a])));
       g.mask = tail;
       g.repeat = b_.getInt64(1);
-      vector(g);
+      calls_->vector(g);
     });
   }
 
-  VectorFields fields_of(const Step& st, std::size_t i, Value* slot) {
-    VectorFields f{.instr = st.instr, .dtype = st.dtype, .src_dtype = st.src_dtype};
+  Vector fields_of(const Step& st, std::size_t i, Value* slot) {
+    Vector f{.instr = st.instr, .dtype = st.dtype, .src_dtype = st.src_dtype};
     f.mode = st.instr == Instr::Cast ? static_cast<std::uint8_t>(st.round) : st.mode;
     if (st.instr == Instr::Select) f.sel = t64(offsetof(TilingData, ub_step) + 8 * st.args[2].index, "ub_step");
     const bool last = i + 1 == lw_.steps.size();
@@ -457,7 +424,10 @@ class AscendEmitter {
       }
       const int k = r.index;
       address = lw_.fetch[k] == Fetch::gather ? gathered(k) : queue_buffer(1 + k, slot);
-      if (lw_.fetch[k] == Fetch::row) f.row_input[1 + a] = true;
+      if (lw_.fetch[k] == Fetch::row) {
+        f.row_input[1 + a] = true;
+        address = b_.CreateSelect(resident(k), resident_row(k), address);
+      }
       if (lw_.fetch[k] == Fetch::column) {
         Value* mode = t64(offsetof(TilingData, column_mode) + 8 * (k + 1), "column_mode");
         Value* brcb = t64(offsetof(TilingData, ub_brcb) + 8 * (k + 1), "ub_brcb");
@@ -467,27 +437,6 @@ class AscendEmitter {
       }
     }
     return f;
-  }
-
-  void vector(const VectorFields& f) {
-    Value* c = vector_call_;
-    b_.CreateMemSet(c, b_.getInt8(0), sizeof(VectorCall), llvm::MaybeAlign(8));
-    store8(c, offsetof(VectorCall, instr), static_cast<std::uint8_t>(f.instr));
-    store8(c, offsetof(VectorCall, dtype), static_cast<std::uint8_t>(f.dtype));
-    store8(c, offsetof(VectorCall, src_dtype), static_cast<std::uint8_t>(f.src_dtype));
-    store8(c, offsetof(VectorCall, mode), f.mode);
-    store64(c, offsetof(VectorCall, dst), f.dst);
-    if (f.src0) store64(c, offsetof(VectorCall, src0), f.src0);
-    if (f.src1) store64(c, offsetof(VectorCall, src1), f.src1);
-    if (f.sel) store64(c, offsetof(VectorCall, sel), f.sel);
-    if (f.scalar) store64(c, offsetof(VectorCall, scalar), f.scalar);
-    store64(c, offsetof(VectorCall, count), f.count ? f.count : b_.getInt64(-1));
-    if (f.mask) store64(c, offsetof(VectorCall, mask) + offsetof(Mask, count), f.mask);
-    if (f.repeat) store64(c, offsetof(VectorCall, repeat_times), f.repeat);
-    const std::int64_t p[] = {f.params.dst_blk, f.params.src0_blk, f.params.src1_blk,
-                              f.params.dst_rep, f.params.src0_rep, f.params.src1_rep};
-    for (int i = 0; i < 6; ++i) store64(c, offsetof(VectorCall, params) + 8 * i, b_.getInt64(p[i]));
-    call(Intrinsic::bcast_sim_vector, {ctx_, c});
   }
 
   // ---- registers ----
@@ -575,23 +524,13 @@ class AscendEmitter {
 
   // ---- helpers ----
 
+  // A copy with the product's instruction (DataCopyPad where it has it).
   void copy(CopyDir dir, Value* ub, Value* gm, int operand, std::int64_t element_bytes, Value* count, Value* len,
             Value* src_gap, Value* dst_gap) {
-    Value* c = copy_call_;
-    b_.CreateMemSet(c, b_.getInt8(0), sizeof(CopyCall), llvm::MaybeAlign(8));
-    const Instr instr = product_.has_data_copy_pad ? Instr::DataCopyPad : Instr::DataCopy;
-    store8(c, offsetof(CopyCall, instr), static_cast<std::uint8_t>(instr));
-    store8(c, offsetof(CopyCall, dir), static_cast<std::uint8_t>(dir));
-    store64(c, offsetof(CopyCall, ub), ub);
-    b_.CreateStore(gm, b_.CreateConstGEP1_64(b_.getInt8Ty(), c, offsetof(CopyCall, gm)));
-    b_.CreateStore(i32(operand), b_.CreateConstGEP1_64(b_.getInt8Ty(), c, offsetof(CopyCall, operand)));
-    store64(c, offsetof(CopyCall, element_bytes), b_.getInt64(element_bytes));
-    store64(c, offsetof(CopyCall, block_count), count);
-    store64(c, offsetof(CopyCall, block_len), len);
-    store64(c, offsetof(CopyCall, src_gap), src_gap);
-    store64(c, offsetof(CopyCall, dst_gap), dst_gap);
-    call(Intrinsic::bcast_sim_copy, {ctx_, c});
+    calls_->copy(product_.has_data_copy_pad ? Instr::DataCopyPad : Instr::DataCopy, dir, ub, gm, operand,
+                 element_bytes, count, len, src_gap, dst_gap);
   }
+  void queue(QueueOp op, int q, Value* slot32) { calls_->queue(op, q, slot32); }
 
   // A length in bytes as the product's copies count it.
   Value* whole_or_bytes(Value* bytes) {
@@ -604,9 +543,6 @@ class AscendEmitter {
     int q = 1;
     for (int i = 0; i < k; ++i) q += lw_.fetch[i] != Fetch::scalar;
     return q;
-  }
-  void queue(QueueOp op, int q, Value* slot32) {
-    call(Intrinsic::bcast_sim_queue, {ctx_, i32(static_cast<int>(op)), i32(q), slot32});
   }
   Value* queue_buffer(int q, Value* slot) {
     Value* s0 = t64(offsetof(TilingData, ub_queue) + 8 * (2 * q), "ub_queue");
@@ -636,26 +572,10 @@ class AscendEmitter {
     b_.CreateBr(after);
     b_.SetInsertPoint(after);
   }
-  void store8(Value* base, std::size_t offset, std::uint8_t v) {
-    b_.CreateStore(b_.getInt8(v), b_.CreateConstGEP1_64(b_.getInt8Ty(), base, offset));
-  }
-  void store64(Value* base, std::size_t offset, Value* v) {
-    b_.CreateStore(v, b_.CreateConstGEP1_64(b_.getInt8Ty(), base, offset));
-  }
   Value* t64(std::size_t offset, const char* name) { return load_field(b_, tiling_, offset, b_.getInt64Ty(), name); }
-  Value* i32(int v) { return b_.getInt32(static_cast<std::uint32_t>(v)); }
   Value* local(const std::string& name, Value* init) { return new_local(b_, name, init); }
   BasicBlock* block(const std::string& name) { return new_block(b_, name); }
 
-  // Calls an intrinsic, declared from its shared prototype (NOTE: [Ascend
-  // intrinsics]); the verifier rejects a call whose arguments do not match it.
-  Value* call(Intrinsic which, std::initializer_list<Value*> args) {
-    const IntrinsicDecl& decl = kIntrinsics[static_cast<std::size_t>(which)];
-    llvm::FunctionCallee callee = module_.getOrInsertFunction(decl.symbol, decl.type(module_.getContext()));
-    return b_.CreateCall(callee, args);
-  }
-
-  llvm::Module& module_;
   llvm::IRBuilder<> b_;
   const Product& product_;
   Lowering lw_;
@@ -665,8 +585,7 @@ class AscendEmitter {
   llvm::Function* fn_ = nullptr;
   Value* tiling_ = nullptr;
   Value* ctx_ = nullptr;
-  Value* copy_call_ = nullptr;
-  Value* vector_call_ = nullptr;
+  std::optional<AscendCalls> calls_;
   std::vector<Value*> gm_, extent_;
   std::vector<std::vector<Value*>> stride_;
   std::vector<Value*> col_step_, col_rewind_, row_step_, row_rewind_;

@@ -110,6 +110,10 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
       const std::int64_t at = take(pitch * size);
       if (t) t->ub_gathered[k + 1] = at;
     }
+    if (lw.fetch[k] == Fetch::row) {
+      const std::int64_t at = take(pitch * size);
+      if (t) t->ub_resident[k + 1] = at;
+    }
   }
   for (std::int64_t s = 0; s < slots; ++s) {
     const std::int64_t at = take(tile_elems * sz.operand[0]);
@@ -245,11 +249,19 @@ TilingData tiling_of(const Levels& l, const Lowering& lw, const Sizes& sz, const
   d.row_tiles = ceil_div(l.m(), t.rows), d.col_tiles = ceil_div(l.n(), t.cols), d.tiles = t.tiles;
   d.slots = t.slots;
   lay_out_ub(lw, sz, t.rows, t.pitch, t.slots, &d);
-  for (std::size_t k = 0; k < lw.fetch.size(); ++k)
+  for (std::size_t k = 0; k < lw.fetch.size(); ++k) {
     if (lw.fetch[k] == Fetch::column) {
       const std::int64_t s = l.row_stride(static_cast<int>(k) + 1);
       d.column_mode[k + 1] = s == 0 ? kOneValue : s == 1 ? kContiguous : kStrided;
     }
+    // A row stays resident for the block when every tile reads the same one:
+    // tiles are whole rows and it repeats along every outer level.
+    if (lw.fetch[k] == Fetch::row) {
+      bool same_everywhere = d.col_tiles == 1;
+      for (int lvl = 0; lvl + 2 < l.rank(); ++lvl) same_everywhere = same_everywhere && l.strides[k + 1][lvl] == 0;
+      d.row_resident[k + 1] = same_everywhere ? 1 : 0;
+    }
+  }
   std::copy(scalars.begin(), scalars.end(), d.scalars);
   return d;
 }

@@ -39,6 +39,8 @@ struct TilingData {
   std::int64_t ub_scalar[kMaxOperands];                  // a scalar input's staging block
   std::int64_t column_mode[kMaxOperands];                // a column input's ColumnMode
   std::int64_t ub_gathered[kMaxOperands];                // a gather input's packed row
+  std::int64_t ub_resident[kMaxOperands];                // a row input's row, when it is resident
+  std::int64_t row_resident[kMaxOperands];               // 1: a row input is copied once a block, not a tile
   std::int64_t ub_offsets;                               // Gather's byte offsets: 0, 32, 64, ...
   std::uint64_t scalars[kMaxScalars];                    // the expression's scalar arguments, 8-byte slots
 };

@@ -133,6 +133,8 @@ class Writer {
     line("int64_t ub_scalar[{}];", kMaxOperands);
     line("int64_t column_mode[{}];  // 0 one value, 1 contiguous values, 2 strided values", kMaxOperands);
     line("int64_t ub_gathered[{}];", kMaxOperands);
+    line("int64_t ub_resident[{}];", kMaxOperands);
+    line("int64_t row_resident[{}];  // 1: a row input is copied once a block", kMaxOperands);
     raw("int64_t ub_offsets;");
     line("uint64_t scalars[{}];", kMaxScalars);
     close("};");
@@ -160,6 +162,7 @@ class Writer {
       line("pipe.InitBuffer(inQueueX{}, t->slots, {});", k, bytes);
       if (fetch(k) == Fetch::column) line("pipe.InitBuffer(brcbX{}, columnBytes);", k);
       if (fetch(k) == Fetch::gather) line("pipe.InitBuffer(gatheredX{}, t->pitch * {});", k, in_size(k));
+      if (fetch(k) == Fetch::row) line("pipe.InitBuffer(residentX{}, t->pitch * {});", k, in_size(k));
     }
     line("pipe.InitBuffer(outQueue, t->slots, tileElems * {});", dtype_size(lw_.out));
     for (std::size_t i = 0; i < lw_.steps.size(); ++i)
@@ -218,6 +221,17 @@ class Writer {
       line("WaitFlag<HardEvent::MTE2_S>({});", k);
       line("s{} = sx{}.GetValue(0);", k, k);
     }
+    for (int k = 0; k < inputs_; ++k) {  // a resident row: copied once a block, before V reads it
+      if (fetch(k) != Fetch::row) continue;
+      open(fmt::format("if (t->row_resident[{}])", k + 1));
+      line("LocalTensor<{0}> rx{1} = residentX{1}.Get<{0}>();", in_type(k), k);
+      const std::string len = product_.has_data_copy_pad ? fmt::format("n * {}", in_size(k))
+                                                         : fmt::format("(n * {} + 31) / 32", in_size(k));
+      copy_call("rx" + std::to_string(k), k + 1, "1", len, "0", "0", in_type(k));
+      line("SetFlag<HardEvent::MTE2_V>({});", k);
+      line("WaitFlag<HardEvent::MTE2_V>({});", k);
+      close();
+    }
     for (std::size_t j = 0; j < lw_.scalars.size(); ++j) line("arg{} = BitsAs<{}>(t->scalars[{}]);", j, c_type(lw_.scalars[j]), j);
     if (lw_.gathers) {  // Gather's byte offsets: a block a lane, as the gather copies lay the elements
       raw("LocalTensor<int32_t> index = offsets.Get<int32_t>();");
@@ -245,6 +259,7 @@ class Writer {
     raw("colsHere = Min(t->cols, n - col0);");
     for (int k = 0; k < inputs_; ++k) {
       if (!has_queue(k)) continue;
+      if (fetch(k) == Fetch::row) open(fmt::format("if (!t->row_resident[{}])", k + 1));
       line("LocalTensor<{0}> x{1} = inQueueX{1}.AllocTensor<{0}>();", in_type(k), k);
       if (fetch(k) == Fetch::column) copy_column(k);
       else if (fetch(k) == Fetch::gather)
@@ -252,6 +267,7 @@ class Writer {
                   fmt::format("t->strides[{}][{}] - {}", k + 1, outer_ + 1, in_size(k)), "0", in_type(k));
       else line("CopyRows(x{0}, x{0}Gm, {1}, {2}, colsHere, true);", k, k + 1, fetch(k) == Fetch::row ? "1" : "rowsHere");
       line("inQueueX{0}.EnQue(x{0});", k);
+      if (fetch(k) == Fetch::row) close();
     }
     close();
     raw("");
@@ -270,8 +286,12 @@ class Writer {
 
   void compute() {
     open("__aicore__ inline void Compute()");
-    for (int k = 0; k < inputs_; ++k)
-      if (has_queue(k)) line("LocalTensor<{0}> x{1} = inQueueX{1}.DeQue<{0}>();", in_type(k), k);
+    for (int k = 0; k < inputs_; ++k) {
+      if (fetch(k) == Fetch::row)
+        line("LocalTensor<{0}> x{1} = t->row_resident[{2}] ? residentX{1}.Get<{0}>() : inQueueX{1}.DeQue<{0}>();",
+             in_type(k), k, k + 1);
+      else if (has_queue(k)) line("LocalTensor<{0}> x{1} = inQueueX{1}.DeQue<{0}>();", in_type(k), k);
+    }
     line("LocalTensor<{0}> z = outQueue.AllocTensor<{0}>();", out_type());
     for (int k = 0; k < inputs_; ++k) {
       if (fetch(k) == Fetch::gather)
@@ -292,8 +312,10 @@ class Writer {
         if (!lw_.steps[i].scalar_unit) tile_step(i);
     }
     raw("outQueue.EnQue(z);");
-    for (int k = 0; k < inputs_; ++k)
-      if (has_queue(k)) line("inQueueX{0}.FreeTensor(x{0});", k);
+    for (int k = 0; k < inputs_; ++k) {
+      if (fetch(k) == Fetch::row) line("if (!t->row_resident[{1}]) inQueueX{0}.FreeTensor(x{0});", k, k + 1);
+      else if (has_queue(k)) line("inQueueX{0}.FreeTensor(x{0});", k);
+    }
     close();
     raw("");
   }
@@ -512,6 +534,7 @@ class Writer {
       if (!has_queue(k)) line("TBuf<QuePosition::VECCALC> scalarX{};", k);
       if (fetch(k) == Fetch::column) line("TBuf<QuePosition::VECCALC> brcbX{};", k);
       if (fetch(k) == Fetch::gather) line("TBuf<QuePosition::VECCALC> gatheredX{};", k);
+      if (fetch(k) == Fetch::row) line("TBuf<QuePosition::VECCALC> residentX{};", k);
     }
     if (lw_.gathers) raw("TBuf<QuePosition::VECCALC> offsets;");
     for (std::size_t i = 0; i < lw_.steps.size(); ++i)

@@ -20,8 +20,11 @@ namespace bcast::ascend {
 // by `cols` elements of its innermost one, each row padded in the UB to
 // `pitch` elements (32 bytes of every dtype). Each input reaches it as
 //   stream:  it varies along both: copied with the tile, a block per row;
-//   row:     it repeats along the rows (a [1, n] row): one row piece is
-//            copied with the tile and read by every row of it;
+//   row:     it repeats along the rows (a [1, n] row): it stays resident,
+//            copied once a block and read by every row of every tile, when
+//            tiles are whole rows and it repeats along the outer levels too;
+//            else its row piece is copied with each tile and read by every
+//            row of it;
 //   column:  it repeats along the row (an [m, 1] column): the tile's `rows`
 //            values are copied and Brcb spreads them, a 32-byte block a row,
 //            for the instructions to read with a block stride of 0;
