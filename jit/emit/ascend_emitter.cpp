@@ -491,34 +491,33 @@ class AscendEmitter {
 
   // ---- advancing ----
 
+  // Next tile: the next piece along the row, else the next row tile, else
+  // the next slab through the odometer; a level that wraps takes back what
+  // its steps added.
   void emit_advance(BasicBlock* tile, BasicBlock* exit) {
-    const int operands = 1 + inputs_;
-    Value* col0 = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), col0_), cols_);
-    for (int k = 0; k < operands; ++k) add_to_local(b_, odometer_.offset[k], col_step_[k]);
-    BasicBlock* same_row = block("same_row_tiles");
-    BasicBlock* next_rows = block("next_rows");
-    b_.CreateCondBr(b_.CreateICmpSLT(col0, n_), same_row, next_rows);
-    b_.SetInsertPoint(same_row);
-    b_.CreateStore(col0, col0_);
-    b_.CreateBr(tile);
-
-    b_.SetInsertPoint(next_rows);
-    b_.CreateStore(b_.getInt64(0), col0_);
-    Value* row0 = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), row0_), rows_);
-    for (int k = 0; k < operands; ++k) {
-      add_to_local(b_, odometer_.offset[k], b_.CreateNeg(col_rewind_[k]));
-      add_to_local(b_, odometer_.offset[k], row_step_[k]);
+    struct TileLevel {
+      Value* position;  // local: col0 or row0
+      Value* step;      // cols or rows
+      Value* extent;    // n or m
+      const std::vector<Value*>& add;     // per operand, a step's bytes
+      const std::vector<Value*>& rewind;  // per operand, a level's
+      const char* name;
+    };
+    const TileLevel levels[] = {{col0_, cols_, n_, col_step_, col_rewind_, "column_tiles"},
+                                {row0_, rows_, m_, row_step_, row_rewind_, "row_tiles"}};
+    for (const TileLevel& l : levels) {
+      Value* next = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), l.position), l.step);
+      for (std::size_t k = 0; k < l.add.size(); ++k) add_to_local(b_, odometer_.offset[k], l.add[k]);
+      BasicBlock* same = block(std::string("same_") + l.name);
+      BasicBlock* wrap = block(std::string("wrap_") + l.name);
+      b_.CreateCondBr(b_.CreateICmpSLT(next, l.extent), same, wrap);
+      b_.SetInsertPoint(same);
+      b_.CreateStore(next, l.position);
+      b_.CreateBr(tile);
+      b_.SetInsertPoint(wrap);
+      b_.CreateStore(b_.getInt64(0), l.position);
+      for (std::size_t k = 0; k < l.rewind.size(); ++k) add_to_local(b_, odometer_.offset[k], b_.CreateNeg(l.rewind[k]));
     }
-    BasicBlock* same_slab = block("same_slab");
-    BasicBlock* next_slab = block("next_slab");
-    b_.CreateCondBr(b_.CreateICmpSLT(row0, m_), same_slab, next_slab);
-    b_.SetInsertPoint(same_slab);
-    b_.CreateStore(row0, row0_);
-    b_.CreateBr(tile);
-
-    b_.SetInsertPoint(next_slab);
-    b_.CreateStore(b_.getInt64(0), row0_);
-    for (int k = 0; k < operands; ++k) add_to_local(b_, odometer_.offset[k], b_.CreateNeg(row_rewind_[k]));
     odometer_.emit_step(b_, tile, exit);
   }
 

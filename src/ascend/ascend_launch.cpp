@@ -65,6 +65,12 @@ Sizes sizes_of(const Lowering& lw) {
   return s;
 }
 
+// A queue buffer's address for slot s; with one slot, slot 1 is slot 0.
+void set_slot(std::int64_t (&queue)[2], std::int64_t s, std::int64_t slots, std::int64_t at) {
+  queue[s] = at;
+  if (slots == 1) queue[1] = at;
+}
+
 // NOTE: [Ascend UB layout] The UB, in the order a TPipe's InitBuffer calls
 // would lay it out: each scalar input's staging block; each other input's
 // queue buffers (a slot each) and, for a column, its Brcb blocks; out's
@@ -100,7 +106,7 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
     }
     for (std::int64_t s = 0; s < slots; ++s) {
       const std::int64_t at = take(bytes);
-      if (t) t->ub_queue[k + 1][s] = at, t->ub_queue[k + 1][1] = slots == 1 ? at : t->ub_queue[k + 1][1];
+      if (t) set_slot(t->ub_queue[k + 1], s, slots, at);
     }
     if (lw.fetch[k] == Fetch::column) {
       const std::int64_t at = take(column_bytes);
@@ -117,7 +123,7 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
   }
   for (std::int64_t s = 0; s < slots; ++s) {
     const std::int64_t at = take(tile_elems * sz.operand[0]);
-    if (t) t->ub_queue[kQueueOut][s] = at, t->ub_queue[kQueueOut][1] = slots == 1 ? at : t->ub_queue[kQueueOut][1];
+    if (t) set_slot(t->ub_queue[kQueueOut], s, slots, at);
   }
   for (std::size_t i = 0; i < sz.step.size(); ++i)
     if (sz.step[i] > 0) {

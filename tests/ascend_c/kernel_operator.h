@@ -157,28 +157,32 @@ class TQue {
   }
   template <class T>
   LocalTensor<T> AllocTensor() {
-    const int s = next_alloc_;
-    next_alloc_ = (next_alloc_ + 1) % num_;
-    bcast_sim_queue(stub::ctx, int(bcast::ascend::QueueOp::alloc), id_, s);
-    return LocalTensor<T>(address_[s], s);
+    return take<T>(bcast::ascend::QueueOp::alloc, next_alloc_);
   }
   template <class T>
   void EnQue(const LocalTensor<T>& t) {
-    bcast_sim_queue(stub::ctx, int(bcast::ascend::QueueOp::enque), id_, t.slot());
+    step(bcast::ascend::QueueOp::enque, t.slot());
   }
   template <class T>
   LocalTensor<T> DeQue() {
-    const int s = next_deque_;
-    next_deque_ = (next_deque_ + 1) % num_;
-    bcast_sim_queue(stub::ctx, int(bcast::ascend::QueueOp::deque), id_, s);
-    return LocalTensor<T>(address_[s], s);
+    return take<T>(bcast::ascend::QueueOp::deque, next_deque_);
   }
   template <class T>
   void FreeTensor(const LocalTensor<T>& t) {
-    bcast_sim_queue(stub::ctx, int(bcast::ascend::QueueOp::free), id_, t.slot());
+    step(bcast::ascend::QueueOp::free, t.slot());
   }
 
  private:
+  // Slots go round: AllocTensor and DeQue each take the next in turn.
+  template <class T>
+  LocalTensor<T> take(bcast::ascend::QueueOp op, int& next) {
+    const int s = next;
+    next = (next + 1) % num_;
+    step(op, s);
+    return LocalTensor<T>(address_[s], s);
+  }
+  void step(bcast::ascend::QueueOp op, int slot) { bcast_sim_queue(stub::ctx, int(op), id_, slot); }
+
   int id_ = 0, num_ = 1, next_alloc_ = 0, next_deque_ = 0;
   std::int64_t address_[Depth] = {};
 };
