@@ -219,6 +219,16 @@ def ascend_kernels_are_inspectable(root):
         loop = ir[ir.find("\ntile:"):]
         products = re.findall(r"= mul i64 %[\w.]+, %[\w.]+", loop)
         check(ir.find("\ntile:") > 0 and not products, f"the tile loop multiplies: {products}")
+        # The same key as Ascend C source (docs/ascend.md).
+        source = run([CACHE, "show", listing[0]["key"], "--ascend-c"], folder).stdout
+        check("class BcastKernel" in source and "Brcb(" in source and "DataCopyPad(" in source,
+              f"show --ascend-c: {source[:300]!r}")
+        run([RUN, "add", "f32[4]", "f32[4]", "--check"], folder)  # a host kernel beside it
+        host_keys = [e["key"] for e in json.loads(run([CACHE, "list", "--json"], folder).stdout)
+                     if e["target"] == "host"]
+        host = run([CACHE, "show", host_keys[0], "--ascend-c"], folder) if host_keys else None
+        check(host is not None and host.returncode != 0 and "is a host kernel" in host.stderr,
+              f"show --ascend-c of a host key: {host and host.stderr!r}")
 
 
 def expression_kernels_are_cached_and_inspectable(root):

@@ -294,6 +294,16 @@ def check_trace():
     p = run(["add", "f32[3,5]", "f32[5]", "--trace"])
     if p.returncode != 0 or not p.stdout.startswith("trace: the call did not run on the ascend-sim target\n"):
         failures.append(f"--trace on the host: exit {p.returncode}, {p.stdout!r}")
+    # --emit-ascend-c writes the call's kernel as Ascend C; a host call has none.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "k.cpp")
+        p = run(["add", "f16[8,64,56]", "f16[1,64,1]", "--target", "ascend-sim", "--emit-ascend-c", path])
+        text = open(path).read() if os.path.exists(path) else ""
+        if p.returncode != 0 or '#include "kernel_operator.h"' not in text or "Brcb(" not in text:
+            failures.append(f"--emit-ascend-c: exit {p.returncode}, {text[:200]!r} {p.stderr!r}")
+        p = run(["add", "f32[4]", "f32[4]", "--emit-ascend-c", path + ".host"])
+        if p.returncode == 0 or "did not run on ascend-sim" not in p.stderr:
+            failures.append(f"--emit-ascend-c on the host: exit {p.returncode}, {p.stderr!r}")
     # --trace --json carries the estimate and each pipe's busy cycles.
     p = run(["add", "f16[8,64,56]", "f16[1,64,1]", "--target", "ascend-sim", "--trace", "--json"])
     try:
