@@ -245,7 +245,8 @@ def check_threads(tmp):
             failures.append(f"{env} {flags}: JSON threads {got}, want {want} (exit {p.returncode})")
     for bad in ["-1", "1025", "x", "1.5"]:
         p = run(["add", "f32[4]", "f32[4]", "--threads", bad])
-        if p.returncode != 2 or "--threads" not in p.stderr:
+        want = f"--threads: takes 0 (one thread per hardware thread) to 1024 threads, not '{bad}'"
+        if p.returncode != 2 or want not in p.stderr or "179769" in p.stderr:
             failures.append(f"--threads {bad}: exit {p.returncode} (want 2), stderr {p.stderr!r}")
 
 
@@ -327,6 +328,27 @@ def write_npy_v3(path, array, fortran=False):
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x03\x00" + struct.pack("<I", len(encoded)) + encoded)
         f.write(array.tobytes(order="F" if fortran else "C"))
+
+
+def check_npy_by_magic_bytes(tmp):
+    """A .npy file is known by its magic bytes, whatever its name, indexed too;
+    a file that is not one, under any name, is refused as not a .npy."""
+    a, b = random_array("f32", (4, 3)), random_array("f32", (3,))
+    pa, pb = os.path.join(tmp, "a_matrix.bin"), os.path.join(tmp, "b_row.bin")
+    for path, x in ((pa, a), (pb, b)):
+        with open(path, "wb") as f:
+            np.save(f, x)
+    po = os.path.join(tmp, "magic_out.npy")
+    for operands, want in (([pa, pb], a + b), ([pa + "[::-1]", pb], a[::-1] + b)):
+        p = run(["add"] + operands + ["-o", po])
+        if p.returncode != 0 or not same("add", np.load(po), want):
+            failures.append(f".npy by its magic bytes, {operands}: exit {p.returncode} {p.stderr.strip()}")
+    text = os.path.join(tmp, "notes.txt")
+    with open(text, "w") as f:
+        f.write("not an array\n")
+    p = run(["add", text, pb])
+    if p.returncode != 3 or "expected a .npy file (known by its magic bytes" not in p.stderr:
+        failures.append(f"a text file as an operand: exit {p.returncode} (want 3), stderr {p.stderr!r}")
 
 
 def check_npy_version_3(tmp):
@@ -419,6 +441,7 @@ def main():
         check_threads(tmp)
         check_trace()
         check_npy_version_3(tmp)
+        check_npy_by_magic_bytes(tmp)
     for n in not_checked:
         print("NOT CHECKED:", n)
     for f in failures:

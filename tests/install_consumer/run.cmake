@@ -10,6 +10,15 @@ function(step)
   message(STATUS "${out}")
 endfunction()
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# The tools are installed and run from the prefix, and so are the pages
+# (BINDIR and DOCDIR: the build's GNUInstallDirs, relative to the prefix).
+step(${prefix}/${BINDIR}/bcast-run add f32[3,1] f32[4] --check)
+step(${prefix}/${BINDIR}/bcast-cache --help)
+foreach(page README.md ascend.md architecture.md)
+  if(NOT EXISTS ${prefix}/${DOCDIR}/${page})
+    message(FATAL_ERROR "cmake --install did not install ${page} in ${prefix}/${DOCDIR}")
+  endif()
+endforeach()
 # A sanitizer build's library needs its runtime in the consumer too, from the
 # same compiler.
 string(REPLACE ";" " " flags "${CONSUMER_FLAGS}")

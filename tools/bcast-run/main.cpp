@@ -1,6 +1,8 @@
 // bcast-run: the main job. With no arguments, the built-in demo; otherwise one
 // op on two operands (.npy files, index expressions or random literals).
 #include <CLI/CLI.hpp>
+
+#include <charconv>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -143,8 +145,17 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", o.repeat, "time N runs and report the median and GB/s")->check(CLI::NonNegativeNumber);
   app.add_option("--seed", o.seed, "seed for random literal operands");
   // BCAST_NUM_THREADS's range: a value outside it is a usage error (exit 2), not invalid input.
-  CLI::Option* threads = app.add_option("--threads", o.threads, "threads per op call (0: one per hardware thread)")
-                             ->check(CLI::Range(0, bcast::kMaxThreads));
+  CLI::Option* threads =
+      app.add_option("--threads", o.threads, "threads per op call (0: one per hardware thread)")
+          ->check(CLI::Validator(
+              [](std::string& v) -> std::string {
+                int n = -1;
+                const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+                if (ec == std::errc() && end == v.data() + v.size() && n >= 0 && n <= bcast::kMaxThreads) return "";
+                return fmt::format("takes 0 (one thread per hardware thread) to {} threads, not '{}'",
+                                   bcast::kMaxThreads, v);
+              },
+              fmt::format("0..{}", bcast::kMaxThreads)));
   app.add_flag("--json", o.json, "print one JSON object as the last line of stdout");
   app.add_flag("--no-jit", o.no_jit, "run every op on the reference executor");
   app.add_option("--target", o.target, "host, or ascend-sim (the accelerator simulator)")

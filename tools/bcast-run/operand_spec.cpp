@@ -2,6 +2,9 @@
 #include "operand_spec.h"
 
 #include <charconv>
+#include <cstring>
+#include <fstream>
+#include <optional>
 
 #include "error_messages.h"
 #include "run_support.h"
@@ -38,6 +41,28 @@ std::optional<std::pair<DType, Shape>> parse_shape_literal(const std::string& sp
   return std::pair{*dtype, shape};
 }
 
+namespace {
+
+// Whether `path` is a file that starts as a .npy does (the magic "\x93NUMPY").
+bool is_npy_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[6] = {};
+  return in.read(magic, 6) && std::memcmp(magic, "\x93NUMPY", 6) == 0;
+}
+
+}  // namespace
+
+std::optional<std::size_t> npy_path_end(const std::string& spec) {
+  // The whole spec, else the part before each '[' in turn: the first that is
+  // a .npy file by its magic bytes.
+  if (is_npy_file(spec)) return spec.size();
+  for (std::size_t bracket = spec.find('['); bracket != std::string::npos; bracket = spec.find('[', bracket + 1))
+    if (is_npy_file(spec.substr(0, bracket))) return bracket;
+  // A name that says .npy: load_npy then says what is wrong with the file.
+  if (const std::size_t npy = spec.find(".npy"); npy != std::string::npos) return npy + 4;
+  return std::nullopt;
+}
+
 Operand load_operand(const std::string& spec, std::mt19937_64& rng) {
   Operand op;
   op.spec = spec;
@@ -47,12 +72,12 @@ Operand load_operand(const std::string& spec, std::mt19937_64& rng) {
     op.view = op.storage.view();
     return op;
   }
-  const std::size_t npy = spec.find(".npy");
-  if (npy == std::string::npos)
-    bad_literal(spec, "expected a .npy file (with an optional index such as x.npy[1:, None]) or a "
-                      "literal such as f32[8,1,3]");
-  const std::string path = spec.substr(0, npy + 4);
-  const std::string expression = spec.substr(npy + 4);
+  const std::optional<std::size_t> end = npy_path_end(spec);
+  if (!end)
+    bad_literal(spec, "expected a .npy file (known by its magic bytes, whatever its name, with an optional index "
+                      "such as x.npy[1:, None]) or a literal such as f32[8,1,3]");
+  const std::string path = spec.substr(0, *end);
+  const std::string expression = spec.substr(*end);
   op.storage = load_npy(path);
   op.view = expression.empty() ? op.storage.view()
                                : index(op.storage.view(), parse_index_expression(expression));

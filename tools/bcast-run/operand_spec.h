@@ -29,4 +29,9 @@ std::optional<std::pair<DType, Shape>> parse_shape_literal(const std::string& sp
 // a bad index expression.
 Operand load_operand(const std::string& spec, std::mt19937_64& rng);
 
+// Where the file part of a file operand ends: the whole spec, or the part
+// before an index ("img.bin[::-1]"), whichever is a .npy file by its magic
+// bytes (any name); else after ".npy" in the name; else nullopt.
+std::optional<std::size_t> npy_path_end(const std::string& spec);
+
 }  // namespace bcast::tools
