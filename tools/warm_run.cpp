@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <ostream>
 
 #include "bcast/bcast.h"
@@ -66,7 +67,19 @@ class ProgressLine {
 std::size_t run_warm(const WarmRequest& r, std::ostream& out) {
   const std::vector<Op> ops = ops_from_names(r.ops, r.ops_option);
   const std::vector<DType> dtypes = dtypes_from_names(r.dtypes, r.dtypes_option);
+  // Pairs that name no op of that dtype (pow of an integer type): said, and
+  // when nothing is left, an error rather than "0 kernels ready".
+  std::vector<std::string> missing;
+  for (const Op op : ops)
+    for (const DType d : dtypes)
+      if (!op_supports(op, d)) missing.push_back(fmt::format("{}.{}", op_name(op), dtype_name(d)));
   const std::size_t total = pregenerate_size(ops, dtypes, r.max_rank);
+  if (!missing.empty() && total == 0)
+    throw Error(ErrorKind::value, fmt::format("warm: nothing to make: {} {} not exist (bcast/ops.h says which dtypes each "
+                                              "op takes)",
+                                              joined(missing), missing.size() == 1 ? "does" : "do"));
+  if (!missing.empty())
+    std::cerr << fmt::format("warning: warm: skipping {}: no such op for that dtype\n", joined(missing));
   const auto mark = [](bool given) { return given ? "" : " (default)"; };
   out << fmt::format("warm: {} kernels: ops {}{}, dtypes {}{}, ranks 0..{}{}\n", total, joined(r.ops),
                      mark(r.ops_given), joined(r.dtypes), mark(r.dtypes_given), r.max_rank, mark(r.rank_given));

@@ -203,6 +203,23 @@ def dir_option_selects_the_folder(root):
     check(not left(other) and len(left(default)) == 1, f"--dir clear: left {left(other)} and {left(default)}")
 
 
+def mistakes_are_named(root):
+    """Options go before or after the subcommand; a folder or a dump that is
+    not there, and a warm with nothing to make, are errors that say so."""
+    other = os.path.join(root, "dir_other")
+    stats = json.loads(run([CACHE, "stats", "--dir", other, "--json"], "off").stdout or "{}")
+    check(stats.get("folder") == other, f"stats --dir after the subcommand: {stats}")
+    missing = os.path.join(root, "no_such_folder")
+    p = run([CACHE, "--dir", missing, "list"], "off")
+    check(p.returncode == 1 and f"the cache folder {missing} does not exist" in p.stderr, f"--dir {missing} list: {p}")
+    p = run([CACHE, "list", "--memory", os.path.join(root, "missing.json")], "off")
+    check(p.returncode == 1 and "missing.json does not exist" in p.stderr, f"list --memory of a missing file: {p}")
+    p = run([CACHE, "--dir", other, "warm", "--ops", "pow", "--dtypes", "i32"], "off")
+    check(p.returncode != 0 and "nothing to make: pow.i32 does not exist" in p.stderr, f"warm pow i32: {p}")
+    p = run([CACHE, "--dir", other, "warm", "--ops", "pow,add", "--dtypes", "i32", "--max-rank", "0"], "off")
+    check(p.returncode == 0 and "skipping pow.i32" in p.stderr, f"warm pow,add i32: {p}")
+
+
 def ascend_kernels_are_inspectable(root):
     folder = os.path.join(root, "ascend")
     p = run([RUN, "add", "f16[4,8,5]", "f16[1,8,1]", "--target", "ascend-sim", "--check", "--json"], folder)
@@ -290,6 +307,7 @@ def main():
         asm_of_an_f32_add(root)
         warm_flag_pregenerates_for_later_processes(root)
         dir_option_selects_the_folder(root)
+        mistakes_are_named(root)
         ascend_kernels_are_inspectable(root)
         expression_kernels_are_cached_and_inspectable(root)
         every_key_resolves_without_its_file(root)

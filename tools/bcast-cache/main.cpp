@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -55,6 +56,10 @@ json entry_json(const jit::DiskFile& f) {
 // `list --memory FILE`: a process's in-memory cache, from write_kernel_cache_dump.
 int list_memory(const std::string& file, bool as_json) {
   std::ifstream in(file);
+  if (!in) {
+    std::cerr << "bcast-cache: " << file << " does not exist or cannot be read\n";
+    return kExitFailure;
+  }
   const json dump = json::parse(in, nullptr, false);
   if (dump.is_discarded() || !dump.contains("entries")) {
     std::cerr << "bcast-cache: " << file << " is not a kernel cache dump\n";
@@ -258,8 +263,11 @@ int main(int argc, char** argv) {
   auto* env_cmd = app.add_subcommand("env", "every BCAST_* setting: effective value and where it came from");
   bool markdown = false;
   env_cmd->add_flag("--markdown", markdown, "the settings table (defaults, accepted values, meanings) as the README has it");
+  // The common options go before or after the subcommand.
   for (CLI::App* sub : {list_cmd, show_cmd, stats_cmd, verify_cmd, warm_cmd, env_cmd})
     sub->add_flag("--json", as_json, "JSON output");
+  for (CLI::App* sub : {list_cmd, show_cmd, stats_cmd, clear_cmd, verify_cmd, warm_cmd, env_cmd})
+    sub->add_option("--dir", dir, "cache folder (default: BCAST_CACHE_DIR's effective value)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -273,6 +281,12 @@ int main(int argc, char** argv) {
     if (folder.empty()) {
       std::cerr << "bcast-cache: the disk cache is off (BCAST_CACHE_DIR=off); pass --dir\n";
       return kExitUsage;
+    }
+    // Only warm makes the folder: reading one that is not there is an error.
+    if (!*warm_cmd && !std::filesystem::is_directory(folder)) {
+      std::cerr << "bcast-cache: the cache folder " << folder
+                << " does not exist (no kernel was ever cached there; bcast-cache warm --dir makes it)\n";
+      return kExitFailure;
     }
     const bcast::jit::DiskCache cache(folder, bcast::config::cache_max_bytes());
     if (*list_cmd) return list(cache, as_json);
