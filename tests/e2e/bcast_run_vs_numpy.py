@@ -330,6 +330,25 @@ def write_npy_v3(path, array, fortran=False):
         f.write(array.tobytes(order="F" if fortran else "C"))
 
 
+def check_json_errors():
+    """With --json, a failure is one JSON object on stdout (error, kind,
+    message, exit), and the exit status is the README's."""
+    cases = [(["add", "f32[2,3]", "f32[4]"], 3, "shape", "do not broadcast"),
+             (["add", "f32[4]"], 2, "usage", "an op needs two operands"),
+             (["frob", "f32[4]", "f32[4]"], 2, "usage", "unknown op 'frob'"),
+             (["add", "f32[4]", "f32[4]", "--threads", "-1"], 2, "usage", "--threads: takes 0"),
+             (["-e", "x +", "x=f32[3]"], 3, "value", "expected an operand")]
+    for args, status, kind, text in cases:
+        p = run(args + ["--json"])
+        try:
+            j = json.loads(p.stdout.strip().splitlines()[-1])
+            ok = j["error"] is True and j["kind"] == kind and text in j["message"] and j["exit"] == status
+        except (ValueError, KeyError, IndexError):
+            ok = False
+        if not ok or p.returncode != status:
+            failures.append(f"--json error {args}: exit {p.returncode} (want {status}), stdout {p.stdout!r}")
+
+
 def check_npy_by_magic_bytes(tmp):
     """A .npy file is known by its magic bytes, whatever its name, indexed too;
     a file that is not one, under any name, is refused as not a .npy."""
@@ -442,6 +461,7 @@ def main():
         check_trace()
         check_npy_version_3(tmp)
         check_npy_by_magic_bytes(tmp)
+        check_json_errors()
     for n in not_checked:
         print("NOT CHECKED:", n)
     for f in failures:

@@ -44,13 +44,11 @@ int run_expression_mode(const ExpressionRun& run) {
   for (const std::string& assignment : run.operands) {
     const std::size_t eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0) {
-      std::cerr << "bcast-run: operand '" << assignment << "' is not NAME=OPERAND\n";
-      return kExitUsage;
+      throw RunFailure(kExitUsage, "usage", "operand '" + assignment + "' is not NAME=OPERAND");
     }
     const std::string name = assignment.substr(0, eq), spec = assignment.substr(eq + 1);
     if (operands.contains(name)) {
-      std::cerr << "bcast-run: operand '" << name << "' is given twice\n";
-      return kExitUsage;
+      throw RunFailure(kExitUsage, "usage", "operand '" + name + "' is given twice");
     }
     if (const std::optional<ExprOperand> n = number(spec)) {
       operands.emplace(name, *n);
@@ -81,9 +79,9 @@ int run_expression_mode(const ExpressionRun& run) {
     const Tensor expected = evaluate(e);
     set_jit_enabled(jit);
     if (const auto bad = first_difference(out, expected)) {
-      std::cerr << fmt::format("bcast-run: check failed: result differs from the reference evaluator at element {} "
-                               "(C order)\n", *bad);
-      return kExitMismatch;
+      throw RunFailure(kExitMismatch, "mismatch",
+                       fmt::format("check failed: result differs from the reference evaluator at element {} (C order)",
+                                   *bad));
     }
   }
   if (!run.output.empty()) save_npy(run.output, out);

@@ -62,8 +62,7 @@ int run_op(const Options& o) {
   if (!op) {
     std::string names;
     for (int i = 0; i < kNumOps; ++i) names += fmt::format("{}{}", i ? " " : "", op_name(static_cast<Op>(i)));
-    std::cerr << "bcast-run: unknown op '" << o.op << "' (ops: " << names << ")\n";
-    return kExitUsage;
+    throw RunFailure(kExitUsage, "usage", fmt::format("unknown op '{}' (ops: {})", o.op, names));
   }
   std::mt19937_64 rng(o.seed);
   const Operand a = load_operand(o.a, rng);
@@ -91,9 +90,8 @@ int run_op(const Options& o) {
   if (o.check) {
     const Tensor expected = expected_result(*op, a.view, b.view);
     if (const auto bad = first_difference(out, expected)) {
-      std::cerr << fmt::format("bcast-run: check failed: result differs from the naive executor at "
-                               "element {} (C order)\n", *bad);
-      return kExitMismatch;
+      throw RunFailure(kExitMismatch, "mismatch",
+                       fmt::format("check failed: result differs from the naive executor at element {} (C order)", *bad));
     }
   }
   if (!o.output.empty()) save_npy(o.output, out);
@@ -174,11 +172,20 @@ int main(int argc, char** argv) {
     return fmt::format("bcast-run {} (LLVM {}, host {} {})", info.version, info.llvm_version, info.host_triple,
                        info.host_cpu);
   });
+  // A failure: its message on stderr, and with --json one object on stdout
+  // (the exit statuses stay the README's).
+  const auto report = [&o, argc, argv](int status, const std::string& kind, const std::string& message) {
+    bool json = o.json;
+    for (int i = 1; i < argc; ++i) json = json || std::string_view(argv[i]) == "--json";
+    if (json)
+      std::cout << nlohmann::json{{"error", true}, {"kind", kind}, {"message", message}, {"exit", status}}.dump() << "\n";
+    return status;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int status = app.exit(e);
-    return status == 0 ? kExitOk : kExitUsage;
+    return status == 0 ? kExitOk : report(kExitUsage, "usage", e.what());
   }
   // NOTE: [Tiers]: the kernels this run asked for reach the disk cache before
   // it exits, so that the next process finds them there.
@@ -205,21 +212,22 @@ int main(int argc, char** argv) {
     if (!o.expression.empty()) {
       return finish(run_expression_mode(expression_run(o, o.expression, o.positional)));
     }
-    if (!o.positional.empty() && o.positional.size() != 3) {
-      std::cerr << "bcast-run: an op needs two operands: bcast-run OP A B\n";
-      return kExitUsage;
-    }
+    if (!o.positional.empty() && o.positional.size() != 3)
+      throw RunFailure(kExitUsage, "usage", "an op needs two operands: bcast-run OP A B");
     if (!o.positional.empty()) {
       o.op = o.positional[0];
       o.a = o.positional[1];
       o.b = o.positional[2];
     }
     return finish(o.op.empty() ? (o.warm >= 0 ? kExitOk : run_demo(o.repeat > 0 ? o.repeat : 5)) : run_op(o));
+  } catch (const RunFailure& e) {
+    std::cerr << "bcast-run: " << e.what() << "\n";
+    return report(e.status, e.kind, e.what());
   } catch (const bcast::Error& e) {
     std::cerr << "bcast-run: " << e.what() << "\n";
-    return kExitInvalidInput;
+    return report(kExitInvalidInput, std::string(bcast::error_kind_name(e.kind())), e.what());
   } catch (const std::exception& e) {
     std::cerr << "bcast-run: internal error: " << e.what() << "\n";
-    return kExitInternal;
+    return report(kExitInternal, "internal", e.what());
   }
 }

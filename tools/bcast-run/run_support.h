@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,16 @@ nlohmann::json cache_json();
 void print_trace();
 // The same as JSON, for --trace --json.
 nlohmann::json trace_json();
+// A run that ends in failure, for main() to report on stderr (and with
+// --json, as one JSON object on stdout): the exit status, a kind ("usage",
+// "mismatch", or an error kind's name) and the message.
+struct RunFailure : std::runtime_error {
+  RunFailure(int exit_status, std::string failure_kind, const std::string& message)
+      : std::runtime_error(message), status(exit_status), kind(std::move(failure_kind)) {}
+  int status;
+  std::string kind;
+};
+
 // --emit-ascend-c FILE: the last call's ascend-sim kernel as Ascend C source;
 // false, with the reason on stderr, when the call did not run there or the
 // writer cannot write its key.
