@@ -330,6 +330,30 @@ def write_npy_v3(path, array, fortran=False):
         f.write(array.tobytes(order="F" if fortran else "C"))
 
 
+def check_views_after_operands(tmp):
+    """A literal takes an index as a file does, and any operand takes .T and
+    .permute(...): the result has NumPy's shape (and, from a file, its values),
+    on the host and on ascend-sim (a transposed input is its gather path)."""
+    cases = [("f32[8,3][::-1]", "f32[3]", (8, 3)), ("f32[8,3].T", "f32[8]", (3, 8)),
+             ("f32[2,3,4].permute(2,0,1)", "f32[1]", (4, 2, 3)), ("f32[8,3][::-1].T", "f32[3,1]", (3, 8))]
+    po = os.path.join(tmp, "views_out.npy")
+    for target in ("host", "ascend-sim"):
+        for a, b, shape in cases:
+            p = run(["add", a, b, "--check", "-o", po, "--target", target])
+            if p.returncode != 0 or np.load(po).shape != shape:
+                failures.append(f"{a} + {b} on {target}: exit {p.returncode} {p.stderr.strip()}")
+        x, y = random_array("f32", (5, 7)), random_array("f32", (5,))
+        px, py = os.path.join(tmp, "views_x.npy"), os.path.join(tmp, "views_y.npy")
+        np.save(px, x)
+        np.save(py, y)
+        p = run(["add", px + ".T", py, "-o", po, "--target", target])
+        if p.returncode != 0 or not same("add", np.load(po), x.T + y):
+            failures.append(f"x.npy.T + y on {target}: exit {p.returncode} {p.stderr.strip()}")
+    p = run(["add", "f32[8,3]x", "f32[3]"])
+    if p.returncode != 3 or "cannot read 'x' after the operand" not in p.stderr:
+        failures.append(f"f32[8,3]x: exit {p.returncode} (want 3), stderr {p.stderr!r}")
+
+
 def check_json_errors():
     """With --json, a failure is one JSON object on stdout (error, kind,
     message, exit), and the exit status is the README's."""
@@ -462,6 +486,7 @@ def main():
         check_npy_version_3(tmp)
         check_npy_by_magic_bytes(tmp)
         check_json_errors()
+        check_views_after_operands(tmp)
     for n in not_checked:
         print("NOT CHECKED:", n)
     for f in failures:

@@ -1,10 +1,13 @@
 // Parsing and loading bcast-run operands.
 #include "operand_spec.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "error_messages.h"
 #include "run_support.h"
@@ -63,24 +66,64 @@ std::optional<std::size_t> npy_path_end(const std::string& spec) {
   return std::nullopt;
 }
 
+TensorView apply_view_suffix(const TensorView& x, std::string_view suffix, const std::string& spec) {
+  TensorView v = x;
+  while (!suffix.empty()) {
+    if (suffix.front() == '[') {
+      // An index not closed goes to the index parser whole: it says what is wrong.
+      const std::size_t close = std::min(suffix.find(']'), suffix.size() - 1);
+      v = index(v, parse_index_expression(suffix.substr(0, close + 1)));
+      suffix.remove_prefix(close + 1);
+    } else if (suffix.starts_with(".T")) {
+      std::vector<std::int64_t> reversed(v.layout.shape.size());
+      for (std::size_t d = 0; d < reversed.size(); ++d) reversed[d] = static_cast<std::int64_t>(reversed.size() - 1 - d);
+      v = permute(v, reversed);
+      suffix.remove_prefix(2);
+    } else if (suffix.starts_with(".permute(") && suffix.find(')') != std::string_view::npos) {
+      const std::size_t close = suffix.find(')');
+      std::vector<std::int64_t> order;
+      std::string_view items = suffix.substr(9, close - 9);
+      while (!items.empty()) {
+        while (!items.empty() && (items.front() == ' ' || items.front() == ',')) items.remove_prefix(1);
+        if (items.empty()) break;
+        std::int64_t dim = -1;
+        const auto [end, ec] = std::from_chars(items.data(), items.data() + items.size(), dim);
+        if (ec != std::errc()) bad_literal(spec, "permute takes dims, such as .permute(1,0)");
+        order.push_back(dim);
+        items.remove_prefix(static_cast<std::size_t>(end - items.data()));
+      }
+      v = permute(v, order);
+      suffix.remove_prefix(close + 1);
+    } else {
+      bad_literal(spec, "cannot read '" + detail::printable(suffix) +
+                            "' after the operand: expected an index such as [1:, None], .T or .permute(1,0)");
+    }
+  }
+  return v;
+}
+
 Operand load_operand(const std::string& spec, std::mt19937_64& rng) {
   Operand op;
   op.spec = spec;
-  if (const auto literal = parse_shape_literal(spec)) {
+  // A literal, and what follows its first ']': an index, .T, .permute(...).
+  const std::size_t close = spec.find(']');
+  const std::string base = close == std::string::npos ? spec : spec.substr(0, close + 1);
+  if (const auto literal = parse_shape_literal(base)) {
     op.storage = Tensor(literal->first, literal->second);
     fill_random(op.storage, rng);
-    op.view = op.storage.view();
+    op.view = apply_view_suffix(op.storage.view(), std::string_view(spec).substr(base.size()), spec);
     return op;
   }
-  const std::optional<std::size_t> end = npy_path_end(spec);
+  // A file, and the same after its name.
+  std::optional<std::size_t> end = npy_path_end(spec);
+  if (!end && spec.find(".T") != std::string::npos && npy_path_end(spec.substr(0, spec.find(".T"))))
+    end = spec.find(".T");
   if (!end)
     bad_literal(spec, "expected a .npy file (known by its magic bytes, whatever its name, with an optional index "
-                      "such as x.npy[1:, None]) or a literal such as f32[8,1,3]");
-  const std::string path = spec.substr(0, *end);
-  const std::string expression = spec.substr(*end);
-  op.storage = load_npy(path);
-  op.view = expression.empty() ? op.storage.view()
-                               : index(op.storage.view(), parse_index_expression(expression));
+                      "such as x.npy[1:, None]) or a literal such as f32[8,1,3], either followed by an index, .T "
+                      "or .permute(1,0)");
+  op.storage = load_npy(spec.substr(0, *end));
+  op.view = apply_view_suffix(op.storage.view(), std::string_view(spec).substr(*end), spec);
   return op;
 }
 

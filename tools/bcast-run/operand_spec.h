@@ -29,6 +29,12 @@ std::optional<std::pair<DType, Shape>> parse_shape_literal(const std::string& sp
 // a bad index expression.
 Operand load_operand(const std::string& spec, std::mt19937_64& rng);
 
+// `x` as the operand's text after its literal or file name asks: indexes
+// ("[::-1]", "[1:, None]"), ".T" (dims reversed) and ".permute(1,0)", in any
+// number and order: "f32[8,3][::-1].T". Throws Error(value) naming what it
+// cannot read.
+TensorView apply_view_suffix(const TensorView& x, std::string_view suffix, const std::string& spec);
+
 // Where the file part of a file operand ends: the whole spec, or the part
 // before an index ("img.bin[::-1]"), whichever is a .npy file by its magic
 // bytes (any name); else after ".npy" in the name; else nullopt.
