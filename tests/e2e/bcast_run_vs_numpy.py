@@ -199,6 +199,10 @@ def check_literals_and_timing():
     report = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else {}
     if p.returncode != 0 or report.get("out_shape") != [64, 5, 3] or "median_ns" not in report or "gbps" not in report:
         failures.append(f"literal operands with --repeat: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
+        return
+    spread = [report.get(k) for k in ("min_ns", "q1_ns", "median_ns", "q3_ns", "max_ns")]
+    if report.get("runs") != 3 or None in spread or spread != sorted(spread) or spread[0] <= 0:
+        failures.append(f"--repeat 3 spread: runs {report.get('runs')}, min..max {spread} (want 3 runs, 0 < min <= q1 <= median <= q3 <= max)")
 
 
 def run_env(args, **env):

@@ -3,7 +3,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "chains.h"
-#include "timing.h"
+#include "../timing.h"
 
 namespace bcast::bench {
 namespace {

@@ -5,7 +5,7 @@
 #include <dnnl.hpp>
 
 #include "chains.h"
-#include "timing.h"
+#include "../timing.h"
 
 namespace bcast::bench {
 namespace {

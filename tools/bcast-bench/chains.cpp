@@ -11,7 +11,7 @@
 #include <random>
 
 #include "stream_add.h"
-#include "timing.h"
+#include "../timing.h"
 
 namespace bcast::bench {
 namespace {

@@ -15,7 +15,7 @@
 #include "peers.h"
 #include "probes.h"
 #include "stream_add.h"
-#include "timing.h"
+#include "../timing.h"
 
 namespace bcast::bench {
 namespace {
@@ -109,7 +109,11 @@ int main(int argc, char** argv) {
     nlohmann::json row{{"case", c.id}, {"bytes", bytes}, {"a", c.a}, {"b", c.b}, {"dtype", dtype_name(c.dtype)}};
     const int reps = c.tiny ? 200001 : repeats;
     set_num_threads(1);
-    const double one = median_ns([&] { binary(c.op, a, b, result); }, reps);
+    const Spread one_spread = time_runs([&] { binary(c.op, a, b, result); }, reps);
+    const double one = one_spread.median;
+    // The spread of the one-thread run: how noisy this machine was.
+    row["bcast_1t_spread_ns"] = {{"min", one_spread.min}, {"q1", one_spread.q1}, {"median", one_spread.median},
+                                 {"q3", one_spread.q3}, {"max", one_spread.max}, {"runs", one_spread.runs}};
     set_num_threads(all);
     const double many = median_ns([&] { binary(c.op, a, b, result); }, reps);
     // A peer's figure counts only if it wrote what bcast writes (exact for these

@@ -5,7 +5,7 @@
 #include <Eigen/Dense>
 #include <unsupported/Eigen/CXX11/Tensor>
 
-#include "timing.h"
+#include "../timing.h"
 
 namespace bcast::bench {
 namespace {

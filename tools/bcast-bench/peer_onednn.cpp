@@ -4,7 +4,7 @@
 #include <dnnl.hpp>
 
 #include "peers.h"
-#include "timing.h"
+#include "../timing.h"
 
 namespace bcast::bench {
 namespace {

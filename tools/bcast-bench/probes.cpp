@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bcast/bcast.h"
-#include "timing.h"
+#include "../timing.h"
 
 namespace bcast::bench {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "bcast/bcast.h"
-#include "timing.h"
+#include "../timing.h"
 
 namespace bcast::bench {
 

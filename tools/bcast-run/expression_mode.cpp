@@ -65,10 +65,12 @@ int run_expression_mode(const ExpressionRun& run) {
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - first_start).count();
   const ExprInfo info = describe(e);
   double ns = 0;
+  Spread spread;
   // NOTE: [Tiers]: the repeats time the kernel, not a fallback while it compiles.
   if (run.repeat > 0) {
     wait_for_compiles();
-    ns = median_ns([&] { evaluate(e, out); }, run.repeat);
+    spread = time_runs([&] { evaluate(e, out); }, run.repeat, 0);
+    ns = spread.median;
   }
   if (run.trace) print_trace();
   if (!run.emit_ascend_c.empty() && !write_ascend_c_source(run.emit_ascend_c)) return 4;
@@ -90,7 +92,8 @@ int run_expression_mode(const ExpressionRun& run) {
   for (const Operand& t : tensors) bytes += unique_bytes(t.view);
   std::cout << fmt::format("{} -> {} {}  structure {}  type {}  kernel {}", run.expression, dtype_name(info.out_dtype),
                            to_string(info.out_shape), info.structure, info.broadcast_type, info.kernel);
-  if (run.repeat > 0) std::cout << fmt::format("  median {:.0f} ns  {:.2f} GB/s", ns, static_cast<double>(bytes) / ns);
+  if (run.repeat > 0) std::cout << fmt::format("  median {:.0f} ns (min {:.0f}, max {:.0f})  {:.2f} GB/s", ns, spread.min, spread.max,
+                                           static_cast<double>(bytes) / ns);
   if (run.check) std::cout << "  check ok";
   std::cout << "\n";
   if (run.json) {
@@ -107,7 +110,7 @@ int run_expression_mode(const ExpressionRun& run) {
                      {"threads", num_threads()},
                      {"first_call_ns", first_call_ns}};
     if (run.repeat > 0) {
-      j["median_ns"] = ns;
+      j.update(spread_json(spread));
       j["gbps"] = static_cast<double>(bytes) / ns;
     }
     if (run.check) j["check"] = "ok";

@@ -76,10 +76,12 @@ int run_op(const Options& o) {
   const double first_call_ns =
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - first_start).count();
   double ns = 0;
+  Spread spread;
   // NOTE: [Tiers]: the repeats time the kernel, not a fallback while it compiles.
   if (o.repeat > 0) {
     wait_for_compiles();
-    ns = median_ns([&] { binary(*op, a.view, b.view, out); }, o.repeat);
+    spread = time_runs([&] { binary(*op, a.view, b.view, out); }, o.repeat, 0);
+    ns = spread.median;
   }
   const std::int64_t bytes = unique_bytes(a.view) + unique_bytes(b.view) + unique_bytes(out);
   const std::string type = broadcast_type_of(out.layout(), a.view.layout, b.view.layout);
@@ -98,7 +100,8 @@ int run_op(const Options& o) {
 
   std::cout << fmt::format("{} {} {} & {} -> {}  type {}  kernel {}", o.op, dtype_name(a.view.dtype),
                            to_string(a.view.shape()), to_string(b.view.shape()), to_string(out.shape()), type, kernel);
-  if (o.repeat > 0) std::cout << fmt::format("  median {:.0f} ns  {:.2f} GB/s", ns, static_cast<double>(bytes) / ns);
+  if (o.repeat > 0) std::cout << fmt::format("  median {:.0f} ns (min {:.0f}, max {:.0f})  {:.2f} GB/s", ns, spread.min, spread.max,
+                                           static_cast<double>(bytes) / ns);
   if (o.check) std::cout << "  check ok";
   std::cout << "\n";
   if (o.json) {
@@ -116,7 +119,7 @@ int run_op(const Options& o) {
                      {"threads", num_threads()},
                      {"first_call_ns", first_call_ns}};
     if (o.repeat > 0) {
-      j["median_ns"] = ns;
+      j.update(spread_json(spread));
       j["gbps"] = static_cast<double>(bytes) / ns;
     }
     if (o.check) j["check"] = "ok";

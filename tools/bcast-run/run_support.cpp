@@ -103,15 +103,9 @@ std::int64_t unique_bytes(const TensorView& x) {
   return n * static_cast<std::int64_t>(x.element_size());
 }
 
-double median_ns(const std::function<void()>& f, int repeats) {
-  std::vector<double> times;
-  for (int i = 0; i < std::max(repeats, 1); ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    times.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+nlohmann::json spread_json(const Spread& s) {
+  return {{"median_ns", s.median}, {"min_ns", s.min}, {"q1_ns", s.q1}, {"q3_ns", s.q3}, {"max_ns", s.max},
+          {"runs", s.runs}};
 }
 
 std::optional<std::int64_t> first_difference(const TensorView& x, const TensorView& y) {

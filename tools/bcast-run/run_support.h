@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bcast/bcast.h"
+#include "timing.h"
 
 namespace bcast::tools {
 
@@ -23,8 +24,8 @@ void fill_random(const TensorView& x, std::mt19937_64& rng);
 // count once) times the element size.
 std::int64_t unique_bytes(const TensorView& x);
 
-// Median wall time of `repeats` calls of f, in nanoseconds.
-double median_ns(const std::function<void()>& f, int repeats);
+// --json's timing fields: median_ns and the spread (min, quartiles, max).
+nlohmann::json spread_json(const Spread& s);
 
 // Index (in C order) of the first element where x and y differ bit for bit;
 // nullopt when they are identical. Shapes and dtypes must match.
