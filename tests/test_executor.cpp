@@ -2,11 +2,16 @@
 // and the naive executor, bit for bit, on random views of every op and dtype.
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <set>
+#include <thread>
+
 #include "executor.h"
 #include "naive_executor.h"
 #include "oracle.h"
 #include "short_rows.h"
 #include "test_support.h"
+#include "thread_pool.h"
 
 namespace bcast {
 namespace {
@@ -102,6 +107,44 @@ TEST(Executor, LargeCallsSplitAcrossThreadsMatchNaive) {
     Tensor out(DType::i32, broadcast_infer_shape(sa, sb));
     expect_matches_naive(Op::mul, a.view, b.view, out);
   }
+}
+
+// NOTE: [Threads used]: the pool's count is the number of distinct threads
+// that ran parts, counted here from their ids.
+TEST(Executor, ThreadPoolCountsTheThreadsThatRanParts) {
+  for (const auto& [threads, parts] : std::vector<std::pair<int, std::int64_t>>{{1, 50}, {3, 1}, {3, 400}, {4, 2}}) {
+    std::mutex m;
+    std::set<std::thread::id> ran;
+    const int reported = ThreadPool::instance().run(threads, parts, [&](std::int64_t) {
+      volatile std::int64_t spin = 0;
+      for (int i = 0; i < 20000; ++i) spin = spin + i;
+      const std::lock_guard lock(m);
+      ran.insert(std::this_thread::get_id());
+    });
+    EXPECT_EQ(reported, static_cast<int>(ran.size())) << threads << " threads, " << parts << " parts";
+    EXPECT_GE(reported, 1);
+    EXPECT_LE(reported, std::min<std::int64_t>(threads, parts));
+  }
+}
+
+// last_call_threads(): 0 on a thread that has made no call, 1 for a call that
+// stays on the caller whatever the setting, between 1 and the setting for one
+// that is split, and kept per thread.
+TEST(Executor, LastCallThreadsReportsWhatTheCallUsed) {
+  const ThreadsGuard threads(3);
+  std::thread([] { EXPECT_EQ(last_call_threads(), 0); }).join();
+  const Tensor small = test::make(DType::f32, {4}, {1, 2, 3, 4});
+  (void)add(small, small);
+  EXPECT_EQ(last_call_threads(), 1);
+  const Tensor big(DType::f32, {1500, 1000}), row(DType::f32, {1000});
+  (void)add(big, row);
+  EXPECT_GE(last_call_threads(), 1);
+  EXPECT_LE(last_call_threads(), 3);
+  (void)add(small, small);
+  EXPECT_EQ(last_call_threads(), 1);
+  set_num_threads(1);
+  (void)add(big, big);
+  EXPECT_EQ(last_call_threads(), 1);
 }
 
 TEST(Executor, TransposedInputsRunInTilesAndMatchNaive) {

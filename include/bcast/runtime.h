@@ -15,6 +15,10 @@ namespace bcast {
 inline constexpr int kMaxThreads = 1024;
 void set_num_threads(int n);
 int num_threads();
+// The threads, the caller's own included, that ran the calling thread's most
+// recent op or expression call: 1 for a call below BCAST_GRAIN elements or on
+// one thread, at most num_threads()'s worth; 0 before its first call.
+int last_call_threads();
 
 // JIT compilation. When off, every call runs on the reference executor (the
 // results are the same; only speed differs). Default on.

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "executor.h"
 #include "targets.h"
+#include "thread_pool.h"
 #include "node_ops.h"
 #include "output_layout.h"
 #include "short_rows.h"
@@ -236,7 +237,7 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
       run_expression_on_ascend_target(target_for(TargetKind::ascend_sim), call.structure(), call.input_types(),
                                       call.scalar_types(), call.scalar_slots().data(), plan, out, inputs))
     return;
-  if (plan.numel == 0) return;
+  if (plan.numel == 0) return record_call_threads(1);
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
   OperandPointers ptrs;
   ElementSizes sizes{};
@@ -255,7 +256,7 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
   // it; the fused plan has the same classes, so the same kernel runs it.
   const std::optional<FusedRows> fused = fuse_short_rows(plan, widest);
   if (!fused) {
-    execute_plan(plan, fn, ptrs, sizes, num_threads());
+    record_call_threads(execute_plan(plan, fn, ptrs, sizes, num_threads()));
     return;
   }
   thread_local std::vector<std::vector<std::byte>> patterns;
@@ -266,8 +267,9 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
     fill_pattern(*fused, plan, k, ptrs.data[k], sizes[k], patterns[i]);
     with_patterns.data[k] = patterns[i].data();
   }
-  execute_plan(fused->fused, fn, with_patterns, sizes, num_threads());
-  if (fused->rest.numel > 0) execute_plan(fused->rest, fn, ptrs, sizes, num_threads());
+  int threads = execute_plan(fused->fused, fn, with_patterns, sizes, num_threads());
+  if (fused->rest.numel > 0) threads = std::max(threads, execute_plan(fused->rest, fn, ptrs, sizes, num_threads()));
+  record_call_threads(threads);
 }
 
 // BCAST_VERBOSE: one line per call on stderr, as binary calls print.

@@ -8,6 +8,7 @@
 #include "error_messages.h"
 #include "output_layout.h"
 #include "targets.h"
+#include "thread_pool.h"
 #include "validate_binary.h"
 
 namespace bcast {
@@ -77,6 +78,7 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   // prepared data checks.
   if (runs_direct(call) && p.data.passes(a.data, b.data, out.data)) {
     call.direct.run(kernel.fn, {{out.data, a.data, b.data}});
+    record_call_threads(1);
     return;
   }
   validate_data(p.op, a, b, out);

@@ -10,11 +10,13 @@
 #include "bcast/errors.h"
 #include "kernel_provider.h"
 #include "stats_json.h"
+#include "thread_pool.h"
 
 namespace bcast {
 
 void clear_kernel_cache() { provider::clear(); }
 void wait_for_compiles() { provider::wait_for_compiles(); }
+int last_call_threads() { return recorded_call_threads(); }
 KernelCacheStats kernel_cache_stats() { return provider::stats(); }
 std::vector<KernelStats> kernel_cache_entries() { return provider::entries(); }
 

@@ -366,7 +366,7 @@ Launch launch(KernelFn kernel, const Lowering& lw, const BroadcastPlan& bplan, s
   // The blocks are the AI cores: each runs on a thread of the pool, as many
   // at once as the host has hardware threads.
   const auto workers = std::min<std::int64_t>(block_num, std::max(1u, std::thread::hardware_concurrency()));
-  ThreadPool::instance().run(static_cast<int>(workers), block_num, run_block);
+  record_call_threads(ThreadPool::instance().run(static_cast<int>(workers), block_num, run_block));
   for (const std::string& e : errors)
     if (!e.empty()) return result.error = e, result;
   result.error = check_footprints(writes, result.shared_granules);

@@ -11,6 +11,7 @@
 #include "kernel_provider.h"
 #include "reference_executor.h"
 #include "targets.h"
+#include "thread_pool.h"
 
 namespace bcast {
 namespace {
@@ -34,11 +35,12 @@ SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, cons
   OperandPointers with_pattern = ptrs;
   with_pattern.data[repeated] = pattern.data();
   SelectedKernel kernel = select_kernel(call.op, a.dtype, fused.fused);
-  execute_plan(fused.fused, kernel.fn, with_pattern, sizes, num_threads());
+  int threads = execute_plan(fused.fused, kernel.fn, with_pattern, sizes, num_threads());
   if (fused.rest.numel > 0) {
     const SelectedKernel rest = select_kernel(call.op, a.dtype, fused.rest);
-    execute_plan(fused.rest, rest.fn, ptrs, sizes, num_threads());
+    threads = std::max(threads, execute_plan(fused.rest, rest.fn, ptrs, sizes, num_threads()));
   }
+  record_call_threads(threads);
   return kernel;
 }
 
@@ -130,7 +132,7 @@ void dispatch_with(const PlannedCall& call, HostKernel&& host_kernel, const Tens
     if (ran != nullptr) *ran = {.jit = true, .outcome = Outcome::ascend_sim};
     return;
   }
-  if (plan.numel == 0) return;
+  if (plan.numel == 0) return record_call_threads(1);
   if (call.fused) {
     SelectedKernel kernel = run_short_rows(call, a, b, out);
     if (ran != nullptr) *ran = std::move(kernel);
@@ -138,10 +140,13 @@ void dispatch_with(const PlannedCall& call, HostKernel&& host_kernel, const Tens
   }
   const SelectedKernel& kernel = host_kernel();
   const OperandPointers ptrs{{out.data, a.data, b.data}};
-  if (runs_direct(call))
+  if (runs_direct(call)) {
     call.direct.run(kernel.fn, ptrs);
-  else
-    execute_plan(plan, kernel.fn, ptrs, {out.element_size(), a.element_size(), b.element_size()}, num_threads());
+    record_call_threads(1);
+  } else {
+    record_call_threads(
+        execute_plan(plan, kernel.fn, ptrs, {out.element_size(), a.element_size(), b.element_size()}, num_threads()));
+  }
   if (ran != nullptr) *ran = kernel;
 }
 

@@ -158,8 +158,8 @@ void run_tiles(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers
 // A piece is a band of tile rows of one matrix, or, when a band holds more
 // than a grain, as many of its tiles as a grain holds (at least one): threads
 // share the tiles of a batch of matrices as they share those of one.
-void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
-                 int threads) {
+int run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
+                int threads) {
   const int rank = plan.rank();
   const TilePolicy shape = tile_for(plan);
   const std::int64_t rows = plan.extents[rank - 2], cols = plan.extents[rank - 1];
@@ -178,9 +178,9 @@ void run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointe
   const std::int64_t pieces = matrices * bands * groups;
   if (stays_on_caller(plan, threads)) {
     for (std::int64_t p = 0; p < pieces; ++p) piece(p);
-  } else {
-    ThreadPool::instance().run(threads, pieces, piece);
+    return 1;
   }
+  return ThreadPool::instance().run(threads, pieces, piece);
 }
 
 }  // namespace
@@ -216,20 +216,17 @@ DirectCall::DirectCall(const BroadcastPlan& plan, const ElementSizes& sizes) {
   for (int k = 0; k < operands_; ++k) first_byte_[k] = plan.base[k] * static_cast<std::int64_t>(sizes[k]);
 }
 
-void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
-                  int threads) {
-  if (plan.numel == 0) return;
-  if (wants_blocked_order(plan, tile_cols(tile_for(plan), sizes))) {
-    run_blocked(plan, kernel, ptrs, sizes, threads);
-    return;
-  }
+int execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
+                 int threads) {
+  if (plan.numel == 0) return 1;
+  if (wants_blocked_order(plan, tile_cols(tile_for(plan), sizes))) return run_blocked(plan, kernel, ptrs, sizes, threads);
   if (stays_on_caller(plan, threads)) {  // one chunk, no allocation
     run_chunk(plan, kernel, ptrs, sizes, {0, plan.outer_count(), 0, plan.rank() == 0 ? 1 : plan.extents.back()});
-    return;
+    return 1;
   }
   const std::vector<Chunk> chunks = split(plan, threads);
-  ThreadPool::instance().run(threads, static_cast<std::int64_t>(chunks.size()),
-                             [&](std::int64_t p) { run_chunk(plan, kernel, ptrs, sizes, chunks[p]); });
+  return ThreadPool::instance().run(threads, static_cast<std::int64_t>(chunks.size()),
+                                    [&](std::int64_t p) { run_chunk(plan, kernel, ptrs, sizes, chunks[p]); });
 }
 
 }  // namespace bcast

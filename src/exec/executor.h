@@ -25,7 +25,8 @@ using ElementSizes = std::array<std::size_t, kMaxOperands>;  // by operand, as O
 // caller's among them); calls under BCAST_GRAIN elements stay on the caller and
 // never touch the pool. Work is split over the outer iterations, or, when there
 // are fewer of them than pieces, over the innermost level (NOTE: [Thread pool]).
-void execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
+// Returns the threads that ran parts of it (NOTE: [Threads used]).
+int execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads);
 
 // The kernel arguments' rows of strides and spans (NOTE: [Kernel ABI]): each

@@ -1,6 +1,7 @@
 // The worker pool of NOTE: [Thread pool].
 #include "thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -22,6 +23,7 @@ struct Job {
   std::int64_t parts;
   int workers_wanted;                  // workers with an index below this join
   std::atomic<std::int64_t> next{0};  // the next unclaimed part
+  std::atomic<int> helped{0};          // workers that ran at least one part
 };
 
 // Claims and runs parts until none are left; returns how many it ran.
@@ -56,7 +58,9 @@ struct ThreadPool::Impl {
       if (mine == nullptr || index >= mine->workers_wanted) continue;
       ++active;
       lock.unlock();
-      parts_on_workers.fetch_add(static_cast<std::uint64_t>(drain(*mine)), std::memory_order_relaxed);
+      const std::int64_t ran = drain(*mine);
+      parts_on_workers.fetch_add(static_cast<std::uint64_t>(ran), std::memory_order_relaxed);
+      if (ran > 0) mine->helped.fetch_add(1, std::memory_order_relaxed);
       lock.lock();
       if (--active == 0) left.notify_one();
     }
@@ -97,12 +101,12 @@ ThreadPool& ThreadPool::long_jobs() {
 
 ThreadPool::ThreadPool() : impl_(new Impl) {}
 
-void ThreadPool::run(int threads, std::int64_t parts, PartFn part, void* context) {
+int ThreadPool::run(int threads, std::int64_t parts, PartFn part, void* context) {
   Job job{part, context, parts, 0};
   std::unique_lock owner(impl_->run_mutex, std::try_to_lock);
   if (threads <= 1 || parts <= 1 || !owner.owns_lock()) {
     drain(job);
-    return;
+    return 1;
   }
   const int wanted = static_cast<int>(std::min<std::int64_t>(threads, parts)) - 1;
   impl_->grow(wanted);
@@ -117,16 +121,24 @@ void ThreadPool::run(int threads, std::int64_t parts, PartFn part, void* context
     impl_->parts += static_cast<std::uint64_t>(parts);
     impl_->wake.notify_all();
   }
-  drain(job);
+  const bool caller_ran = drain(job) > 0;
   // Close the job to late joiners, then wait for the workers still inside it.
   std::unique_lock lock(impl_->mutex);
   impl_->job = nullptr;
   impl_->left.wait(lock, [&] { return impl_->active == 0; });
+  return std::max(1, (caller_ran ? 1 : 0) + job.helped.load(std::memory_order_relaxed));
 }
 
 ThreadPool::Stats ThreadPool::stats() const {
   return {impl_->workers_started.load(), impl_->start_failures.load(), impl_->jobs.load(), impl_->parts.load(),
           impl_->parts_on_workers.load()};
 }
+
+namespace {
+thread_local int t_call_threads = 0;  // NOTE: [Threads used]
+}  // namespace
+
+void record_call_threads(int threads) { t_call_threads = threads; }
+int recorded_call_threads() { return t_call_threads; }
 
 }  // namespace bcast

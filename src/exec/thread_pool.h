@@ -31,13 +31,14 @@ class ThreadPool {
   static ThreadPool& long_jobs();
 
   // Runs part(context, p) once for every p in [0, parts), on the caller and up
-  // to threads - 1 workers; returns when every part has finished.
-  void run(int threads, std::int64_t parts, PartFn part, void* context);
+  // to threads - 1 workers; returns when every part has finished, with the
+  // number of threads that ran parts of it (at least 1, the caller).
+  int run(int threads, std::int64_t parts, PartFn part, void* context);
 
   template <class F>
-  void run(int threads, std::int64_t parts, F&& f) {
+  int run(int threads, std::int64_t parts, F&& f) {
     using Fn = std::remove_reference_t<F>;
-    run(
+    return run(
         threads, parts, [](void* c, std::int64_t p) { (*static_cast<Fn*>(c))(p); },
         const_cast<void*>(static_cast<const void*>(&f)));
   }
@@ -59,5 +60,13 @@ class ThreadPool {
   ThreadPool();  // instance() makes the one pool, never destroyed
   Impl* impl_;
 };
+
+// NOTE: [Threads used] Each thread keeps the number of threads, its own
+// included, that ran its latest op or expression call: the entry points
+// record what execute_plan (or the Ascend launcher) returned, 1 for a call
+// that stayed on the caller. bcast::last_call_threads() reads it; bcast-run
+// reports it beside the BCAST_NUM_THREADS setting.
+void record_call_threads(int threads);
+int recorded_call_threads();
 
 }  // namespace bcast

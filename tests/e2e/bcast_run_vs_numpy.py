@@ -220,10 +220,12 @@ def check_version():
 
 
 def check_threads(tmp):
-    """--threads N: the JSON reports N; a call large enough to split (1.5M output
+    """--threads N: the JSON's threads_setting is N and threads, the threads the
+    call ran on, between 1 and N; a call large enough to split (1.5M output
     elements, above BCAST_GRAIN's 262,144) gives the same bytes on 3 threads as
-    on 1, and NumPy's; BCAST_NUM_THREADS applies when the flag is absent; values
-    outside 0..1024 are usage errors."""
+    on 1, and NumPy's; a 4-element call runs on 1 thread whatever the setting;
+    BCAST_NUM_THREADS applies when the flag is absent; values outside 0..1024
+    are usage errors."""
     pa, pb = os.path.join(tmp, "threads_a.npy"), os.path.join(tmp, "threads_b.npy")
     a, b = random_array("f32", (1500, 1000)), random_array("f32", (1000,))
     np.save(pa, a)
@@ -232,9 +234,10 @@ def check_threads(tmp):
     for n in (1, 3):
         po = os.path.join(tmp, f"threads_{n}.npy")
         p = run(["add", pa + "[::-1]", pb, "-o", po, "--threads", str(n), "--json"])
-        threads = json.loads(p.stdout.strip().splitlines()[-1])["threads"] if p.returncode == 0 else None
-        if threads != n:
-            failures.append(f"--threads {n}: exit {p.returncode}, JSON threads {threads}: {p.stderr}")
+        report = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else {}
+        used, setting = report.get("threads"), report.get("threads_setting")
+        if setting != n or not isinstance(used, int) or not 1 <= used <= n:
+            failures.append(f"--threads {n}: exit {p.returncode}, JSON threads {used}, threads_setting {setting}: {p.stderr}")
             continue
         with open(po, "rb") as f:
             outs[n] = f.read()
@@ -244,9 +247,10 @@ def check_threads(tmp):
         failures.append("--threads 3 wrote other bytes than --threads 1")
     for env, flags, want in [({"BCAST_NUM_THREADS": "2"}, [], 2), ({"BCAST_NUM_THREADS": "2"}, ["--threads", "3"], 3)]:
         p = run_env(["add", "f32[4]", "f32[4]", "--json"] + flags, **env)
-        got = json.loads(p.stdout.strip().splitlines()[-1])["threads"] if p.returncode == 0 else None
-        if got != want:
-            failures.append(f"{env} {flags}: JSON threads {got}, want {want} (exit {p.returncode})")
+        report = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else {}
+        got = (report.get("threads_setting"), report.get("threads"))
+        if got != (want, 1):
+            failures.append(f"{env} {flags}: JSON (threads_setting, threads) {got}, want ({want}, 1) (exit {p.returncode})")
     for bad in ["-1", "1025", "x", "1.5"]:
         p = run(["add", "f32[4]", "f32[4]", "--threads", bad])
         want = f"--threads: takes 0 (one thread per hardware thread) to 1024 threads, not '{bad}'"

@@ -72,6 +72,7 @@ int run_expression_mode(const ExpressionRun& run) {
     spread = time_runs([&] { evaluate(e, out); }, run.repeat, 0);
     ns = spread.median;
   }
+  const int threads_used = last_call_threads();  // NOTE: [Threads used]: of the last call, timed or first
   if (run.trace) print_trace();
   if (!run.emit_ascend_c.empty() && !write_ascend_c_source(run.emit_ascend_c)) return 4;
   if (run.check) {
@@ -107,7 +108,8 @@ int run_expression_mode(const ExpressionRun& run) {
                      {"kernel", info.kernel},
                      {"cache", cache_json()},
                      {"bytes", bytes},
-                     {"threads", num_threads()},
+                     {"threads", threads_used},
+                     {"threads_setting", num_threads()},
                      {"first_call_ns", first_call_ns}};
     if (run.repeat > 0) {
       j.update(spread_json(spread));

@@ -83,6 +83,7 @@ int run_op(const Options& o) {
     spread = time_runs([&] { binary(*op, a.view, b.view, out); }, o.repeat, 0);
     ns = spread.median;
   }
+  const int threads_used = last_call_threads();  // NOTE: [Threads used]: of the last call, timed or first
   const std::int64_t bytes = unique_bytes(a.view) + unique_bytes(b.view) + unique_bytes(out);
   const std::string type = broadcast_type_of(out.layout(), a.view.layout, b.view.layout);
   const std::string kernel = kernel_key_for(*op, a.view.dtype, out.layout(), a.view.layout, b.view.layout);
@@ -116,7 +117,8 @@ int run_op(const Options& o) {
                      {"kernel", kernel},
                      {"cache", cache_json()},
                      {"bytes", bytes},
-                     {"threads", num_threads()},
+                     {"threads", threads_used},
+                     {"threads_setting", num_threads()},
                      {"first_call_ns", first_call_ns}};
     if (o.repeat > 0) {
       j.update(spread_json(spread));
