@@ -7,8 +7,9 @@
 
 namespace bcast {
 
-// Loads a little-endian f2 f4 f8 i1 i2 i4 i8 u1 b1 array. A Fortran-order file
-// becomes a column-major tensor (no copy). Throws Error(io) naming the file and
+// Loads an f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1 array of either byte order; a
+// big-endian one is converted on load. A Fortran-order file becomes a
+// column-major tensor (no copy). Throws Error(io) naming the file and
 // the problem for anything truncated, corrupt or unsupported.
 Tensor load_npy(const std::string& path);
 

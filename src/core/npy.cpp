@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
@@ -25,7 +26,9 @@ struct NpyType {
   std::string_view descr;  // little-endian spelling
   DType dtype;
 };
-// '|' and '=' spellings are normalised to '<' before lookup (this is a little-endian host).
+// '|' and '=' spellings are normalised to '<' before lookup (this is a
+// little-endian host); a '>' (big-endian) file is read and its elements'
+// bytes reversed on load.
 constexpr std::array<NpyType, 12> kNpyTypes{{
     {"<f2", DType::f16}, {"<f4", DType::f32}, {"<f8", DType::f64}, {"<i1", DType::i8},
     {"<i2", DType::i16}, {"<i4", DType::i32}, {"<i8", DType::i64}, {"<u1", DType::u8},
@@ -34,6 +37,7 @@ constexpr std::array<NpyType, 12> kNpyTypes{{
 
 struct NpyHeader {
   DType dtype;
+  bool big_endian = false;  // descr '>..': the payload's elements are byte-reversed
   bool fortran_order = false;
   Shape shape;
 };
@@ -52,7 +56,10 @@ class HeaderParser {
       const std::string key = string_literal();
       expect(':');
       if (key == "descr") {
-        h.dtype = dtype_of(string_literal());
+        std::string descr = string_literal();
+        h.big_endian = !descr.empty() && descr[0] == '>';
+        if (h.big_endian) descr[0] = '<';
+        h.dtype = dtype_of(std::move(descr));
         have_descr = true;
       } else if (key == "fortran_order") {
         h.fortran_order = boolean_literal();
@@ -76,11 +83,10 @@ class HeaderParser {
  private:
   DType dtype_of(std::string descr) const {
     if (descr.size() == 3 && (descr[0] == '|' || descr[0] == '=')) descr[0] = '<';
-    if (!descr.empty() && descr[0] == '>')
-      fail(ErrorKind::io, "{}: big-endian data ('{}') is not supported", path_, descr);
     for (const NpyType& t : kNpyTypes)
       if (t.descr == descr) return t.dtype;
-    fail(ErrorKind::io, "{}: unsupported dtype '{}' (supported: f2 f4 f8 i1 i2 i4 i8 u1 b1)", path_, descr);
+    fail(ErrorKind::io, "{}: unsupported dtype '{}' (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1, either byte order)",
+         path_, descr);
   }
 
   Shape shape_tuple() {
@@ -156,6 +162,12 @@ class HeaderParser {
   std::size_t pos_ = 0;
 };
 
+// A big-endian payload made native: each element's bytes in reverse order.
+void reverse_element_bytes(unsigned char* data, std::int64_t numel, std::size_t size) {
+  if (size == 1) return;
+  for (std::int64_t i = 0; i < numel; ++i, data += size) std::reverse(data, data + size);
+}
+
 std::uint32_t little_endian(const unsigned char* p, int bytes) {
   std::uint32_t v = 0;
   for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
@@ -215,6 +227,7 @@ Tensor read_npy(std::istream& in, std::uint64_t file_size, const std::string& pa
   Tensor t(h.dtype, h.shape, h.fortran_order ? Order::fortran : Order::c);
   if (!in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(data_bytes)))
     fail(ErrorKind::io, "{}: read error in the data", path);
+  if (h.big_endian) reverse_element_bytes(static_cast<unsigned char*>(t.data()), numel, dtype_size(h.dtype));
   return t;
 }
 

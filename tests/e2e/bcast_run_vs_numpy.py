@@ -402,6 +402,19 @@ def check_npy_by_magic_bytes(tmp):
         failures.append(f"a text file as an operand: exit {p.returncode} (want 3), stderr {p.stderr!r}")
 
 
+def check_big_endian_npy(tmp):
+    """A big-endian .npy (NumPy's astype('>f4'), '>i2', '>f8') is read as NumPy
+    reads it: the same values, the native dtype out."""
+    for dtype, big in (("f32", ">f4"), ("i16", ">i2"), ("f64", ">f8")):
+        a, b = random_array(dtype, (5, 4)), random_array(dtype, (4,))
+        pa, pb, po = (os.path.join(tmp, f"be_{dtype}_{n}.npy") for n in ("a", "b", "out"))
+        np.save(pa, a.astype(big))
+        np.save(pb, b)
+        p = run(["add", pa, pb, "-o", po])
+        if p.returncode != 0 or not same("add", np.load(po), a + b):
+            failures.append(f"big-endian {big} operand: exit {p.returncode} {p.stderr.strip()}")
+
+
 def check_npy_version_3(tmp):
     """.npy version 3.0 files (C and Fortran order) are read as NumPy reads them;
     a version 4.0 file is refused."""
@@ -493,6 +506,7 @@ def main():
         check_trace()
         check_npy_version_3(tmp)
         check_npy_by_magic_bytes(tmp)
+        check_big_endian_npy(tmp)
         check_json_errors()
         check_views_after_operands(tmp)
     for n in not_checked:
