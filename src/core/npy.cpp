@@ -56,10 +56,9 @@ class HeaderParser {
       const std::string key = string_literal();
       expect(':');
       if (key == "descr") {
-        std::string descr = string_literal();
+        const std::string descr = string_literal();
         h.big_endian = !descr.empty() && descr[0] == '>';
-        if (h.big_endian) descr[0] = '<';
-        h.dtype = dtype_of(std::move(descr));
+        h.dtype = dtype_of(descr);
         have_descr = true;
       } else if (key == "fortran_order") {
         h.fortran_order = boolean_literal();
@@ -81,10 +80,11 @@ class HeaderParser {
   }
 
  private:
-  DType dtype_of(std::string descr) const {
-    if (descr.size() == 3 && (descr[0] == '|' || descr[0] == '=')) descr[0] = '<';
+  DType dtype_of(const std::string& descr) const {
+    std::string little = descr;
+    if (little.size() == 3 && (little[0] == '|' || little[0] == '=' || little[0] == '>')) little[0] = '<';
     for (const NpyType& t : kNpyTypes)
-      if (t.descr == descr) return t.dtype;
+      if (t.descr == little) return t.dtype;
     fail(ErrorKind::io, "{}: unsupported dtype '{}' (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1, either byte order)",
          path_, descr);
   }

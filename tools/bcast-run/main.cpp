@@ -37,7 +37,7 @@ struct Options {
 
 // --warm RANK: pre-generates every broadcast type up to RANK levels.
 int warm(const Options& o, const WarmRequest& request) {
-  const double ns = median_ns([&] { run_warm(request, std::cout); }, 1);
+  const double ns = time_runs([&] { run_warm(request, std::cout); }, 1, 0).median;  // once: no warm-up run
   const KernelCacheStats s = kernel_cache_stats();
   std::cout << fmt::format("warm: {} kernels for broadcast types up to rank {} ({} compiled, {} failed) in {:.0f} ms\n",
                            s.resident, o.warm, s.compiles, s.failures, ns / 1e6);
