@@ -86,7 +86,7 @@ std::string f32_assembly(Op op) {
 TEST_F(Env, InvalidValuesWarnAndKeepTheDefault) {
   const std::vector<std::tuple<const char*, const char*, const char*>> bad{
       {"BCAST_LOG_LEVEL", "loud", "off error warn info debug trace"},
-      {"BCAST_VERBOSE", "yes", "0 1"},
+      {"BCAST_VERBOSE", "yes", "0 1 2"},
       {"BCAST_JIT", "2", "0 1"},
       {"BCAST_OPT_LEVEL", "7", "0 1 2 3"},
       {"BCAST_MAX_ISA", "avx1024", "sse4.2 avx avx2 avx512 all"},
@@ -154,8 +154,8 @@ TEST_F(Env, VerbosePrintsOneLinePerCall) {
   add(Tensor(DType::f32, {4, 3}), Tensor(DType::f32, {3}));
   mul(Tensor(DType::i32, {2}), Tensor(DType::i32, {2}));
   const std::string log = ::testing::internal::GetCapturedStderr();
-  EXPECT_THAT(log, HasSubstr("bcast: add f32 [4, 3] & [3] -> [4, 3] f32 type [expand_b,same] kernel add.f32.[expand_b,same]"));
-  EXPECT_THAT(log, HasSubstr("bcast: mul i32 [2] & [2] -> [2] i32 type [same]"));
+  EXPECT_THAT(log, HasSubstr("bcast_verbose;exec;op;add;f32[4,3] f32[3];f32[4,3];[expand_b,same];add.f32.[expand_b,same]"));
+  EXPECT_THAT(log, HasSubstr("bcast_verbose;exec;op;mul;i32[2] i32[2];i32[2];[same];"));
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 2);
 }
 
@@ -181,7 +181,7 @@ TEST_F(Env, VerboseNamesEachCacheOutcome) {
   set_jit_enabled(true);
   const std::string log = ::testing::internal::GetCapturedStderr();
   std::vector<std::string> outcomes;
-  const std::regex line(R"(^bcast: \w+ .* kernel \S+ \((\w+)\) [0-9.]+ us$)");
+  const std::regex line(R"(^bcast_verbose;exec;op;\w+;[^;]*;[^;]*;[^;]*;[^;]+;(\w+);\d+;[0-9.]+;$)");
   std::istringstream in(log);
   for (std::string l; std::getline(in, l);)
     if (std::smatch m; std::regex_match(l, m, line)) outcomes.push_back(m[1]);

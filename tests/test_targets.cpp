@@ -84,7 +84,9 @@ TEST(Targets, EachProductIsAModelOfTheAscendTarget) {
     EXPECT_NE(key.to_string().find(".ascend-sim-" + std::string(p.name) + "."), std::string::npos) << key.to_string();
   }
   for (const SettingInfo& s : effective_settings())
-    if (s.name == "BCAST_ASCEND_PRODUCT") EXPECT_EQ(s.accepted, ascend::product_names());
+    if (s.name == "BCAST_ASCEND_PRODUCT") {
+      EXPECT_EQ(s.accepted, ascend::product_names());
+    }
 }
 
 // A public setter tells the provider, which tells jit/'s cache at once: its

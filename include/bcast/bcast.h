@@ -7,6 +7,7 @@
 #include "bcast/errors.h"
 #include "bcast/expr.h"
 #include "bcast/layout.h"
+#include "bcast/logging.h"
 #include "bcast/npy.h"
 #include "bcast/ops.h"
 #include "bcast/prepared.h"

@@ -36,7 +36,7 @@ std::string get_setting(std::string_view name);
 // Typed setters for the common ones (set_num_threads, set_jit_enabled and
 // set_kernel_cache_capacity are in runtime.h).
 void set_log_level(std::string_view level);
-void set_verbose(bool on);
+void set_verbose(int level);  // BCAST_VERBOSE: 0, 1 or 2 (docs/logging.md)
 void set_opt_level(int level);
 void set_max_isa(std::string_view isa);
 void set_cache_dir(std::string_view folder);  // "off" disables the disk cache

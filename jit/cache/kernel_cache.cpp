@@ -129,6 +129,39 @@ Obtained compile_and_store(const KernelKey& key, const CacheOptions& options, co
   return got;
 }
 
+// "setup=0.6,target_machine=0.2,...": a compile's phases in microseconds.
+std::string phases_text(const CompilePhases& p) {
+  return fmt::format("setup={:.1f},target_machine={:.1f},emit_ir={:.1f},verify={:.1f},optimise={:.1f},codegen={:.1f},"
+                     "link={:.1f},read={:.1f}",
+                     p.setup_us, p.target_machine_us, p.emit_ir_us, p.verify_us, p.optimise_us, p.codegen_us,
+                     p.link_us, p.read_us);
+}
+
+// A finished compile or disk load: the debug log's line and, at
+// BCAST_VERBOSE=2, the compile line of NOTE: [Verbose lines]. Outside the
+// cache's lock: a host's log handler may take its time.
+void report_obtained(const KernelKey& key, const Obtained& got) {
+  const bool debug = logging::jit().should_log(spdlog::level::debug);
+  const bool line = logging::verbose().should_log(spdlog::level::debug);
+  if (!debug && !line) return;
+  const std::string name = key.to_string();
+  const std::string_view source = got.source == Source::disk ? "disk" : "compiled";
+  const CompiledKernel* k = got.result.kernel.get();
+  const std::string phases = k != nullptr ? phases_text(k->phases) : "";
+  const double total_us = k != nullptr ? k->phases.total_us() : 0;
+  if (debug) {
+    if (k == nullptr)
+      logging::jit().debug("{}: {} failed: {}", name, source == "disk" ? "loading" : "compiling", got.result.error);
+    else
+      logging::jit().debug("{}: {} in {:.1f} us ({}), {} bytes of code", name,
+                           source == "disk" ? "loaded from disk" : "compiled", total_us, phases, k->code_bytes);
+  }
+  if (line)
+    logging::verbose().debug(logging::verbose_line(
+        "compile", {source, name, k != nullptr ? "ok" : "failed", fmt::format("{:.1f}", total_us), phases,
+                    k != nullptr ? "" : got.result.error}));
+}
+
 // load_from_disk(), a failure to read being no entry.
 std::optional<Obtained> try_disk(const DiskCache& disk, const KernelKey& key) {
   try {
@@ -230,10 +263,13 @@ struct KernelCache::State {
   // Booked before they wake, so that an eviction or clear() never sees a
   // finished slot whose code size is not counted yet.
   KernelPtr finish(const KernelKey& key, const Obtained& got, std::promise<KernelPtr>& promise, bool resident) {
-    const std::lock_guard lock(mutex);
-    record(key, got.result, got.source == Source::disk, resident && slots.contains(key));
-    promise.set_value(got.result.kernel);
-    evict_to_capacity();
+    {
+      const std::lock_guard lock(mutex);
+      record(key, got.result, got.source == Source::disk, resident && slots.contains(key));
+      promise.set_value(got.result.kernel);
+      evict_to_capacity();
+    }
+    report_obtained(key, got);
     return got.result.kernel;
   }
 

@@ -272,30 +272,35 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
   record_call_threads(threads);
 }
 
-// BCAST_VERBOSE: one line per call on stderr, as binary calls print.
-void report_call(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
-                 std::chrono::steady_clock::duration took) {
-  std::string dtypes;
-  for (const TensorView& v : call.inputs()) dtypes += (dtypes.empty() ? "" : ",") + std::string(dtype_name(v.dtype));
-  const std::string line = fmt::format("bcast: expr {} {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", call.text(),
-                                       dtypes, to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
-                                       kernel.key,
-                                       kernel.jit.fn || kernel.provisional() ? outcome_name(kernel.jit.outcome) : "reference",
-                                       std::chrono::duration<double, std::micro>(took).count());
-  std::fputs(line.c_str(), stderr);
-}
-
 }  // namespace
 
 void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
-                    const std::vector<TensorView>& inputs) {
-  if (!config::verbose()) {
+                    const std::vector<TensorView>& inputs, report::Api api) {
+  if (!report::wanted()) {
     run_on_target(call, kernel, plan, out, inputs);
     return;
   }
   const auto start = std::chrono::steady_clock::now();
   run_on_target(call, kernel, plan, out, inputs);
-  report_call(call, kernel, plan, out, std::chrono::steady_clock::now() - start);
+  report_expression("exec", api, call, kernel, plan, inputs, out.dtype, out.shape(), last_call_threads(),
+                    std::chrono::steady_clock::now() - start);
+}
+
+void report_expression(std::string_view event, report::Api api, const ExprCall& call, const ExprKernel& kernel,
+                       const BroadcastPlan& plan, const std::vector<TensorView>& inputs, DType out_dtype,
+                       const Shape& out_shape, int threads, std::chrono::steady_clock::duration took) {
+  const bool keyed = kernel.jit.fn != nullptr || kernel.provisional();
+  report::print(event, {.api = api,
+                        .op = "expr",
+                        .inputs = inputs,
+                        .out_dtype = out_dtype,
+                        .out_shape = out_shape,
+                        .plan = &plan,
+                        .kernel = kernel.key,
+                        .outcome = keyed ? outcome_name(kernel.jit.outcome) : "reference",
+                        .threads = threads,
+                        .took = took,
+                        .expression = call.text()});
 }
 
 }  // namespace bcast

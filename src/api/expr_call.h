@@ -9,6 +9,7 @@
 
 #include "bcast/expr.h"
 #include "broadcast_plan.h"
+#include "call_report.h"
 #include "expr_evaluator.h"
 #include "expr_graph.h"
 #include "dispatch.h"
@@ -86,8 +87,14 @@ struct ExprKernel {
 };
 ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan);
 
-// Runs `call`'s program over `plan` (out first, then `inputs`) on `kernel`.
+// Runs `call`'s program over `plan` (out first, then `inputs`) on `kernel`;
+// `api` names how the application reached it in BCAST_VERBOSE's exec line.
 void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
-                    const std::vector<TensorView>& inputs);
+                    const std::vector<TensorView>& inputs, report::Api api = report::Api::expr);
+
+// BCAST_VERBOSE's line of an expression's prepare or call (NOTE: [Verbose lines]).
+void report_expression(std::string_view event, report::Api api, const ExprCall& call, const ExprKernel& kernel,
+                       const BroadcastPlan& plan, const std::vector<TensorView>& inputs, DType out_dtype,
+                       const Shape& out_shape, int threads, std::chrono::steady_clock::duration took);
 
 }  // namespace bcast

@@ -10,6 +10,7 @@
 #include "bcast/expr.h"
 #include "bcast/runtime.h"
 #include "broadcast_plan.h"
+#include "call_report.h"
 #include "config.h"
 #include "dispatch.h"
 #include "error_messages.h"
@@ -27,18 +28,6 @@ constexpr std::array<std::string_view, kNumOps> kOpNames{
     BCAST_FOR_EACH_OP(BCAST_OP_NAME)
 #undef BCAST_OP_NAME
 };
-
-// BCAST_VERBOSE: one line per call on stderr.
-void report_call(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const BroadcastPlan& plan,
-                 const SelectedKernel& kernel, std::chrono::steady_clock::duration took) {
-  const TargetKind target = kernel.outcome == Outcome::ascend_sim ? TargetKind::ascend_sim : TargetKind::host;
-  const std::string key = kernel.jit ? call_kernel_key(target_for(target), op, a.dtype, plan).to_string() : "reference";
-  const std::string line = fmt::format(
-      "bcast: {} {} {} & {} -> {} {} type {} kernel {} ({}) {:.1f} us\n", op_name(op), dtype_name(a.dtype),
-      to_string(a.shape()), to_string(b.shape()), to_string(out.shape()), dtype_name(out.dtype), to_string(plan.type),
-      key, outcome_name(kernel.outcome), std::chrono::duration<double, std::micro>(took).count());
-  std::fputs(line.c_str(), stderr);
-}
 
 // NOTE: [Call memo] Programs call the same op on the same layouts over and
 // over, with new data each time. Each thread remembers its last call's op,
@@ -88,14 +77,15 @@ Tensor allocate_output(Op op, DType dtype, const Layout& layout) {
 
 // Runs a validated call: the one `memo` remembers.
 void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  if (!config::verbose()) {
+  if (!report::wanted()) {
     dispatch(memo.call, a, b, out);
     return;
   }
   const auto start = std::chrono::steady_clock::now();
   SelectedKernel ran;
   dispatch(memo.call, a, b, out, &ran);
-  report_call(op, a, b, out, memo.call.plan, ran, std::chrono::steady_clock::now() - start);
+  report::binary("exec", report::Api::op, op, a, b, out.dtype, out.shape(), memo.call.plan, ran, last_call_threads(),
+                 std::chrono::steady_clock::now() - start);
 }
 
 }  // namespace

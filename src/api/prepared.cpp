@@ -3,6 +3,7 @@
 
 #include "bcast/runtime.h"
 #include "broadcast_plan.h"
+#include "call_report.h"
 #include "config.h"
 #include "dispatch.h"
 #include "error_messages.h"
@@ -37,6 +38,7 @@ struct PreparedOp::Impl {
 };
 
 PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const Layout& out) {
+  const auto start = std::chrono::steady_clock::now();
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   const DType out_dtype = result_dtype(op, dtype);
@@ -48,6 +50,11 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   std::string type = to_string(call.plan.type);
   auto impl = std::make_shared<PreparedOp::Impl>(op, dtype, a, b, out, std::move(call), std::move(kernel),
                                                  std::move(type), std::move(key), DataCheck(dtype, out_dtype, a, b, out));
+  if (report::wanted()) {
+    const PreparedOp::Impl& p = *impl;
+    report::binary("create", report::Api::prepared, op, TensorView{nullptr, dtype, a}, TensorView{nullptr, dtype, b},
+                   out_dtype, out.shape, p.call.plan, p.kernel.first(), 0, std::chrono::steady_clock::now() - start);
+  }
   PreparedOp prepared;
   prepared.impl_ = std::move(impl);
   return prepared;
@@ -57,9 +64,13 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b) {
   return prepare(op, dtype, a, b, output_layout(validate_input_layouts(op, dtype, a, dtype, b), {&a, &b}));
 }
 
-void PreparedOp::operator()(const TensorView& a, const TensorView& b, const TensorView& out) const {
-  if (!impl_) detail::fail(ErrorKind::value, "PreparedOp: not prepared (default-constructed)");
-  const Impl& p = *impl_;
+namespace {
+
+// A prepared op's call: the checks against the prepared layouts, then the
+// fast path or dispatch(). Returns the kernel that ran (`scratch` holds it
+// while it is provisional).
+const SelectedKernel& run_prepared(const PreparedOp::Impl& p, const TensorView& a, const TensorView& b,
+                                   const TensorView& out, SelectedKernel& scratch) {
   // Cheap and worth it: a view of another shape would make the kernel read
   // and write out of bounds.
   const auto check = [&](const TensorView& v, DType dtype, const Layout& layout, const char* operand) {
@@ -72,17 +83,33 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   check(b, p.dtype, p.b, "b");
   check(out, result_dtype(p.op, p.dtype), p.out, "out");
   const PlannedCall& call = p.call;
-  SelectedKernel scratch;
   const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
   // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
   // prepared data checks.
   if (runs_direct(call) && p.data.passes(a.data, b.data, out.data)) {
     call.direct.run(kernel.fn, {{out.data, a.data, b.data}});
     record_call_threads(1);
-    return;
+    return kernel;
   }
   validate_data(p.op, a, b, out);
   dispatch(call, kernel, a, b, out);
+  return kernel;
+}
+
+}  // namespace
+
+void PreparedOp::operator()(const TensorView& a, const TensorView& b, const TensorView& out) const {
+  if (!impl_) detail::fail(ErrorKind::value, "PreparedOp: not prepared (default-constructed)");
+  SelectedKernel scratch;
+  if (!report::wanted()) {
+    run_prepared(*impl_, a, b, out, scratch);
+    return;
+  }
+  // NOTE: [Verbose lines]: the call, timed, and its exec line.
+  const auto start = std::chrono::steady_clock::now();
+  const SelectedKernel& kernel = run_prepared(*impl_, a, b, out, scratch);
+  report::binary("exec", report::Api::prepared, impl_->op, a, b, out.dtype, out.shape(), impl_->call.plan, kernel,
+                 last_call_threads(), std::chrono::steady_clock::now() - start);
 }
 
 Tensor PreparedOp::operator()(const TensorView& a, const TensorView& b) const {

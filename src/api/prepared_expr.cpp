@@ -1,5 +1,8 @@
 // Prepared expressions: flattened, lowered and planned once, run many times.
 #include "bcast/expr.h"
+
+#include <chrono>
+
 #include "bcast/errors.h"
 #include "error_messages.h"
 #include "expr_call.h"
@@ -17,12 +20,16 @@ struct PreparedExpr::Impl {
 };
 
 PreparedExpr prepare(const Expr& e) {
+  const auto start = std::chrono::steady_clock::now();
   ExprCall call(e);
   Layout out = call.new_out_layout();
   BroadcastPlan plan = call.plan_for(out);
   ExprKernel kernel = select_kernel(call, plan);
   ExprInfo info = call.info();
   info.kernel = kernel.key;
+  if (report::wanted())
+    report_expression("create", report::Api::prepared_expr, call, kernel, plan, call.inputs(), info.out_dtype,
+                      out.shape, 0, std::chrono::steady_clock::now() - start);
   PreparedExpr p;
   p.impl_ = std::make_shared<const PreparedExpr::Impl>(std::move(call), std::move(out), std::move(plan),
                                                        std::move(kernel), std::move(info));
@@ -53,7 +60,8 @@ void PreparedExpr::operator()(std::span<const TensorView> inputs, const TensorVi
   std::vector<TensorView> now(inputs.begin(), inputs.end());
   p.call.validate_out(out, now);
   ExprKernel scratch;
-  run_expression(p.call, p.kernel.get([&] { return select_kernel(p.call, p.plan); }, scratch), p.plan, out, now);
+  run_expression(p.call, p.kernel.get([&] { return select_kernel(p.call, p.plan); }, scratch), p.plan, out, now,
+                 report::Api::prepared_expr);
 }
 
 Tensor PreparedExpr::operator()(std::span<const TensorView> inputs) const {

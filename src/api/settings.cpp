@@ -15,7 +15,7 @@ void set_setting(std::string_view name, std::string_view value) {
 }
 
 void set_log_level(std::string_view level) { set_setting("BCAST_LOG_LEVEL", level); }
-void set_verbose(bool on) { set_setting("BCAST_VERBOSE", on ? "1" : "0"); }
+void set_verbose(int level) { set_setting("BCAST_VERBOSE", std::to_string(level)); }
 void set_opt_level(int level) { set_setting("BCAST_OPT_LEVEL", std::to_string(level)); }
 void set_max_isa(std::string_view isa) { set_setting("BCAST_MAX_ISA", isa); }
 void set_cache_dir(std::string_view folder) { set_setting("BCAST_CACHE_DIR", folder); }

@@ -9,9 +9,11 @@
 #include "config.h"
 #include "expr_kernel.h"
 #include "kernel_provider.h"
+#include "logging.h"
 #include "reference_executor.h"
 #include "targets.h"
 #include "thread_pool.h"
+#include "variant.h"
 
 namespace bcast {
 namespace {
@@ -53,6 +55,39 @@ std::string_view outcome_name(Outcome outcome) {
   return kNames[static_cast<std::size_t>(outcome)];
 }
 
+namespace {
+
+// BCAST_LOG_LEVEL=debug: the key a call looked up and why it has the
+// variants it has.
+void log_variants(const KernelKey& key, const BroadcastPlan& plan) {
+  if (logging::jit().should_log(spdlog::level::debug))
+    logging::jit().debug("key {}: {}", key.to_string(), describe_variants(key, plan));
+}
+
+// BCAST_LOG_LEVEL=debug: a call that does not run its full JIT kernel, and why.
+void log_fallback(const std::string& what, Outcome outcome) {
+  if (!logging::core().should_log(spdlog::level::debug)) return;
+  switch (outcome) {
+    case Outcome::reference:
+      logging::core().debug("{}: the JIT is off (BCAST_JIT=0); the call runs on the reference executor", what);
+      break;
+    case Outcome::failed:
+      logging::core().debug("{}: its compile failed; the call runs on the reference executor", what);
+      break;
+    case Outcome::pending:
+      logging::core().debug("{}: compiling in the background; the call runs on the reference executor (NOTE: [Tiers])",
+                            what);
+      break;
+    case Outcome::quick:
+      logging::core().debug("{}: the full kernel is compiling; the call runs on the quick first tier (NOTE: [Tiers])",
+                            what);
+      break;
+    default: break;
+  }
+}
+
+}  // namespace
+
 double wait_budget_us(std::int64_t numel, double fallback_ns) {
   const double threads = std::min<double>(num_threads(), std::max<double>(1, static_cast<double>(numel) /
                                                                                    static_cast<double>(config::grain())));
@@ -60,22 +95,22 @@ double wait_budget_us(std::int64_t numel, double fallback_ns) {
 }
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
-  Outcome outcome = Outcome::reference;
-  if (jit_enabled()) {
-    const Target& host = target_for(TargetKind::host);
-    provider::Kernel kernel = provider::kernel_for(call_kernel_key(host, op, dtype, plan), host,
-                                                   wait_budget_us(plan.numel, kReferenceNsPerElement));
-    if (kernel.source == provider::KernelSource::pending)
-      return {.fn = reference_kernel(op, dtype), .outcome = Outcome::pending};
-    if (kernel.fn != nullptr)
-      return {.fn = kernel.fn,
-              .keep_alive = std::move(kernel.keep_alive),
-              .jit = true,
-              .outcome = outcome_of(kernel.source),
-              .memo_hits = kernel.memo_hits};
-    outcome = Outcome::failed;
+  if (!jit_enabled()) {
+    log_fallback(fmt::format("{}.{} {}", op_name(op), dtype_name(dtype), to_string(plan.type)), Outcome::reference);
+    return {.fn = reference_kernel(op, dtype), .outcome = Outcome::reference};
   }
-  return {.fn = reference_kernel(op, dtype), .outcome = outcome};
+  const Target& host = target_for(TargetKind::host);
+  const KernelKey key = call_kernel_key(host, op, dtype, plan);
+  log_variants(key, plan);
+  provider::Kernel kernel = provider::kernel_for(key, host, wait_budget_us(plan.numel, kReferenceNsPerElement));
+  const Outcome outcome = outcome_of(kernel.source);
+  log_fallback(key.to_string(), outcome);
+  if (kernel.fn == nullptr) return {.fn = reference_kernel(op, dtype), .outcome = outcome};
+  return {.fn = kernel.fn,
+          .keep_alive = std::move(kernel.keep_alive),
+          .jit = true,
+          .outcome = outcome,
+          .memo_hits = kernel.memo_hits};
 }
 
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
@@ -86,8 +121,10 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
   const Target& host = target_for(TargetKind::host);
   const KernelKey k =
       make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(), stream_threshold(host));
+  log_variants(k, plan);
   const double fallback_ns = kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(nodes);
   provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns));
+  log_fallback(k.to_string(), outcome_of(kernel.source));
   if (kernel.fn == nullptr && kernel.source != provider::KernelSource::pending) return {.outcome = Outcome::failed};
   if (key != nullptr) *key = k.to_string();
   if (kernel.source == provider::KernelSource::pending) return {.outcome = Outcome::pending};

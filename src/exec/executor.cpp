@@ -8,6 +8,7 @@
 #include "bcast/layout.h"
 #include "config.h"
 #include "host_target.h"
+#include "logging.h"
 #include "thread_pool.h"
 #include "variant.h"
 
@@ -53,6 +54,13 @@ std::vector<Chunk> split(const BroadcastPlan& plan, int threads) {
     for (std::int64_t p = 0; p < n; ++p) chunks.push_back({0, outer, share(inner, n, p), share(inner, n, p + 1)});
   }
   return chunks;
+}
+
+// BCAST_LOG_LEVEL=trace: how a call above the grain was shared out.
+void log_split(const BroadcastPlan& plan, std::int64_t pieces, const std::string& how, int threads, int used) {
+  if (logging::core().should_log(spdlog::level::trace))
+    logging::core().trace("split {} elements into {} pieces ({}) for {} threads; {} ran parts (NOTE: [Thread pool])",
+                          plan.numel, pieces, how, threads, used);
 }
 
 // Positions the kernel at the chunk's first element: the only index
@@ -180,7 +188,9 @@ int run_blocked(const BroadcastPlan& plan, KernelFn kernel, const OperandPointer
     for (std::int64_t p = 0; p < pieces; ++p) piece(p);
     return 1;
   }
-  return ThreadPool::instance().run(threads, pieces, piece);
+  const int used = ThreadPool::instance().run(threads, pieces, piece);
+  log_split(plan, pieces, fmt::format("tiles of {} x {}", shape.rows, width), threads, used);
+  return used;
 }
 
 }  // namespace
@@ -225,8 +235,12 @@ int execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointe
     return 1;
   }
   const std::vector<Chunk> chunks = split(plan, threads);
-  return ThreadPool::instance().run(threads, static_cast<std::int64_t>(chunks.size()),
-                                    [&](std::int64_t p) { run_chunk(plan, kernel, ptrs, sizes, chunks[p]); });
+  const int used = ThreadPool::instance().run(threads, static_cast<std::int64_t>(chunks.size()),
+                                              [&](std::int64_t p) { run_chunk(plan, kernel, ptrs, sizes, chunks[p]); });
+  const bool by_rows = chunks.front().inner_begin == 0 && chunks.front().inner_end == (plan.rank() == 0 ? 1 : plan.extents.back());
+  log_split(plan, static_cast<std::int64_t>(chunks.size()), by_rows ? "ranges of whole rows" : "ranges of columns",
+            threads, used);
+  return used;
 }
 
 }  // namespace bcast

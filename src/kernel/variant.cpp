@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "host_target.h"
 
@@ -241,6 +242,18 @@ const VariantRow& nest_variant(const KernelKey& key) {
   for (const VariantRow& row : kVariants)
     if (row.emitter != Emitter::none && row.in_key != nullptr && row.in_key(key)) nest = &row;
   return *nest;
+}
+
+std::string describe_variants(const KernelKey& key, const BroadcastPlan& plan) {
+  const VariantRow& nest = nest_variant(key);
+  std::string text = fmt::format("{} ({})", nest.name, nest.note);
+  for (const VariantRow& row : kVariants)
+    if (&row != &nest && row.in_key != nullptr && row.in_key(key)) text += fmt::format(" + {} ({})", row.name, row.note);
+  text += fmt::format("; extents [{}]", fmt::join(plan.extents, ", "));
+  for (int k = 0; k < plan.operands(); ++k)
+    text += fmt::format(", strides {} [{}]", k == 0 ? std::string("out") : "x" + std::to_string(k - 1),
+                        fmt::join(plan.strides[k], ", "));
+  return text;
 }
 
 // The rows' predicates read a binary op's plan (out, a, b); a plan of other

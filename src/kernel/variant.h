@@ -84,6 +84,12 @@ std::span<const VariantRow> variant_table();
 // the key carries, the generic nest when none.
 const VariantRow& nest_variant(const KernelKey& key);
 
+// For the debug log: the nest `key` is emitted with and every variant it
+// carries, each with the NOTE that says when it applies, and the plan facts
+// the rows' predicates read: "fixed rows (NOTE: [Fixed rows]) + streaming
+// stores (NOTE: [Streaming stores]); extents [3, 4], strides out [4, 1] ...".
+std::string describe_variants(const KernelKey& key, const BroadcastPlan& plan);
+
 // The executor's tiles for a plan that runs in blocked order.
 TilePolicy blocked_tiles(const BroadcastPlan& plan);
 // Whether the executor splits `plan` by whole rows only.

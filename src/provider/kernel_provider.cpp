@@ -90,6 +90,25 @@ std::optional<KernelKey> first_tier_of(const KernelKey& key) {
   return tier;
 }
 
+// BCAST_LOG_LEVEL=debug: where a look-up found its kernel (trace for memory
+// hits, the common case).
+void log_look_up(const KernelKey& key, jit::CacheOutcome how, const jit::Patience& patience) {
+  const spdlog::level::level_enum level =
+      how == jit::CacheOutcome::memory_hit ? spdlog::level::trace : spdlog::level::debug;
+  if (!logging::jit().should_log(level)) return;
+  std::string what;
+  switch (how) {
+    case jit::CacheOutcome::memory_hit: what = "in memory"; break;
+    case jit::CacheOutcome::disk_hit: what = "not in memory; loaded from the disk cache"; break;
+    case jit::CacheOutcome::compiled: what = "in neither cache; compiled on the calling thread"; break;
+    case jit::CacheOutcome::failed: what = "no kernel: its compile failed"; break;
+    case jit::CacheOutcome::pending:
+      what = fmt::format("compiling in the background (async; the call would wait at most {:.0f} us)", patience.wait_us);
+      break;
+  }
+  logging::jit().log(level, "look-up {}: {}", key.to_string(), what);
+}
+
 }  // namespace
 
 Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us) {
@@ -98,6 +117,7 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us) {
   jit::Patience patience{.async = config::jit_async() && wait_us < kWaitAlways, .wait_us = wait_us, .first_tier = {}};
   if (patience.async) patience.first_tier = first_tier_of(key);
   std::shared_ptr<const jit::CompiledKernel> kernel = cache().get(key, patience, &how);
+  log_look_up(key, how, patience);
   if (!kernel && how == jit::CacheOutcome::pending) {
     if (patience.first_tier)
       if (std::shared_ptr<const jit::CompiledKernel> quick = cache().find_ready(*patience.first_tier))

@@ -66,12 +66,14 @@ enum Index : std::size_t {
 
 constexpr std::array<Variable, kCount> kVariables{{
     {"BCAST_LOG_LEVEL", "warn", "off error warn info debug trace",
-     "level of the bcast and bcast.jit spdlog loggers (debug shows why a disk-cache file was ignored)",
+     "level of the bcast and bcast.jit spdlog loggers: debug logs each kernel look-up (key, variants, cache "
+     "outcome, compile phases) and each fallback with its reason; trace adds memory hits and how large calls are "
+     "split across threads (docs/logging.md)",
      log_level_ok},
-    {"BCAST_VERBOSE", "0", "0 1",
-     "1: one line per op call on stderr: op, dtypes, shapes, broadcast type, kernel key, cache outcome "
-     "(hit, disk, compiled, failed, pending, reference), time",
-     int_in<0, 1>},
+    {"BCAST_VERBOSE", "0", "0 1 2",
+     "1: one bcast_verbose line on stderr per prepare and per call (op, dtypes, shapes, broadcast type, kernel key, "
+     "cache outcome, threads, time); 2: also one per compile or disk load, with its phases (docs/logging.md)",
+     int_in<0, 2>},
     {"BCAST_JIT", "1", "0 1",
      "0 runs every op on the reference executor",
      int_in<0, 1>},
@@ -228,7 +230,8 @@ class Store {
     jit_async = value_[kJitMode] == "async";
     jit_isolate = number(kJitIsolate) == 1;
     ascend = parse_target(value_[kTarget]) == TargetKind::ascend_sim;
-    verbose = number(kVerbose) == 1;
+    verbose = number(kVerbose) >= 1;
+    logging::set_verbose_level(static_cast<int>(number(kVerbose)));
     const auto hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = number(kNumThreads) == 0 ? hardware : static_cast<int>(number(kNumThreads));
     grain = number(kGrain);

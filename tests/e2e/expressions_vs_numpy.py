@@ -287,7 +287,7 @@ def check_verbose_names_the_kernel():
     p = subprocess.run([BCAST_RUN, "-e", "x*2+y", "x=f32[4,4]", "y=i32[4]", "--json"], capture_output=True, text=True,
                        env=dict(os.environ, BCAST_VERBOSE="1"))
     key = json.loads(p.stdout.strip().splitlines()[-1])["kernel"] if p.returncode == 0 else "?"
-    if f"bcast: expr 'x*2+y' f32,i32 -> [4, 4] f64 type [expand_b,same] kernel {key} (" not in p.stderr:
+    if f"bcast_verbose;exec;expr;expr;f32[4,4] i32[4];f64[4,4];[expand_b,same];{key};" not in p.stderr:
         failures.append(f"BCAST_VERBOSE's line for an expression: {p.stderr!r}")
 
 
