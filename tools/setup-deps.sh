@@ -17,6 +17,7 @@ packages=(
   libbenchmark-dev
   libeigen3-dev libdnnl-dev  # bcast-bench's peers (optional: the build goes on without them)
   python3 python3-numpy    # test oracle only
+  python3-matplotlib       # tools/bcast-bench-plot.py (docs/performance.md's picture; a test draws one)
 )
 case "${1:-}" in
   fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;  # the sanitizer and fuzz builds (tools/bcast-fuzz)

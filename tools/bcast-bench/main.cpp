@@ -119,15 +119,15 @@ int main(int argc, char** argv) {
     // A peer's figure counts only if it wrote what bcast writes (exact for these
     // ops and the small values of fill()) over an output filled with 0xff bytes.
     const Tensor expected = binary(c.op, a, b);
-    auto checked = [&](auto&& time_peer) {
+    auto checked = [&](auto&& time_peer, int threads) {
       std::memset(result.data(), 0xff, result.nbytes());
-      PeerResult peer = time_peer(c.op, a, b, result, reps);
+      PeerResult peer = time_peer(c.op, a, b, result, reps, threads);
       if (peer.ns && std::memcmp(result.data(), expected.data(), expected.nbytes()) != 0)
         peer = {std::nullopt, peer.note + ": result differs from bcast's, not counted"};
       return peer;
     };
-    const PeerResult eigen = checked(time_eigen);
-    const PeerResult dnnl = checked(time_onednn);
+    const PeerResult eigen = checked(time_eigen, 1);
+    const PeerResult dnnl = checked(time_onednn, 1);
     if (c.tiny) {
       const PreparedOp k = prepare(c.op, c.dtype, a.layout, b.layout());
       set_num_threads(1);
@@ -150,6 +150,10 @@ int main(int argc, char** argv) {
                   {"ratio_1t_vs_stream", gbps(bytes, one) / stream1}, {"ratio_nt_vs_stream", gbps(bytes, many) / streamn},
                   {"eigen_gbps", gbps(bytes, eigen.ns)}, {"eigen_form", eigen.note},
                   {"onednn_gbps", gbps(bytes, dnnl.ns)}, {"onednn_impl", dnnl.note}});
+      // The peers on as many threads as the bcast-n column.
+      const PeerResult eigen_n = checked(time_eigen, all), dnnl_n = checked(time_onednn, all);
+      row.update({{"eigen_nt_gbps", gbps(bytes, eigen_n.ns)}, {"eigen_nt_form", eigen_n.note},
+                  {"onednn_nt_gbps", gbps(bytes, dnnl_n.ns)}, {"onednn_nt_impl", dnnl_n.note}});
       if (!as_json)
         std::cout << fmt::format("{:<24} {:>7.1f} {:>7.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>7.2f} {:>7.2f} {:>8.2f} {:>8.2f}\n",
                                  c.id, static_cast<double>(bytes) / 1e6, one / 1e6, gbps(bytes, one), gbps(bytes, many), stream1,

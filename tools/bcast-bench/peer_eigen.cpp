@@ -1,5 +1,7 @@
 // Eigen as a peer: Array row/column-wise for 2-D cases, Tensor broadcast
 // otherwise; a transposed a through Array transpose (2-D) or Tensor shuffle.
+// On more than one thread, the Tensor forms on a ThreadPoolDevice
+// (EIGEN_USE_THREADS, set for bcast-bench in tools/CMakeLists.txt).
 #include "peers.h"
 
 #include <Eigen/Dense>
@@ -14,8 +16,22 @@ using RowArray = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 using Map2 = Eigen::Map<RowArray>;
 using CMap2 = Eigen::Map<const RowArray>;
 
+// The median time of assign(device) on `threads` threads: Eigen's default
+// (caller's) device for one, a thread pool for more.
+template <class Assign>
+double timed_on(int threads, int repeats, Assign&& assign) {
+  if (threads <= 1) {
+    Eigen::DefaultDevice device;
+    return median_ns([&] { assign(device); }, repeats);
+  }
+  Eigen::ThreadPool pool(threads);
+  Eigen::ThreadPoolDevice device(&pool, threads);
+  return median_ns([&] { assign(device); }, repeats);
+}
+
 template <int R>
-PeerResult tensor_broadcast(const TensorView& a, const TensorView& b, const TensorView& out, int repeats) {
+PeerResult tensor_broadcast(const TensorView& a, const TensorView& b, const TensorView& out, int repeats,
+                            int threads) {
   Eigen::array<Eigen::Index, R> da{}, db{}, dout{}, ba{}, bb{};
   const int lead_a = R - a.rank(), lead_b = R - b.rank();
   for (int d = 0; d < R; ++d) {
@@ -28,13 +44,14 @@ PeerResult tensor_broadcast(const TensorView& a, const TensorView& b, const Tens
   Eigen::TensorMap<const Eigen::Tensor<float, R, Eigen::RowMajor>> ta(a.data_as<const float>(), da),
       tb(b.data_as<const float>(), db);
   Eigen::TensorMap<Eigen::Tensor<float, R, Eigen::RowMajor>> to(out.data_as<float>(), dout);
-  return {median_ns([&] { to = ta.broadcast(ba) + tb.broadcast(bb); }, repeats), "Tensor broadcast"};
+  return {timed_on(threads, repeats, [&](auto& device) { to.device(device) = ta.broadcast(ba) + tb.broadcast(bb); }),
+          "Tensor broadcast"};
 }
 
 // a is the transpose of a contiguous tensor in its last two dims (cases 16
 // and 17): Tensor shuffle of that tensor, b broadcast.
 template <int R>
-PeerResult tensor_shuffle(const TensorView& a, const TensorView& b, const TensorView& out, int repeats) {
+PeerResult tensor_shuffle(const TensorView& a, const TensorView& b, const TensorView& out, int repeats, int threads) {
   Eigen::array<Eigen::Index, R> dstorage{}, db{}, dout{}, bb{};
   Eigen::array<int, R> order{};
   const int lead_b = R - b.rank();
@@ -48,7 +65,8 @@ PeerResult tensor_shuffle(const TensorView& a, const TensorView& b, const Tensor
   Eigen::TensorMap<const Eigen::Tensor<float, R, Eigen::RowMajor>> ta(a.data_as<const float>(), dstorage),
       tb(b.data_as<const float>(), db);
   Eigen::TensorMap<Eigen::Tensor<float, R, Eigen::RowMajor>> to(out.data_as<float>(), dout);
-  return {median_ns([&] { to = ta.shuffle(order) + tb.broadcast(bb); }, repeats), "Tensor shuffle"};
+  return {timed_on(threads, repeats, [&](auto& device) { to.device(device) = ta.shuffle(order) + tb.broadcast(bb); }),
+          "Tensor shuffle"};
 }
 
 // Whether v is a contiguous tensor with its last two dims swapped.
@@ -60,19 +78,21 @@ bool transposed_last_two(const TensorView& v) {
 
 bool have_eigen() { return true; }
 
-PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats) {
+PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats,
+                      int threads) {
   if (op != Op::add || a.dtype != DType::f32) return {std::nullopt, "f32 add only"};
   const Shape& s = out.shape();
   if (transposed_last_two(a) && a.shape() == s && b.layout.is_contiguous()) {
+    if (out.rank() == 2 && threads > 1) return tensor_shuffle<2>(a, b, out, repeats, threads);
     if (out.rank() == 2 && b.shape() == s) {  // case 14: Array transpose
       const CMap2 T(a.data_as<const float>(), s[1], s[0]), B(b.data_as<const float>(), s[0], s[1]);
       Map2 O(out.data_as<float>(), s[0], s[1]);
       return {median_ns([&] { O = T.transpose() + B; }, repeats), "Array a.transpose() + b"};
     }
-    if (out.rank() == 3) return tensor_shuffle<3>(a, b, out, repeats);
+    if (out.rank() == 3) return tensor_shuffle<3>(a, b, out, repeats, threads);
   }
   if (!a.layout.is_contiguous() || !b.layout.is_contiguous()) return {std::nullopt, "strided views: no Eigen form"};
-  if (out.rank() == 2 && a.shape() == s) {
+  if (out.rank() == 2 && a.shape() == s && threads <= 1) {
     const CMap2 A(a.data_as<const float>(), s[0], s[1]);
     Map2 O(out.data_as<float>(), s[0], s[1]);
     if (b.shape() == s) {
@@ -93,11 +113,11 @@ PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const Ten
     }
   }
   switch (out.rank()) {
-    case 1: return tensor_broadcast<1>(a, b, out, repeats);
-    case 2: return tensor_broadcast<2>(a, b, out, repeats);
-    case 3: return tensor_broadcast<3>(a, b, out, repeats);
-    case 4: return tensor_broadcast<4>(a, b, out, repeats);
-    case 5: return tensor_broadcast<5>(a, b, out, repeats);
+    case 1: return tensor_broadcast<1>(a, b, out, repeats, threads);
+    case 2: return tensor_broadcast<2>(a, b, out, repeats, threads);
+    case 3: return tensor_broadcast<3>(a, b, out, repeats, threads);
+    case 4: return tensor_broadcast<4>(a, b, out, repeats, threads);
+    case 5: return tensor_broadcast<5>(a, b, out, repeats, threads);
     default: return {std::nullopt, "rank above 5"};
   }
 }

@@ -53,13 +53,14 @@ dnnl::memory::desc describe(const TensorView& x, int rank, dnnl::memory::data_ty
 
 bool have_onednn() { return true; }
 
-PeerResult time_onednn(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats) {
+PeerResult time_onednn(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats,
+                       int threads) {
   const auto type = dnnl_type(a.dtype);
   const auto algorithm = dnnl_algorithm(op);
   if (!type || !algorithm) return {std::nullopt, "no oneDNN equivalent"};
   try {
-    // Debian's oneDNN runs on OpenMP: one thread, like the bcast-1 column.
-    omp_set_num_threads(1);
+    // Debian's oneDNN runs on OpenMP: as many threads as the bcast column it stands beside.
+    omp_set_num_threads(threads);
     dnnl::engine engine(dnnl::engine::kind::cpu, 0);
     dnnl::stream stream(engine);
     const int rank = std::max(out.rank(), 1);

@@ -14,9 +14,14 @@ struct PeerResult {
   std::string note;          // why there is no figure, or which form was used
 };
 
-// a and b are bcast views (any layout); out is a C-contiguous result.
-PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats);
-PeerResult time_onednn(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats);
+// a and b are bcast views (any layout); out is a C-contiguous result. On
+// `threads` threads: oneDNN's OpenMP threads; Eigen's Tensor module on a
+// ThreadPoolDevice (its Array expressions have no threads: with more than
+// one, a 2-D case is timed in its Tensor form).
+PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats,
+                      int threads = 1);
+PeerResult time_onednn(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats,
+                       int threads = 1);
 
 bool have_eigen();
 bool have_onednn();
