@@ -136,7 +136,7 @@ std::optional<Expected> predicate(Op op, T a, T b) {
   }
 }
 
-// The README's pow: the C library's, computed in the input precision (f32
+// docs/semantics.md's pow: the C library's, computed in the input precision (f32
 // for f16 and bf16); a signalling NaN operand gives a quiet NaN (IEEE 754
 // 9.2.1), but f16's conversion to f32 quiets a signalling NaN first, as F16C
 // does, while bf16 widens to f32 bit for bit.
@@ -147,7 +147,7 @@ Expected float_power(DType d, const Float& x, const Float& y) {
   return float_result(static_cast<double>(::powf(static_cast<float>(x.value), static_cast<float>(y.value))), d);
 }
 
-// The README's floor_div on floats, NumPy's floor_divide: the quotient of
+// docs/semantics.md's floor_div on floats, NumPy's floor_divide: the quotient of
 // a - fmod(a, b) (fmod is exact), one less when the remainder's sign differs
 // from b's, floored and rounded to the nearest integer; a zero carries the
 // sign of a / b; b == 0 gives a / b. Computed in T, the input's compute

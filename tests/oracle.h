@@ -1,4 +1,4 @@
-// The tests' independent oracle: op(a, b) computed from the README's
+// The tests' independent oracle: op(a, b) computed from docs/semantics.md's
 // semantics alone, one output element at a time.
 //
 // It shares no code with what it checks: no planner, no loop nest, no chunks

@@ -36,7 +36,7 @@ TEST(Half, F16KnownPatterns) {
 }
 
 // NaN bits: f16 has its quiet bit at 0x0200 and a 9-bit payload below it; f32
-// has its quiet bit at 0x00400000 and a 22-bit payload below it. The README
+// has its quiet bit at 0x00400000 and a 22-bit payload below it. docs/semantics.md
 // promises that f16 -> f32 quiets a signalling NaN, as F16C's vcvtph2ps does:
 // quiet bit set, sign kept, the f16 payload in the top payload bits of the f32.
 TEST(Half, F16ToF32QuietsSignallingNaNsAndKeepsTheirPayload) {

@@ -191,7 +191,7 @@ TEST_P(OpExact, MatchesExpectation) {
   }
 }
 
-// The README's NaN promises, bit for bit: max and min return the NaN
+// docs/semantics.md's NaN promises, bit for bit: max and min return the NaN
 // input's bits, a signalling one included; pow with a signalling NaN operand
 // is a quiet NaN, except on f16, whose conversion to f32 quiets the NaN
 // first (so pow(1, sNaN) is 1 there); an arithmetic op on a signalling NaN

@@ -2,7 +2,7 @@
 // validated, and overridable through the API (the API wins). The variables,
 // their defaults, accepted values and meanings are one table in
 // src/settings/config.cpp; effective_settings() returns it, `bcast-cache env`
-// prints it, and the README's table is printed from it.
+// prints it, and docs/settings.md's table is printed from it.
 #pragma once
 
 #include <string>

@@ -10,8 +10,8 @@
 // Semantics are NumPy 2's (NEP 50), node by node: operands promote by
 // np.result_type, Python-like scalars are weak (an f32 array times 2.5 stays
 // f32; a u8 array plus 300 is an Error(value)), and f16 and bf16 round after
-// every node, so a chain gives the bits NumPy's chain gives. The README's
-// "Expressions" section has the tables.
+// every node, so a chain gives the bits NumPy's chain gives. docs/semantics.md,
+// "Expressions", has the tables.
 #pragma once
 
 #include <concepts>
@@ -76,7 +76,7 @@ class Expr {
   Expr(bool value);  // NOLINT: a strong bool
 
   // NumPy's astype: C casts, but float to integer saturates and NaN gives 0
-  // (NOTE: [Float to integer] in the README's Expressions section).
+  // (NOTE: [Float to integer] in docs/semantics.md, Expressions).
   Expr astype(DType dtype) const;
 
   const std::shared_ptr<const detail::ExprNode>& node() const { return node_; }

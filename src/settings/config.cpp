@@ -1,7 +1,7 @@
 // Every BCAST_* setting: one table (name, default, accepted values, help),
 // read from the environment once, overridable through the API. The table is
-// the only copy: the README's is printed from it (`bcast-cache env
-// --markdown`), and ctest's settings_table_in_readme fails when they differ.
+// the only copy: docs/settings.md's is printed from it (`bcast-cache env
+// --markdown`), and ctest's settings_table_in_docs fails when they differ.
 #include "config.h"
 
 #include <array>

@@ -271,7 +271,7 @@ def check_trace():
     """--trace on ascend-sim: one row per block (BCAST_BLOCK_NUM); the rows' tiles
     add up to the header's; their UB->GM bytes to the output's; their GM->UB
     bytes to each streamed input once, and to each broadcast input (a row, a
-    column) at least once and at most a tile's share per tile (README: a row
+    column) at least once and at most a tile's share per tile (docs/ascend.md: a row
     or a column is copied once a tile); no UB peak above the UB used; every
     block's estimate at least its busiest pipe. On the host the call did not
     run on ascend-sim, and says so."""
@@ -364,7 +364,7 @@ def check_views_after_operands(tmp):
 
 def check_json_errors():
     """With --json, a failure is one JSON object on stdout (error, kind,
-    message, exit), and the exit status is the README's."""
+    message, exit), and the exit status is docs/cli.md's."""
     cases = [(["add", "f32[2,3]", "f32[4]"], 3, "shape", "do not broadcast"),
              (["add", "f32[4]"], 2, "usage", "an op needs two operands"),
              (["frob", "f32[4]", "f32[4]"], 2, "usage", "unknown op 'frob'"),

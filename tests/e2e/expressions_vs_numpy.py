@@ -192,7 +192,7 @@ def check_random_expressions(tmp, cases):
 
 
 # The transcendental functions: bcast calls the C library (expf, exp, ...),
-# NumPy its own SIMD code (SVML on AVX-512 hosts); the README promises this
+# NumPy its own SIMD code (SVML on AVX-512 hosts); docs/semantics.md promises this
 # many ULP of NumPy's result, per result dtype. sigmoid is NumPy's
 # 1 / (1 + exp(-x)) op by op, rounded once in bcast.
 TRANSCENDENTAL_ULPS = {"f16": 1, "f32": 4, "f64": 4}

@@ -8,14 +8,14 @@ Special values: NaNs with payloads and both signs (a signalling one too),
 infinities, signed zeros, denormals, the largest finite values, f16 sums that
 round to a tie; integer extremes (overflow wraps, MIN // -1, x // 0), u8
 wrap-around. NumPy is the oracle everywhere but in two places where its own
-answer depends on its code path, which bcast defines instead (README, "Numerical
+answer depends on its code path, which bcast defines instead (docs/semantics.md, "Numerical
 semantics"):
   * max/min of two NaNs is the first operand's NaN, payload and all (NumPy's
     documentation: "If both elements are NaNs then the first is returned");
   * max(-0, +0) is +0 and min(-0, +0) is -0 (IEEE 754-2019 maximum/minimum).
 Those elements are compared with that definition; every other element with
 NumPy's result. Where an operand is a signalling NaN, bcast's documented answer
-(README, "Differences from NumPy") is checked instead of NumPy's:
+(docs/semantics.md, "Differences from NumPy") is checked instead of NumPy's:
   * f16 to f32 conversion quiets a signalling NaN and keeps its payload, as F16C
     does: an f16 op's result is NumPy's on the quieted operands, bit for bit,
     payload included. So f16 pow(1, sNaN) and pow(sNaN, 0) are 1 (C's
@@ -136,7 +136,7 @@ def expected(op, a, b):
         other[signalling] = want[signalling]
         want[both_nan], other[both_nan] = quieted(a_full)[both_nan], quieted(b_full)[both_nan]
     elif op == "pow":
-        want[signalling] = other[signalling] = np.nan  # quiet, any payload: the README promises none
+        want[signalling] = other[signalling] = np.nan  # quiet, any payload: docs/semantics.md promises none
     return want, other, exact
 
 

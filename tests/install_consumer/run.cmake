@@ -14,7 +14,8 @@ step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 # (BINDIR and DOCDIR: the build's GNUInstallDirs, relative to the prefix).
 step(${prefix}/${BINDIR}/bcast-run add f32[3,1] f32[4] --check)
 step(${prefix}/${BINDIR}/bcast-cache --help)
-foreach(page README.md ascend.md architecture.md)
+foreach(page README.md semantics.md cli.md settings.md cache.md logging.md ascend.md reliability.md performance.md
+             architecture.md)
   if(NOT EXISTS ${prefix}/${DOCDIR}/${page})
     message(FATAL_ERROR "cmake --install did not install ${page} in ${prefix}/${DOCDIR}")
   endif()

@@ -203,7 +203,7 @@ int verify(const jit::DiskCache& cache, bool as_json) {
   return kExitOk;
 }
 
-// The README's table of settings, printed from the settings table itself.
+// docs/settings.md's table of settings, printed from the settings table itself.
 int env_markdown() {
   std::cout << "| variable | default | accepted | meaning |\n|---|---|---|---|\n";
   for (const SettingInfo& s : effective_settings())
@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
   warm_cmd->add_option("--threads", warm.threads, "compiling threads (0: all cores)")->check(CLI::NonNegativeNumber);
   auto* env_cmd = app.add_subcommand("env", "every BCAST_* setting: effective value and where it came from");
   bool markdown = false;
-  env_cmd->add_flag("--markdown", markdown, "the settings table (defaults, accepted values, meanings) as the README has it");
+  env_cmd->add_flag("--markdown", markdown, "the settings table (defaults, accepted values, meanings) as docs/settings.md has it");
   // The common options go before or after the subcommand.
   for (CLI::App* sub : {list_cmd, show_cmd, stats_cmd, verify_cmd, warm_cmd, env_cmd})
     sub->add_flag("--json", as_json, "JSON output");

@@ -21,7 +21,7 @@
 namespace bcast::tools {
 namespace {
 
-// Exit statuses (documented in the README).
+// Exit statuses (documented in docs/cli.md).
 constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2, kExitInvalidInput = 3, kExitInternal = 4;
 
 struct Options {
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
                        info.host_cpu);
   });
   // A failure: its message on stderr, and with --json one object on stdout
-  // (the exit statuses stay the README's).
+  // (the exit statuses stay docs/cli.md's).
   const auto report = [&o, argc, argv](int status, const std::string& kind, const std::string& message) {
     bool json = o.json;
     for (int i = 1; i < argc; ++i) json = json || std::string_view(argv[i]) == "--json";
