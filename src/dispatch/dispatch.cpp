@@ -64,9 +64,12 @@ void log_variants(const KernelKey& key, const BroadcastPlan& plan) {
     logging::jit().debug("key {}: {}", key.to_string(), describe_variants(key, plan));
 }
 
-// BCAST_LOG_LEVEL=debug: a call that does not run its full JIT kernel, and why.
-void log_fallback(const std::string& what, Outcome outcome) {
+// BCAST_LOG_LEVEL=debug: a call that does not run its full JIT kernel, and
+// why. `name()` names the call's kernel; it runs only when the line is logged.
+template <class Name>
+void log_fallback(Outcome outcome, Name&& name) {
   if (!logging::core().should_log(spdlog::level::debug)) return;
+  const std::string what = name();
   switch (outcome) {
     case Outcome::reference:
       logging::core().debug("{}: the JIT is off (BCAST_JIT=0); the call runs on the reference executor", what);
@@ -96,7 +99,8 @@ double wait_budget_us(std::int64_t numel, double fallback_ns) {
 
 SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
   if (!jit_enabled()) {
-    log_fallback(fmt::format("{}.{} {}", op_name(op), dtype_name(dtype), to_string(plan.type)), Outcome::reference);
+    log_fallback(Outcome::reference,
+                 [&] { return fmt::format("{}.{} {}", op_name(op), dtype_name(dtype), to_string(plan.type)); });
     return {.fn = reference_kernel(op, dtype), .outcome = Outcome::reference};
   }
   const Target& host = target_for(TargetKind::host);
@@ -104,7 +108,7 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
   log_variants(key, plan);
   provider::Kernel kernel = provider::kernel_for(key, host, wait_budget_us(plan.numel, kReferenceNsPerElement));
   const Outcome outcome = outcome_of(kernel.source);
-  log_fallback(key.to_string(), outcome);
+  log_fallback(outcome, [&] { return key.to_string(); });
   if (kernel.fn == nullptr) return {.fn = reference_kernel(op, dtype), .outcome = outcome};
   return {.fn = kernel.fn,
           .keep_alive = std::move(kernel.keep_alive),
@@ -124,7 +128,7 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
   log_variants(k, plan);
   const double fallback_ns = kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(nodes);
   provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns));
-  log_fallback(k.to_string(), outcome_of(kernel.source));
+  log_fallback(outcome_of(kernel.source), [&] { return k.to_string(); });
   if (kernel.fn == nullptr && kernel.source != provider::KernelSource::pending) return {.outcome = Outcome::failed};
   if (key != nullptr) *key = k.to_string();
   if (kernel.source == provider::KernelSource::pending) return {.outcome = Outcome::pending};
