@@ -3,11 +3,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "bcast/dtype.h"
 #include "bcast/layout.h"
 
 namespace bcast {
+
+class Tensor;
 
 // Pointer + dtype + layout. Owns nothing; the memory must outlive the view.
 // `data` points at the element with index (0, 0, ..., 0).
@@ -24,6 +27,17 @@ struct TensorView {
 
   template <class T>
   T* data_as() const { return static_cast<T*>(data); }
+
+  // A new C-order tensor with this view's elements (NumPy's
+  // ascontiguousarray, but always a new buffer).
+  Tensor contiguous() const;
+  // Writes this view's elements into `out`, broadcasting as an op would and
+  // converting to out's dtype as astype does; out must not overlap the view
+  // unless it is the view itself. Errors are the ops' (shapes, overlap).
+  void copy_to(const TensorView& out) const;
+  // NumPy's repr, with bcast's dtype names: "f32[2, 3] [[0, 1.5, 2], [3, 4, 5]]";
+  // above 1000 elements each level shows its first and last 3 around "...".
+  std::string to_string() const;
 };
 
 enum class Order { c, fortran };
@@ -44,7 +58,9 @@ class Tensor {
 
   DType dtype() const { return view_.dtype; }
   const Layout& layout() const { return view_.layout; }
+  int rank() const { return view_.rank(); }
   const Shape& shape() const { return view_.layout.shape; }
+  const Strides& strides() const { return view_.layout.strides; }
   std::int64_t numel() const { return view_.layout.numel(); }
   std::size_t nbytes() const { return nbytes_; }
   void* data() const { return view_.data; }
@@ -52,6 +68,9 @@ class Tensor {
   T* data_as() const { return static_cast<T*>(view_.data); }
 
   const TensorView& view() const { return view_; }
+  Tensor contiguous() const { return view_.contiguous(); }
+  void copy_to(const TensorView& out) const { view_.copy_to(out); }
+  std::string to_string() const { return view_.to_string(); }
   // NOLINT: views are the currency of the API. A reference: passing a Tensor
   // where a view is expected copies nothing.
   operator const TensorView&() const { return view_; }  // NOLINT

@@ -28,11 +28,11 @@ Tensor::Tensor(DType dtype, const Layout& layout) {
   validate_layout(layout, "tensor");
   if (!layout.is_dense())
     detail::fail(ErrorKind::value, "tensor: shape {} strides {} is not a dense layout (no gaps, positive strides)",
-                 to_string(shape), to_string(layout.strides));
+                 bcast::to_string(shape), bcast::to_string(layout.strides));
   const std::int64_t n = checked_numel(shape, "tensor");
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &bytes))
-    detail::fail(ErrorKind::value, "tensor of shape {} is too large to allocate", to_string(shape));
+    detail::fail(ErrorKind::value, "tensor of shape {} is too large to allocate", bcast::to_string(shape));
   nbytes_ = bytes;
   // aligned_alloc wants a multiple of the alignment; never allocate 0 bytes.
   const bool huge = bytes >= kHugePageBytes * 2;
@@ -43,7 +43,7 @@ Tensor::Tensor(DType dtype, const Layout& layout) {
   if (p != nullptr && huge) ::madvise(p, padded, MADV_HUGEPAGE);
   if (p == nullptr)
     detail::fail(ErrorKind::memory, "cannot allocate {} bytes for a {} tensor of shape {}", padded, dtype_name(dtype),
-                 to_string(shape));
+                 bcast::to_string(shape));
   std::memset(p, 0, padded);
   buffer_.reset(p);
   view_.data = p;

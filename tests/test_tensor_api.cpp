@@ -1,0 +1,83 @@
+// Tensor and TensorView as a user meets them: the accessors both have,
+// contiguous() and copy_to() against values written out by hand, and
+// to_string() against NumPy's repr of the same arrays (with bcast's dtype
+// names in front).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bcast/bcast.h"
+#include "oracle.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(TensorApi, TensorAndViewShareTheirAccessors) {
+  const Tensor t(DType::i16, {2, 3, 4});
+  const TensorView v = transpose(t, 0, 2);
+  EXPECT_EQ(t.rank(), 3);
+  EXPECT_EQ(t.strides(), (Strides{12, 4, 1}));
+  EXPECT_EQ(t.shape(), t.view().shape());
+  EXPECT_EQ(t.numel(), 24);
+  EXPECT_EQ(v.rank(), 3);
+  EXPECT_EQ(v.shape(), (Shape{4, 3, 2}));
+  EXPECT_EQ(v.strides(), (Strides{1, 4, 12}));
+  EXPECT_EQ(v.numel(), 24);
+}
+
+// A transposed and a reversed view, copied: C order, the elements in index order.
+TEST(TensorApi, ContiguousCopiesInCOrder) {
+  const Tensor t = test::make(DType::i32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  const Tensor tt = transpose(t).contiguous();
+  EXPECT_EQ(tt.shape(), (Shape{3, 2}));
+  EXPECT_TRUE(tt.layout().is_contiguous());
+  EXPECT_EQ(test::bytes_of(tt), test::bytes_of(test::make(DType::i32, {3, 2}, {0, 3, 1, 4, 2, 5})));
+  const Tensor r = index(t, parse_index_expression("[::-1, 1:]")).contiguous();
+  EXPECT_EQ(test::bytes_of(r), test::bytes_of(test::make(DType::i32, {2, 2}, {4, 5, 1, 2})));
+  EXPECT_NE(t.contiguous().data(), t.data());  // always a new buffer
+}
+
+// copy_to broadcasts as the ops do and converts as astype does; a shape
+// that does not broadcast and an overlapping out are the ops' errors, and
+// write nothing.
+TEST(TensorApi, CopyToBroadcastsConvertsAndRefusesWhatOpsRefuse) {
+  const Tensor row = test::make(DType::f32, {3}, {1.5, -2.7, 300});
+  Tensor out(DType::f32, {2, 3});
+  row.copy_to(out);
+  EXPECT_EQ(test::bytes_of(out), test::bytes_of(test::make(DType::f32, {2, 3}, {1.5, -2.7, 300, 1.5, -2.7, 300})));
+  Tensor ints(DType::i16, {3});
+  row.copy_to(ints);
+  EXPECT_EQ(test::bytes_of(ints), test::bytes_of(test::make(DType::i16, {3}, {1, -2, 300})));  // truncation, as astype
+  Tensor wrong(DType::f32, {2, 4});
+  test::fill_sentinel(wrong, test::kSentinel);
+  const std::vector<std::uint8_t> before = test::bytes_of(wrong);
+  EXPECT_THROW(row.copy_to(wrong), Error);
+  EXPECT_EQ(test::bytes_of(wrong), before);
+  const Tensor five = test::make(DType::f32, {5}, {0, 1, 2, 3, 4});
+  EXPECT_THROW(index(five, parse_index_expression("[:4]")).copy_to(index(five, parse_index_expression("[1:]"))), Error);
+}
+
+// NumPy's repr of the same arrays, after bcast's "dtype[shape] ".
+TEST(TensorApi, ToStringLaysOutElementsAsNumPysRepr) {
+  EXPECT_EQ(test::make(DType::f32, {2, 3}, {0, 1.5, 2, 3, 4, -5}).to_string(), "f32[2, 3] [[0, 1.5, 2], [3, 4, -5]]");
+  EXPECT_EQ(transpose(test::make(DType::i8, {2, 2}, {-1, 2, 3, -128})).to_string(), "i8[2, 2] [[-1, 3], [2, -128]]");
+  EXPECT_EQ(test::make(DType::boolean, {3}, {1, 0, 1}).to_string(), "bool[3] [True, False, True]");
+  EXPECT_EQ(test::make(DType::f16, {2}, {0.5, 65504}).to_string(), "f16[2] [0.5, 65504]");
+  EXPECT_EQ(test::make(DType::u64, {}, {7}).to_string(), "u64[] 7");
+  EXPECT_EQ(Tensor(DType::f64, {0, 3}).to_string(), "f64[0, 3] []");
+  // Above 1000 elements: the first and last 3 of each level.
+  std::vector<double> values(40 * 40);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i);
+  const std::string big = test::make(DType::i32, {40, 40}, values).to_string();
+  EXPECT_THAT(big, ::testing::StartsWith("i32[40, 40] [[0, 1, 2, ..., 37, 38, 39], [40, 41, 42, ..., 77, 78, 79], "
+                                         "[80, 81, 82, ..., 117, 118, 119], ..., [1480, 1481, 1482, ..., 1517, 1518, 1519]"));
+  EXPECT_THAT(big, ::testing::EndsWith("[1560, 1561, 1562, ..., 1597, 1598, 1599]]"));
+  EXPECT_EQ(test::make(DType::i32, {1000}, std::vector<double>(1000, 1)).to_string().find("..."), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bcast
