@@ -17,7 +17,7 @@ __extension__ typedef unsigned __int128 UInt;
 
 std::uint64_t bits_at(const TensorView& x, std::int64_t offset) {
   std::uint64_t bits = 0;  // little-endian: an element is the low bytes
-  std::memcpy(&bits, static_cast<const char*>(x.data) + offset * static_cast<std::int64_t>(x.element_size()),
+  std::memcpy(&bits, static_cast<const char*>(x.data()) + offset * static_cast<std::int64_t>(x.element_size()),
               x.element_size());
   return bits;
 }
@@ -293,7 +293,7 @@ std::vector<Expected> oracle(Op op, const TensorView& a, const TensorView& b, co
   want.reserve(static_cast<std::size_t>(count));
   std::vector<std::int64_t> index(out_shape.size(), 0);
   for (std::int64_t i = 0; i < count; ++i, next_index(index, out_shape))
-    want.push_back(element(op, a.dtype, bits_at(a, offset_of(a, index)), bits_at(b, offset_of(b, index))));
+    want.push_back(element(op, a.dtype(), bits_at(a, offset_of(a, index)), bits_at(b, offset_of(b, index))));
   return want;
 }
 
@@ -304,7 +304,7 @@ namespace {
 std::int64_t first_bad(const std::vector<Expected>& want, const TensorView& got) {
   std::vector<std::int64_t> index(got.shape().size(), 0);
   for (std::size_t i = 0; i < want.size(); ++i, next_index(index, got.shape()))
-    if (!matches(want[i], bits_at(got, offset_of(got, index)), got.dtype)) return static_cast<std::int64_t>(i);
+    if (!matches(want[i], bits_at(got, offset_of(got, index)), got.dtype())) return static_cast<std::int64_t>(i);
   return -1;
 }
 
@@ -341,7 +341,7 @@ std::string oracle_mismatch(Op op, const TensorView& a, const TensorView& b, con
 void fill_sentinel(const TensorView& x, std::uint8_t byte) {
   std::vector<std::int64_t> index(x.shape().size(), 0);
   for (std::int64_t i = 0; i < x.numel(); ++i, next_index(index, x.shape()))
-    std::memset(static_cast<char*>(x.data) + offset_of(x, index) * static_cast<std::int64_t>(x.element_size()), byte,
+    std::memset(static_cast<char*>(x.data()) + offset_of(x, index) * static_cast<std::int64_t>(x.element_size()), byte,
                 x.element_size());
 }
 

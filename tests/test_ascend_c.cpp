@@ -168,7 +168,7 @@ TEST_P(AscendC, TheWrittenKernelIsTheLlvmKernelCallForCall) {
   const TensorView a = transposed_a ? permute(a_storage, {1, 0}) : a_storage.view();
   const Shape out_shape = broadcast_infer_shape(c.a, c.b);
   Tensor llvm_out(result_dtype(c.op, c.dtype), out_shape), c_out(result_dtype(c.op, c.dtype), out_shape);
-  const BroadcastPlan plan = plan_broadcast(llvm_out.layout(), a.layout, b.layout());
+  const BroadcastPlan plan = plan_broadcast(llvm_out.layout(), a.layout(), b.layout());
   const Target& target = target_for(TargetKind::ascend_sim);
   const KernelKey key = make_kernel_key(target, c.op, c.dtype, plan, provider::current_codegen_id());
   const ascend::Lowering lowering = ascend::lower_for_ascend(key, product);

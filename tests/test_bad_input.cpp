@@ -43,7 +43,7 @@ void fill_with_sentinel(Tensor& t) {
   for (std::size_t i = 0; i < t.nbytes(); ++i) bytes[i] = static_cast<std::uint8_t>(0x5b + 37 * i);
 }
 
-TensorView with_strides(const TensorView& x, Strides s) { return {x.data, x.dtype, {x.shape(), std::move(s)}}; }
+TensorView with_strides(const TensorView& x, Strides s) { return {x.data(), x.dtype(), {x.shape(), std::move(s)}}; }
 
 // Files the cases write; each case's are removed after it.
 std::vector<std::string>& scratch_files() {
@@ -191,7 +191,7 @@ const std::vector<BadCase>& bad_cases() {
        [](Fixture& f) {
          const TensorView a = index(f.f32_4x4, parse_index_expression("[0:2, 0:2]"));
          const TensorView o = index(f.f32_4x4, parse_index_expression("[1:3, 1:3]"));
-         prepare(Op::add, DType::f32, a.layout, f.f32_2x2.layout(), o.layout)(a, f.f32_2x2, o);
+         prepare(Op::add, DType::f32, a.layout(), f.f32_2x2.layout(), o.layout())(a, f.f32_2x2, o);
        },
        ErrorKind::value, kOverlapsA, &Fixture::f32_4x4},
       {"prepared_null_b_data",

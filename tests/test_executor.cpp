@@ -31,18 +31,18 @@ std::string describe(Op op, DType d, const TensorView& a, const TensorView& b) {
 // it against the oracle (no planner, no ScalarOp) and the naive executor
 // (whose result starts as the other sentinel).
 void expect_matches_naive(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  Tensor expected(out.dtype, out.shape());
+  Tensor expected(out.dtype(), out.shape());
   test::fill_sentinel(expected, test::kOtherSentinel);
   run_naive(op, a, b, expected);
   test::fill_sentinel(out);
   binary(op, a, b, out);
   if (const std::string bad = test::oracle_mismatch(op, a, b, out); !bad.empty())
-    FAIL() << describe(op, a.dtype, a, b) << ": " << bad;
+    FAIL() << describe(op, a.dtype(), a, b) << ": " << bad;
   const auto got = test::bytes_of(out), want = test::bytes_of(expected);
   if (got != want) {
     std::size_t i = 0;
     while (got[i] == want[i]) ++i;
-    FAIL() << describe(op, a.dtype, a, b) << ": first differing element " << i / out.element_size();
+    FAIL() << describe(op, a.dtype(), a, b) << ": first differing element " << i / out.element_size();
   }
 }
 
@@ -167,7 +167,7 @@ TEST(Executor, TransposedInputsRunInTilesAndMatchNaive) {
           test::fill_random(b, rng);
           test::fill_random(row, rng);
           for (const TensorView& x : {a, a_reversed}) {
-            blocked += uses_blocked_order(plan_broadcast(out.layout(), x.layout, b.layout()), dtype_size(dtype));
+            blocked += uses_blocked_order(plan_broadcast(out.layout(), x.layout(), b.layout()), dtype_size(dtype));
             expect_matches_naive(Op::sub, x, b, out);
             expect_matches_naive(Op::add, row, x, out);
             if (HasFailure()) return;
@@ -175,7 +175,7 @@ TEST(Executor, TransposedInputsRunInTilesAndMatchNaive) {
           Tensor parent3(dtype, {2, cols, rows}), out3(dtype, {2, rows, cols});
           test::fill_random(parent3, rng);
           const TensorView a3 = permute(parent3, {0, 2, 1});
-          blocked += uses_blocked_order(plan_broadcast(out3.layout(), a3.layout, row.layout()), dtype_size(dtype));
+          blocked += uses_blocked_order(plan_broadcast(out3.layout(), a3.layout(), row.layout()), dtype_size(dtype));
           expect_matches_naive(Op::max, a3, row, out3);
         }
       }

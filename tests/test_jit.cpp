@@ -221,10 +221,10 @@ TEST(GeneratedCode, TransposedTileKernelsAreAdditiveAndShuffleInRegisters) {
 // The reference executor's result of op(a, b) on the plan of a fresh
 // out_shape tensor, which starts as the other sentinel.
 Tensor reference_result(Op op, const TensorView& a, const TensorView& b, const Shape& out_shape) {
-  Tensor expected(result_dtype(op, a.dtype), out_shape);
+  Tensor expected(result_dtype(op, a.dtype()), out_shape);
   test::fill_sentinel(expected, test::kOtherSentinel);
-  execute_plan(plan_broadcast(expected.layout(), a.layout, b.layout), reference_kernel(op, a.dtype),
-               {expected.data(), a.data, b.data}, {expected.view().element_size(), a.element_size(), b.element_size()},
+  execute_plan(plan_broadcast(expected.layout(), a.layout(), b.layout()), reference_kernel(op, a.dtype()),
+               {expected.data(), a.data(), b.data()}, {expected.element_size(), a.element_size(), b.element_size()},
                1);
   return expected;
 }
@@ -250,10 +250,10 @@ void expect_call_matches_reference(Op op, const TensorView& a, const TensorView&
 // silently fell back would compare the reference with itself.
 void expect_jit_equals_reference(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
                                  std::set<std::string>& keys, const std::string& label) {
-  const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
+  const BroadcastPlan plan = plan_broadcast(out.layout(), a.layout(), b.layout());
   if (plan.numel > 0) {
-    keys.insert(make_kernel_key(target_for(TargetKind::host), op, a.dtype, plan, provider::current_codegen_id()).to_string());
-    ASSERT_TRUE(select_kernel(op, a.dtype, plan).jit) << label << ": no JIT kernel";
+    keys.insert(make_kernel_key(target_for(TargetKind::host), op, a.dtype(), plan, provider::current_codegen_id()).to_string());
+    ASSERT_TRUE(select_kernel(op, a.dtype(), plan).jit) << label << ": no JIT kernel";
   }
   expect_call_matches_reference(op, a, b, out, label + ", plan " + to_string(plan.type));
 }
@@ -270,18 +270,18 @@ void sprinkle_special_values(const TensorView& x, std::mt19937_64& rng) {
   static const std::vector<std::uint64_t> f16{0x7e00, 0xfe01, 0x7c00, 0xfc00, 0x8000, 0x0001, 0x7bff, 0x6401, 0x3800};
   static const std::vector<std::uint64_t> bf16{0x7fc0, 0xffc1, 0x7f80, 0xff80, 0x8000, 0x0001, 0x4301, 0x3f00};
   static const std::vector<std::uint64_t> ints{0x80, 0x8000, 0x80000000, 0x8000000000000000, ~std::uint64_t{0}, 0};
-  const std::vector<std::uint64_t>& pool = x.dtype == DType::f64  ? f64
-                                           : x.dtype == DType::f32 ? f32
-                                           : x.dtype == DType::f16 ? f16
-                                           : x.dtype == DType::bf16 ? bf16
+  const std::vector<std::uint64_t>& pool = x.dtype() == DType::f64  ? f64
+                                           : x.dtype() == DType::f32 ? f32
+                                           : x.dtype() == DType::f16 ? f16
+                                           : x.dtype() == DType::bf16 ? bf16
                                                                     : ints;
   std::uniform_int_distribution<int> percent(0, 99);
   std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
   for (std::int64_t i = 0; i < x.numel(); ++i) {
     if (percent(rng) >= 20) continue;
     std::uint64_t bits = pool[pick(rng)];
-    if (x.dtype == DType::boolean) bits &= 1;
-    char* p = static_cast<char*>(x.data) + test::element_offset(x, i) * static_cast<std::int64_t>(x.element_size());
+    if (x.dtype() == DType::boolean) bits &= 1;
+    char* p = static_cast<char*>(x.data()) + test::element_offset(x, i) * static_cast<std::int64_t>(x.element_size());
     std::memcpy(p, &bits, x.element_size());  // little-endian: the low bytes
   }
 }
@@ -398,7 +398,7 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
       const TensorView b = offset_view(b_parent, (skip * 13) % 64, p.b.back());
       const TensorView out = offset_view(out_parent, skip, p.out.back());
       fill_with_special_values({a, b}, rng);
-      const BroadcastPlan plan = plan_broadcast(out.layout, a.layout, b.layout);
+      const BroadcastPlan plan = plan_broadcast(out.layout(), a.layout(), b.layout());
       const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan);
       const std::string label = key.to_string() + " on " + to_string(p.a) + " & " + to_string(p.b) + ", out at +" +
                                 std::to_string(skip);
@@ -436,7 +436,7 @@ TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
         Tensor out_parent(result_dtype(op, dtype), {rows + 4, m});
         const TensorView out = index(out_parent, {Slice{first, first + rows, 1}});
         const KernelKey key =
-            call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout, a.layout, b.layout));
+            call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout(), b.layout()));
         const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(m) +
                                   "], out from row " + std::to_string(first);
         ASSERT_EQ(key.fixed_row, m) << label;
@@ -483,11 +483,11 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
         {transposed, full}, {full, transposed}, {transposed, column}, {row, transposed}, {spread, full}};
     for (const auto& [a, b] : pairs) {
       Tensor out(result_dtype(op, dtype), {rows, cols});
-      const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
+      const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout(), b.layout()));
       const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(cols) + "]";
       EXPECT_NE(key.transposed, 0) << label;
       if (test::host_streams()) {
-        EXPECT_EQ(key.stream, stream && out.view().element_size() == a.element_size()) << label;
+        EXPECT_EQ(key.stream, stream && out.element_size() == a.element_size()) << label;
       }
       streamed += key.stream;
       keys.insert(key.to_string());
@@ -542,7 +542,7 @@ TEST_P(JitDifferential, BatchedTransposedTilesMatchTheReferenceBitForBit) {
         {repeated, transposed, 4}};
     for (const auto& [a, b, rank] : pairs) {
       Tensor out(result_dtype(op, dtype), {n0, n1, rows, cols});
-      const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout, b.layout));
+      const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout(), b.layout()));
       const std::string label = key.to_string() + " on " + to_string(out.view().shape()) + ", " +
                                 get_setting("BCAST_NUM_THREADS") + " threads";
       EXPECT_NE(key.transposed, 0) << label;
@@ -572,7 +572,7 @@ TEST(JitThreads, StreamingAndTransposedCallsSplitAcrossThreadsMatchTheReference)
       {Op::max, transposed, full}, {Op::div, row, transposed}, {Op::add, narrow, per_row}};
   for (const auto& [op, a, b] : calls) {
     Tensor out(DType::f32, broadcast_infer_shape(a.shape(), b.shape()));
-    const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, DType::f32, plan_broadcast(out.layout(), a.layout, b.layout));
+    const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, DType::f32, plan_broadcast(out.layout(), a.layout(), b.layout()));
     if (test::host_streams()) {
       EXPECT_TRUE(key.stream) << key.to_string();
     }

@@ -76,7 +76,7 @@ std::vector<std::int64_t> integer_inputs(DType d) {
 }
 
 void set_int(const TensorView& x, std::int64_t i, std::int64_t v) {
-  char* p = static_cast<char*>(x.data) + i * static_cast<std::int64_t>(x.element_size());
+  char* p = static_cast<char*>(x.data()) + i * static_cast<std::int64_t>(x.element_size());
   std::memcpy(p, &v, x.element_size());  // little-endian: the low bytes
 }
 

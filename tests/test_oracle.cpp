@@ -17,8 +17,8 @@ namespace {
 // bits.
 test::Expected oracle_of(DType dtype, Op op, std::uint64_t a_bits, std::uint64_t b_bits) {
   Tensor a(dtype, {1}), b(dtype, {1});
-  std::memcpy(a.data(), &a_bits, a.view().element_size());
-  std::memcpy(b.data(), &b_bits, b.view().element_size());
+  std::memcpy(a.data(), &a_bits, a.element_size());
+  std::memcpy(b.data(), &b_bits, b.element_size());
   return test::oracle(op, a, b, {1})[0];
 }
 

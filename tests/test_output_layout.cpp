@@ -19,7 +19,7 @@ struct Case {
 };
 
 Layout permuted_layout(const Shape& shape, const std::vector<std::int64_t>& dims) {
-  return permute(TensorView{nullptr, DType::f32, Layout::contiguous(shape)}, dims).layout;
+  return permute(TensorView{nullptr, DType::f32, Layout::contiguous(shape)}, dims).layout();
 }
 
 TEST(OutputOrder, FollowsTheInputsAsNumPysOrderK) {

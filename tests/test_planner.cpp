@@ -101,8 +101,8 @@ TEST(Planner, PlannedOffsetsEqualNaiveOffsetsOnRandomViews) {
       a.view = broadcast_to(one.view, s.a);
       a.parent = std::move(one.parent);
     }
-    const BroadcastPlan plan = plan_broadcast(out.view.layout, a.view.layout, b.view.layout);
-    ASSERT_EQ(test::compare_walks(plan, out.view.layout, a.view.layout, b.view.layout), "")
+    const BroadcastPlan plan = plan_broadcast(out.view.layout(), a.view.layout(), b.view.layout());
+    ASSERT_EQ(test::compare_walks(plan, out.view.layout(), a.view.layout(), b.view.layout()), "")
         << to_string(s.out) << " = " << to_string(s.a) << " op " << to_string(s.b) << ", plan " << to_string(plan.type);
     checked += static_cast<int>(out.view.numel());
   }
@@ -177,15 +177,15 @@ TEST(Planner, NaryPlannedOffsetsEqualNaiveOffsetsOnRandomViews) {
       for (std::int64_t& e : s)
         if (percent(rng) < 35) e = 1;
       views.push_back(test::random_view(DType::f32, s, rng));
-      layouts.push_back(views.back().view.layout);
+      layouts.push_back(views.back().view.layout());
       out_shape = broadcast_infer_shape(out_shape, s);
     }
     test::RandomView out = test::random_view(DType::f32, out_shape, rng);
     std::vector<const Layout*> pointers;
     for (const Layout& l : layouts) pointers.push_back(&l);
-    const BroadcastPlan plan = plan_broadcast(out.view.layout, pointers);
+    const BroadcastPlan plan = plan_broadcast(out.view.layout(), pointers);
     ASSERT_EQ(plan.operands(), n + 1);
-    ASSERT_EQ(test::compare_walks(plan, out.view.layout, layouts), "")
+    ASSERT_EQ(test::compare_walks(plan, out.view.layout(), layouts), "")
         << n << " inputs into " << to_string(out_shape) << ", plan " << to_string(plan.type);
     // Every level's class is exactly the set of inputs whose stride is 0 there
     // while out moves (the planner's classes agree with its strides).

@@ -44,7 +44,7 @@ TEST(Prepared, StridedOutAndInPlace) {
   // x[2 - i], so flipped - col takes col[2 - i] from x[i].
   const TensorView flipped = index(x, {Slice{{}, {}, -1}});
   const Tensor col = test::make(DType::i32, {3, 1}, {1, 20, 300});
-  const PreparedOp r = prepare(Op::sub, DType::i32, flipped.layout, col.layout(), flipped.layout);
+  const PreparedOp r = prepare(Op::sub, DType::i32, flipped.layout(), col.layout(), flipped.layout());
   r(flipped, col, flipped);
   const std::int64_t col_of[3] = {1, 20, 300};
   expect_x([&](std::int64_t i, std::int64_t j) { return 4 * i + j + 100 * (j + 1) - col_of[2 - i]; },

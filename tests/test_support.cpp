@@ -30,13 +30,13 @@ T load(const char* p) {
 template <class T>
 void put(char* p, T v) { std::memcpy(p, &v, sizeof v); }
 char* address(const TensorView& x, std::int64_t i) {
-  return static_cast<char*>(x.data) + element_offset(x, i) * static_cast<std::int64_t>(x.element_size());
+  return static_cast<char*>(x.data()) + element_offset(x, i) * static_cast<std::int64_t>(x.element_size());
 }
 }  // namespace
 
 double get(const TensorView& x, std::int64_t i) {
   const char* p = address(x, i);
-  switch (x.dtype) {
+  switch (x.dtype()) {
     case DType::f16: return f16_to_f32(load<std::uint16_t>(p));
     case DType::bf16: return bf16_to_f32(load<std::uint16_t>(p));
     case DType::f32: return load<float>(p);
@@ -56,7 +56,7 @@ double get(const TensorView& x, std::int64_t i) {
 
 void set(const TensorView& x, std::int64_t i, double v) {
   char* p = address(x, i);
-  switch (x.dtype) {
+  switch (x.dtype()) {
     case DType::f16: put(p, f32_to_f16(static_cast<float>(v))); break;
     case DType::bf16: put(p, f32_to_bf16(static_cast<float>(v))); break;
     case DType::f32: put(p, static_cast<float>(v)); break;
@@ -152,16 +152,16 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
 bool quiet_nan_at(const TensorView& x, std::int64_t i) {
   std::uint64_t bits = 0;
   std::memcpy(&bits, address(x, i), x.element_size());
-  return is_floating(x.dtype) && is_quiet_nan(bits, x.dtype);
+  return is_floating(x.dtype()) && is_quiet_nan(bits, x.dtype());
 }
 
 std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want) {
-  const bool payload_free = is_floating(got.dtype) && op != Op::max && op != Op::min;
+  const bool payload_free = is_floating(got.dtype()) && op != Op::max && op != Op::min;
   const auto size = static_cast<std::int64_t>(got.element_size());
   for (std::int64_t i = 0; i < got.numel(); ++i) {
     if (payload_free && quiet_nan_at(got, i) && quiet_nan_at(want, i)) continue;
-    if (std::memcmp(static_cast<const char*>(got.data) + element_offset(got, i) * size,
-                    static_cast<const char*>(want.data) + element_offset(want, i) * size, got.element_size()) != 0)
+    if (std::memcmp(static_cast<const char*>(got.data()) + element_offset(got, i) * size,
+                    static_cast<const char*>(want.data()) + element_offset(want, i) * size, got.element_size()) != 0)
       return i;
   }
   return -1;
@@ -201,9 +201,9 @@ void fill_random(const TensorView& x, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> small(-20, 20);
   for (std::int64_t i = 0; i < x.numel(); ++i) {
     double v = small(rng);
-    if (is_unsigned(x.dtype)) v = std::abs(v) * 6;
-    if (x.dtype == DType::boolean) v = v > 0;
-    if (is_floating(x.dtype)) v /= 4;  // quarters: exact in every float dtype
+    if (is_unsigned(x.dtype())) v = std::abs(v) * 6;
+    if (x.dtype() == DType::boolean) v = v > 0;
+    if (is_floating(x.dtype())) v /= 4;  // quarters: exact in every float dtype
     set(x, i, v);
   }
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "bcast/bcast.h"
 #include "oracle.h"
@@ -16,9 +17,20 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// The same accessor names on both (a template that reads either compiles).
+template <class T>
+std::tuple<const void*, DType, Layout, int, Shape, Strides, std::int64_t, std::size_t> accessors(const T& x) {
+  return {x.data(), x.dtype(), x.layout(), x.rank(), x.shape(), x.strides(), x.numel(), x.element_size()};
+}
+
 TEST(TensorApi, TensorAndViewShareTheirAccessors) {
   const Tensor t(DType::i16, {2, 3, 4});
+  EXPECT_EQ(accessors(t), accessors(t.view()));
+  EXPECT_EQ(std::get<0>(accessors(t)), t.data_as<const std::int16_t>());
   const TensorView v = transpose(t, 0, 2);
+  EXPECT_EQ(v.data(), t.data());
+  EXPECT_EQ(v.dtype(), DType::i16);
+  EXPECT_EQ(v.layout(), (Layout{{4, 3, 2}, {1, 4, 12}}));
   EXPECT_EQ(t.rank(), 3);
   EXPECT_EQ(t.strides(), (Strides{12, 4, 1}));
   EXPECT_EQ(t.shape(), t.view().shape());

@@ -16,7 +16,7 @@ TensorView view_of(const Layout& l, void* data = reinterpret_cast<void*>(std::ui
 
 // The element offset (from x's data) where a view starts.
 std::int64_t start_offset(const TensorView& base, const TensorView& v) {
-  return (static_cast<const char*>(v.data) - static_cast<const char*>(base.data)) / static_cast<std::int64_t>(base.element_size());
+  return (static_cast<const char*>(v.data()) - static_cast<const char*>(base.data())) / static_cast<std::int64_t>(base.element_size());
 }
 
 template <class F>
@@ -33,16 +33,16 @@ void expect_error(F f, ErrorKind kind, const std::string& text) {
 TEST(Squeeze, ByDimsFollowsTheWorkedExample) {
   // shape (1,4,1) strides (4,1,1), dims {0,2} -> shape (4) stride (1)
   const TensorView v = squeeze(view_of({{1, 4, 1}, {4, 1, 1}}), {0, 2});
-  EXPECT_EQ(v.layout, (Layout{{4}, {1}}));
-  EXPECT_EQ(squeeze(view_of({{1, 4, 1}, {4, 1, 1}}), {-1}).layout, (Layout{{1, 4}, {4, 1}}));
+  EXPECT_EQ(v.layout(), (Layout{{4}, {1}}));
+  EXPECT_EQ(squeeze(view_of({{1, 4, 1}, {4, 1, 1}}), {-1}).layout(), (Layout{{1, 4}, {4, 1}}));
 }
 
 TEST(Squeeze, ByPatternAndAll) {
   const TensorView x = view_of({{1, 4, 1, 2}, {8, 2, 2, 1}});
   using M = SqueezeMark;
-  EXPECT_EQ(squeeze(x, std::vector<M>{M::remove, M::keep, M::keep, M::keep}).layout, (Layout{{4, 1, 2}, {2, 2, 1}}));
-  EXPECT_EQ(squeeze(x).layout, (Layout{{4, 2}, {2, 1}}));
-  EXPECT_EQ(squeeze(x).data, x.data);
+  EXPECT_EQ(squeeze(x, std::vector<M>{M::remove, M::keep, M::keep, M::keep}).layout(), (Layout{{4, 1, 2}, {2, 2, 1}}));
+  EXPECT_EQ(squeeze(x).layout(), (Layout{{4, 2}, {2, 1}}));
+  EXPECT_EQ(squeeze(x).data(), x.data());
 }
 
 TEST(Squeeze, RejectsDimsThatAreNotOne) {
@@ -66,16 +66,16 @@ TEST(Unsqueeze, InsertsAtPositionLikeNumPyExpandDims) {
 
 TEST(Permute, ReordersShapeAndStrides) {
   const TensorView x = view_of(Layout::contiguous({2, 3, 4}));
-  EXPECT_EQ(permute(x, {2, 0, 1}).layout, (Layout{{4, 2, 3}, {1, 12, 4}}));
-  EXPECT_EQ(transpose(x).layout, (Layout{{4, 3, 2}, {1, 4, 12}}));
-  EXPECT_EQ(transpose(x, 0, -1).layout, (Layout{{4, 3, 2}, {1, 4, 12}}));
+  EXPECT_EQ(permute(x, {2, 0, 1}).layout(), (Layout{{4, 2, 3}, {1, 12, 4}}));
+  EXPECT_EQ(transpose(x).layout(), (Layout{{4, 3, 2}, {1, 4, 12}}));
+  EXPECT_EQ(transpose(x, 0, -1).layout(), (Layout{{4, 3, 2}, {1, 4, 12}}));
   expect_error([&] { permute(x, {0, 0, 1}); }, ErrorKind::shape, "dim 0 appears twice");
   expect_error([&] { permute(x, {0, 1}); }, ErrorKind::shape, "order has 2 dims for shape [2, 3, 4]");
 }
 
 TEST(BroadcastTo, RepeatsWithStrideZero) {
   const TensorView x = view_of(Layout::contiguous({3, 1}));
-  EXPECT_EQ(broadcast_to(x, {2, 3, 4}).layout, (Layout{{2, 3, 4}, {0, 1, 0}}));
+  EXPECT_EQ(broadcast_to(x, {2, 3, 4}).layout(), (Layout{{2, 3, 4}, {0, 1, 0}}));
   expect_error([&] { broadcast_to(x, {3, 2, 2}); }, ErrorKind::shape, "shape [3, 1] cannot be broadcast to [3, 2, 2]");
   expect_error([&] { broadcast_to(x, {4}); }, ErrorKind::shape, "cannot be broadcast to [4]");
 }
@@ -83,12 +83,12 @@ TEST(BroadcastTo, RepeatsWithStrideZero) {
 TEST(Index, IntegerRemovesTheDimAndNegativeCountsFromTheEnd) {
   const TensorView x = view_of(Layout::contiguous({3, 4, 5}));
   const TensorView v = index(x, {1});
-  EXPECT_EQ(v.layout, (Layout{{4, 5}, {5, 1}}));
+  EXPECT_EQ(v.layout(), (Layout{{4, 5}, {5, 1}}));
   EXPECT_EQ(start_offset(x, v), 20);
   const TensorView w = index(x, {Slice{}, -1});
-  EXPECT_EQ(w.layout, (Layout{{3, 5}, {20, 1}}));
+  EXPECT_EQ(w.layout(), (Layout{{3, 5}, {20, 1}}));
   EXPECT_EQ(start_offset(x, w), 15);
-  EXPECT_EQ(index(x, {0, 0, 0}).layout, (Layout{}));  // a scalar view
+  EXPECT_EQ(index(x, {0, 0, 0}).layout(), (Layout{}));  // a scalar view
 }
 
 TEST(Index, SlicesFollowNumPyIncludingNegativeSteps) {
@@ -125,12 +125,12 @@ TEST(Index, SlicesFollowNumPyIncludingNegativeSteps) {
 
 TEST(Index, EllipsisAndNewAxis) {
   const TensorView x = view_of(Layout::contiguous({2, 3, 4}));
-  EXPECT_EQ(index(x, {Ellipsis{}, Slice{{}, {}, -1}}).layout, (Layout{{2, 3, 4}, {12, 4, -1}}));
+  EXPECT_EQ(index(x, {Ellipsis{}, Slice{{}, {}, -1}}).layout(), (Layout{{2, 3, 4}, {12, 4, -1}}));
   EXPECT_EQ(index(x, {Ellipsis{}, 1}).shape(), (Shape{2, 3}));
   EXPECT_EQ(index(x, {1, Ellipsis{}}).shape(), (Shape{3, 4}));
   EXPECT_EQ(index(x, {NewAxis{}, Ellipsis{}, NewAxis{}}).shape(), (Shape{1, 2, 3, 4, 1}));
   EXPECT_EQ(index(x, {Slice{1, {}, {}}, NewAxis{}, -1}).shape(), (Shape{1, 1, 4}));  // x[1:, None, -1]
-  EXPECT_EQ(index(x, {Ellipsis{}}).layout, x.layout);
+  EXPECT_EQ(index(x, {Ellipsis{}}).layout(), x.layout());
   EXPECT_EQ(index(x, {0, 1, 2, Ellipsis{}}).shape(), Shape{});
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "bcast/dtype.h"
 #include "bcast/layout.h"
@@ -13,20 +14,24 @@ namespace bcast {
 class Tensor;
 
 // Pointer + dtype + layout. Owns nothing; the memory must outlive the view.
-// `data` points at the element with index (0, 0, ..., 0).
-struct TensorView {
-  void* data = nullptr;
-  DType dtype = DType::f32;
-  Layout layout;
+// data() points at the element with index (0, 0, ..., 0). Its accessors are
+// Tensor's: a function that takes either reads them the same way.
+class TensorView {
+ public:
+  TensorView() = default;
+  TensorView(void* data, DType dtype, Layout layout) : data_(data), dtype_(dtype), layout_(std::move(layout)) {}
 
-  int rank() const { return layout.rank(); }
-  const Shape& shape() const { return layout.shape; }
-  const Strides& strides() const { return layout.strides; }
-  std::int64_t numel() const { return layout.numel(); }
-  std::size_t element_size() const { return dtype_size(dtype); }
+  void* data() const { return data_; }
+  DType dtype() const { return dtype_; }
+  const Layout& layout() const { return layout_; }
+  int rank() const { return layout_.rank(); }
+  const Shape& shape() const { return layout_.shape; }
+  const Strides& strides() const { return layout_.strides; }
+  std::int64_t numel() const { return layout_.numel(); }
+  std::size_t element_size() const { return dtype_size(dtype_); }
 
   template <class T>
-  T* data_as() const { return static_cast<T*>(data); }
+  T* data_as() const { return static_cast<T*>(data_); }
 
   // A new C-order tensor with this view's elements (NumPy's
   // ascontiguousarray, but always a new buffer).
@@ -38,6 +43,11 @@ struct TensorView {
   // NumPy's repr, with bcast's dtype names: "f32[2, 3] [[0, 1.5, 2], [3, 4, 5]]";
   // above 1000 elements each level shows its first and last 3 around "...".
   std::string to_string() const;
+
+ private:
+  void* data_ = nullptr;
+  DType dtype_ = DType::f32;
+  Layout layout_;
 };
 
 enum class Order { c, fortran };
@@ -56,16 +66,17 @@ class Tensor {
   Tensor(Tensor&& other) noexcept;
   Tensor& operator=(Tensor&& other) noexcept;
 
-  DType dtype() const { return view_.dtype; }
-  const Layout& layout() const { return view_.layout; }
+  DType dtype() const { return view_.dtype(); }
+  const Layout& layout() const { return view_.layout(); }
   int rank() const { return view_.rank(); }
-  const Shape& shape() const { return view_.layout.shape; }
-  const Strides& strides() const { return view_.layout.strides; }
-  std::int64_t numel() const { return view_.layout.numel(); }
+  const Shape& shape() const { return view_.shape(); }
+  const Strides& strides() const { return view_.strides(); }
+  std::int64_t numel() const { return view_.numel(); }
+  std::size_t element_size() const { return view_.element_size(); }
   std::size_t nbytes() const { return nbytes_; }
-  void* data() const { return view_.data; }
+  void* data() const { return view_.data(); }
   template <class T>
-  T* data_as() const { return static_cast<T*>(view_.data); }
+  T* data_as() const { return view_.data_as<T>(); }
 
   const TensorView& view() const { return view_; }
   Tensor contiguous() const { return view_.contiguous(); }

@@ -23,7 +23,7 @@ constexpr std::string_view kApiNames[] = {"op", "prepared", "expr", "prepared_ex
 
 void print(std::string_view event, const CallLine& line) {
   std::string inputs;
-  for (const TensorView& v : line.inputs) inputs += (inputs.empty() ? "" : " ") + operand(v.dtype, v.shape());
+  for (const TensorView& v : line.inputs) inputs += (inputs.empty() ? "" : " ") + operand(v.dtype(), v.shape());
   const std::string type = line.plan != nullptr ? to_string(line.plan->type) : "[]";
   const std::string us = fmt::format("{:.1f}", std::chrono::duration<double, std::micro>(line.took).count());
   const std::string threads = std::to_string(line.threads);
@@ -37,7 +37,7 @@ void binary(std::string_view event, Api api, Op op, const TensorView& a, const T
             std::chrono::steady_clock::duration took) {
   const TargetKind target = kernel.outcome == Outcome::ascend_sim ? TargetKind::ascend_sim : TargetKind::host;
   const bool keyed = kernel.jit || kernel.provisional();
-  const std::string key = keyed ? call_kernel_key(target_for(target), op, a.dtype, plan).to_string() : "reference";
+  const std::string key = keyed ? call_kernel_key(target_for(target), op, a.dtype(), plan).to_string() : "reference";
   print(event, {.api = api,
                 .op = op_name(op),
                 .inputs = {a, b},

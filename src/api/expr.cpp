@@ -218,10 +218,10 @@ Tensor evaluate(const Expr& e) {
 
 void evaluate(const Expr& e, const TensorView& out) {
   ExprMemo& memo = t_expr_memo;
-  if (!memo.matches(e) || memo.out != out.layout) {
+  if (!memo.matches(e) || memo.out != out.layout()) {
     ExprCall call(e);
     call.validate_out(out, call.inputs());
-    memo.remember(e, std::move(call), out.layout, false);
+    memo.remember(e, std::move(call), out.layout(), false);
   }
   memo.run(out);
 }

@@ -90,7 +90,7 @@ ExprCall::ExprCall(const Expr& e) {
     switch (n->kind) {
       case NodeKind::input: {
         const auto same = [&](const TensorView& v) {
-          return v.data == n->view.data && v.dtype == n->view.dtype && v.layout == n->view.layout;
+          return v.data() == n->view.data() && v.dtype() == n->view.dtype() && v.layout() == n->view.layout();
         };
         auto found = std::find_if(inputs_.begin(), inputs_.end(), same);
         int index = static_cast<int>(found - inputs_.begin());
@@ -124,8 +124,8 @@ ExprCall::ExprCall(const Expr& e) {
   // Inputs: valid layouts, memory, shapes that broadcast.
   for (std::size_t k = 0; k < inputs_.size(); ++k) {
     const std::string name = "expression operand " + input_names_[k];
-    validate_layout(inputs_[k].layout, name.c_str());
-    if (inputs_[k].data == nullptr && inputs_[k].numel() > 0)
+    validate_layout(inputs_[k].layout(), name.c_str());
+    if (inputs_[k].data() == nullptr && inputs_[k].numel() > 0)
       detail::fail(ErrorKind::value, "expression {}: {} has shape {} but its data pointer is null", text(),
                    input_names_[k], to_string(inputs_[k].shape()));
   }
@@ -147,7 +147,7 @@ ExprCall::ExprCall(const Expr& e) {
   }
 
   // Types: lower, then the scalars' values in their program dtypes.
-  for (const TensorView& v : inputs_) input_types_.push_back({ScalarKind::strong, v.dtype});
+  for (const TensorView& v : inputs_) input_types_.push_back({ScalarKind::strong, v.dtype()});
   for (const ScalarValue& s : scalars_) scalar_types_.push_back({s.kind, s.dtype});
   program_ = lower_expression(graph_, input_types_, scalar_types_,
                               [this](NodeKind kind, int leaf) { return leaf_name(kind, leaf); });
@@ -173,24 +173,24 @@ std::string ExprCall::text() const {
 
 Layout ExprCall::new_out_layout() const {
   std::vector<const Layout*> layouts;
-  for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
+  for (const TensorView& v : inputs_) layouts.push_back(&v.layout());
   return output_layout(out_shape_, layouts);
 }
 
 void ExprCall::validate_out(const TensorView& out, const std::vector<TensorView>& inputs) const {
-  validate_layout(out.layout, "out");
+  validate_layout(out.layout(), "out");
   if (out.shape() != out_shape_)
     detail::fail(ErrorKind::shape, "expression {}: out has shape {}, the result has {}", text(), to_string(out.shape()),
                  to_string(out_shape_));
-  if (out.dtype != program_.out_dtype)
+  if (out.dtype() != program_.out_dtype)
     detail::fail(ErrorKind::dtype, "expression {}: out has dtype {} but the result is {}", text(),
-                 dtype_name(out.dtype), dtype_name(program_.out_dtype));
-  if (out.data == nullptr && out.numel() > 0)
+                 dtype_name(out.dtype()), dtype_name(program_.out_dtype));
+  if (out.data() == nullptr && out.numel() > 0)
     detail::fail(ErrorKind::value, "expression {}: out has shape {} but its data pointer is null", text(),
                  to_string(out.shape()));
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const TensorView& in = inputs[k];
-    const bool same_view = in.data == out.data && in.dtype == out.dtype && in.layout == out.layout;
+    const bool same_view = in.data() == out.data() && in.dtype() == out.dtype() && in.layout() == out.layout();
     if (!same_view && ranges_overlap(out, in))
       detail::fail(ErrorKind::value,
                    "expression {}: out overlaps {} in memory without being the same view (in place needs out to be "
@@ -201,7 +201,7 @@ void ExprCall::validate_out(const TensorView& out, const std::vector<TensorView>
 
 BroadcastPlan ExprCall::plan_for(const Layout& out) const {
   std::vector<const Layout*> layouts;
-  for (const TensorView& v : inputs_) layouts.push_back(&v.layout);
+  for (const TensorView& v : inputs_) layouts.push_back(&v.layout());
   return plan_broadcast(out, layouts);
 }
 
@@ -210,7 +210,7 @@ ExprInfo ExprCall::info() const {
   info.structure = structure();
   info.out_dtype = program_.out_dtype;
   info.out_shape = out_shape_;
-  for (const TensorView& v : inputs_) info.in_dtypes.push_back(v.dtype);
+  for (const TensorView& v : inputs_) info.in_dtypes.push_back(v.dtype());
   const BroadcastPlan plan = plan_for(new_out_layout());
   info.broadcast_type = to_string(plan.type);
   info.kernel = select_kernel(*this, plan).key;
@@ -241,11 +241,11 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
   OperandPointers ptrs;
   ElementSizes sizes{};
-  ptrs.data[kOut] = out.data;
+  ptrs.data[kOut] = out.data();
   sizes[kOut] = out.element_size();
   std::size_t widest = 1;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    ptrs.data[1 + k] = inputs[k].data;
+    ptrs.data[1 + k] = inputs[k].data();
     sizes[1 + k] = inputs[k].element_size();
     widest = std::max(widest, sizes[1 + k]);
   }
@@ -282,7 +282,7 @@ void run_expression(const ExprCall& call, const ExprKernel& kernel, const Broadc
   }
   const auto start = std::chrono::steady_clock::now();
   run_on_target(call, kernel, plan, out, inputs);
-  report_expression("exec", api, call, kernel, plan, inputs, out.dtype, out.shape(), last_call_threads(),
+  report_expression("exec", api, call, kernel, plan, inputs, out.dtype(), out.shape(), last_call_threads(),
                     std::chrono::steady_clock::now() - start);
 }
 

@@ -50,17 +50,17 @@ struct CallMemo {
   DataCheck data;             // the data-pointer checks, their layout part done
 
   bool matches(Op o, const TensorView& x, const TensorView& y) const {
-    return valid && call.op == o && call.dtype == x.dtype && x.dtype == y.dtype && a == x.layout && b == y.layout;
+    return valid && call.op == o && call.dtype == x.dtype() && x.dtype() == y.dtype() && a == x.layout() && b == y.layout();
   }
   void remember(Op o, const TensorView& x, const TensorView& y, const TensorView& z, bool fresh, BroadcastPlan p) {
     valid = true;
-    out_dtype = z.dtype;
-    a = x.layout;
-    b = y.layout;
-    out = z.layout;
+    out_dtype = z.dtype();
+    a = x.layout();
+    b = y.layout();
+    out = z.layout();
     out_is_fresh = fresh;
-    call = PlannedCall(o, x.dtype, z.dtype, std::move(p));
-    data = DataCheck(x.dtype, z.dtype, x.layout, y.layout, z.layout);
+    call = PlannedCall(o, x.dtype(), z.dtype(), std::move(p));
+    data = DataCheck(x.dtype(), z.dtype(), x.layout(), y.layout(), z.layout());
   }
 };
 thread_local CallMemo t_memo;
@@ -84,7 +84,7 @@ void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, co
   const auto start = std::chrono::steady_clock::now();
   SelectedKernel ran;
   dispatch(memo.call, a, b, out, &ran);
-  report::binary("exec", report::Api::op, op, a, b, out.dtype, out.shape(), memo.call.plan, ran, last_call_threads(),
+  report::binary("exec", report::Api::op, op, a, b, out.dtype(), out.shape(), memo.call.plan, ran, last_call_threads(),
                  std::chrono::steady_clock::now() - start);
 }
 
@@ -107,32 +107,32 @@ DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, inpu
 // one-node expression op(a, b): NumPy's promotion (NEP 50) picks the dtype it
 // computes in (u8 - f32 gives f32), and the expression path runs it.
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
-  if (a.dtype != b.dtype) return evaluate(expr::apply(op, named_input(a, "a"), named_input(b, "b")));
+  if (a.dtype() != b.dtype()) return evaluate(expr::apply(op, named_input(a, "a"), named_input(b, "b")));
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out_is_fresh) {
     Tensor out = allocate_output(op, memo.out_dtype, memo.out);
-    if (!memo.data.passes(a.data, b.data, out.data())) validate_data(op, a, b, out);
+    if (!memo.data.passes(a.data(), b.data(), out.data())) validate_data(op, a, b, out);
     execute(memo, op, a, b, out);
     return out;
   }
   const Shape shape = validate_inputs(op, a, b);
-  Tensor out = allocate_output(op, result_dtype(op, a.dtype), output_layout(shape, {&a.layout, &b.layout}));
-  memo.remember(op, a, b, out, true, plan_broadcast(out.layout(), a.layout, b.layout));
+  Tensor out = allocate_output(op, result_dtype(op, a.dtype()), output_layout(shape, {&a.layout(), &b.layout()}));
+  memo.remember(op, a, b, out, true, plan_broadcast(out.layout(), a.layout(), b.layout()));
   execute(memo, op, a, b, out);
   return out;
 }
 
 void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  if (a.dtype != b.dtype) return evaluate(expr::apply(op, named_input(a, "a"), named_input(b, "b")), out);
+  if (a.dtype() != b.dtype()) return evaluate(expr::apply(op, named_input(a, "a"), named_input(b, "b")), out);
   CallMemo& memo = t_memo;
-  if (memo.matches(op, a, b) && memo.out == out.layout && memo.out_dtype == out.dtype) {
-    if (!memo.data.passes(a.data, b.data, out.data)) validate_data(op, a, b, out);
+  if (memo.matches(op, a, b) && memo.out == out.layout() && memo.out_dtype == out.dtype()) {
+    if (!memo.data.passes(a.data(), b.data(), out.data())) validate_data(op, a, b, out);
     execute(memo, op, a, b, out);
     return;
   }
   const Shape shape = validate_inputs(op, a, b);
   validate_out(op, a, b, out, shape);
-  memo.remember(op, a, b, out, false, plan_broadcast(out.layout, a.layout, b.layout));
+  memo.remember(op, a, b, out, false, plan_broadcast(out.layout(), a.layout(), b.layout()));
   execute(memo, op, a, b, out);
 }
 

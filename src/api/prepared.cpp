@@ -74,9 +74,9 @@ const SelectedKernel& run_prepared(const PreparedOp::Impl& p, const TensorView& 
   // Cheap and worth it: a view of another shape would make the kernel read
   // and write out of bounds.
   const auto check = [&](const TensorView& v, DType dtype, const Layout& layout, const char* operand) {
-    if (v.dtype != dtype || v.layout != layout)
+    if (v.dtype() != dtype || v.layout() != layout)
       detail::fail(ErrorKind::value, "{} (prepared): {} has dtype {} shape {} strides {}, prepared for {} {} {}",
-                   op_name(p.op), operand, dtype_name(v.dtype), to_string(v.shape()), to_string(v.strides()),
+                   op_name(p.op), operand, dtype_name(v.dtype()), to_string(v.shape()), to_string(v.strides()),
                    dtype_name(dtype), to_string(layout.shape), to_string(layout.strides));
   };
   check(a, p.dtype, p.a, "a");
@@ -86,8 +86,8 @@ const SelectedKernel& run_prepared(const PreparedOp::Impl& p, const TensorView& 
   const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
   // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
   // prepared data checks.
-  if (runs_direct(call) && p.data.passes(a.data, b.data, out.data)) {
-    call.direct.run(kernel.fn, {{out.data, a.data, b.data}});
+  if (runs_direct(call) && p.data.passes(a.data(), b.data(), out.data())) {
+    call.direct.run(kernel.fn, {{out.data(), a.data(), b.data()}});
     record_call_threads(1);
     return kernel;
   }
@@ -108,7 +108,7 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   // NOTE: [Verbose lines]: the call, timed, and its exec line.
   const auto start = std::chrono::steady_clock::now();
   const SelectedKernel& kernel = run_prepared(*impl_, a, b, out, scratch);
-  report::binary("exec", report::Api::prepared, impl_->op, a, b, out.dtype, out.shape(), impl_->call.plan, kernel,
+  report::binary("exec", report::Api::prepared, impl_->op, a, b, out.dtype(), out.shape(), impl_->call.plan, kernel,
                  last_call_threads(), std::chrono::steady_clock::now() - start);
 }
 

@@ -10,11 +10,11 @@ namespace bcast {
 
 void TensorView::copy_to(const TensorView& out) const {
   const Expr x(broadcast_to(*this, out.shape()));
-  evaluate(out.dtype == dtype ? x : x.astype(out.dtype), out);
+  evaluate(out.dtype() == dtype() ? x : x.astype(out.dtype()), out);
 }
 
 Tensor TensorView::contiguous() const {
-  Tensor out(dtype, shape());
+  Tensor out(dtype(), shape());
   copy_to(out);
   return out;
 }

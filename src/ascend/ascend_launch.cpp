@@ -340,9 +340,9 @@ Launch launch(KernelFn kernel, const Lowering& lw, const BroadcastPlan& bplan, s
   std::vector<QueueSpec> queues{{"outQueue", Pipe::vector, Pipe::mte3, static_cast<int>(tiles->slots)}};
   for (std::size_t k = 0; k < views.size(); ++k) {
     const ByteSpan span = byte_span(views[k]);
-    const char* base = static_cast<const char*>(views[k].data);
+    const char* base = static_cast<const char*>(views[k].data());
     gm.push_back({base + span.begin, base + span.end});
-    data.push_back(views[k].data);
+    data.push_back(views[k].data());
     names.push_back(k == 0 ? "out" : fmt::format("x{}", k - 1));
     if (k > 0 && lw.fetch[k - 1] != Fetch::scalar)
       queues.push_back({fmt::format("inQueueX{}", k - 1), Pipe::mte2, Pipe::vector, static_cast<int>(tiles->slots)});

@@ -253,7 +253,7 @@ std::vector<char> c_order_bytes(const TensorView& x) {
   const std::size_t size = x.element_size();
   std::vector<char> bytes(static_cast<std::size_t>(x.numel()) * size);
   std::vector<std::int64_t> index(x.rank(), 0);
-  const auto* base = static_cast<const char*>(x.data);
+  const auto* base = static_cast<const char*>(x.data());
   for (std::size_t i = 0; i < bytes.size(); i += size) {
     std::int64_t offset = 0;
     for (int d = 0; d < x.rank(); ++d) offset += index[d] * x.strides()[d];
@@ -268,9 +268,9 @@ std::vector<char> c_order_bytes(const TensorView& x) {
 void save_npy(const std::string& path, const TensorView& x) {
   std::string_view descr;
   for (const NpyType& t : kNpyTypes)
-    if (t.dtype == x.dtype) descr = t.descr;
-  if (descr.empty()) fail(ErrorKind::dtype, "{}: dtype {} has no .npy equivalent", path, dtype_name(x.dtype));
-  validate_layout(x.layout, "the array to save");
+    if (t.dtype == x.dtype()) descr = t.descr;
+  if (descr.empty()) fail(ErrorKind::dtype, "{}: dtype {} has no .npy equivalent", path, dtype_name(x.dtype()));
+  validate_layout(x.layout(), "the array to save");
 
   const std::string header = header_text(x, descr);
   const std::vector<char> data = c_order_bytes(x);

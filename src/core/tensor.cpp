@@ -46,9 +46,7 @@ Tensor::Tensor(DType dtype, const Layout& layout) {
                  bcast::to_string(shape));
   std::memset(p, 0, padded);
   buffer_.reset(p);
-  view_.data = p;
-  view_.dtype = dtype;
-  view_.layout = layout;
+  view_ = TensorView(p, dtype, layout);
 }
 
 Tensor::Tensor(Tensor&& other) noexcept

@@ -45,7 +45,7 @@ std::string element_text(DType dtype, const char* p) {
 // Level `level` of the view from the element at `p`, nested in brackets.
 void append_level(const TensorView& x, int level, const char* p, bool summarise, std::string& out) {
   if (level == x.rank()) {
-    out += element_text(x.dtype, p);
+    out += element_text(x.dtype(), p);
     return;
   }
   const std::int64_t n = x.shape()[level];
@@ -65,9 +65,9 @@ void append_level(const TensorView& x, int level, const char* p, bool summarise,
 }  // namespace
 
 std::string TensorView::to_string() const {
-  std::string out = fmt::format("{}{} ", dtype_name(dtype), bcast::to_string(shape()));
-  if (numel() > 0 && data == nullptr) return out + "(no data)";
-  append_level(*this, 0, static_cast<const char*>(data), numel() > kSummariseAbove, out);
+  std::string out = fmt::format("{}{} ", dtype_name(dtype()), bcast::to_string(shape()));
+  if (numel() > 0 && data_ == nullptr) return out + "(no data)";
+  append_level(*this, 0, static_cast<const char*>(data_), numel() > kSummariseAbove, out);
   return out;
 }
 

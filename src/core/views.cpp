@@ -22,7 +22,7 @@ void* advance(void* data, std::int64_t elements, std::size_t element_size) {
   return reinterpret_cast<void*>(address + delta);
 }
 
-TensorView with_layout(const TensorView& x, Layout layout) { return {x.data, x.dtype, std::move(layout)}; }
+TensorView with_layout(const TensorView& x, Layout layout) { return {x.data(), x.dtype(), std::move(layout)}; }
 
 TensorView keep_dims(const TensorView& x, const std::vector<bool>& removed) {
   Layout out;
@@ -37,14 +37,14 @@ TensorView keep_dims(const TensorView& x, const std::vector<bool>& removed) {
 }  // namespace
 
 TensorView squeeze(const TensorView& x) {
-  validate_layout(x.layout, "squeeze input");
+  validate_layout(x.layout(), "squeeze input");
   std::vector<bool> removed(x.rank());
   for (int d = 0; d < x.rank(); ++d) removed[d] = x.shape()[d] == 1;
   return keep_dims(x, removed);
 }
 
 TensorView squeeze(const TensorView& x, const std::vector<std::int64_t>& dims) {
-  validate_layout(x.layout, "squeeze input");
+  validate_layout(x.layout(), "squeeze input");
   std::vector<bool> removed(x.rank());
   for (std::int64_t dim : dims) {
     const std::int64_t d = normalize_dim(dim, x.rank(), "squeeze");
@@ -62,7 +62,7 @@ TensorView squeeze(const TensorView& x, std::initializer_list<std::int64_t> dims
 }
 
 TensorView squeeze(const TensorView& x, const std::vector<SqueezeMark>& pattern) {
-  validate_layout(x.layout, "squeeze input");
+  validate_layout(x.layout(), "squeeze input");
   if (static_cast<int>(pattern.size()) != x.rank())
     fail(ErrorKind::shape, "squeeze: pattern has {} marks for shape {} of rank {}", pattern.size(),
          to_string(x.shape()), x.rank());
@@ -77,9 +77,9 @@ TensorView squeeze(const TensorView& x, const std::vector<SqueezeMark>& pattern)
 }
 
 TensorView unsqueeze(const TensorView& x, std::int64_t dim) {
-  validate_layout(x.layout, "unsqueeze input");
+  validate_layout(x.layout(), "unsqueeze input");
   const std::int64_t d = normalize_dim(dim, x.rank() + 1, "unsqueeze");
-  Layout out = x.layout;
+  Layout out = x.layout();
   // The new dim's stride never matters (extent 1): the dense value when it
   // fits, else 0.
   std::int64_t stride = 1;
@@ -92,7 +92,7 @@ TensorView unsqueeze(const TensorView& x, std::int64_t dim) {
 }
 
 TensorView permute(const TensorView& x, const std::vector<std::int64_t>& order) {
-  validate_layout(x.layout, "permute input");
+  validate_layout(x.layout(), "permute input");
   if (static_cast<int>(order.size()) != x.rank())
     fail(ErrorKind::shape, "permute: order has {} dims for shape {} of rank {}", order.size(),
          to_string(x.shape()), x.rank());
@@ -109,25 +109,25 @@ TensorView permute(const TensorView& x, const std::vector<std::int64_t>& order) 
 }
 
 TensorView transpose(const TensorView& x, std::int64_t dim0, std::int64_t dim1) {
-  validate_layout(x.layout, "transpose input");
+  validate_layout(x.layout(), "transpose input");
   const std::int64_t d0 = normalize_dim(dim0, x.rank(), "transpose");
   const std::int64_t d1 = normalize_dim(dim1, x.rank(), "transpose");
-  Layout out = x.layout;
+  Layout out = x.layout();
   std::swap(out.shape[d0], out.shape[d1]);
   std::swap(out.strides[d0], out.strides[d1]);
   return with_layout(x, std::move(out));
 }
 
 TensorView transpose(const TensorView& x) {
-  validate_layout(x.layout, "transpose input");
-  Layout out = x.layout;
+  validate_layout(x.layout(), "transpose input");
+  Layout out = x.layout();
   std::reverse(out.shape.begin(), out.shape.end());
   std::reverse(out.strides.begin(), out.strides.end());
   return with_layout(x, std::move(out));
 }
 
 TensorView broadcast_to(const TensorView& x, const Shape& shape) {
-  validate_layout(x.layout, "broadcast_to input");
+  validate_layout(x.layout(), "broadcast_to input");
   checked_numel(shape, "broadcast_to target");
   if (shape.size() < x.shape().size() || !check_broadcast_shape(x.shape(), shape) ||
       broadcast_infer_shape(x.shape(), shape) != shape)
@@ -183,7 +183,7 @@ std::size_t consumed_dims(const std::vector<IndexItem>& items) {
 }  // namespace
 
 TensorView index(const TensorView& x, const std::vector<IndexItem>& items) {
-  validate_layout(x.layout, "index input");
+  validate_layout(x.layout(), "index input");
   const std::size_t rank = x.shape().size();
   const std::size_t ellipses =
       std::count_if(items.begin(), items.end(), [](const IndexItem& i) { return std::holds_alternative<Ellipsis>(i); });
@@ -226,7 +226,7 @@ TensorView index(const TensorView& x, const std::vector<IndexItem>& items) {
   }
   keep_full(rank - axis);  // trailing dims not indexed are kept whole
   validate_layout(out, "index result");
-  return {advance(x.data, offset, x.element_size()), x.dtype, std::move(out)};
+  return {advance(x.data(), offset, x.element_size()), x.dtype(), std::move(out)};
 }
 
 }  // namespace bcast

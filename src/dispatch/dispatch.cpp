@@ -30,16 +30,16 @@ SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, cons
                               const TensorView& out) {
   const FusedRows& fused = *call.fused;
   const ElementSizes sizes{out.element_size(), a.element_size(), b.element_size()};
-  const OperandPointers ptrs{{out.data, a.data, b.data}};
+  const OperandPointers ptrs{{out.data(), a.data(), b.data()}};
   thread_local std::vector<std::byte> pattern;
   const int repeated = fused.repeated.front();  // two inputs: one repeats (else the call would have one row)
   fill_pattern(fused, call.plan, repeated, ptrs.data[repeated], a.element_size(), pattern);
   OperandPointers with_pattern = ptrs;
   with_pattern.data[repeated] = pattern.data();
-  SelectedKernel kernel = select_kernel(call.op, a.dtype, fused.fused);
+  SelectedKernel kernel = select_kernel(call.op, a.dtype(), fused.fused);
   int threads = execute_plan(fused.fused, kernel.fn, with_pattern, sizes, num_threads());
   if (fused.rest.numel > 0) {
-    const SelectedKernel rest = select_kernel(call.op, a.dtype, fused.rest);
+    const SelectedKernel rest = select_kernel(call.op, a.dtype(), fused.rest);
     threads = std::max(threads, execute_plan(fused.rest, rest.fn, ptrs, sizes, num_threads()));
   }
   record_call_threads(threads);
@@ -180,7 +180,7 @@ void dispatch_with(const PlannedCall& call, HostKernel&& host_kernel, const Tens
     return;
   }
   const SelectedKernel& kernel = host_kernel();
-  const OperandPointers ptrs{{out.data, a.data, b.data}};
+  const OperandPointers ptrs{{out.data(), a.data(), b.data()}};
   if (runs_direct(call)) {
     call.direct.run(kernel.fn, ptrs);
     record_call_threads(1);

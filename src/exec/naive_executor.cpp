@@ -28,9 +28,9 @@ struct Naive {
     const std::int64_t count = out.numel();
     std::vector<std::int64_t> index(out.rank(), 0);
     for (std::int64_t i = 0; i < count; ++i) {
-      const In x = a.data_as<const In>()[broadcast_offset(a.layout, index)];
-      const In y = b.data_as<const In>()[broadcast_offset(b.layout, index)];
-      out.data_as<Out>()[broadcast_offset(out.layout, index)] = F::run(x, y);
+      const In x = a.data_as<const In>()[broadcast_offset(a.layout(), index)];
+      const In y = b.data_as<const In>()[broadcast_offset(b.layout(), index)];
+      out.data_as<Out>()[broadcast_offset(out.layout(), index)] = F::run(x, y);
       for (int d = out.rank() - 1; d >= 0 && ++index[d] == out.shape()[d]; --d) index[d] = 0;
     }
   }
@@ -42,7 +42,7 @@ constexpr auto kNaive = detail::make_op_dtype_table<Naive, NaiveFn>();
 }  // namespace
 
 void run_naive(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  kNaive[detail::table_index(op, a.dtype)](a, b, out);
+  kNaive[detail::table_index(op, a.dtype())](a, b, out);
 }
 
 }  // namespace bcast

@@ -14,7 +14,7 @@ namespace {
 using detail::fail;
 
 void require_data(Op op, const TensorView& x, const char* operand) {
-  if (x.data == nullptr && x.numel() > 0)
+  if (x.data() == nullptr && x.numel() > 0)
     fail(ErrorKind::value, "{}: {} has shape {} but its data pointer is null", op_name(op), operand,
          to_string(x.shape()));
 }
@@ -49,7 +49,7 @@ ByteRange at(const void* data, const ByteSpan& span) {
 bool overlap(const ByteRange& x, const ByteRange& y) { return x.begin < y.end && y.begin < x.end; }
 
 void require_no_partial_overlap(Op op, const TensorView& out, const TensorView& in, const char* operand) {
-  const bool same_view = out.data == in.data && out.layout == in.layout && out.dtype == in.dtype;
+  const bool same_view = out.data() == in.data() && out.layout() == in.layout() && out.dtype() == in.dtype();
   if (!same_view && ranges_overlap(out, in))
     fail(ErrorKind::value,
          "{}: out overlaps {} in memory without being the same view (in place needs out to be {} "
@@ -71,7 +71,7 @@ ByteSpan byte_span(const TensorView& x) {
 
 bool ranges_overlap(const TensorView& x, const TensorView& y) {
   if (x.numel() == 0 || y.numel() == 0) return false;
-  return overlap(at(x.data, byte_span(x)), at(y.data, byte_span(y)));
+  return overlap(at(x.data(), byte_span(x)), at(y.data(), byte_span(y)));
 }
 
 Shape validate_input_layouts(Op op, DType a_dtype, const Layout& a, DType b_dtype, const Layout& b) {
@@ -125,14 +125,14 @@ bool DataCheck::passes(const void* a, const void* b, const void* out) const {
 }
 
 Shape validate_inputs(Op op, const TensorView& a, const TensorView& b) {
-  Shape shape = validate_input_layouts(op, a.dtype, a.layout, b.dtype, b.layout);
+  Shape shape = validate_input_layouts(op, a.dtype(), a.layout(), b.dtype(), b.layout());
   require_data(op, a, "a");
   require_data(op, b, "b");
   return shape;
 }
 
 void validate_out(Op op, const TensorView& a, const TensorView& b, const TensorView& out, const Shape& out_shape) {
-  validate_out_layout(op, a.dtype, a.shape(), b.shape(), out.dtype, out.layout, out_shape);
+  validate_out_layout(op, a.dtype(), a.shape(), b.shape(), out.dtype(), out.layout(), out_shape);
   validate_data(op, a, b, out);
 }
 

@@ -48,10 +48,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (e.kind() != ErrorKind::shape) expect_kind(e, text);
     return 0;
   }
-  validate_layout(v.layout, "the indexed view");
+  validate_layout(v.layout(), "the indexed view");
   if (v.numel() == 0) return 0;
   // Lowest and highest element the view reaches, relative to the parent's data.
-  std::int64_t lo = static_cast<const std::uint8_t*>(v.data) - static_cast<const std::uint8_t*>(parent.data());
+  std::int64_t lo = static_cast<const std::uint8_t*>(v.data()) - static_cast<const std::uint8_t*>(parent.data());
   std::int64_t hi = lo;
   for (int d = 0; d < v.rank(); ++d) {
     const std::int64_t span = (v.shape()[d] - 1) * v.strides()[d];

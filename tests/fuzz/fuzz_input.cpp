@@ -55,16 +55,14 @@ FuzzView decode_view(FuzzBytes& in, DType dtype, const Shape& shape, bool is_out
   FuzzView v;
   const std::size_t size = dtype_size(dtype);
   v.buffer.assign(static_cast<std::size_t>(hi - lo + 1) * size, 0);
-  v.view.data = v.buffer.data() + static_cast<std::size_t>(-lo) * size;
-  v.view.dtype = dtype;
-  v.view.layout = Layout{shape, strides};
+  v.view = TensorView(v.buffer.data() + static_cast<std::size_t>(-lo) * size, dtype, Layout{shape, strides});
   return v;
 }
 
 void fill_bytes(FuzzView& v, const std::vector<std::uint8_t>& values) {
   if (values.empty()) return;
   for (std::size_t i = 0; i < v.buffer.size(); ++i) v.buffer[i] = values[i % values.size()];
-  if (v.view.dtype == DType::boolean)
+  if (v.view.dtype() == DType::boolean)
     for (std::uint8_t& x : v.buffer) x &= 1;
 }
 

@@ -29,7 +29,7 @@ using namespace bcast;
 // Element i's value and raw bits, "nan (0x7e01)".
 std::string bits_of(const TensorView& x, std::int64_t i) {
   std::uint64_t bits = 0;
-  std::memcpy(&bits, static_cast<const char*>(x.data) + test::element_offset(x, i) * static_cast<std::int64_t>(x.element_size()),
+  std::memcpy(&bits, static_cast<const char*>(x.data()) + test::element_offset(x, i) * static_cast<std::int64_t>(x.element_size()),
               x.element_size());
   char hex[32];
   std::snprintf(hex, sizeof hex, " (0x%llx)", static_cast<unsigned long long>(bits));
@@ -98,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const Error& e) {
     // Only an in-place out that overlaps itself (a with a stride-0 or
     // interleaved dim) may be refused, and then nothing may be written.
-    if (target.data != a.view.data || e.kind() != ErrorKind::value)
+    if (target.data() != a.view.data() || e.kind() != ErrorKind::value)
       finding(std::string("refused: ") + e.what(), op, dtype, sa, sb);
     if (a.buffer != a_before) finding("a refused in-place call wrote to its output", op, dtype, sa, sb);
     return 0;

@@ -26,8 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const fuzz::FuzzView a = fuzz::decode_view(in, DType::f32, sa, false);
   const fuzz::FuzzView b = fuzz::decode_view(in, DType::f32, sb, false);
   const fuzz::FuzzView out = fuzz::decode_view(in, DType::f32, out_shape, true);
-  const BroadcastPlan plan = plan_broadcast(out.view.layout, a.view.layout, b.view.layout);
-  const std::string diff = test::compare_walks(plan, out.view.layout, a.view.layout, b.view.layout);
+  const BroadcastPlan plan = plan_broadcast(out.view.layout(), a.view.layout(), b.view.layout());
+  const std::string diff = test::compare_walks(plan, out.view.layout(), a.view.layout(), b.view.layout());
   if (!diff.empty()) {
     std::fprintf(stderr, "%s = %s op %s (strides %s, %s, %s), plan %s: %s\n", to_string(out_shape).c_str(),
                  to_string(sa).c_str(), to_string(sb).c_str(), to_string(out.view.strides()).c_str(),

@@ -72,14 +72,14 @@ PeerResult time_onednn_chain(int chain, std::span<const TensorView> in, const Te
     const dnnl::binary::primitive_desc pd(dnnl::binary::desc(first, d0, d1, dout), attr, engine);  // oneDNN 2.x
     dnnl::binary prim(pd);
     std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC_0, dnnl::memory(d0, engine, sources[0].view->data)},
-        {DNNL_ARG_SRC_1, dnnl::memory(d1, engine, sources[1].view->data)},
-        {DNNL_ARG_DST, dnnl::memory(dout, engine, out.data)}};
+        {DNNL_ARG_SRC_0, dnnl::memory(d0, engine, sources[0].view->data())},
+        {DNNL_ARG_SRC_1, dnnl::memory(d1, engine, sources[1].view->data())},
+        {DNNL_ARG_DST, dnnl::memory(dout, engine, out.data())}};
     for (std::size_t i = 0, binary = 0; i < static_cast<std::size_t>(post.len()); ++i) {
       if (post.kind(static_cast<int>(i)) != dnnl::primitive::kind::binary) continue;
       const Operand& p = post_sources[binary++];
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
-                   dnnl::memory(plain(p.dims, p.type), engine, p.view->data));
+                   dnnl::memory(plain(p.dims, p.type), engine, p.view->data()));
     }
     const double ns = median_ns([&] {
       prim.execute(stream, args);

@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     const PeerResult eigen = checked(time_eigen, 1);
     const PeerResult dnnl = checked(time_onednn, 1);
     if (c.tiny) {
-      const PreparedOp k = prepare(c.op, c.dtype, a.layout, b.layout());
+      const PreparedOp k = prepare(c.op, c.dtype, a.layout(), b.layout());
       set_num_threads(1);
       const double prepared = median_ns([&] { k(a, b, result); }, reps);
       row.update({{"plain_ns", one}, {"prepared_ns", prepared}, {"onednn_ns", dnnl.ns.value_or(0)},

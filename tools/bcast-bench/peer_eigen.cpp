@@ -71,7 +71,7 @@ PeerResult tensor_shuffle(const TensorView& a, const TensorView& b, const Tensor
 
 // Whether v is a contiguous tensor with its last two dims swapped.
 bool transposed_last_two(const TensorView& v) {
-  return v.rank() >= 2 && !v.layout.is_contiguous() && transpose(v, v.rank() - 2, v.rank() - 1).layout.is_contiguous();
+  return v.rank() >= 2 && !v.layout().is_contiguous() && transpose(v, v.rank() - 2, v.rank() - 1).layout().is_contiguous();
 }
 
 }  // namespace
@@ -80,9 +80,9 @@ bool have_eigen() { return true; }
 
 PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats,
                       int threads) {
-  if (op != Op::add || a.dtype != DType::f32) return {std::nullopt, "f32 add only"};
+  if (op != Op::add || a.dtype() != DType::f32) return {std::nullopt, "f32 add only"};
   const Shape& s = out.shape();
-  if (transposed_last_two(a) && a.shape() == s && b.layout.is_contiguous()) {
+  if (transposed_last_two(a) && a.shape() == s && b.layout().is_contiguous()) {
     if (out.rank() == 2 && threads > 1) return tensor_shuffle<2>(a, b, out, repeats, threads);
     if (out.rank() == 2 && b.shape() == s) {  // case 14: Array transpose
       const CMap2 T(a.data_as<const float>(), s[1], s[0]), B(b.data_as<const float>(), s[0], s[1]);
@@ -91,7 +91,7 @@ PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const Ten
     }
     if (out.rank() == 3) return tensor_shuffle<3>(a, b, out, repeats, threads);
   }
-  if (!a.layout.is_contiguous() || !b.layout.is_contiguous()) return {std::nullopt, "strided views: no Eigen form"};
+  if (!a.layout().is_contiguous() || !b.layout().is_contiguous()) return {std::nullopt, "strided views: no Eigen form"};
   if (out.rank() == 2 && a.shape() == s && threads <= 1) {
     const CMap2 A(a.data_as<const float>(), s[0], s[1]);
     Map2 O(out.data_as<float>(), s[0], s[1]);

@@ -55,7 +55,7 @@ bool have_onednn() { return true; }
 
 PeerResult time_onednn(Op op, const TensorView& a, const TensorView& b, const TensorView& out, int repeats,
                        int threads) {
-  const auto type = dnnl_type(a.dtype);
+  const auto type = dnnl_type(a.dtype());
   const auto algorithm = dnnl_algorithm(op);
   if (!type || !algorithm) return {std::nullopt, "no oneDNN equivalent"};
   try {
@@ -68,7 +68,7 @@ PeerResult time_onednn(Op op, const TensorView& a, const TensorView& b, const Te
     const dnnl::binary::primitive_desc pd(dnnl::binary::desc(*algorithm, da, db, dout), engine);  // oneDNN 2.x
     const std::string impl = pd.impl_info_str();
     dnnl::binary prim(pd);
-    dnnl::memory ma(da, engine, a.data), mb(db, engine, b.data), mo(dout, engine, out.data);
+    dnnl::memory ma(da, engine, a.data()), mb(db, engine, b.data()), mo(dout, engine, out.data());
     const std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC_0, ma}, {DNNL_ARG_SRC_1, mb}, {DNNL_ARG_DST, mo}};
     const double ns = median_ns([&] {
       prim.execute(stream, args);

@@ -58,8 +58,8 @@ Row run_call(const std::string& name, Op op, const TensorView& a, const TensorVi
   const double ns = median_ns([&] { binary(op, a, b, out); }, repeats);
   const Tensor expected = expected_result(op, a, b);
   return {name,
-          fmt::format("{} {} {} {}", to_string(a.shape()), op_name(op), to_string(b.shape()), dtype_name(a.dtype)),
-          broadcast_type_of(out.layout(), a.layout, b.layout),
+          fmt::format("{} {} {} {}", to_string(a.shape()), op_name(op), to_string(b.shape()), dtype_name(a.dtype())),
+          broadcast_type_of(out.layout(), a.layout(), b.layout()),
           ns,
           unique_bytes(a) + unique_bytes(b) + unique_bytes(out),
           !first_difference(out, expected).has_value()};

@@ -68,7 +68,7 @@ int run_op(const Options& o) {
   const Operand a = load_operand(o.a, rng);
   const Operand b = load_operand(o.b, rng);
   // NOTE: [Mixed dtypes]: the one-node expression op(a, b), with the same data.
-  if (a.view.dtype != b.view.dtype)
+  if (a.view.dtype() != b.view.dtype())
     return run_expression_mode(expression_run(o, fmt::format("{}(a, b)", o.op), {"a=" + o.a, "b=" + o.b}));
 
   const auto first_start = std::chrono::steady_clock::now();
@@ -85,8 +85,8 @@ int run_op(const Options& o) {
   }
   const int threads_used = last_call_threads();  // NOTE: [Threads used]: of the last call, timed or first
   const std::int64_t bytes = unique_bytes(a.view) + unique_bytes(b.view) + unique_bytes(out);
-  const std::string type = broadcast_type_of(out.layout(), a.view.layout, b.view.layout);
-  const std::string kernel = kernel_key_for(*op, a.view.dtype, out.layout(), a.view.layout, b.view.layout);
+  const std::string type = broadcast_type_of(out.layout(), a.view.layout(), b.view.layout());
+  const std::string kernel = kernel_key_for(*op, a.view.dtype(), out.layout(), a.view.layout(), b.view.layout());
 
   if (o.trace) print_trace();
   if (!o.emit_ascend_c.empty() && !write_ascend_c_source(o.emit_ascend_c)) return kExitInternal;
@@ -99,7 +99,7 @@ int run_op(const Options& o) {
   }
   if (!o.output.empty()) save_npy(o.output, out);
 
-  std::cout << fmt::format("{} {} {} & {} -> {}  type {}  kernel {}", o.op, dtype_name(a.view.dtype),
+  std::cout << fmt::format("{} {} {} & {} -> {}  type {}  kernel {}", o.op, dtype_name(a.view.dtype()),
                            to_string(a.view.shape()), to_string(b.view.shape()), to_string(out.shape()), type, kernel);
   if (o.repeat > 0) std::cout << fmt::format("  median {:.0f} ns (min {:.0f}, max {:.0f})  {:.2f} GB/s", ns, spread.min, spread.max,
                                            static_cast<double>(bytes) / ns);
@@ -107,7 +107,7 @@ int run_op(const Options& o) {
   std::cout << "\n";
   if (o.json) {
     nlohmann::json j{{"op", o.op},
-                     {"dtype", dtype_name(a.view.dtype)},
+                     {"dtype", dtype_name(a.view.dtype())},
                      {"out_dtype", dtype_name(out.dtype())},
                      {"a_shape", a.view.shape()},
                      {"b_shape", b.view.shape()},

@@ -75,7 +75,7 @@ TensorView apply_view_suffix(const TensorView& x, std::string_view suffix, const
       v = index(v, parse_index_expression(suffix.substr(0, close + 1)));
       suffix.remove_prefix(close + 1);
     } else if (suffix.starts_with(".T")) {
-      std::vector<std::int64_t> reversed(v.layout.shape.size());
+      std::vector<std::int64_t> reversed(v.layout().shape.size());
       for (std::size_t d = 0; d < reversed.size(); ++d) reversed[d] = static_cast<std::int64_t>(reversed.size() - 1 - d);
       v = permute(v, reversed);
       suffix.remove_prefix(2);

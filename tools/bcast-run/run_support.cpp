@@ -61,12 +61,12 @@ class FastBits {
 // view element by element.
 template <class T, class F>
 void fill_with(const TensorView& x, FastBits& bits, F value) {
-  if (x.layout.is_contiguous()) {
-    T* p = static_cast<T*>(x.data);
+  if (x.layout().is_contiguous()) {
+    T* p = static_cast<T*>(x.data());
     for (std::int64_t i = 0, n = x.numel(); i < n; ++i) p[i] = value(bits.next());
     return;
   }
-  auto* base = static_cast<char*>(x.data);
+  auto* base = static_cast<char*>(x.data());
   for_each_offset(x, [&](std::int64_t, std::int64_t offset) { store(base + offset, value(bits.next())); });
 }
 
@@ -78,7 +78,7 @@ void fill_random(const TensorView& x, std::mt19937_64& rng) {
   // [0, 255], bools 0 or 1.
   const auto real = [](std::uint64_t b) { return static_cast<double>(b >> 11) * 0x1p-53 * 20.0 - 10.0; };
   const auto small = [](std::uint64_t b) { return static_cast<int>(b % 201) - 100; };
-  switch (x.dtype) {
+  switch (x.dtype()) {
     case DType::f16: return fill_with<std::uint16_t>(x, bits, [&](auto b) { return f32_to_f16(static_cast<float>(real(b))); });
     case DType::bf16: return fill_with<std::uint16_t>(x, bits, [&](auto b) { return f32_to_bf16(static_cast<float>(real(b))); });
     case DType::f32: return fill_with<float>(x, bits, [&](auto b) { return static_cast<float>(real(b)); });
@@ -113,8 +113,8 @@ std::optional<std::int64_t> first_difference(const TensorView& x, const TensorVi
   y_offsets.reserve(static_cast<std::size_t>(y.numel()));
   for_each_offset(y, [&](std::int64_t, std::int64_t offset) { y_offsets.push_back(offset); });
   std::optional<std::int64_t> first;
-  const auto* xb = static_cast<const char*>(x.data);
-  const auto* yb = static_cast<const char*>(y.data);
+  const auto* xb = static_cast<const char*>(x.data());
+  const auto* yb = static_cast<const char*>(y.data());
   for_each_offset(x, [&](std::int64_t i, std::int64_t offset) {
     if (!first && std::memcmp(xb + offset, yb + y_offsets[i], x.element_size()) != 0) first = i;
   });
@@ -122,7 +122,7 @@ std::optional<std::int64_t> first_difference(const TensorView& x, const TensorVi
 }
 
 Tensor expected_result(Op op, const TensorView& a, const TensorView& b) {
-  Tensor out(result_dtype(op, a.dtype), broadcast_infer_shape(a.shape(), b.shape()));
+  Tensor out(result_dtype(op, a.dtype()), broadcast_infer_shape(a.shape(), b.shape()));
   run_naive(op, a, b, out);
   return out;
 }
