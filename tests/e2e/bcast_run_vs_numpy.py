@@ -205,6 +205,46 @@ def check_literals_and_timing():
         failures.append(f"--repeat 3 spread: runs {report.get('runs')}, min..max {spread} (want 3 runs, 0 < min <= q1 <= median <= q3 <= max)")
 
 
+def check_literal_values(tmp):
+    """A literal's random data (docs/cli.md): floats uniform in [-10, 10) (f16
+    rounded to nearest, so 10 itself may appear),
+    signed integers in [-100, 100], unsigned in [0, 255], bools 0 and 1,
+    spread over the range; the same --seed gives the same bytes, another
+    seed others; a strided literal view is filled too."""
+    ranges = {"f16": (-10, 10, True), "bf16": None, "f32": (-10, 10, True), "f64": (-10, 10, True),
+              "i8": (-100, 100, False), "i16": (-100, 100, False), "i32": (-100, 100, False),
+              "i64": (-100, 100, False), "u8": (0, 255, False), "u16": (0, 255, False), "u32": (0, 255, False),
+              "u64": (0, 255, False), "bool": (0, 1, False)}
+    for dtype, want in ranges.items():
+        if want is None:  # no .npy type for bf16
+            continue
+        lo, hi, real = want
+        outs = []
+        for seed in ("5", "5", "6"):
+            path = os.path.join(tmp, f"literal_{dtype}_{len(outs)}.npy")
+            p = run(["-e", "x", f"x={dtype}[4000]", "-o", path, "--seed", seed])
+            if p.returncode != 0:
+                failures.append(f"literal {dtype}[4000]: exit {p.returncode}, {p.stderr}")
+                break
+            outs.append(np.load(path))
+        if len(outs) != 3:
+            continue
+        x = outs[0].astype(np.float64)
+        spread = (x.max() - x.min()) / (hi - lo)
+        # f16 rounds to nearest: a draw just under 10 may become 10 itself.
+        if x.min() < lo or (x.max() >= hi if real and dtype != "f16" else x.max() > hi) or spread < 0.95:
+            failures.append(f"literal {dtype}: values in [{x.min()}, {x.max()}], want [{lo}, {hi}] covered")
+        if abs(x.mean() - (lo + hi) / 2) > 0.1 * (hi - lo):
+            failures.append(f"literal {dtype}: mean {x.mean()}, want about {(lo + hi) / 2}")
+        if outs[0].tobytes() != outs[1].tobytes() or outs[0].tobytes() == outs[2].tobytes():
+            failures.append(f"literal {dtype}: --seed 5 twice gave other bytes, or --seed 6 the same")
+    path = os.path.join(tmp, "literal_strided.npy")
+    p = run(["-e", "x", "x=i32[50,40][::-1, ::2].T", "-o", path, "--seed", "5"])
+    y = np.load(path) if p.returncode == 0 else None
+    if y is None or y.shape != (20, 50) or y.min() < -100 or y.max() > 100 or len(np.unique(y)) < 150:
+        failures.append(f"strided literal: exit {p.returncode}, {p.stderr}")
+
+
 def run_env(args, **env):
     return subprocess.run([BCAST_RUN] + args, capture_output=True, text=True, env=dict(os.environ, **env))
 
@@ -501,6 +541,7 @@ def main():
         pairs = check_results(tmp)
         check_refusals(tmp)
         check_literals_and_timing()
+        check_literal_values(tmp)
         check_version()
         check_threads(tmp)
         check_trace()
