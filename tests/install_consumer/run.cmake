@@ -14,6 +14,18 @@ step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 # (BINDIR and DOCDIR: the build's GNUInstallDirs, relative to the prefix).
 step(${prefix}/${BINDIR}/bcast-run add f32[3,1] f32[4] --check)
 step(${prefix}/${BINDIR}/bcast-cache --help)
+# Each tool's --help ends with its installed manual page.
+foreach(tool_page bcast-run:cli.md bcast-cache:cache.md)
+  string(REPLACE ":" ";" tool_page ${tool_page})
+  list(GET tool_page 0 tool)
+  list(GET tool_page 1 page)
+  execute_process(COMMAND ${prefix}/${BINDIR}/${tool} --help OUTPUT_VARIABLE help)
+  file(REAL_PATH ${prefix}/${DOCDIR}/${page} manual)
+  string(FIND "${help}" "Manual: ${manual}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${tool} --help does not name its installed manual ${manual}:\n${help}")
+  endif()
+endforeach()
 foreach(page README.md semantics.md cli.md settings.md cache.md logging.md ascend.md reliability.md performance.md
              architecture.md)
   if(NOT EXISTS ${prefix}/${DOCDIR}/${page})

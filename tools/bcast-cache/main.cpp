@@ -21,6 +21,7 @@
 #include "kernel_key.h"
 #include "key_codec.h"
 #include "name_lists.h"
+#include "manual_page.h"
 #include "warm_run.h"
 
 namespace bcast::tools {
@@ -234,6 +235,7 @@ int env(bool as_json) {
 int main(int argc, char** argv) {
   using namespace bcast::tools;
   CLI::App app{"bcast-cache: inspect and manage bcast's persistent kernel cache", "bcast-cache"};
+  app.footer(bcast::tools::manual_line("cache.md"));
   app.require_subcommand(1);
   std::string dir;
   bool as_json = false;

@@ -13,6 +13,7 @@
 #include "demo.h"
 #include "expression_mode.h"
 #include "name_lists.h"
+#include "manual_page.h"
 #include "warm_run.h"
 #include "operand_spec.h"
 #include "run_support.h"
@@ -137,6 +138,7 @@ int run_op(const Options& o) {
 int main(int argc, char** argv) {
   using namespace bcast::tools;
   CLI::App app{"bcast-run: run one broadcasting op, or with no arguments the built-in demo", "bcast-run"};
+  app.footer(bcast::tools::manual_line("cli.md"));
   Options o;
   app.add_option("args", o.positional,
                  "OP A B: an op name (add sub mul div floor_div max min pow eq ... bit_xor) and two operands, each "
