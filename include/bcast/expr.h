@@ -129,6 +129,7 @@ void evaluate(const Expr& e, const TensorView& out);
 struct ExprInfo {
   std::string structure;          // "(x0-x1)/x2": inputs x0.., scalars s0.., as the kernel key prints it
   std::vector<DType> in_dtypes;   // of x0, x1, ...
+  std::vector<std::string> inputs;  // the names of x0, x1, ...: parse_expression's, else "x0", "x1", ...
   DType out_dtype = DType::f32;
   Shape out_shape;
   std::string broadcast_type;     // "[expand_bc,same]"

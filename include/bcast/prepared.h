@@ -26,9 +26,18 @@ class PreparedOp {
   void operator()(const TensorView& a, const TensorView& b, const TensorView& out) const;
   // Allocates the result in the layout it was prepared with.
   Tensor operator()(const TensorView& a, const TensorView& b) const;
+  // The call on bare data pointers (each to the element (0, ..., 0)) of
+  // views that the caller has checked have the prepared layouts and dtypes:
+  // for bindings that compare a foreign array's shape and strides in place
+  // (the Python module). The data checks are made as for views.
+  void run_data(const void* a, const void* b, void* out) const;
 
   const Shape& out_shape() const;
   DType out_dtype() const;
+  DType dtype() const;  // of a and b
+  const Layout& a_layout() const;
+  const Layout& b_layout() const;
+  const Layout& out_layout() const;
   const std::string& broadcast_type() const;  // "[expand_b,same]"
   // KernelKey::to_string() for the target current at prepare(), or
   // "reference" when the JIT was off or failed then.

@@ -82,25 +82,28 @@ std::string value_text(const ScalarValue& v) {
 
 ExprCall::ExprCall(const Expr& e) {
   // Flatten: each tree node once (shared nodes are one graph node), each
-  // distinct view one input.
+  // distinct view one input. Two names stay two inputs even on one view: a
+  // prepared run may give them different data.
   std::map<const detail::ExprNode*, int> seen;
   auto flatten = [&](auto&& self, const detail::ExprNode* n) -> int {
     if (const auto it = seen.find(n); it != seen.end()) return it->second;
     int id = -1;
     switch (n->kind) {
       case NodeKind::input: {
-        const auto same = [&](const TensorView& v) {
-          return v.data() == n->view.data() && v.dtype() == n->view.dtype() && v.layout() == n->view.layout();
+        const auto same = [&](std::size_t k) {
+          const TensorView& v = inputs_[k];
+          return v.data() == n->view.data() && v.dtype() == n->view.dtype() && v.layout() == n->view.layout() &&
+                 (n->name.empty() || input_names_[k] == n->name);
         };
-        auto found = std::find_if(inputs_.begin(), inputs_.end(), same);
-        int index = static_cast<int>(found - inputs_.begin());
-        if (found == inputs_.end()) {
+        std::size_t index = 0;
+        while (index < inputs_.size() && !same(index)) ++index;
+        if (index == inputs_.size()) {
           if (inputs_.size() == static_cast<std::size_t>(kMaxInputs))
             detail::fail(ErrorKind::value, "expression: more than {} tensor operands", kMaxInputs);
           inputs_.push_back(n->view);
           input_names_.push_back(n->name.empty() ? "x" + std::to_string(index) : n->name);
         }
-        id = graph_.input(index);
+        id = graph_.input(static_cast<int>(index));
         break;
       }
       case NodeKind::scalar:
@@ -211,6 +214,7 @@ ExprInfo ExprCall::info() const {
   info.out_dtype = program_.out_dtype;
   info.out_shape = out_shape_;
   for (const TensorView& v : inputs_) info.in_dtypes.push_back(v.dtype());
+  info.inputs = input_names_;
   const BroadcastPlan plan = plan_for(new_out_layout());
   info.broadcast_type = to_string(plan.type);
   info.kernel = select_kernel(*this, plan).key;

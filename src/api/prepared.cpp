@@ -66,9 +66,28 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b) {
 
 namespace {
 
-// A prepared op's call: the checks against the prepared layouts, then the
-// fast path or dispatch(). Returns the kernel that ran (`scratch` holds it
-// while it is provisional).
+// A prepared op's call on the data of views known to have the prepared
+// layouts: the fast path or dispatch(). Returns the kernel that ran
+// (`scratch` holds it while it is provisional).
+const SelectedKernel& run_prepared_data(const PreparedOp::Impl& p, const void* a, const void* b, void* out,
+                                        SelectedKernel& scratch) {
+  const PlannedCall& call = p.call;
+  const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
+  // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
+  // prepared data checks.
+  if (runs_direct(call) && p.data.passes(a, b, out)) {
+    call.direct.run(kernel.fn, {{out, a, b}});
+    record_call_threads(1);
+    return kernel;
+  }
+  const TensorView va(const_cast<void*>(a), p.dtype, p.a), vb(const_cast<void*>(b), p.dtype, p.b);
+  const TensorView vout(out, result_dtype(p.op, p.dtype), p.out);
+  validate_data(p.op, va, vb, vout);
+  dispatch(call, kernel, va, vb, vout);
+  return kernel;
+}
+
+// The checks against the prepared layouts, then the call.
 const SelectedKernel& run_prepared(const PreparedOp::Impl& p, const TensorView& a, const TensorView& b,
                                    const TensorView& out, SelectedKernel& scratch) {
   // Cheap and worth it: a view of another shape would make the kernel read
@@ -82,18 +101,7 @@ const SelectedKernel& run_prepared(const PreparedOp::Impl& p, const TensorView& 
   check(a, p.dtype, p.a, "a");
   check(b, p.dtype, p.b, "b");
   check(out, result_dtype(p.op, p.dtype), p.out, "out");
-  const PlannedCall& call = p.call;
-  const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
-  // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
-  // prepared data checks.
-  if (runs_direct(call) && p.data.passes(a.data(), b.data(), out.data())) {
-    call.direct.run(kernel.fn, {{out.data(), a.data(), b.data()}});
-    record_call_threads(1);
-    return kernel;
-  }
-  validate_data(p.op, a, b, out);
-  dispatch(call, kernel, a, b, out);
-  return kernel;
+  return run_prepared_data(p, a.data(), b.data(), out.data(), scratch);
 }
 
 }  // namespace
@@ -112,6 +120,18 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
                  last_call_threads(), std::chrono::steady_clock::now() - start);
 }
 
+void PreparedOp::run_data(const void* a, const void* b, void* out) const {
+  if (!impl_) detail::fail(ErrorKind::value, "PreparedOp: not prepared (default-constructed)");
+  const Impl& p = *impl_;
+  if (report::wanted()) {
+    (*this)(TensorView(const_cast<void*>(a), p.dtype, p.a), TensorView(const_cast<void*>(b), p.dtype, p.b),
+            TensorView(out, out_dtype(), p.out));
+    return;
+  }
+  SelectedKernel scratch;
+  run_prepared_data(p, a, b, out, scratch);
+}
+
 Tensor PreparedOp::operator()(const TensorView& a, const TensorView& b) const {
   if (!impl_) detail::fail(ErrorKind::value, "PreparedOp: not prepared (default-constructed)");
   Tensor out(out_dtype(), impl_->out);
@@ -120,6 +140,10 @@ Tensor PreparedOp::operator()(const TensorView& a, const TensorView& b) const {
 }
 
 const Shape& PreparedOp::out_shape() const { return impl_->out.shape; }
+DType PreparedOp::dtype() const { return impl_->dtype; }
+const Layout& PreparedOp::a_layout() const { return impl_->a; }
+const Layout& PreparedOp::b_layout() const { return impl_->b; }
+const Layout& PreparedOp::out_layout() const { return impl_->out; }
 DType PreparedOp::out_dtype() const { return result_dtype(impl_->op, impl_->dtype); }
 const std::string& PreparedOp::broadcast_type() const { return impl_->type; }
 const std::string& PreparedOp::kernel_key() const { return impl_->key; }

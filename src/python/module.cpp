@@ -1,0 +1,214 @@
+// The module `bcast._bcast`, which the package bcast (bcast/__init__.py)
+// re-exports: this file is its table of contents. The ops and prepared calls
+// are called by CPython directly (op_functions.cpp, prepared_object.cpp); the
+// rest is bound with pybind11 here. docs/python.md is its manual.
+#define BCAST_PYTHON_IMPORTS_NUMPY
+#include "numpy_api.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bcast/bcast.h"
+#include "gil.h"
+#include "op_functions.h"
+#include "operand.h"
+#include "prepared_object.h"
+#include "python_errors.h"
+#include "result_array.h"
+
+namespace py = pybind11;
+
+namespace bcast::python {
+namespace {
+
+// An expression's operands, by name: Python's dict of arrays and numbers.
+struct NamedOperands {
+  std::vector<std::string> names;
+  std::vector<Operand> operands;  // keeps what the views read alive
+  std::map<std::string, ExprOperand, std::less<>> expr_operands;
+
+  explicit NamedOperands(const py::dict& given) {
+    operands.reserve(given.size());
+    for (const auto& [key, value] : given) names.push_back(py::str(key).cast<std::string>());
+    std::size_t i = 0;
+    for (const auto& item : given) {
+      operands.push_back(Operand::input(item.second.ptr(), names[i].c_str()));
+      expr_operands.emplace(names[i], operands.back().expr_operand());
+      ++i;
+    }
+  }
+};
+
+py::object evaluate_text(const std::string& text, const py::dict& given, const py::object& out) {
+  const NamedOperands named(given);
+  const Expr e = parse_expression(text, named.expr_operands);
+  if (!out.is_none()) {
+    const Operand o = Operand::output(out.ptr());
+    {
+      const GilRelease unlocked(o.view().numel());
+      evaluate(e, o.view());
+    }
+    return out;
+  }
+  const ExprInfo info = describe(e);
+  Tensor result;
+  {
+    const GilRelease unlocked(checked_numel(info.out_shape, "out"));
+    result = evaluate(e);
+  }
+  return py::reinterpret_steal<py::object>(to_numpy(std::move(result)));
+}
+
+py::dict describe_text(const std::string& text, const py::dict& given) {
+  const NamedOperands named(given);
+  const ExprInfo info = describe(parse_expression(text, named.expr_operands));
+  std::vector<std::string> in_dtypes;
+  for (DType d : info.in_dtypes) in_dtypes.emplace_back(dtype_name(d));
+  py::dict d;
+  d["structure"] = info.structure;
+  d["inputs"] = info.inputs;
+  d["in_dtypes"] = in_dtypes;
+  d["out_dtype"] = std::string(dtype_name(info.out_dtype));
+  d["out_shape"] = py::tuple(py::cast(info.out_shape));
+  d["broadcast_type"] = info.broadcast_type;
+  d["kernel"] = info.kernel;
+  return d;
+}
+
+py::dict cache_stats() {
+  const KernelCacheStats s = kernel_cache_stats();
+  py::dict d;
+  d["hits"] = s.hits;
+  d["misses"] = s.misses;
+  d["disk_hits"] = s.disk_hits;
+  d["compiles"] = s.compiles;
+  d["failures"] = s.failures;
+  d["evictions"] = s.evictions;
+  d["compile_ms"] = s.compile_ms;
+  d["fallback_calls"] = s.fallback_calls;
+  d["waits"] = s.waits;
+  d["queued"] = s.queued;
+  d["queue_peak"] = s.queue_peak;
+  d["code_bytes"] = s.code_bytes;
+  d["resident"] = s.resident;
+  d["capacity"] = s.capacity;
+  return d;
+}
+
+py::list cache_entries() {
+  py::list entries;
+  for (const KernelStats& k : kernel_cache_entries()) {
+    py::dict d;
+    d["key"] = k.key;
+    d["hits"] = k.hits;
+    d["misses"] = k.misses;
+    d["disk_hits"] = k.disk_hits;
+    d["compiles"] = k.compiles;
+    d["failures"] = k.failures;
+    d["compile_ms"] = k.compile_ms;
+    d["fallback_calls"] = k.fallback_calls;
+    d["code_bytes"] = k.code_bytes;
+    d["resident"] = k.resident;
+    entries.append(d);
+  }
+  return entries;
+}
+
+py::list settings() {
+  py::list list;
+  for (const SettingInfo& s : effective_settings()) {
+    py::dict d;
+    d["name"] = s.name;
+    d["value"] = s.value;
+    d["default"] = s.default_value;
+    d["accepted"] = s.accepted;
+    d["help"] = s.help;
+    d["source"] = std::string(setting_source_name(s.source));
+    list.append(d);
+  }
+  return list;
+}
+
+template <class T, class Parse>
+std::vector<T> parse_names(const std::vector<std::string>& names, Parse parse, const char* what) {
+  std::vector<T> parsed;
+  for (const std::string& name : names) {
+    const auto value = parse(name);
+    if (!value) throw Error(ErrorKind::value, std::string("pregenerate: '") + name + "' is not " + what);
+    parsed.push_back(*value);
+  }
+  return parsed;
+}
+
+std::size_t pregenerate_names(const std::vector<std::string>& ops, const std::vector<std::string>& dtypes, int max_rank,
+                              int threads) {
+  const auto op_list = parse_names<Op>(ops, parse_op, "an op");
+  const auto dtype_list = parse_names<DType>(dtypes, parse_dtype, "a dtype");
+  const py::gil_scoped_release unlocked;
+  return pregenerate(op_list, dtype_list, max_rank, threads);
+}
+
+py::dict info() {
+  const RuntimeInfo r = runtime_info();
+  py::dict d;
+  d["version"] = r.version;
+  d["llvm_version"] = r.llvm_version;
+  d["host_cpu"] = r.host_cpu;
+  d["host_triple"] = r.host_triple;
+  return d;
+}
+
+void add_functions(py::module_& m) {
+  m.def("_evaluate", &evaluate_text, py::arg("text"), py::arg("operands"), py::arg("out") = py::none());
+  m.def("_describe", &describe_text, py::arg("text"), py::arg("operands"));
+  m.def("_prepare_op", [](const std::string& op, py::handle a, py::handle b, py::handle out) {
+    return py::reinterpret_steal<py::object>(prepare_op(op, a.ptr(), b.ptr(), out.is_none() ? nullptr : out.ptr()));
+  }, py::arg("op"), py::arg("a"), py::arg("b"), py::arg("out") = py::none());
+  m.def("_prepare_expression", [](const std::string& text, const py::dict& operands) {
+    return py::reinterpret_steal<py::object>(prepare_expression(text, operands.ptr()));
+  }, py::arg("text"), py::arg("operands"));
+
+  m.def("set_setting", [](const std::string& name, const std::string& value) { set_setting(name, value); },
+        py::arg("name"), py::arg("value"), "Sets a BCAST_* setting for this process (the API wins over the environment).");
+  m.def("get_setting", [](const std::string& name) { return get_setting(name); }, py::arg("name"),
+        "A BCAST_* setting's effective value, as text.");
+  m.def("settings", &settings, "Every setting: name, value, default, accepted, help, source.");
+  m.def("set_num_threads", &set_num_threads, py::arg("n"), "Threads one call may use; 0: one per hardware thread.");
+  m.def("num_threads", &num_threads);
+  m.def("last_call_threads", &last_call_threads, "Threads that ran this thread's last call.");
+  m.def("set_jit_enabled", &set_jit_enabled, py::arg("enabled"));
+  m.def("jit_enabled", &jit_enabled);
+  m.def("wait_for_compiles", [] {
+    const py::gil_scoped_release unlocked;
+    wait_for_compiles();
+  }, "Blocks until no background compile is queued or running.");
+  m.def("set_kernel_cache_capacity", &set_kernel_cache_capacity, py::arg("kernels"));
+  m.def("kernel_cache_capacity", &kernel_cache_capacity);
+  m.def("clear_kernel_cache", &clear_kernel_cache, "Drops every kernel and resets the counters.");
+  m.def("kernel_cache_stats", &cache_stats, "The in-memory kernel cache's counters.");
+  m.def("kernel_cache_entries", &cache_entries, "Per kernel key: its counters.");
+  m.def("pregenerate", &pregenerate_names, py::arg("ops"), py::arg("dtypes"), py::arg("max_rank"),
+        py::arg("threads") = 0,
+        "Compiles (or loads) the kernels of every broadcast type up to max_rank levels; returns how many are ready.");
+  m.def("runtime_info", &info, "bcast's and LLVM's versions, the host CPU and triple.");
+}
+
+}  // namespace
+}  // namespace bcast::python
+
+PYBIND11_MODULE(_bcast, m) {
+  using namespace bcast::python;
+  if (_import_array() < 0) throw py::error_already_set();
+  m.doc() = "bcast's compiled core; use the package bcast.";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const bcast::Error& e) {
+      raise(e);
+    }
+  });
+  if (PyModule_AddFunctions(m.ptr(), op_function_table()) < 0) throw py::error_already_set();
+  add_prepared_type(m.ptr());
+  add_functions(m);
+}

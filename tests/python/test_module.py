@@ -1,0 +1,296 @@
+"""The module's surface: zero copy both ways, DLPack, errors and their
+exceptions, prepared calls, settings and the cache, threads, leaks, and the
+type stubs against the module."""
+import ast
+import concurrent.futures
+import gc
+import os
+import resource
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import bcast
+
+
+# ---- Zero copy ----
+
+def test_inputs_are_read_in_place():
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a = base[:, ::-2]  # negative strides, a view
+    b = np.arange(2, dtype=np.float32)
+    c = np.empty((3, 2), np.float32)
+    bcast.add(a, b, out=c)
+    base[0, 3] = 100  # the element a[0, 0] reads
+    bcast.add(a, b, out=c)
+    assert c[0, 0] == 100
+
+
+def test_results_own_bcasts_buffer_through_a_capsule():
+    r = bcast.mul(np.ones((4, 5), np.float64), np.ones(5))
+    assert type(r.base).__name__ == "PyCapsule" and "bcast.Tensor" in repr(r.base)
+    assert r.ctypes.data % 64 == 0  # bcast's alignment, not NumPy's
+    assert r.flags.writeable and not r.flags.owndata
+    view = r[1:]
+    del r
+    gc.collect()
+    assert (view == 1).all()  # the buffer lives as long as a view of it
+
+
+def test_fortran_inputs_give_a_fortran_result():
+    a = np.asfortranarray(np.ones((3, 4), np.float32))
+    assert bcast.add(a, a).flags.f_contiguous  # NumPy's order='K'
+
+
+def test_a_0d_result_is_a_numpy_scalar():
+    r = bcast.add(np.float32(2), np.float32(3))
+    assert isinstance(r, np.float32) and r == 5
+    assert isinstance(bcast.add(2, 3), np.int64)
+
+
+class DLPackOnly:
+    """A producer that offers nothing but DLPack, as a PyTorch tensor does."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+class InterfaceOnly:
+    def __init__(self, array):
+        self.__array_interface__ = array.__array_interface__
+        self.keep = array
+
+
+def test_dlpack_tensors_come_in_without_a_copy():
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = base[:, ::-1]
+    out = np.zeros((2, 3), np.float32)
+    bcast.add(DLPackOnly(a), DLPackOnly(np.ones(3, np.float32)), out=DLPackOnly(out))
+    assert (out == a + 1).all()  # written through the DLPack view of out's memory
+    base[0, 0] = 50
+    assert bcast.add(DLPackOnly(a), 0.0)[0, 2] == 50
+
+
+def test_results_leave_through_dlpack_without_a_copy():
+    r = bcast.add(np.ones(4, np.int32), np.ones(4, np.int32))
+    back = np.from_dlpack(r)
+    assert back.ctypes.data == r.ctypes.data and (back == 2).all()
+
+
+def test_array_interface_objects_are_operands():
+    a = np.arange(4, dtype=np.int16)
+    out = np.zeros(4, np.int16)
+    bcast.add(InterfaceOnly(a), a, out=InterfaceOnly(out))
+    assert (out == 2 * a).all()
+
+
+def test_read_only_inputs_misaligned_and_byte_swapped_ones():
+    a = np.arange(5, dtype=np.float64)
+    a.flags.writeable = False
+    swapped = np.arange(5, dtype=">f8")
+    raw = np.zeros(5 * 8 + 1, np.uint8)[1:].view(np.float64)  # misaligned
+    raw[:] = 1
+    assert (bcast.add(a, swapped) == 2 * np.arange(5)).all()
+    assert (bcast.add(raw, a) == a + 1).all()
+
+
+# ---- Errors: each kind its exception, the message intact, out untouched ----
+
+@pytest.mark.parametrize("call, exception, kind, words", [
+    (lambda out: bcast.add(np.ones((2, 3)), np.ones(4), out=out), ValueError, "shape",
+     "add: shapes [2, 3] and [4] do not broadcast"),
+    (lambda out: bcast.pow(np.ones(3, np.int32), np.ones(3, np.int32), out=out), TypeError, "dtype", "pow"),
+    (lambda out: bcast.evaluate("x[5]", x=np.ones(3), out=out), ValueError, "value", "position"),
+    (lambda out: bcast.add(np.ones(3, np.uint8), 300, out=out), ValueError, "value", "out of range for u8"),
+    (lambda out: bcast.add(np.ones(3), np.ones(3), out=np.ones(3)[::-1][::-1].reshape(3)[:1]), ValueError,
+     "shape", "out"),
+    (lambda out: bcast.set_setting("BCAST_OPT_LEVEL", "7"), ValueError, "value", "BCAST_OPT_LEVEL"),
+    (lambda out: bcast.add(np.ones(3, np.complex64), np.ones(3), out=out), TypeError, "dtype", "complex64"),
+])
+def test_each_error_kind_is_its_exception_and_out_is_untouched(call, exception, kind, words):
+    out = np.full(3, 7.0)
+    with pytest.raises(exception) as info:
+        call(out)
+    assert words in str(info.value)
+    if hasattr(info.value, "kind"):
+        assert info.value.kind == kind
+    assert (out == 7.0).all()
+
+
+def test_index_and_memory_errors():
+    with pytest.raises(MemoryError) as info:
+        bcast.add(np.lib.stride_tricks.as_strided(np.ones(1), shape=(1 << 40,), strides=(0,)), 1.0)
+    assert info.value.kind == "memory"
+    p = bcast.prepare("add", np.ones(3), np.ones(3))
+    with pytest.raises(ValueError) as info:
+        p(np.ones(4), np.ones(4))
+    assert "prepared for" in str(info.value)
+
+
+def test_read_only_out_is_refused():
+    out = np.zeros(3)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="out: the array is read-only"):
+        bcast.add(np.ones(3), np.ones(3), out=out)
+
+
+# ---- Prepared calls and expressions ----
+
+def test_prepared_op_takes_new_data_and_checks_layouts():
+    a, b = np.ones((3, 4), np.float32), np.arange(4, dtype=np.float32)
+    p = bcast.prepare("sub", a, b)
+    assert p.inputs == ("a", "b") and p.out_shape == (3, 4) and p.out_dtype == np.float32
+    c = np.empty((3, 4), np.float32)
+    assert p(a * 2, b, out=c) is c and (c == 2 - b).all()
+    assert (p(a, b) == a - b).all()
+    assert (p(b=b, a=a) == a - b).all()
+    with pytest.raises(TypeError, match="'c'"):
+        p(a, b, c=c)
+
+
+def test_prepared_expression_by_name_and_position():
+    x, m, s = np.arange(6.0).reshape(2, 3), np.ones(3), np.full(3, 2.0)
+    q = bcast.prepare("(x - m) / s + 1", x=x, m=m, s=s)
+    assert q.inputs == ("x", "m", "s")
+    assert (q(x=x + 1, m=m, s=s) == (x + 1 - m) / s + 1).all()
+    assert (q(x, m, s) == (x - m) / s + 1).all()
+    # Two names bound to one array stay two inputs.
+    r = bcast.prepare("x * y", x=x, y=x)
+    assert r.inputs == ("x", "y") and (r(x, x + 1) == x * (x + 1)).all()
+
+
+def test_expr_objects_bind_arrays_and_vars():
+    img = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
+    mean, std = np.float32(3.5), np.float32(2)
+    x = bcast.var("x")
+    e = (x.astype("f32") - np.array(mean)) / np.array(std)
+    assert (bcast.evaluate(e, x=img) == (img.astype(np.float32) - mean) / std).all()
+    with pytest.raises(TypeError):
+        bool(x > 1)
+    info = bcast.describe(e, x=img)
+    assert info["out_dtype"] == "f32" and info["out_shape"] == (2, 3, 4)
+
+
+# ---- Settings, the cache, pregenerate ----
+
+def test_settings_cache_statistics_and_pregenerate(restore_settings):
+    names = {s["name"] for s in bcast.settings()}
+    assert "BCAST_OPT_LEVEL" in names
+    bcast.set_setting("BCAST_OPT_LEVEL", "1")
+    assert bcast.get_setting("BCAST_OPT_LEVEL") == "1"
+    bcast.clear_kernel_cache()
+    # Rank 1 has 3 broadcast types (and, on x86-64, streaming twins).
+    assert bcast.pregenerate(["add"], ["f32"], 1) >= 3
+    stats = bcast.kernel_cache_stats()
+    assert stats["compiles"] + stats["disk_hits"] >= 1
+    assert all(e["key"] for e in bcast.kernel_cache_entries())
+    with pytest.raises(ValueError, match="'nope' is not an op"):
+        bcast.pregenerate(["nope"], ["f32"], 1)
+    bcast.set_num_threads(1)
+    assert bcast.num_threads() == 1
+    assert bcast.runtime_info()["version"] == bcast.__version__
+
+
+# ---- Threads ----
+
+def test_calls_from_many_python_threads_at_once():
+    rng = np.random.default_rng(7)
+    cases = [(rng.standard_normal((64, 257)).astype(np.float32), rng.standard_normal(257).astype(np.float32))
+             for _ in range(16)]
+    p = bcast.prepare("mul", cases[0][0], cases[0][1])
+
+    def work(i):
+        a, b = cases[i % len(cases)]
+        for _ in range(20):
+            assert (bcast.add(a, b) == a + b).all()
+            assert (p(a, b) == a * b).all()
+            assert (bcast.evaluate("max(a - b, 0)", a=a, b=b) == np.maximum(a - b, 0)).all()
+        return i
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        assert sorted(pool.map(work, range(32))) == list(range(32))
+
+
+def test_large_calls_let_go_of_the_gil():
+    import threading
+    a = np.ones(1 << 22, np.float32)
+    counted = []
+    stop = threading.Event()
+
+    def count():
+        n = 0
+        while not stop.is_set():
+            n += 1
+        counted.append(n)
+
+    t = threading.Thread(target=count)
+    t.start()
+    for _ in range(20):
+        bcast.add(a, a)
+    stop.set()
+    t.join()
+    assert counted[0] > 0
+
+
+# ---- Leaks ----
+
+def rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def test_many_calls_do_not_grow_memory():
+    a, b = np.ones((8, 16), np.float32), np.ones(16, np.float32)
+    out = np.empty((8, 16), np.float32)
+    p = bcast.prepare("add", a, b)
+
+    def round_of_calls(n):
+        for _ in range(n):
+            bcast.add(a, b)
+            bcast.add(a, 2.5)
+            p(a, b, out=out)
+            bcast.evaluate("x * 2 - y", x=a, y=b)
+            try:
+                bcast.add(a, np.ones(3, np.float32))
+            except ValueError:
+                pass
+
+    round_of_calls(2000)
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    round_of_calls(2000)
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    assert grown < 64 * 1024, f"Python allocations grew by {grown} bytes over 10,000 calls"
+    start = rss_kib()
+    round_of_calls(20000)  # 100,000 calls
+    assert rss_kib() - start < 8 * 1024, "RSS grew by more than 8 MiB over 100,000 calls"
+
+
+# ---- Type stubs ----
+
+def test_the_stubs_name_what_the_module_has():
+    folder = os.path.dirname(bcast.__file__)
+    for module, stub in [(bcast, "__init__.pyi"), (bcast.expr, "expr.pyi")]:
+        with open(os.path.join(folder, stub)) as f:
+            tree = ast.parse(f.read())
+        stubbed = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        stubbed |= {t.id for n in tree.body if isinstance(n, ast.AnnAssign) for t in [n.target]}
+        stubbed |= {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+        typing = {"Any", "Optional", "Union", "Sequence", "overload", "annotations", "np", "npt", "math"}
+        stubbed = {n for n in stubbed if not n.startswith("_")} - typing - {"ArrayLike", "Number", "Operand"}
+        public = {n for n in dir(module) if not n.startswith("_")} - typing - {"Operand"}
+        assert public - stubbed == set(), f"{stub} lacks {sorted(public - stubbed)}"
+        assert stubbed - public == set(), \
+            f"{stub} names what {module.__name__} lacks: {sorted(stubbed - public)}"
