@@ -159,6 +159,18 @@ py::dict info() {
   return d;
 }
 
+py::dict ascend_trace() {
+  const AscendTrace t = last_ascend_trace();
+  py::dict d;
+  d["kernel"] = t.kernel;
+  d["fallback"] = t.fallback;
+  d["product"] = t.product;
+  d["tiles"] = t.tiles;
+  d["blocks"] = t.blocks.size();
+  d["estimated_us"] = t.kernel.empty() ? 0.0 : t.estimated_us();
+  return d;
+}
+
 void add_functions(py::module_& m) {
   m.def("_evaluate", &evaluate_text, py::arg("text"), py::arg("operands"), py::arg("out") = py::none());
   m.def("_describe", &describe_text, py::arg("text"), py::arg("operands"));
@@ -191,6 +203,9 @@ void add_functions(py::module_& m) {
   m.def("pregenerate", &pregenerate_names, py::arg("ops"), py::arg("dtypes"), py::arg("max_rank"),
         py::arg("threads") = 0,
         "Compiles (or loads) the kernels of every broadcast type up to max_rank levels; returns how many are ready.");
+  m.def("last_ascend_trace", &ascend_trace,
+        "What this thread's last op under BCAST_TARGET=ascend-sim did: kernel (empty if it ran on the host), "
+        "fallback (why), product, tiles, blocks, estimated_us (docs/ascend.md).");
   m.def("runtime_info", &info, "bcast's and LLVM's versions, the host CPU and triple.");
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Numerical edge cases against NumPy: for each dtype, a column of special
-values op a row of them (every pair, through a broadcast), run by bcast-run on
-the JIT, on the reference executor (--no-jit) and on the Ascend-style target,
-compared with NumPy bit for bit.
+values op a row of them (every pair, through a broadcast), run in-process
+through the Python module on the JIT, on the reference executor (BCAST_JIT=0)
+and on the Ascend-style target, compared with NumPy bit for bit. (It ran
+bcast-run once per case until the module came; the CLI's own surface is
+bcast_run_vs_numpy's.)
 
 Special values: NaNs with payloads and both signs (a signalling one too),
 infinities, signed zeros, denormals, the largest finite values, f16 sums that
@@ -28,19 +30,17 @@ leaves it open) but only of the same kind: a signalling NaN never matches a
 quiet one. pow is compared within numpy_floats.pow_ulps ULP: 0 unless NumPy runs
 SVML's pow (numpy_floats.py says when, and what was measured).
 
-usage: numerical_edge_cases.py PATH/TO/bcast-run
+usage: PYTHONPATH=build/python numerical_edge_cases.py
 """
+import contextlib
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
+import bcast
 from numpy_floats import is_signalling, pow_ulps, quiet_bit, svml_pow, ulp_distance
-
-BCAST_RUN = sys.argv[1]
 
 
 def floats(dtype, bits):
@@ -82,12 +82,32 @@ NUMPY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_d
          "gt": np.greater, "ge": np.greater_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,
          "logical_xor": np.logical_xor, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or,
          "bit_xor": np.bitwise_xor}
-# Executor -> (flags, environment). ascend-sim runs on both products; a call
-# a product cannot take runs on the host, and its reason must be logged.
-ASCEND = ["--target", "ascend-sim", "--trace"]
-MODES = {"jit": ([], {}), "reference": (["--no-jit"], {}),
-         "ascend-sim 910b": (ASCEND, {"BCAST_ASCEND_PRODUCT": "910b"}),
-         "ascend-sim 310p": (ASCEND, {"BCAST_ASCEND_PRODUCT": "310p"})}
+# Executor -> its settings. ascend-sim runs on both products; a call a
+# product cannot take runs on the host, and its reason must be logged (at
+# debug: the warning comes once a process).
+ASCEND = {"BCAST_TARGET": "ascend-sim", "BCAST_LOG_LEVEL": "debug"}
+MODES = {"jit": {}, "reference": {"BCAST_JIT": "0"},
+         "ascend-sim 910b": {**ASCEND, "BCAST_ASCEND_PRODUCT": "910b"},
+         "ascend-sim 310p": {**ASCEND, "BCAST_ASCEND_PRODUCT": "310p"}}
+
+
+@contextlib.contextmanager
+def settings_and_stderr(settings, log):
+    """The settings in force and file descriptor 2 (where bcast logs) going to
+    `log`, both put back after."""
+    before = {name: bcast.get_setting(name) for name in settings}
+    for name, value in settings.items():
+        bcast.set_setting(name, value)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(log.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        for name, value in before.items():
+            bcast.set_setting(name, value)
 
 
 def numpy_op(op, a, b):
@@ -177,28 +197,27 @@ def main():
     checked = 0
     pow_seen = {}
     ran_there = {}  # ascend-sim mode -> calls that ran on the simulator
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryFile("w+") as log:
         for dtype, values in SPECIAL.items():
             ops = FLOAT_OPS if values.dtype.kind == "f" else BOOL_OPS if dtype == "bool" else INT_OPS
             a, b = values[:, None], values[None, :]
-            pa, pb = os.path.join(tmp, "a.npy"), os.path.join(tmp, "b.npy")
-            np.save(pa, a)
-            np.save(pb, b)
             for op in ops:
                 want, other, exact = expected(op, a, b)
-                for mode, (flags, env) in MODES.items():
-                    po = os.path.join(tmp, f"out_{mode}.npy")
-                    p = subprocess.run([BCAST_RUN, op, pa, pb, "-o", po] + flags, capture_output=True, text=True,
-                                       env={**os.environ, **env})
-                    if p.returncode != 0:
-                        failures.append(f"{op}.{dtype} [{mode}]: exit {p.returncode}: {p.stderr.strip()}")
-                        continue
+                for mode, settings in MODES.items():
+                    log.seek(0)
+                    log.truncate()
+                    with settings_and_stderr(settings, log):
+                        try:
+                            got = getattr(bcast, op)(a, b)
+                        except Exception as e:  # noqa: BLE001  a failure to report, not to stop at
+                            failures.append(f"{op}.{dtype} [{mode}]: {type(e).__name__}: {e}")
+                            continue
+                        trace = bcast.last_ascend_trace()
                     if mode.startswith("ascend-sim"):
-                        m = re.search(r"trace: the call did not run on the ascend-sim target: (.*)", p.stdout)
-                        ran_there[mode] = ran_there.get(mode, 0) + (m is None)
-                        if m and m.group(1) not in p.stderr:
-                            failures.append(f"{op}.{dtype} [{mode}]: fell back unlogged: {m.group(1)}")
-                    got = np.load(po)
+                        ran_there[mode] = ran_there.get(mode, 0) + bool(trace["kernel"])
+                        log.seek(0)
+                        if trace["fallback"] and trace["fallback"] not in log.read():
+                            failures.append(f"{op}.{dtype} [{mode}]: fell back unlogged: {trace['fallback']}")
                     diff = differences(op, got, want, other, exact)
                     if isinstance(diff, str):
                         failures.append(f"{op}.{dtype} [{mode}]: {diff}")

@@ -21,7 +21,7 @@ from ._bcast import (  # noqa: F401  the ops, called by CPython directly
     Prepared,
     set_setting, get_setting, settings, set_num_threads, num_threads, last_call_threads,
     set_jit_enabled, jit_enabled, wait_for_compiles, set_kernel_cache_capacity, kernel_cache_capacity,
-    clear_kernel_cache, kernel_cache_stats, kernel_cache_entries, pregenerate, runtime_info,
+    clear_kernel_cache, kernel_cache_stats, kernel_cache_entries, pregenerate, runtime_info, last_ascend_trace,
 )
 from .expr import Expr, var, dtype_name  # noqa: F401
 from . import expr  # noqa: F401
