@@ -26,7 +26,15 @@ foreach(tool_page bcast-run:cli.md bcast-cache:cache.md)
     message(FATAL_ERROR "${tool} --help does not name its installed manual ${manual}:\n${help}")
   endif()
 endforeach()
-foreach(page README.md semantics.md cli.md settings.md cache.md logging.md ascend.md reliability.md performance.md
+# The Python module, from the install: imported and called with the
+# installed package's path alone.
+if(PYTHON_DIR)
+  set(ENV{PYTHONPATH} ${prefix}/${PYTHON_DIR})
+  step(${PYTHON} -c "import bcast, numpy as np; r = bcast.add(np.ones(3), 1.0); assert (r == 2).all(); \
+assert bcast.__file__.startswith('${prefix}'), bcast.__file__; print('installed module', bcast.__file__)")
+  unset(ENV{PYTHONPATH})
+endif()
+foreach(page README.md semantics.md python.md cli.md settings.md cache.md logging.md ascend.md reliability.md performance.md
              architecture.md)
   if(NOT EXISTS ${prefix}/${DOCDIR}/${page})
     message(FATAL_ERROR "cmake --install did not install ${page} in ${prefix}/${DOCDIR}")

@@ -106,7 +106,10 @@ int main(int argc, char** argv) {
     const TensorView a = c.transpose_a ? transpose(a_storage, rank - 2, rank - 1) : a_storage.view();
     Tensor result = binary(c.op, a, b);  // compiles the kernel
     const std::int64_t bytes = static_cast<std::int64_t>(a_storage.nbytes() + b.nbytes() + result.nbytes());
-    nlohmann::json row{{"case", c.id}, {"bytes", bytes}, {"a", c.a}, {"b", c.b}, {"dtype", dtype_name(c.dtype)}};
+    nlohmann::json row{{"case", c.id},         {"bytes", bytes},
+                       {"op", op_name(c.op)},  {"a", c.a},
+                       {"b", c.b},             {"a_transposed", c.transpose_a},
+                       {"dtype", dtype_name(c.dtype)}};
     const int reps = c.tiny ? 200001 : repeats;
     set_num_threads(1);
     const Spread one_spread = time_runs([&] { binary(c.op, a, b, result); }, reps);
