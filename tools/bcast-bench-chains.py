@@ -12,27 +12,18 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("NUMEXPR_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
+
+from bench_timing import median_ms  # noqa: E402
 
 try:
     import numexpr as ne  # noqa: E402
     ne.set_num_threads(1)
 except ImportError:
     ne = None
-
-
-def median_ms(f, repeat):
-    f()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2] * 1e3
 
 
 def chains(rng):

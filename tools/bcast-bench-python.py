@@ -16,15 +16,14 @@ usage: PYTHONPATH=build/python tools/bcast-bench-python.py [--bench build/tools/
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 import timeit
 
 import numpy as np
 
 import bcast
+from bench_timing import median_ms
 
 NUMPY_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "u8": np.uint8}
 
@@ -50,16 +49,6 @@ def operand(shape, dtype, transposed, rng):
         swapped = list(shape[:-2]) + [shape[-1], shape[-2]]
         data = np.ascontiguousarray(rng.integers(0, 64, size=swapped).astype(NUMPY_DTYPES[dtype])).swapaxes(-1, -2)
     return data
-
-
-def median_ms(f, repeat):
-    f()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        f()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def large_cases(bench, cases, repeat):

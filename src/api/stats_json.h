@@ -9,7 +9,7 @@
 namespace bcast {
 
 // The process's counters: hits, misses, disk hits, compiles, failures,
-// compile time, resident kernels, and NOTE: [Tiers]'s fallback calls, waits,
+// evictions, compile time, resident kernels, capacity and code bytes, and NOTE: [Tiers]'s fallback calls, waits,
 // queue and JIT mode.
 nlohmann::json cache_totals_json(const KernelCacheStats& s);
 // NOTE: [Compile phases], in microseconds.

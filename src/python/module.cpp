@@ -16,6 +16,7 @@
 #include "prepared_object.h"
 #include "python_errors.h"
 #include "result_array.h"
+#include "stats_json.h"
 
 namespace py = pybind11;
 
@@ -76,24 +77,11 @@ py::dict describe_text(const std::string& text, const py::dict& given) {
   return d;
 }
 
+// The counters in the shape bcast-run --json and the memory dump give them
+// (stats_json.h: one list of fields).
 py::dict cache_stats() {
-  const KernelCacheStats s = kernel_cache_stats();
-  py::dict d;
-  d["hits"] = s.hits;
-  d["misses"] = s.misses;
-  d["disk_hits"] = s.disk_hits;
-  d["compiles"] = s.compiles;
-  d["failures"] = s.failures;
-  d["evictions"] = s.evictions;
-  d["compile_ms"] = s.compile_ms;
-  d["fallback_calls"] = s.fallback_calls;
-  d["waits"] = s.waits;
-  d["queued"] = s.queued;
-  d["queue_peak"] = s.queue_peak;
-  d["code_bytes"] = s.code_bytes;
-  d["resident"] = s.resident;
-  d["capacity"] = s.capacity;
-  return d;
+  const std::string text = cache_totals_json(kernel_cache_stats()).dump();
+  return py::module_::import("json").attr("loads")(text);
 }
 
 py::list cache_entries() {
