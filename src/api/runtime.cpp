@@ -21,11 +21,7 @@ KernelCacheStats kernel_cache_stats() { return provider::stats(); }
 std::vector<KernelStats> kernel_cache_entries() { return provider::entries(); }
 
 void write_kernel_cache_dump(const std::string& path) {
-  nlohmann::json entries = nlohmann::json::array();
-  for (const KernelStats& s : kernel_cache_entries())
-    entries.push_back({{"key", s.key}, {"hits", s.hits}, {"misses", s.misses}, {"disk_hits", s.disk_hits},
-                       {"compiles", s.compiles}, {"failures", s.failures}, {"compile_ms", s.compile_ms},
-                       {"fallback_calls", s.fallback_calls}, {"code_bytes", s.code_bytes}, {"resident", s.resident}});
+  const nlohmann::json entries = cache_entries_json(kernel_cache_entries());
   const nlohmann::json totals = cache_totals_json(kernel_cache_stats());
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {

@@ -21,6 +21,15 @@ nlohmann::json cache_totals_json(const KernelCacheStats& s) {
           {"jit_mode", jit_mode() == JitMode::async ? "async" : "sync"}};
 }
 
+nlohmann::json cache_entries_json(const std::vector<KernelStats>& entries) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const KernelStats& s : entries)
+    list.push_back({{"key", s.key}, {"hits", s.hits}, {"misses", s.misses}, {"disk_hits", s.disk_hits},
+                    {"compiles", s.compiles}, {"failures", s.failures}, {"compile_ms", s.compile_ms},
+                    {"fallback_calls", s.fallback_calls}, {"code_bytes", s.code_bytes}, {"resident", s.resident}});
+  return list;
+}
+
 nlohmann::json phases_json(const CompilePhases& p) {
   return {{"setup_us", p.setup_us},       {"target_machine_us", p.target_machine_us},
           {"emit_ir_us", p.emit_ir_us},   {"verify_us", p.verify_us},

@@ -79,29 +79,9 @@ py::dict describe_text(const std::string& text, const py::dict& given) {
 
 // The counters in the shape bcast-run --json and the memory dump give them
 // (stats_json.h: one list of fields).
-py::dict cache_stats() {
-  const std::string text = cache_totals_json(kernel_cache_stats()).dump();
-  return py::module_::import("json").attr("loads")(text);
-}
-
-py::list cache_entries() {
-  py::list entries;
-  for (const KernelStats& k : kernel_cache_entries()) {
-    py::dict d;
-    d["key"] = k.key;
-    d["hits"] = k.hits;
-    d["misses"] = k.misses;
-    d["disk_hits"] = k.disk_hits;
-    d["compiles"] = k.compiles;
-    d["failures"] = k.failures;
-    d["compile_ms"] = k.compile_ms;
-    d["fallback_calls"] = k.fallback_calls;
-    d["code_bytes"] = k.code_bytes;
-    d["resident"] = k.resident;
-    entries.append(d);
-  }
-  return entries;
-}
+py::object from_json(const nlohmann::json& value) { return py::module_::import("json").attr("loads")(value.dump()); }
+py::dict cache_stats() { return from_json(cache_totals_json(kernel_cache_stats())); }
+py::list cache_entries() { return from_json(cache_entries_json(kernel_cache_entries())); }
 
 py::list settings() {
   py::list list;
