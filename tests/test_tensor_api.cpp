@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <tuple>
 
@@ -51,6 +52,25 @@ TEST(TensorApi, ContiguousCopiesInCOrder) {
   const Tensor r = index(t, parse_index_expression("[::-1, 1:]")).contiguous();
   EXPECT_EQ(test::bytes_of(r), test::bytes_of(test::make(DType::i32, {2, 2}, {4, 5, 1, 2})));
   EXPECT_NE(t.contiguous().data(), t.data());  // always a new buffer
+}
+
+// Tensor::empty is the constructor without the zero fill: same layout rules,
+// same alignment. The ops' results are made so; a call writes every element,
+// which a buffer left dirty by a freed one of the same size shows.
+TEST(TensorApi, EmptyIsTheConstructorWithoutTheFillAndResultsAreWrittenWhole) {
+  const Tensor e = Tensor::empty(DType::f64, Layout::column_major({3, 5}));
+  EXPECT_EQ(e.strides(), (Strides{1, 3}));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(e.data()) % Tensor::kAlignment, 0U);
+  EXPECT_THROW(Tensor::empty(DType::f32, Layout{{2, 2}, {4, 1}}), Error);
+  const Tensor a = test::make(DType::i32, {4, 6}, {}), row = test::make(DType::i32, {6}, {1, 2, 3, 4, 5, 6});
+  for (int round = 0; round < 4; ++round) {
+    {
+      const Tensor dirty = Tensor::empty(DType::i32, Layout::contiguous({4, 6}));
+      std::memset(dirty.data(), 0xAB, dirty.nbytes());
+    }
+    const Tensor r = add(a, row);
+    for (std::int64_t i = 0; i < r.numel(); ++i) EXPECT_EQ(r.data_as<std::int32_t>()[i], i % 6 + 1);
+  }
 }
 
 // copy_to broadcasts as the ops do and converts as astype does; a shape

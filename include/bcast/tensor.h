@@ -52,7 +52,8 @@ class TensorView {
 
 enum class Order { c, fortran };
 
-// Owns a zero-initialised buffer aligned to 64 bytes and hands out views of it.
+// Owns a buffer aligned to 64 bytes, zero-initialised unless made by empty(),
+// and hands out views of it.
 class Tensor {
  public:
   static constexpr std::size_t kAlignment = 64;
@@ -62,6 +63,10 @@ class Tensor {
   // A buffer for a dense layout (Layout::dense, any order of the dims); an
   // Error(value) naming the strides for any other layout.
   Tensor(DType dtype, const Layout& layout);
+  // The same buffer, not zero-filled (NumPy's empty): for a result that a
+  // call writes whole. The ops' own results are made so: filling 64 MiB
+  // before a kernel writes it cost as much as the kernel.
+  static Tensor empty(DType dtype, const Layout& layout);
   // Moving hands the buffer over and leaves the source empty (no dangling view).
   Tensor(Tensor&& other) noexcept;
   Tensor& operator=(Tensor&& other) noexcept;
@@ -87,6 +92,8 @@ class Tensor {
   operator const TensorView&() const { return view_; }  // NOLINT
 
  private:
+  enum class Fill { zeros, none };
+  Tensor(DType dtype, const Layout& layout, Fill fill);
   struct Free {
     void operator()(std::byte* p) const;
   };

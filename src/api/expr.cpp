@@ -205,12 +205,12 @@ thread_local ExprMemo t_expr_memo;
 Tensor evaluate(const Expr& e) {
   ExprMemo& memo = t_expr_memo;
   if (memo.matches(e) && memo.out_is_fresh) {
-    Tensor out(memo.call->program().out_dtype, memo.out);
+    Tensor out = Tensor::empty(memo.call->program().out_dtype, memo.out);
     memo.run(out);
     return out;
   }
   ExprCall call(e);
-  Tensor out(call.program().out_dtype, call.new_out_layout());
+  Tensor out = Tensor::empty(call.program().out_dtype, call.new_out_layout());
   memo.remember(e, std::move(call), out.layout(), true);
   memo.run(out);
   return out;

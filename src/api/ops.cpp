@@ -68,7 +68,7 @@ thread_local CallMemo t_memo;
 // The fresh output of binary(op, a, b); a failed allocation names the op.
 Tensor allocate_output(Op op, DType dtype, const Layout& layout) {
   try {
-    return Tensor(dtype, layout);
+    return Tensor::empty(dtype, layout);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::memory) throw;
     detail::fail(ErrorKind::memory, "{}: output: {}", op_name(op), e.what());

@@ -134,7 +134,7 @@ void PreparedOp::run_data(const void* a, const void* b, void* out) const {
 
 Tensor PreparedOp::operator()(const TensorView& a, const TensorView& b) const {
   if (!impl_) detail::fail(ErrorKind::value, "PreparedOp: not prepared (default-constructed)");
-  Tensor out(out_dtype(), impl_->out);
+  Tensor out = Tensor::empty(out_dtype(), impl_->out);
   (*this)(a, b, out);
   return out;
 }

@@ -66,7 +66,7 @@ void PreparedExpr::operator()(std::span<const TensorView> inputs, const TensorVi
 
 Tensor PreparedExpr::operator()(std::span<const TensorView> inputs) const {
   if (!impl_) detail::fail(ErrorKind::value, "PreparedExpr: not prepared (default-constructed)");
-  Tensor out(impl_->info.out_dtype, impl_->out);
+  Tensor out = Tensor::empty(impl_->info.out_dtype, impl_->out);
   (*this)(inputs, out);
   return out;
 }

@@ -14,7 +14,7 @@ void TensorView::copy_to(const TensorView& out) const {
 }
 
 Tensor TensorView::contiguous() const {
-  Tensor out(dtype(), shape());
+  Tensor out = Tensor::empty(dtype(), Layout::contiguous(shape()));
   copy_to(out);
   return out;
 }

@@ -23,7 +23,11 @@ void Tensor::Free::operator()(std::byte* p) const { std::free(p); }
 Tensor::Tensor(DType dtype, const Shape& shape, Order order)
     : Tensor(dtype, order == Order::c ? Layout::contiguous(shape) : Layout::column_major(shape)) {}
 
-Tensor::Tensor(DType dtype, const Layout& layout) {
+Tensor::Tensor(DType dtype, const Layout& layout) : Tensor(dtype, layout, Fill::zeros) {}
+
+Tensor Tensor::empty(DType dtype, const Layout& layout) { return Tensor(dtype, layout, Fill::none); }
+
+Tensor::Tensor(DType dtype, const Layout& layout, Fill fill) {
   const Shape& shape = layout.shape;
   validate_layout(layout, "tensor");
   if (!layout.is_dense())
@@ -44,7 +48,7 @@ Tensor::Tensor(DType dtype, const Layout& layout) {
   if (p == nullptr)
     detail::fail(ErrorKind::memory, "cannot allocate {} bytes for a {} tensor of shape {}", padded, dtype_name(dtype),
                  bcast::to_string(shape));
-  std::memset(p, 0, padded);
+  if (fill == Fill::zeros) std::memset(p, 0, padded);
   buffer_.reset(p);
   view_ = TensorView(p, dtype, layout);
 }
