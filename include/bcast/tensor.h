@@ -95,6 +95,7 @@ class Tensor {
   enum class Fill { zeros, none };
   Tensor(DType dtype, const Layout& layout, Fill fill);
   struct Free {
+    std::size_t shift;  // from the start of the block malloc gave (NOTE: [Tensor buffers] in tensor.cpp)
     void operator()(std::byte* p) const;
   };
   std::unique_ptr<std::byte, Free> buffer_;

