@@ -140,6 +140,14 @@ py::dict ascend_trace() {
 }
 
 void add_functions(py::module_& m) {
+  // For the tests: raises bcast's error of a kind, as a call would (the
+  // module has no call that can raise every kind).
+  m.def("_raise_error", [](const std::string& kind, const std::string& message) {
+    for (ErrorKind k : {ErrorKind::shape, ErrorKind::dtype, ErrorKind::index, ErrorKind::value, ErrorKind::io,
+                        ErrorKind::memory})
+      if (error_kind_name(k) == kind) throw Error(k, message);
+    throw Error(ErrorKind::value, "_raise_error: no error kind '" + kind + "'");
+  });
   m.def("_evaluate", &evaluate_text, py::arg("text"), py::arg("operands"), py::arg("out") = py::none());
   m.def("_describe", &describe_text, py::arg("text"), py::arg("operands"));
   m.def("_prepare_op", [](const std::string& op, py::handle a, py::handle b, py::handle out) {

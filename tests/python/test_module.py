@@ -124,6 +124,15 @@ def test_each_error_kind_is_its_exception_and_out_is_untouched(call, exception, 
 
 
 def test_index_and_memory_errors():
+    # No call of the module indexes (NumPy does its own): the table's index
+    # row is checked through the hook that raises a bcast error of a kind.
+    with pytest.raises(IndexError) as info:
+        bcast._bcast._raise_error("index", "index 5 is out of range for axis 0 with extent 3")
+    assert info.value.kind == "index" and str(info.value) == "index 5 is out of range for axis 0 with extent 3"
+    for kind, exception in [("shape", ValueError), ("dtype", TypeError), ("value", ValueError),
+                            ("memory", MemoryError), ("io", OSError)]:
+        with pytest.raises(exception):
+            bcast._bcast._raise_error(kind, "m")
     with pytest.raises(MemoryError) as info:
         bcast.add(np.lib.stride_tricks.as_strided(np.ones(1), shape=(1 << 40,), strides=(0,)), 1.0)
     assert info.value.kind == "memory"
@@ -218,24 +227,39 @@ def test_calls_from_many_python_threads_at_once():
 
 
 def test_large_calls_let_go_of_the_gil():
+    """Another thread counts while one call runs. With a switch interval far
+    longer than the call, a thread waiting for the GIL does not ask for it
+    before the call ends, so it counts during the call only if the call let
+    go of the GIL (C code holding it is never preempted)."""
+    import sys
     import threading
-    a = np.ones(1 << 22, np.float32)
-    counted = []
+    big = np.ones(1 << 24, np.float32)
+    bcast.add(big, big)
+    count = [0]
     stop = threading.Event()
+    started = threading.Event()
 
-    def count():
-        n = 0
+    def counter():
+        started.set()
         while not stop.is_set():
-            n += 1
-        counted.append(n)
+            count[0] += 1
 
-    t = threading.Thread(target=count)
-    t.start()
-    for _ in range(20):
-        bcast.add(a, a)
-    stop.set()
-    t.join()
-    assert counted[0] > 0
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.5)
+    t = threading.Thread(target=counter)
+    try:
+        t.start()
+        started.wait()
+        during = []
+        for _ in range(3):
+            before = count[0]
+            bcast.add(big, big)
+            during.append(count[0] - before)
+    finally:
+        stop.set()
+        t.join()
+        sys.setswitchinterval(interval)
+    assert min(during) > 1000, f"the counting thread advanced {during} during 64 MiB calls"
 
 
 # ---- Leaks ----
