@@ -18,119 +18,43 @@ import tempfile
 
 import numpy as np
 
-from numpy_floats import is_signalling, pow_ulps, svml_pow, ulp_distance
+from numpy_floats import pow_ulps, svml_pow
+from numpy_ops import OPS, SHAPE_CASES, index, mismatches, numpy_result, random_array
 
 BCAST_RUN = sys.argv[1]
 RNG = np.random.default_rng(2026)
 
-DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
-          "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
-          "u64": np.uint64, "bool": np.bool_}
-FLOATS = {"f16", "f32", "f64"}
-INTS = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}
-
-# op -> (NumPy function, dtypes it is defined on in bcast)
-OPS = {
-    "add": (np.add, FLOATS | INTS | {"bool"}),
-    "sub": (np.subtract, FLOATS | INTS),
-    "mul": (np.multiply, FLOATS | INTS | {"bool"}),
-    "div": (np.true_divide, FLOATS | INTS | {"bool"}),  # NumPy's `/`: integers and bool give f64
-    "floor_div": (np.floor_divide, FLOATS | INTS),
-    "max": (np.maximum, FLOATS | INTS | {"bool"}),
-    "min": (np.minimum, FLOATS | INTS | {"bool"}),
-    "pow": (np.power, FLOATS),
-    "eq": (np.equal, set(DTYPES)), "ne": (np.not_equal, set(DTYPES)), "lt": (np.less, set(DTYPES)),
-    "le": (np.less_equal, set(DTYPES)), "gt": (np.greater, set(DTYPES)), "ge": (np.greater_equal, set(DTYPES)),
-    "logical_and": (np.logical_and, set(DTYPES)), "logical_or": (np.logical_or, set(DTYPES)),
-    "logical_xor": (np.logical_xor, set(DTYPES)),
-    "bit_and": (np.bitwise_and, INTS | {"bool"}), "bit_or": (np.bitwise_or, INTS | {"bool"}),
-    "bit_xor": (np.bitwise_xor, INTS | {"bool"}),
-}
-
 failures = []
 not_checked = []
-
-
-def numpy_result(op, dtype, a, b):
-    with np.errstate(all="ignore"):
-        return OPS[op][0](a, b)
-
-
-def random_array(dtype, shape):
-    if dtype in FLOATS:
-        return RNG.uniform(-10, 10, size=shape).astype(DTYPES[dtype])
-    if dtype == "bool":
-        return RNG.integers(0, 2, size=shape).astype(np.bool_)
-    info = np.iinfo(DTYPES[dtype])
-    return RNG.integers(info.min, info.max, size=shape, endpoint=True, dtype=DTYPES[dtype])
 
 
 def run(args):
     return subprocess.run([BCAST_RUN] + args, capture_output=True, text=True)
 
 
-# pow results are compared within numpy_floats.pow_ulps ULP: 0 unless NumPy runs
-# SVML's vector pow (numpy_floats.py says when, and what was measured there), with
-# NaN in the same places. Every other op must match bit for bit, except that a
-# NaN matches any NaN of the same kind (quiet or signalling): the payload of a
-# NaN of arithmetic is left open by IEEE 754. The largest pow difference seen
-# per dtype is reported.
+# The largest pow difference from NumPy seen per dtype, reported at the end.
 pow_ulps_seen = {}
 
 
-def same(op, x, y):
-    if x.dtype != y.dtype or x.shape != y.shape:
-        return False
-    if x.dtype.kind != "f":
-        return np.array_equal(x, y)
-    if not np.array_equal(np.isnan(x), np.isnan(y)) or not np.array_equal(is_signalling(x), is_signalling(y)):
-        return False
-    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
-    if op == "pow":
-        finite = np.isfinite(x) & np.isfinite(y)
-        distance = ulp_distance(x[finite], y[finite])
-        key = str(x.dtype)
-        pow_ulps_seen[key] = max(pow_ulps_seen.get(key, 0), int(distance.max(initial=0)))
-        return bool(np.all(distance <= pow_ulps(x.dtype))) and np.array_equal(
-            x[~finite].view(f"u{x.itemsize}"), y[~finite].view(f"u{y.itemsize}"))
-    return np.array_equal(x.view(f"u{x.itemsize}"), y.view(f"u{y.itemsize}"))
-
-
-# (a shape, index expression for a, b shape, index expression for b): the
-# expressions are applied to the saved arrays, as NumPy would.
-SHAPE_CASES = [
-    ((4, 3), "", (3,), ""),
-    ((5, 1), "", (1, 6), ""),
-    ((2, 3, 4), "", (2, 1, 4), ""),
-    ((7, 5), "[::-1]", (5,), ""),
-    ((6, 8), "[1:, None, -1]", (5, 1, 1), ""),
-    ((4, 5, 3), "[..., ::-1]", (3,), ""),
-    ((3, 4), "", (6, 8), "[::-2, ::2]"),
-    ((), "", (3, 2), ""),
-    ((2, 1, 3, 1), "", (1, 4, 1, 5), ""),
-    ((0, 3), "", (3,), ""),
-    ((9, 9), "[::3, 1::4]", (9, 9), "[2:5, -3:-1]"),
-]
-
-
 def check_case(tmp, n, op, dtype, sa, ea, sb, eb, fortran):
-    a = random_array(dtype, sa)
-    b = random_array(dtype, sb)
+    a = random_array(RNG, dtype, sa)
+    b = random_array(RNG, dtype, sb)
     if fortran:
         a = np.asfortranarray(a)
     pa, pb, po = (os.path.join(tmp, f"{n}_{x}.npy") for x in "abo")
     np.save(pa, a)
     np.save(pb, b)
-    va, vb = eval("a" + ea) if ea else a, eval("b" + eb) if eb else b
+    va, vb = index(a, ea), index(b, eb)
     label = f"{op} {dtype} a{list(sa)}{ea}{' (F order)' if fortran else ''} b{list(sb)}{eb}"
     p = run([op, pa + ea, pb + eb, "-o", po, "--check", "--json"])
     if p.returncode != 0:
         failures.append(f"{label}: exit {p.returncode}: {p.stderr.strip()}")
         return
     got = np.load(po)
-    want = numpy_result(op, dtype, va, vb)
-    if not same(op, got, want):
-        failures.append(f"{label}: result differs from NumPy\n  got  {got.ravel()[:8]}\n  want {want.ravel()[:8]}")
+    want = numpy_result(op, va, vb)
+    differs = mismatches(op, got, want, pow_ulps_seen)
+    if differs:
+        failures.append(f"{label}: result differs from NumPy: {differs}")
     report = json.loads(p.stdout.strip().splitlines()[-1])
     if report["out_shape"] != list(want.shape) or report["op"] != op or report["dtype"] != dtype:
         failures.append(f"{label}: --json reports {report}")
@@ -145,14 +69,17 @@ def check_case(tmp, n, op, dtype, sa, ea, sb, eb, fortran):
 
 
 def check_results(tmp):
+    """Each op once, on one of its dtypes in turn, through three shape cases:
+    the CLI's reading, indexing and writing of .npy files and its --json
+    report. Every op/dtype pair on every shape case is tests/python's
+    test_ops_vs_numpy, in-process."""
     n = 0
     for op, (_, dtypes) in OPS.items():
-        for dtype in sorted(dtypes):
-            # Each (op, dtype) pair meets a few shape cases, in turn.
-            for k in range(3):
-                sa, ea, sb, eb = SHAPE_CASES[(n + k) % len(SHAPE_CASES)]
-                check_case(tmp, n, op, dtype, sa, ea, sb, eb, fortran=(n + k) % 2 == 1 and len(sa) > 1)
-            n += 1
+        dtype = sorted(dtypes)[n % len(dtypes)]
+        for k in range(3):
+            sa, ea, sb, eb = SHAPE_CASES[(n + k) % len(SHAPE_CASES)]
+            check_case(tmp, n, op, dtype, sa, ea, sb, eb, fortran=(n + k) % 2 == 1 and len(sa) > 1)
+        n += 1
     return n
 
 
@@ -267,7 +194,7 @@ def check_threads(tmp):
     BCAST_NUM_THREADS applies when the flag is absent; values outside 0..1024
     are usage errors."""
     pa, pb = os.path.join(tmp, "threads_a.npy"), os.path.join(tmp, "threads_b.npy")
-    a, b = random_array("f32", (1500, 1000)), random_array("f32", (1000,))
+    a, b = random_array(RNG, "f32", (1500, 1000)), random_array(RNG, "f32", (1000,))
     np.save(pa, a)
     np.save(pb, b)
     outs = {}
@@ -281,7 +208,7 @@ def check_threads(tmp):
             continue
         with open(po, "rb") as f:
             outs[n] = f.read()
-        if not same("add", np.load(po), a[::-1] + b):
+        if mismatches("add", np.load(po), a[::-1] + b):
             failures.append(f"--threads {n}: result differs from NumPy")
     if len(outs) == 2 and outs[1] != outs[3]:
         failures.append("--threads 3 wrote other bytes than --threads 1")
@@ -390,12 +317,12 @@ def check_views_after_operands(tmp):
             p = run(["add", a, b, "--check", "-o", po, "--target", target])
             if p.returncode != 0 or np.load(po).shape != shape:
                 failures.append(f"{a} + {b} on {target}: exit {p.returncode} {p.stderr.strip()}")
-        x, y = random_array("f32", (5, 7)), random_array("f32", (5,))
+        x, y = random_array(RNG, "f32", (5, 7)), random_array(RNG, "f32", (5,))
         px, py = os.path.join(tmp, "views_x.npy"), os.path.join(tmp, "views_y.npy")
         np.save(px, x)
         np.save(py, y)
         p = run(["add", px + ".T", py, "-o", po, "--target", target])
-        if p.returncode != 0 or not same("add", np.load(po), x.T + y):
+        if p.returncode != 0 or mismatches("add", np.load(po), x.T + y):
             failures.append(f"x.npy.T + y on {target}: exit {p.returncode} {p.stderr.strip()}")
     p = run(["add", "f32[8,3]x", "f32[3]"])
     if p.returncode != 3 or "cannot read 'x' after the operand" not in p.stderr:
@@ -424,7 +351,7 @@ def check_json_errors():
 def check_npy_by_magic_bytes(tmp):
     """A .npy file is known by its magic bytes, whatever its name, indexed too;
     a file that is not one, under any name, is refused as not a .npy."""
-    a, b = random_array("f32", (4, 3)), random_array("f32", (3,))
+    a, b = random_array(RNG, "f32", (4, 3)), random_array(RNG, "f32", (3,))
     pa, pb = os.path.join(tmp, "a_matrix.bin"), os.path.join(tmp, "b_row.bin")
     for path, x in ((pa, a), (pb, b)):
         with open(path, "wb") as f:
@@ -432,7 +359,7 @@ def check_npy_by_magic_bytes(tmp):
     po = os.path.join(tmp, "magic_out.npy")
     for operands, want in (([pa, pb], a + b), ([pa + "[::-1]", pb], a[::-1] + b)):
         p = run(["add"] + operands + ["-o", po])
-        if p.returncode != 0 or not same("add", np.load(po), want):
+        if p.returncode != 0 or mismatches("add", np.load(po), want):
             failures.append(f".npy by its magic bytes, {operands}: exit {p.returncode} {p.stderr.strip()}")
     text = os.path.join(tmp, "notes.txt")
     with open(text, "w") as f:
@@ -446,12 +373,12 @@ def check_big_endian_npy(tmp):
     """A big-endian .npy (NumPy's astype('>f4'), '>i2', '>f8') is read as NumPy
     reads it: the same values, the native dtype out."""
     for dtype, big in (("f32", ">f4"), ("i16", ">i2"), ("f64", ">f8")):
-        a, b = random_array(dtype, (5, 4)), random_array(dtype, (4,))
+        a, b = random_array(RNG, dtype, (5, 4)), random_array(RNG, dtype, (4,))
         pa, pb, po = (os.path.join(tmp, f"be_{dtype}_{n}.npy") for n in ("a", "b", "out"))
         np.save(pa, a.astype(big))
         np.save(pb, b)
         p = run(["add", pa, pb, "-o", po])
-        if p.returncode != 0 or not same("add", np.load(po), a + b):
+        if p.returncode != 0 or mismatches("add", np.load(po), a + b):
             failures.append(f"big-endian {big} operand: exit {p.returncode} {p.stderr.strip()}")
 
 
@@ -459,7 +386,7 @@ def check_npy_version_3(tmp):
     """.npy version 3.0 files (C and Fortran order) are read as NumPy reads them;
     a version 4.0 file is refused."""
     for dtype, shape, fortran in [("f64", (3, 4), False), ("f32", (5, 2, 3), True)]:
-        a, b = random_array(dtype, shape), random_array(dtype, shape[-1:])
+        a, b = random_array(RNG, dtype, shape), random_array(RNG, dtype, shape[-1:])
         pa, pb, po = (os.path.join(tmp, f"v3_{dtype}_{x}.npy") for x in "abo")
         write_npy_v3(pa, a, fortran)
         np.save(pb, b)
@@ -471,7 +398,7 @@ def check_npy_version_3(tmp):
         if readable is not True:
             failures.append(f"{label}: the hand-written file does not load as the array in NumPy: {readable}")
         p = run(["mul", pa, pb, "-o", po])
-        if p.returncode != 0 or not same("mul", np.load(po), a * b):
+        if p.returncode != 0 or mismatches("mul", np.load(po), a * b):
             failures.append(f"{label}: exit {p.returncode} {p.stderr.strip()}, or the result differs from NumPy's")
     v4 = os.path.join(tmp, "v4.npy")
     write_npy_v3(v4, np.zeros(3, np.float32))
@@ -556,7 +483,7 @@ def main():
         print("FAIL:", f)
     print(f"pow: {svml_pow()[1]}; largest ULP from NumPy (bound): " +
           ", ".join(f"{d} {u} ({pow_ulps(d)})" for d, u in sorted(pow_ulps_seen.items())))
-    print(f"{pairs} op/dtype pairs x 3 shape cases checked against NumPy; {len(failures)} failures"
+    print(f"{pairs} ops x 3 shape cases checked against NumPy through .npy files; {len(failures)} failures"
           + (f", {len(not_checked)} checks not run (NOT CHECKED above)" if not_checked else ""))
     sys.exit(1 if failures else 0)
 
