@@ -7,6 +7,7 @@
 #include "call_memo.h"
 #include "gil.h"
 #include "operand.h"
+#include "prepared_object.h"
 #include "python_errors.h"
 #include "result_array.h"
 
@@ -63,29 +64,11 @@ PyObject* call_with_number(Op op, const Operand& a, const Operand& b, PyObject* 
   return to_numpy(std::move(result));
 }
 
-// NOTE: [Python call memo]: a call the calling thread made twice in a row.
-PyObject* call_prepared(const CallMemo::Hit& hit, PyObject* out) {
-  const PreparedOp& p = *hit.op;
-  const std::int64_t numel = checked_numel(p.out_shape(), "out");
-  if (out != nullptr) {
-    {
-      const GilRelease unlocked(numel);
-      p.run_data(hit.a, hit.b, hit.out);
-    }
-    return Py_NewRef(out);
-  }
-  Tensor result = Tensor::empty(p.out_dtype(), p.out_layout());
-  {
-    const GilRelease unlocked(numel);
-    p.run_data(hit.a, hit.b, result.data());
-  }
-  return to_numpy(std::move(result));
-}
-
 PyObject* call_op(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   PyObject* out = parse_arguments(op_name(op), args, nargs, kwnames);
   CallMemo& memo = call_memo();
-  if (const auto hit = memo.find(op, args[0], args[1], out)) return call_prepared(*hit, out);
+  // NOTE: [Python call memo]: a call the calling thread made twice in a row.
+  if (const auto hit = memo.find(op, args[0], args[1], out)) return run_in_place(*hit->op, hit->a, hit->b, out, hit->out);
   // Two Python numbers are two arrays, as NumPy takes them (int64, float64, bool).
   const bool numbers_only = !PyArray_Check(args[0]) && !PyArray_Check(args[1]) &&
                             (PyLong_Check(args[0]) || PyFloat_Check(args[0])) &&

@@ -91,13 +91,8 @@ PyObject* run(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObjec
     const void* a = data_in_place(given[0], op.dtype(), op.a_layout(), false);
     const void* b = data_in_place(given[1], op.dtype(), op.b_layout(), false);
     void* out = given[n] != nullptr ? data_in_place(given[n], op.out_dtype(), op.out_layout(), true) : nullptr;
-    if (a != nullptr && b != nullptr && out != nullptr) {
-      {
-        const GilRelease unlocked(call.out_numel);
-        op.run_data(a, b, out);
-      }
-      return Py_NewRef(given[n]);
-    }
+    if (a != nullptr && b != nullptr && (given[n] == nullptr || out != nullptr))
+      return run_in_place(op, a, b, given[n], out);
   }
   std::array<std::optional<Operand>, kMaxOperands> operands;
   std::vector<TensorView> views;
@@ -186,6 +181,23 @@ PyObject* wrap(std::unique_ptr<PreparedCall> call) {
 }
 
 }  // namespace
+
+PyObject* run_in_place(const PreparedOp& op, const void* a, const void* b, PyObject* out, void* out_data) {
+  const std::int64_t numel = checked_numel(op.out_shape(), "out");
+  if (out != nullptr) {
+    {
+      const GilRelease unlocked(numel);
+      op.run_data(a, b, out_data);
+    }
+    return Py_NewRef(out);
+  }
+  Tensor result = Tensor::empty(op.out_dtype(), op.out_layout());
+  {
+    const GilRelease unlocked(numel);
+    op.run_data(a, b, result.data());
+  }
+  return to_numpy(std::move(result));
+}
 
 void add_prepared_type(PyObject* module) {
   static PyMemberDef members[] = {

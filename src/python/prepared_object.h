@@ -8,7 +8,14 @@
 
 #include "numpy_api.h"
 
+#include "bcast/prepared.h"
+
 namespace bcast::python {
+
+// Runs `op` on the data of arrays read in place (data_in_place): into
+// `out_data`, out's, returning out, or (out null) into a new array. The path
+// of a Prepared's call and of NOTE: [Python call memo]'s. New reference.
+PyObject* run_in_place(const PreparedOp& op, const void* a, const void* b, PyObject* out, void* out_data);
 
 // Creates the type and adds it to `module` as Prepared.
 void add_prepared_type(PyObject* module);
