@@ -5,12 +5,13 @@
 #define BCAST_PYTHON_IMPORTS_NUMPY
 #include "numpy_api.h"
 
+#include <algorithm>
+
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "bcast/bcast.h"
-#include "gil.h"
 #include "op_functions.h"
 #include "operand.h"
 #include "prepared_object.h"
@@ -44,21 +45,13 @@ struct NamedOperands {
 py::object evaluate_text(const std::string& text, const py::dict& given, const py::object& out) {
   const NamedOperands named(given);
   const Expr e = parse_expression(text, named.expr_operands);
-  if (!out.is_none()) {
-    const Operand o = Operand::output(out.ptr());
-    {
-      const GilRelease unlocked(o.view().numel());
-      evaluate(e, o.view());
-    }
-    return out;
-  }
-  const ExprInfo info = describe(e);
-  Tensor result;
-  {
-    const GilRelease unlocked(checked_numel(info.out_shape, "out"));
-    result = evaluate(e);
-  }
-  return py::reinterpret_steal<py::object>(to_numpy(std::move(result)));
+  // A lower bound of the result's elements, for NOTE: [GIL]: its largest input's.
+  std::int64_t numel = 0;
+  for (const Operand& o : named.operands) numel = std::max(numel, o.is_number() ? 1 : o.view().numel());
+  PyObject* result = run_call(
+      out.is_none() ? nullptr : out.ptr(), numel, [&](const TensorView& o) { evaluate(e, o); },
+      [&] { return evaluate(e); });
+  return py::reinterpret_steal<py::object>(result);
 }
 
 py::dict describe_text(const std::string& text, const py::dict& given) {

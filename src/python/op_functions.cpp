@@ -5,7 +5,6 @@
 
 #include "bcast/ops.h"
 #include "call_memo.h"
-#include "gil.h"
 #include "operand.h"
 #include "prepared_object.h"
 #include "python_errors.h"
@@ -47,21 +46,9 @@ PyObject* parse_arguments(std::string_view op, PyObject* const* args, Py_ssize_t
 PyObject* call_with_number(Op op, const Operand& a, const Operand& b, PyObject* out) {
   const Expr e = parse_expression(std::string(op_name(op)) + "(a, b)",
                                   {{"a", a.expr_operand()}, {"b", b.expr_operand()}});
-  if (out != nullptr) {
-    const Operand o = Operand::output(out);
-    {
-      const GilRelease unlocked(o.view().numel());
-      evaluate(e, o.view());
-    }
-    return Py_NewRef(out);
-  }
-  const std::int64_t numel = a.is_number() ? b.view().numel() : a.view().numel();
-  Tensor result;
-  {
-    const GilRelease unlocked(numel);
-    result = evaluate(e);
-  }
-  return to_numpy(std::move(result));
+  return run_call(
+      out, a.is_number() ? b.view().numel() : a.view().numel(), [&](const TensorView& o) { evaluate(e, o); },
+      [&] { return evaluate(e); });
 }
 
 PyObject* call_op(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -76,22 +63,17 @@ PyObject* call_op(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwna
   const Operand a = numbers_only ? Operand::array(args[0], "a") : Operand::input(args[0], "a");
   const Operand b = numbers_only ? Operand::array(args[1], "b") : Operand::input(args[1], "b");
   if (a.is_number() || b.is_number()) return call_with_number(op, a, b, out);
-  if (out != nullptr) {
-    const Operand o = Operand::output(out);
-    {
-      const GilRelease unlocked(o.view().numel());
-      binary(op, a.view(), b.view(), o.view());
-    }
-    memo.seen(op, a.view(), b.view(), &o.view());
-    return Py_NewRef(out);
-  }
-  Tensor result;
-  {
-    const GilRelease unlocked(broadcast_numel(a.view().shape(), b.view().shape()));
-    result = binary(op, a.view(), b.view());
-  }
-  memo.seen(op, a.view(), b.view(), nullptr);
-  return to_numpy(std::move(result));
+  return run_call(
+      out, broadcast_numel(a.view().shape(), b.view().shape()),
+      [&](const TensorView& o) {
+        binary(op, a.view(), b.view(), o);
+        memo.seen(op, a.view(), b.view(), &o);
+      },
+      [&] {
+        Tensor result = binary(op, a.view(), b.view());
+        memo.seen(op, a.view(), b.view(), nullptr);
+        return result;
+      });
 }
 
 template <Op op>

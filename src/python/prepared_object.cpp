@@ -104,23 +104,15 @@ PyObject* run(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObjec
                                      "when it is prepared)", call.text, call.inputs[i]);
     views.push_back(operands[i]->view());
   }
-  if (PyObject* out = given[n]) {
-    const Operand o = Operand::output(out);
-    {
-      const GilRelease unlocked(call.out_numel);
-      if (call.op)
-        (*call.op)(views[0], views[1], o.view());
-      else
-        (*call.expr)(views, o.view());
-    }
-    return Py_NewRef(out);
-  }
-  Tensor result;
-  {
-    const GilRelease unlocked(call.out_numel);
-    result = call.op ? (*call.op)(views[0], views[1]) : (*call.expr)(views);
-  }
-  return to_numpy(std::move(result));
+  return run_call(
+      given[n], call.out_numel,
+      [&](const TensorView& o) {
+        if (call.op)
+          (*call.op)(views[0], views[1], o);
+        else
+          (*call.expr)(views, o);
+      },
+      [&] { return call.op ? (*call.op)(views[0], views[1]) : (*call.expr)(views); });
 }
 
 PyObject* vectorcall(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObject* kwnames) {
