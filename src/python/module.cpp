@@ -24,30 +24,12 @@ namespace py = pybind11;
 namespace bcast::python {
 namespace {
 
-// An expression's operands, by name: Python's dict of arrays and numbers.
-struct NamedOperands {
-  std::vector<std::string> names;
-  std::vector<Operand> operands;  // keeps what the views read alive
-  std::map<std::string, ExprOperand, std::less<>> expr_operands;
-
-  explicit NamedOperands(const py::dict& given) {
-    operands.reserve(given.size());
-    for (const auto& [key, value] : given) names.push_back(py::str(key).cast<std::string>());
-    std::size_t i = 0;
-    for (const auto& item : given) {
-      operands.push_back(Operand::input(item.second.ptr(), names[i].c_str()));
-      expr_operands.emplace(names[i], operands.back().expr_operand());
-      ++i;
-    }
-  }
-};
-
 py::object evaluate_text(const std::string& text, const py::dict& given, const py::object& out) {
-  const NamedOperands named(given);
-  const Expr e = parse_expression(text, named.expr_operands);
+  const NamedOperands named(given.ptr());
+  const Expr e = parse_expression(text, named.expr_operands());
   // A lower bound of the result's elements, for NOTE: [GIL]: its largest input's.
   std::int64_t numel = 0;
-  for (const Operand& o : named.operands) numel = std::max(numel, o.is_number() ? 1 : o.view().numel());
+  for (const Operand& o : named.operands()) numel = std::max(numel, o.is_number() ? 1 : o.view().numel());
   PyObject* result = run_call(
       out.is_none() ? nullptr : out.ptr(), numel, [&](const TensorView& o) { evaluate(e, o); },
       [&] { return evaluate(e); });
@@ -55,8 +37,8 @@ py::object evaluate_text(const std::string& text, const py::dict& given, const p
 }
 
 py::dict describe_text(const std::string& text, const py::dict& given) {
-  const NamedOperands named(given);
-  const ExprInfo info = describe(parse_expression(text, named.expr_operands));
+  const NamedOperands named(given.ptr());
+  const ExprInfo info = describe(parse_expression(text, named.expr_operands()));
   std::vector<std::string> in_dtypes;
   for (DType d : info.in_dtypes) in_dtypes.emplace_back(dtype_name(d));
   py::dict d;

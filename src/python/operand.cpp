@@ -184,4 +184,17 @@ Operand Operand::output(PyObject* object) {
                Py_TYPE(object)->tp_name);
 }
 
+NamedOperands::NamedOperands(PyObject* dict) {
+  PyObject* key = nullptr;
+  PyObject* value = nullptr;
+  Py_ssize_t position = 0;
+  while (PyDict_Next(dict, &position, &key, &value)) names_.push_back(py::str(key).cast<std::string>());
+  operands_.reserve(names_.size());  // the map keeps views of them
+  position = 0;
+  for (std::size_t i = 0; PyDict_Next(dict, &position, &key, &value); ++i) {
+    operands_.push_back(Operand::input(value, names_[i].c_str()));
+    expr_operands_.emplace(names_[i], operands_.back().expr_operand());
+  }
+}
+
 }  // namespace bcast::python

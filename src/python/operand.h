@@ -2,8 +2,11 @@
 // "Operands").
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
@@ -58,6 +61,21 @@ class Operand {
   pybind11::object owner_;  // the array whose memory view_ reads, when one was made or taken
   std::shared_ptr<DLPackImport> dlpack_;
   std::optional<ExprOperand> number_;
+};
+
+// An expression's operands by name, from Python's dict of arrays and numbers
+// (bcast.evaluate's keywords), as parse_expression takes them. The operands
+// stay alive with it: their views read the arrays' memory.
+class NamedOperands {
+ public:
+  explicit NamedOperands(PyObject* dict);
+  const std::vector<Operand>& operands() const { return operands_; }
+  const std::map<std::string, ExprOperand, std::less<>>& expr_operands() const { return expr_operands_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<Operand> operands_;
+  std::map<std::string, ExprOperand, std::less<>> expr_operands_;
 };
 
 }  // namespace bcast::python

@@ -32,7 +32,7 @@ struct PreparedCall {
   std::optional<PreparedExpr> expr;
   std::vector<std::string> inputs;    // the call's operands, in positional order
   std::vector<py::object> names;      // the same, as Python strings
-  std::vector<Operand> made_with;     // the operands it was prepared with, kept alive
+  std::optional<NamedOperands> made_with;  // the operands it was prepared with, kept alive
   std::string text;                   // "add(a, b)" or the expression
   std::int64_t out_numel = 0;
 
@@ -227,10 +227,12 @@ PyObject* prepare_op(const std::string& name, PyObject* a, PyObject* b, PyObject
   if (!op) detail::fail(ErrorKind::value, "prepare: '{}' is not an op (add, sub, ...)", name);
   auto call = std::make_unique<PreparedCall>();
   call->text = name + "(a, b)";
-  call->made_with.push_back(Operand::input(a, "a"));
-  call->made_with.push_back(Operand::input(b, "b"));
-  const Operand& x = call->made_with[0];
-  const Operand& y = call->made_with[1];
+  py::dict examples;
+  examples["a"] = py::handle(a);
+  examples["b"] = py::handle(b);
+  const NamedOperands& made_with = call->made_with.emplace(examples.ptr());
+  const Operand& x = made_with.operands()[0];
+  const Operand& y = made_with.operands()[1];
   if (!x.is_number() && !y.is_number() && x.view().dtype() == y.view().dtype()) {
     const DType dtype = x.view().dtype();
     call->op = out != nullptr ? prepare(*op, dtype, x.view().layout(), y.view().layout(), Operand::output(out).view().layout())
@@ -240,7 +242,7 @@ PyObject* prepare_op(const std::string& name, PyObject* a, PyObject* b, PyObject
     if (out != nullptr)
       detail::fail(ErrorKind::value, "prepare: out= is for operands of one dtype; {} writes a new array's layout",
                    call->text);
-    call->expr = prepare(parse_expression(call->text, {{"a", x.expr_operand()}, {"b", y.expr_operand()}}));
+    call->expr = prepare(parse_expression(call->text, made_with.expr_operands()));
   }
   call->inputs = call->op ? std::vector<std::string>{"a", "b"} : call->expr->info().inputs;
   return wrap(std::move(call));
@@ -249,19 +251,7 @@ PyObject* prepare_op(const std::string& name, PyObject* a, PyObject* b, PyObject
 PyObject* prepare_expression(const std::string& text, PyObject* operands) {
   auto call = std::make_unique<PreparedCall>();
   call->text = text;
-  std::map<std::string, ExprOperand, std::less<>> named;
-  PyObject* key = nullptr;
-  PyObject* value = nullptr;
-  Py_ssize_t position = 0;
-  std::vector<std::string> names;
-  while (PyDict_Next(operands, &position, &key, &value)) names.push_back(py::str(key).cast<std::string>());
-  position = 0;
-  call->made_with.reserve(names.size());
-  for (std::size_t i = 0; PyDict_Next(operands, &position, &key, &value); ++i) {
-    call->made_with.push_back(Operand::input(value, names[i].c_str()));
-    named.emplace(names[i], call->made_with.back().expr_operand());
-  }
-  call->expr = prepare(parse_expression(text, named));
+  call->expr = prepare(parse_expression(text, call->made_with.emplace(operands).expr_operands()));
   call->inputs = call->expr->info().inputs;
   return wrap(std::move(call));
 }
