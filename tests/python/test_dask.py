@@ -1,0 +1,123 @@
+"""bcast.dask against NumPy: on Dask's threaded scheduler and on a
+distributed LocalCluster of worker processes on the loopback interface, with
+chunk grids that do not line up, operands of extent 1 along chunked dims,
+empty and Fortran-ordered chunks; warm() on every worker, the disk cache
+shared by the workers, and a worker killed in the middle of a computation."""
+import logging
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")  # Debian's python3-dask (tools/setup-deps.sh installs it)
+import bcast  # noqa: E402
+import bcast.dask  # noqa: E402
+
+RNG = np.random.default_rng(20)
+
+
+def bcast_tasks(result):
+    return [k for k in dict(result.__dask_graph__()) if isinstance(k, tuple) and k[0] == result.name]
+
+
+def test_grids_that_do_not_line_up_and_extent_one_operands():
+    xv = RNG.standard_normal((700, 500)).astype(np.float32)
+    yv = RNG.standard_normal((700, 500)).astype(np.float32)
+    col = RNG.standard_normal((700, 1)).astype(np.float32)
+    row = RNG.standard_normal(500).astype(np.float32)
+    x = da.from_array(xv, chunks=(300, 200))
+    y = da.from_array(yv, chunks=(250, 333))  # lines up with x's grid nowhere
+    c = da.from_array(col, chunks=(100, 1))   # extent 1 along the chunked second dim
+    result = bcast.dask.evaluate("(x - y) * c + r", x=x, y=y, c=c, r=row)
+    assert len(bcast_tasks(result)) == result.npartitions  # one task per output chunk
+    assert np.array_equal(result.compute(scheduler="threads"), (xv - yv) * col + row)
+
+
+def test_empty_and_fortran_ordered_chunks_and_the_binary_ops():
+    f = np.asfortranarray(RNG.standard_normal((60, 40)))
+    x = da.from_array(f, chunks=(25, 15))  # each chunk a Fortran-ordered view
+    y = da.from_array(np.arange(40.0), chunks=(((0, 40),)))
+    assert np.array_equal(bcast.dask.mul(x, y).compute(), f * np.arange(40.0))
+    empty = da.from_array(np.ones((0, 5), np.int16), chunks=((0,), (2, 3)))
+    assert bcast.dask.add(empty, np.int16(3)).compute().shape == (0, 5)
+    ragged = da.from_array(np.arange(10, dtype=np.int32), chunks=((0, 4, 0, 6),))
+    assert np.array_equal(bcast.dask.sub(ragged, 1).compute(), np.arange(10, dtype=np.int32) - 1)
+
+
+def test_u8_normalisation_promotes_as_numpy_2():
+    img = RNG.integers(0, 256, (64, 48, 3), dtype=np.uint8)
+    mean = np.array([0.485, 0.456, 0.406], np.float32)
+    std = np.array([0.229, 0.224, 0.225], np.float32)
+    x = bcast.var("x")
+    result = bcast.dask.evaluate((x.astype("f32") - mean) / std, x=da.from_array(img, chunks=(20, 48, 3)))
+    assert result.dtype == np.float32
+    assert np.array_equal(result.compute(), (img.astype(np.float32) - mean) / std)
+
+
+def test_what_dask_cannot_chunk_is_said_in_the_error():
+    x = da.from_array(np.arange(10.0), chunks=5)
+    unknown = x[x > 3]  # chunk sizes known only after computing
+    with pytest.raises(ValueError, match="unknown size.*compute_chunk_sizes"):
+        bcast.dask.evaluate("a + b", a=unknown, b=1.0)
+    with pytest.raises(ValueError, match=r"y has shape \[4\], which does not broadcast with x \[10\]"):
+        bcast.dask.add(x, da.ones(4, chunks=2))
+    with pytest.raises(TypeError, match="complex"):
+        bcast.dask.add(x, np.ones(10, np.complex64))
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    distributed = pytest.importorskip("distributed")
+    cache = tmp_path_factory.mktemp("bcast-cache")
+    saved = os.environ.get("BCAST_CACHE_DIR")
+    os.environ["BCAST_CACHE_DIR"] = str(cache)  # the workers' shared disk cache
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                      dashboard_address=None, silence_logs=logging.ERROR) as c:
+            with distributed.Client(c) as client:
+                yield client
+    finally:
+        if saved is None:
+            os.environ.pop("BCAST_CACHE_DIR", None)
+        else:
+            os.environ["BCAST_CACHE_DIR"] = saved
+
+
+def test_distributed_workers_share_the_disk_cache_and_warm_before_the_first_task(cluster):
+    xv = RNG.standard_normal((400, 300)).astype(np.float32)
+    g = RNG.standard_normal(300).astype(np.float32)
+    result = bcast.dask.evaluate("(x - 1.5) * g + 2", x=da.from_array(xv, chunks=(100, 150)), g=g)
+    first, second = sorted(cluster.scheduler_info()["workers"])
+    warmed = bcast.dask.warm(cluster, [result], workers=[first])
+    assert warmed[first]["compiles"] >= 1
+    warmed = bcast.dask.warm(cluster, [result], workers=[second])
+    assert warmed[second]["disk_hits"] >= 1 and warmed[second]["compiles"] == 0  # from the first one's files
+    before = bcast.dask.warm(cluster, [result])
+    assert np.array_equal(result.compute(), (xv - np.float32(1.5)) * g + 2)
+    after = bcast.dask.cache_stats(cluster)
+    for worker in after:  # every task found its kernel ready
+        assert after[worker]["misses"] == before[worker]["misses"], (before, after)
+        assert after[worker]["fallback_calls"] == 0
+
+
+def slow_block(seed_block, block_info=None):
+    """A chunk of inputs that takes a while, so that a worker dies with work in hand."""
+    time.sleep(0.05)
+    loc = block_info[None]["chunk-location"]
+    return np.random.default_rng(loc[0]).standard_normal(block_info[None]["chunk-shape"]).astype(np.float32)
+
+
+def test_a_worker_killed_mid_compute_costs_a_retry_not_a_result(cluster):
+    shape, chunks = (4000, 256), (100, 256)
+    x = da.map_blocks(slow_block, da.zeros(shape, chunks=chunks, dtype=np.float32), dtype=np.float32)
+    result = bcast.dask.evaluate("max(x * 3 - 1, 0)", x=x)
+    want = np.maximum(np.concatenate([np.random.default_rng(i).standard_normal(chunks).astype(np.float32)
+                                      for i in range(shape[0] // chunks[0])]) * 3 - 1, 0)
+    pids = cluster.run(os.getpid)
+    future = cluster.compute(result)
+    time.sleep(0.6)  # a few of the 40 tasks done on each worker
+    assert not future.done()
+    os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
+    assert np.array_equal(future.result(timeout=120), want)
