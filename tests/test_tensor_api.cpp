@@ -8,8 +8,10 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "bcast/bcast.h"
+#include "large_buffers.h"
 #include "oracle.h"
 #include "test_support.h"
 
@@ -71,6 +73,38 @@ TEST(TensorApi, EmptyIsTheConstructorWithoutTheFillAndResultsAreWrittenWhole) {
     const Tensor r = add(a, row);
     for (std::int64_t i = 0; i < r.numel(); ++i) EXPECT_EQ(r.data_as<std::int32_t>()[i], i % 6 + 1);
   }
+}
+
+// NOTE: [Large buffers]: a freed large buffer comes back to the next tensor
+// of its size, zero-filled by the constructor as a new one would be; at most
+// kMaxKept are kept, and a size above kMaxKeptBytes never is.
+TEST(TensorApi, LargeBuffersAreReusedBySizeAndBounded) {
+  large_buffers::release_kept();
+  const Layout big = Layout::contiguous({1024, 1024});  // 4 MiB of f32: two huge pages
+  const void* first = nullptr;
+  {
+    const Tensor t = Tensor::empty(DType::f32, big);
+    first = t.data();
+    std::memset(t.data(), 0xAB, t.nbytes());
+  }
+  EXPECT_EQ(large_buffers::kept(), 1U);
+  {
+    const Tensor again(DType::f32, big);
+    EXPECT_EQ(again.data(), first);
+    EXPECT_EQ(large_buffers::kept(), 0U);
+    for (std::int64_t i = 0; i < again.numel(); i += 4099) EXPECT_EQ(again.data_as<float>()[i], 0.0f);
+    const Tensor other = Tensor::empty(DType::f32, Layout::contiguous({2048, 1024}));  // another size: new
+    EXPECT_NE(other.data(), first);
+  }
+  {
+    std::vector<Tensor> many;
+    for (std::size_t i = 0; i < large_buffers::kMaxKept + 3; ++i) many.push_back(Tensor::empty(DType::f32, big));
+  }
+  EXPECT_EQ(large_buffers::kept(), large_buffers::kMaxKept);
+  EXPECT_LE(large_buffers::kept_bytes(), large_buffers::kMaxKeptBytes);
+  large_buffers::release_kept();
+  EXPECT_EQ(large_buffers::kept(), 0U);
+  EXPECT_EQ(large_buffers::kept_bytes(), 0U);
 }
 
 // copy_to broadcasts as the ops do and converts as astype does; a shape

@@ -5,17 +5,19 @@
 #include <cstring>
 #include <utility>
 
-#include <sys/mman.h>
-
 #include "error_messages.h"
 #include "fault_injection.h"
+#include "large_buffers.h"
 
 namespace bcast {
 namespace {
 // Buffers of two huge pages or more are huge-page aligned and offered to the
 // kernel's transparent huge pages: a walk across rows of a large tensor (a
-// transposed view) then misses the TLB 512 times less often.
-constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+// transposed view) then misses the TLB 512 times less often. They come from
+// and go back to NOTE: [Large buffers].
+using large_buffers::kHugePageBytes;
+// Free's shift of a large buffer.
+constexpr std::size_t kLarge = ~std::size_t{0};
 }  // namespace
 
 // NOTE: [Tensor buffers] A buffer under two huge pages is a malloc'ed block
@@ -23,7 +25,12 @@ constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 // aligned_alloc's: glibc's aligned_alloc splits a larger block and frees the
 // pieces around it, a sixth of a 16-element call from Python in a profile
 // (_int_free, malloc_consolidate). Free moves back by the shift it kept.
-void Tensor::Free::operator()(std::byte* p) const { std::free(p - shift); }
+void Tensor::Free::operator()(std::byte* p) const {
+  if (shift == kLarge)
+    large_buffers::give_back(p);
+  else
+    std::free(p - shift);
+}
 
 Tensor::Tensor(DType dtype, const Shape& shape, Order order)
     : Tensor(dtype, order == Order::c ? Layout::contiguous(shape) : Layout::column_major(shape)) {}
@@ -52,8 +59,8 @@ Tensor::Tensor(DType dtype, const Layout& layout, Fill fill) {
   if (fault::armed(fault::Fault::allocate)) {
     // p stays null: the allocation failure, planted.
   } else if (huge) {
-    p = static_cast<std::byte*>(std::aligned_alloc(alignment, padded));
-    if (p != nullptr) ::madvise(p, padded, MADV_HUGEPAGE);
+    p = large_buffers::take(padded);
+    shift = kLarge;
   } else if (auto* block = static_cast<std::byte*>(std::malloc(padded + kAlignment))) {
     shift = (kAlignment - reinterpret_cast<std::uintptr_t>(block) % kAlignment) % kAlignment;
     p = block + shift;

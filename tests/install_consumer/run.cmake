@@ -34,7 +34,7 @@ if(PYTHON_DIR)
 assert bcast.__file__.startswith('${prefix}'), bcast.__file__; print('installed module', bcast.__file__)")
   unset(ENV{PYTHONPATH})
 endif()
-foreach(page README.md semantics.md python.md cli.md settings.md cache.md logging.md ascend.md reliability.md performance.md
+foreach(page README.md semantics.md python.md dask.md cli.md settings.md cache.md logging.md ascend.md reliability.md performance.md
              architecture.md)
   if(NOT EXISTS ${prefix}/${DOCDIR}/${page})
     message(FATAL_ERROR "cmake --install did not install ${page} in ${prefix}/${DOCDIR}")
