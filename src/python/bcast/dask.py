@@ -27,7 +27,7 @@ from dask.base import tokenize
 from . import _bcast, _text_and_operands
 from .expr import BINARY
 
-__all__ = ["evaluate", "warm", "cache_stats", *BINARY]
+__all__ = ["evaluate", "warm", "cache_stats", "set_num_threads", *BINARY]
 
 log = logging.getLogger("bcast.dask")
 
@@ -133,6 +133,17 @@ def _stats_here() -> dict[str, Any]:
 def cache_stats(client: Any) -> dict[str, dict[str, Any]]:
     """Each worker's kernel cache statistics (bcast.kernel_cache_stats()), by worker address."""
     return client.run(_stats_here)
+
+
+def _threads_here(n: int) -> int:
+    _bcast.set_num_threads(n)
+    return _bcast.num_threads()
+
+
+def set_num_threads(client: Any, n: int) -> dict[str, int]:
+    """bcast.set_num_threads(n) on every worker of `client`. A worker whose
+    threads already run one task per core wants 1 (docs/dask.md)."""
+    return client.run(_threads_here, n)
 
 
 def warm(client: Any, expressions: list[da.Array], workers: list[str] | None = None) -> dict[str, dict[str, Any]]:
