@@ -3,42 +3,23 @@
 #include <pybind11/pybind11.h>
 
 #include "error_messages.h"
+#include "operand.h"
 
 namespace bcast::python {
 
 namespace {
 
-DType dtype_of(const dl::DataType& t, const char* name) {
-  if (t.lanes == 1) {
-    switch (t.code) {
-      case dl::int_:
-        if (t.bits == 8) return DType::i8;
-        if (t.bits == 16) return DType::i16;
-        if (t.bits == 32) return DType::i32;
-        if (t.bits == 64) return DType::i64;
-        break;
-      case dl::uint:
-        if (t.bits == 8) return DType::u8;
-        if (t.bits == 16) return DType::u16;
-        if (t.bits == 32) return DType::u32;
-        if (t.bits == 64) return DType::u64;
-        break;
-      case dl::float_:
-        if (t.bits == 16) return DType::f16;
-        if (t.bits == 32) return DType::f32;
-        if (t.bits == 64) return DType::f64;
-        break;
-      case dl::bfloat:
-        if (t.bits == 16) return DType::bf16;
-        break;
-      case dl::boolean:
-        if (t.bits == 8) return DType::boolean;
-        break;
-      default: break;
-    }
+DType dlpack_dtype(const dl::DataType& t, const char* name) {
+  std::optional<DType> dtype;
+  if (t.lanes == 1 && t.code == dl::bfloat && t.bits == 16) dtype = DType::bf16;
+  if (t.lanes == 1 && t.bits % 8 == 0) {
+    constexpr char kinds[] = {'i', 'u', 'f', '?', '?', '?', 'b'};  // by DLPack's type code
+    if (t.code < sizeof kinds && t.code != dl::bfloat) dtype = python::dtype_of(kinds[t.code], t.bits / 8);
   }
-  detail::fail(ErrorKind::dtype, "{}: DLPack dtype (code {}, {} bits, {} lanes) has no bcast dtype", name, t.code, t.bits,
-               t.lanes);
+  if (!dtype)
+    detail::fail(ErrorKind::dtype, "{}: DLPack dtype (code {}, {} bits, {} lanes) has no bcast dtype", name, t.code,
+                 t.bits, t.lanes);
+  return *dtype;
 }
 
 }  // namespace
@@ -63,7 +44,7 @@ DLPackImport::DLPackImport(PyObject* object, const char* name) {
   if (t.device.device_type != dl::cpu)
     detail::fail(ErrorKind::value, "{}: the DLPack tensor is on device ({}, {}), not the CPU (1, 0)", name,
                  t.device.device_type, t.device.device_id);
-  const DType dtype = dtype_of(t.dtype, name);
+  const DType dtype = dlpack_dtype(t.dtype, name);
   Layout layout;
   layout.shape.assign(t.shape, t.shape + t.ndim);
   layout = t.strides != nullptr ? Layout{layout.shape, Strides(t.strides, t.strides + t.ndim)}

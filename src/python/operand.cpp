@@ -28,30 +28,31 @@ int numpy_type(DType dtype) {
                dtype_name(dtype));
 }
 
-std::optional<DType> bcast_dtype(const PyArray_Descr* descr) {
-  const int size = descr->elsize;
-  switch (descr->kind) {
-    case 'b': return size == 1 ? std::optional(DType::boolean) : std::nullopt;
+std::optional<DType> dtype_of(char kind, int bytes) {
+  switch (kind) {
+    case 'b': return bytes == 1 ? std::optional(DType::boolean) : std::nullopt;
     case 'f':
-      if (size == 2) return DType::f16;
-      if (size == 4) return DType::f32;
-      if (size == 8) return DType::f64;
+      if (bytes == 2) return DType::f16;
+      if (bytes == 4) return DType::f32;
+      if (bytes == 8) return DType::f64;
       return std::nullopt;
     case 'i':
-      if (size == 1) return DType::i8;
-      if (size == 2) return DType::i16;
-      if (size == 4) return DType::i32;
-      if (size == 8) return DType::i64;
+      if (bytes == 1) return DType::i8;
+      if (bytes == 2) return DType::i16;
+      if (bytes == 4) return DType::i32;
+      if (bytes == 8) return DType::i64;
       return std::nullopt;
     case 'u':
-      if (size == 1) return DType::u8;
-      if (size == 2) return DType::u16;
-      if (size == 4) return DType::u32;
-      if (size == 8) return DType::u64;
+      if (bytes == 1) return DType::u8;
+      if (bytes == 2) return DType::u16;
+      if (bytes == 4) return DType::u32;
+      if (bytes == 8) return DType::u64;
       return std::nullopt;
     default: return std::nullopt;
   }
 }
+
+std::optional<DType> bcast_dtype(const PyArray_Descr* descr) { return dtype_of(descr->kind, descr->elsize); }
 
 namespace {
 

@@ -21,6 +21,9 @@ namespace bcast::python {
 // NumPy's dtype of a bcast dtype (bf16 has none: an Error(dtype)), and back.
 int numpy_type(DType dtype);
 std::optional<DType> bcast_dtype(const PyArray_Descr* descr);
+// The dtype of an element kind as the array interface spells it ('b' bool,
+// 'i' signed, 'u' unsigned, 'f' float) and its size in bytes, if bcast has it.
+std::optional<DType> dtype_of(char kind, int bytes);
 
 // The data of `object` when it is an ndarray that a call can use in place
 // with exactly this dtype and layout (writable too, for an output), read

@@ -17,7 +17,7 @@ a common grid (unify_chunks).
 """
 from __future__ import annotations
 
-import logging
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -25,15 +25,16 @@ import dask.array as da
 from dask.base import tokenize
 
 from . import _bcast, _text_and_operands
-from .expr import BINARY
+from .expr import BINARY, _numpy_dtype
 
 __all__ = ["evaluate", "warm", "cache_stats", "set_num_threads", *BINARY]
 
-log = logging.getLogger("bcast.dask")
-
 # A result of evaluate(), by name -> what warm() needs to compile its kernels:
 # (text, the output's chunks, name -> (dtype, shape) of each array, numbers).
-_WARM_SPECS: dict[str, tuple] = {}
+# The most recent _MAX_WARM_SPECS are kept (dask arrays take no weak
+# references, so a spec cannot leave with its array).
+_WARM_SPECS: "OrderedDict[str, tuple]" = OrderedDict()
+_MAX_WARM_SPECS = 4096
 
 
 def _chunk(*blocks: np.ndarray, text: str, names: tuple[str, ...], numbers: dict[str, Any]) -> np.ndarray:
@@ -83,18 +84,10 @@ def evaluate(expression: "str | Any", **operands: Any) -> da.Array:
                           name="bcast-" + tokenize(text, names, numbers, *arrays.values()),
                           text=text, names=names, numbers=numbers)
     _WARM_SPECS[result.name] = (text, result.chunks, {n: (a.dtype, a.shape) for n, a in arrays.items()}, numbers)
+    _WARM_SPECS.move_to_end(result.name)
+    if len(_WARM_SPECS) > _MAX_WARM_SPECS:
+        _WARM_SPECS.popitem(last=False)
     return result
-
-
-_NUMPY_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
-                 "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
-                 "bool": "bool"}
-
-
-def _numpy_dtype(name: str) -> np.dtype:
-    if name not in _NUMPY_DTYPES:
-        raise TypeError(f"bcast.dask: the result's dtype {name} has no NumPy dtype (cast it in the expression)")
-    return np.dtype(_NUMPY_DTYPES[name])
 
 
 def _binary(op: str):
@@ -153,6 +146,7 @@ def warm(client: Any, expressions: list[da.Array], workers: list[str] | None = N
     specs = []
     for result in expressions:
         if result.name not in _WARM_SPECS:
-            raise ValueError(f"bcast.dask.warm: {result.name} is not a result of bcast.dask.evaluate")
+            raise ValueError(f"bcast.dask.warm: {result.name} is not a result of bcast.dask.evaluate "
+                             f"(or one of more than {_MAX_WARM_SPECS} made since)")
         specs.append(_WARM_SPECS[result.name])
     return client.run(_warm_here, specs, workers=workers)

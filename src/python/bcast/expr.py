@@ -34,6 +34,14 @@ def dtype_name(dtype: Any) -> str:
         raise TypeError(f"{dtype!r} is not a dtype bcast computes on") from None
 
 
+def _numpy_dtype(name: str) -> np.dtype:
+    """NumPy's dtype of bcast's dtype name, the inverse of dtype_name (bf16 has none)."""
+    for numpy_name, bcast_name in _DTYPES.items():
+        if bcast_name == name:
+            return np.dtype(numpy_name)
+    raise TypeError(f"{name} has no NumPy dtype (cast it in the expression)")
+
+
 class Expr:
     """A node of an expression: its text and the arrays it binds."""
 
