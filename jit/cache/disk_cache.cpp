@@ -2,9 +2,6 @@
 #define XXH_INLINE_ALL
 #include "cache/disk_cache.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -12,14 +9,10 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <llvm/Config/llvm-config.h>
 #include <nlohmann/json.hpp>
-#include <random>
-#include <thread>
 
 #include "codegen_revision.h"
-#include "fault_injection.h"
 
 namespace bcast::jit {
 
@@ -47,32 +40,15 @@ std::uint64_t identity(const std::string& key, const std::string& llvm_version, 
   return checksum(text.data(), text.size());
 }
 
-// A whole file, with open/fstat/read: nullopt (errno set) when it cannot be read.
-std::optional<std::vector<char>> read_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st{};
-  std::optional<std::vector<char>> bytes;
-  if (::fstat(fd, &st) == 0) {
-    bytes.emplace(static_cast<std::size_t>(st.st_size));
-    std::size_t at = 0;
-    while (at < bytes->size()) {
-      const ssize_t n = ::read(fd, bytes->data() + at, bytes->size() - at);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      at += static_cast<std::size_t>(n);
-    }
-    if (at != bytes->size()) bytes.reset();
-  }
-  ::close(fd);
-  return bytes;
-}
-
 // A loading process trims the folder after every this many loads.
 constexpr std::uint64_t kTrimEveryLoads = 4096;
 
 // <hash>.bck -> <hash>.hits
-std::string hits_path(const fs::path& kernel_file) { return fs::path(kernel_file).replace_extension(".hits").string(); }
+std::string hits_name(std::string_view kernel_file) {
+  return std::string(kernel_file.substr(0, kernel_file.size() - std::strlen(kExtension))) + ".hits";
+}
+
+bool is_kernel_file(std::string_view name) { return name.ends_with(kExtension); }
 
 json header_json(const DiskEntry& e) {
   return {{"key", e.key},
@@ -134,33 +110,15 @@ T read_le(const char* p) {
   return v;
 }
 
-std::string temporary_name(const std::string& folder) {
-  static std::atomic<std::uint64_t> counter{0};
-  std::random_device rd;
-  return folder + "/.tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
-         std::to_string(rd());
-}
-
-std::int64_t mtime_unix(const fs::path& p) {
-  struct stat st{};
-  return ::stat(p.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_mtime) : 0;
-}
-
-// A kernel file's last use: its .hits file's time (loads append to it), or
-// its own (the store) when it was never loaded.
-std::int64_t last_used_unix(const fs::path& kernel_file) {
-  return std::max(mtime_unix(kernel_file), mtime_unix(fs::path(kernel_file).replace_extension(".hits")));
-}
-
 }  // namespace
 
-std::optional<DiskEntry> read_disk_entry(const std::string& path, bool with_object, std::string& why) {
-  std::optional<std::vector<char>> file = fault::armed(fault::Fault::disk_read) ? std::nullopt : read_file(path);
-  if (!file) {
-    why = "cannot open";
+std::optional<DiskEntry> DiskCache::read_entry(const std::string& name, bool with_object, std::string& why) const {
+  TrustedFolder::Read file = folder_->read(name);
+  if (!file.bytes) {
+    why = file.why;
     return std::nullopt;
   }
-  const std::vector<char>& bytes = *file;
+  const std::vector<char>& bytes = *file.bytes;
   const std::size_t size = bytes.size();
   if (size < kPrefixBytes) {
     why = "truncated (" + std::to_string(size) + " bytes)";
@@ -214,37 +172,12 @@ std::optional<DiskEntry> read_disk_entry(const std::string& path, bool with_obje
   return entry;
 }
 
-bool DiskCache::prepare_folder(const std::string& folder, std::string& why) {
-  std::error_code ec;
-  if (!fs::exists(folder, ec)) {
-    fs::create_directories(folder, ec);
-    if (ec) {
-      why = "cannot create " + folder + ": " + ec.message();
-      return false;
-    }
-    fs::permissions(folder, fs::perms::owner_all, fs::perm_options::replace, ec);
-  }
-  struct stat st{};
-  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    why = folder + " is not a folder";
-    return false;
-  }
-  if (st.st_uid != ::geteuid()) {
-    why = folder + " belongs to another user";
-    return false;
-  }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    why = folder + " is writable by other users";
-    return false;
-  }
-  if (::access(folder.c_str(), W_OK) != 0) {
-    why = folder + " is not writable";
-    return false;
-  }
-  return true;
+std::unique_ptr<DiskCache> DiskCache::open(const std::string& folder, std::uint64_t max_bytes, std::string& why,
+                                           bool create) {
+  std::unique_ptr<TrustedFolder> trusted = TrustedFolder::open(folder, create, why);
+  if (!trusted) return nullptr;
+  return std::unique_ptr<DiskCache>(new DiskCache(std::move(trusted), max_bytes));
 }
-
-DiskCache::DiskCache(std::string folder, std::uint64_t max_bytes) : folder_(std::move(folder)), max_bytes_(max_bytes) {}
 
 std::string DiskCache::file_name(const std::string& key) {
   char name[32];
@@ -254,24 +187,25 @@ std::string DiskCache::file_name(const std::string& key) {
 }
 
 std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSettings& settings,
-                                         std::string& why) const {
-  const std::string path = folder_ + "/" + file_name(key);
-  why.clear();
+                                         Refusal& refusal) const {
+  const std::string name = file_name(key);
+  refusal = {};
   // NOTE: [Disk cache file]: the fast path checks the prefix (identity and
   // checksums) without parsing the header; a file that fails it is read
   // again in full, to say why.
-  std::optional<std::vector<char>> file;
-  if (!fault::armed(fault::Fault::disk_read)) {
-    file = read_file(path);
-    if (!file && errno == ENOENT) return std::nullopt;
+  TrustedFolder::Read file = folder_->read(name);
+  if (file.missing) return std::nullopt;
+  if (file.untrusted) {
+    refusal = {file.why, true};
+    return std::nullopt;
   }
-  if (file && file->size() >= kPrefixBytes && std::memcmp(file->data(), kMagic, sizeof kMagic) == 0 &&
-      read_le<std::uint32_t>(file->data() + 8) == kFormat) {
-    const char* p = file->data();
+  if (file.bytes && file.bytes->size() >= kPrefixBytes && std::memcmp(file.bytes->data(), kMagic, sizeof kMagic) == 0 &&
+      read_le<std::uint32_t>(file.bytes->data() + 8) == kFormat) {
+    const char* p = file.bytes->data();
     const std::uint64_t header_bytes = read_le<std::uint32_t>(p + 12), object_bytes = read_le<std::uint64_t>(p + 32);
     const char* header = p + kPrefixBytes;
     const char* object = header + header_bytes;
-    if (header_bytes + object_bytes == file->size() - kPrefixBytes &&
+    if (header_bytes + object_bytes == file.bytes->size() - kPrefixBytes &&
         read_le<std::uint64_t>(p + 24) == identity(key, LLVM_VERSION_STRING, kGeneratorRevision, settings) &&
         read_le<std::uint64_t>(p + 16) == checksum(header, header_bytes) &&
         read_le<std::uint64_t>(p + 40) == checksum(object, object_bytes)) {
@@ -282,7 +216,8 @@ std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSe
       return e;
     }
   }
-  std::optional<DiskEntry> e = read_disk_entry(path, true, why);
+  std::string& why = refusal.why;
+  std::optional<DiskEntry> e = read_entry(name, true, why);
   if (!e) return std::nullopt;
   if (e->key != key) why = "holds another key: " + e->key;
   else if (e->llvm_version != LLVM_VERSION_STRING) why = "compiled by LLVM " + e->llvm_version;
@@ -297,9 +232,6 @@ std::optional<DiskEntry> DiskCache::load(const std::string& key, const CodegenSe
 }
 
 bool DiskCache::store(const DiskEntry& entry, std::string& why) const {
-  std::error_code ec;
-  // The folder may have been removed since this process checked it.
-  if (!fs::exists(folder_, ec) && !prepare_folder(folder_, why)) return false;
   const std::string header = header_json(entry).dump();
   std::string prefix(kMagic, sizeof kMagic);
   const auto format = kFormat;
@@ -311,59 +243,46 @@ bool DiskCache::store(const DiskEntry& entry, std::string& why) const {
   prefix.append(reinterpret_cast<const char*>(&format), 4);
   prefix.append(reinterpret_cast<const char*>(&header_bytes), 4);
   prefix.append(reinterpret_cast<const char*>(fields), sizeof fields);
-
-  const std::string tmp = temporary_name(folder_);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << prefix << header;
-    out.write(entry.object.data(), static_cast<std::streamsize>(entry.object.size()));
-    out.close();
-    if (fault::armed(fault::Fault::disk_write)) {  // as a full disk fails a write
-      out.setstate(std::ios::badbit);
-      errno = ENOSPC;
-    }
-    if (!out) {
-      why = "cannot write in " + folder_ + ": " + std::strerror(errno);
-      fs::remove(tmp, ec);
-      return false;
-    }
-  }
-  // rename() replaces atomically: readers see the old file or the new one.
-  fs::rename(tmp, folder_ + "/" + file_name(entry.key), ec);
-  if (ec) {
-    why = "cannot rename into " + folder_ + ": " + ec.message();
-    fs::remove(tmp, ec);
+  if (!folder_->write(file_name(entry.key), {prefix, header, {entry.object.data(), entry.object.size()}}, why))
     return false;
-  }
   trim();
   return true;
 }
 
 void DiskCache::touch(const std::string& key) const {
   // The append is the record of the use: it sets the .hits file's time too.
-  const int fd = ::open(hits_path(folder_ + "/" + file_name(key)).c_str(),
-                        O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  [[maybe_unused]] const ssize_t n = ::write(fd, "+", 1);
-  ::close(fd);
+  folder_->append_byte(hits_name(file_name(key)), '+');
   // A process that only loads still keeps the folder in its bound.
   if (loads_.fetch_add(1, std::memory_order_relaxed) % kTrimEveryLoads == kTrimEveryLoads - 1) trim();
 }
 
+namespace {
+
+// A kernel file's last use: its .hits file's time (loads append to it), or
+// its own (the store) when it was never loaded.
+std::int64_t last_used_unix(const TrustedFolder& folder, const TrustedFolder::Entry& kernel) {
+  const std::optional<struct stat> hits = folder.status(hits_name(kernel.name));
+  return std::max<std::int64_t>(kernel.status.st_mtime, hits ? hits->st_mtime : 0);
+}
+
+std::uint64_t hits_bytes(const TrustedFolder& folder, const std::string& kernel_name) {
+  const std::optional<struct stat> hits = folder.status(hits_name(kernel_name));
+  return hits && S_ISREG(hits->st_mode) ? static_cast<std::uint64_t>(hits->st_size) : 0;
+}
+
+}  // namespace
+
 std::vector<DiskFile> DiskCache::list() const {
   std::vector<DiskFile> files;
-  std::error_code ec;
-  for (const auto& item : fs::directory_iterator(folder_, ec)) {
-    if (!item.is_regular_file() || item.path().extension() != kExtension) continue;
+  for (const TrustedFolder::Entry& item : folder_->entries()) {
+    if (!is_kernel_file(item.name)) continue;
     DiskFile f;
-    f.path = item.path().string();
-    f.bytes = item.file_size(ec);
-    if (ec) continue;  // removed by another process meanwhile
-    f.last_used_unix = last_used_unix(item.path());
-    f.hits = fs::file_size(hits_path(item.path()), ec);
-    if (ec) f.hits = 0;
-    f.entry = read_disk_entry(f.path, false, f.problem);
-    if (f.entry && file_name(f.entry->key) != item.path().filename().string()) {
+    f.path = folder_->path_of(item.name);
+    f.bytes = static_cast<std::uint64_t>(item.status.st_size);
+    f.last_used_unix = last_used_unix(*folder_, item);
+    f.hits = hits_bytes(*folder_, item.name);
+    f.entry = read_entry(item.name, false, f.problem);
+    if (f.entry && file_name(f.entry->key) != item.name) {
       f.problem = "file name does not match its key";
       f.entry.reset();
     }
@@ -375,65 +294,58 @@ std::vector<DiskFile> DiskCache::list() const {
 
 std::size_t DiskCache::remove_bad() const {
   std::size_t removed = 0;
-  std::error_code ec;
   for (const DiskFile& f : list()) {
     if (f.entry) continue;
-    removed += fs::remove(f.path, ec);
-    fs::remove(hits_path(f.path), ec);
+    const std::string name = fs::path(f.path).filename().string();
+    removed += folder_->remove(name);
+    folder_->remove(hits_name(name));
   }
   // Hit counts whose kernel file is gone.
-  for (const auto& item : fs::directory_iterator(folder_, ec))
-    if (item.path().extension() == ".hits" && !fs::exists(fs::path(item.path()).replace_extension(kExtension), ec))
-      fs::remove(item.path(), ec);
+  for (const TrustedFolder::Entry& item : folder_->entries())
+    if (item.name.ends_with(".hits") && !folder_->status(item.name.substr(0, item.name.size() - 5) + kExtension))
+      folder_->remove(item.name);
   return removed;
 }
 
 std::size_t DiskCache::clear() const {
   std::size_t removed = 0;
-  std::error_code ec;
-  for (const DiskFile& f : list()) {
-    removed += fs::remove(f.path, ec);
-    fs::remove(hits_path(f.path), ec);
-  }
+  for (const TrustedFolder::Entry& item : folder_->entries())
+    if (is_kernel_file(item.name)) {
+      removed += folder_->remove(item.name);
+      folder_->remove(hits_name(item.name));
+    }
   return removed;
 }
 
 std::uint64_t DiskCache::total_bytes() const {
   std::uint64_t total = 0;
-  std::error_code ec;
-  for (const auto& item : fs::directory_iterator(folder_, ec))
-    if (item.is_regular_file() && (item.path().extension() == kExtension || item.path().extension() == ".hits")) {
-      const std::uintmax_t bytes = item.file_size(ec);
-      if (!ec) total += bytes;  // a file another process removed meanwhile counts nothing
-    }
+  for (const TrustedFolder::Entry& item : folder_->entries())
+    if (S_ISREG(item.status.st_mode) && (is_kernel_file(item.name) || item.name.ends_with(".hits")))
+      total += static_cast<std::uint64_t>(item.status.st_size);
   return total;
 }
 
 void DiskCache::trim() const {
   struct File {
-    fs::path path;
+    std::string name;
     std::int64_t used;
     std::uint64_t bytes;
   };
   std::vector<File> files;
   std::uint64_t total = 0;
-  std::error_code ec;
   // A kernel's .hits file counts with it: it grows by a byte per load.
-  for (const auto& item : fs::directory_iterator(folder_, ec)) {
-    if (!item.is_regular_file() || item.path().extension() != kExtension) continue;
-    std::uintmax_t bytes = item.file_size(ec);
-    if (ec) continue;  // removed by another process meanwhile
-    const std::uintmax_t hits = fs::file_size(hits_path(item.path()), ec);
-    if (!ec) bytes += hits;
-    files.push_back({item.path(), last_used_unix(item.path()), bytes});
+  for (const TrustedFolder::Entry& item : folder_->entries()) {
+    if (!is_kernel_file(item.name) || !S_ISREG(item.status.st_mode)) continue;
+    const std::uint64_t bytes = static_cast<std::uint64_t>(item.status.st_size) + hits_bytes(*folder_, item.name);
+    files.push_back({item.name, last_used_unix(*folder_, item), bytes});
     total += bytes;
   }
   if (total <= max_bytes_) return;
   std::sort(files.begin(), files.end(), [](const File& x, const File& y) { return x.used < y.used; });
   for (const File& f : files) {
     if (total <= max_bytes_) break;
-    if (fs::remove(f.path, ec)) total -= f.bytes;
-    fs::remove(hits_path(f.path), ec);
+    if (folder_->remove(f.name)) total -= f.bytes;
+    folder_->remove(hits_name(f.name));
   }
 }
 

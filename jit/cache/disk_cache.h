@@ -4,10 +4,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cache/trusted_folder.h"
 #include "codegen_settings.h"
 
 namespace bcast::jit {
@@ -47,7 +49,7 @@ struct DiskEntry {
 
 // One file as a listing sees it.
 struct DiskFile {
-  std::string path;
+  std::string path;                 // the folder's path and the file's name, for messages
   std::uint64_t bytes = 0;
   std::int64_t last_used_unix = 0;  // its .hits file's time (loads append to it), else its own
   std::uint64_t hits = 0;           // loads recorded in its .hits file
@@ -57,19 +59,32 @@ struct DiskFile {
 
 class DiskCache {
  public:
-  DiskCache(std::string folder, std::uint64_t max_bytes);
+  // Opens the cache folder (made with mode 0700 when absent and `create`)
+  // and checks it (NOTE: [Disk cache trust]); null, with `why`, when it
+  // must not be used.
+  static std::unique_ptr<DiskCache> open(const std::string& folder, std::uint64_t max_bytes, std::string& why,
+                                         bool create = true);
 
-  const std::string& folder() const { return folder_; }
+  const std::string& folder() const { return folder_->path(); }
+  bool removed() const { return folder_->removed(); }  // the folder was deleted since it was opened
   static std::string file_name(const std::string& key);
 
-  // Creates the folder (mode 0700) if needed and checks that it is safe to
-  // execute code from: owned by this user, writable by nobody else.
-  static bool prepare_folder(const std::string& folder, std::string& why);
+  // Why load() found no usable entry: `why` is empty when there is no file;
+  // `untrusted` when the file failed NOTE: [Disk cache trust] (the caller
+  // warns), not a mismatch (the caller notes it at debug level).
+  struct Refusal {
+    std::string why;
+    bool untrusted = false;
+  };
 
-  // The entry for `key` if its file exists and everything in it matches
-  // `settings` and this build's LLVM; `why` says what did not, and is empty
-  // when there is no file.
-  std::optional<DiskEntry> load(const std::string& key, const CodegenSettings& settings, std::string& why) const;
+  // The entry for `key` if its file exists, passes the trust checks and
+  // everything in it matches `settings` and this build's LLVM.
+  std::optional<DiskEntry> load(const std::string& key, const CodegenSettings& settings, Refusal& refusal) const;
+
+  // Reads the file `name` of the folder and checks everything that does not
+  // depend on the host: trust, magic, format, checksums, sizes. The caller
+  // compares the header with its key.
+  std::optional<DiskEntry> read_entry(const std::string& name, bool with_object, std::string& why) const;
 
   // Writes the entry aside and renames it into place, then trims the folder to
   // its size bound (least recently used first). False if the folder cannot be
@@ -79,15 +94,17 @@ class DiskCache {
   // Records a load: one more hit, at this time.
   void touch(const std::string& key) const;
 
-  std::vector<DiskFile> list() const;           // every *.bck file, checked
-  std::size_t remove_bad() const;               // verify: deletes the files list() finds bad
+  std::vector<DiskFile> list() const;           // every *.bck entry, checked
+  std::size_t remove_bad() const;               // verify: deletes the entries list() finds bad
   std::size_t clear() const;                    // deletes every cache file
   std::uint64_t total_bytes() const;
   std::uint64_t max_bytes() const { return max_bytes_; }
 
  private:
+  DiskCache(std::unique_ptr<TrustedFolder> folder, std::uint64_t max_bytes)
+      : folder_(std::move(folder)), max_bytes_(max_bytes) {}
   void trim() const;
-  std::string folder_;
+  std::unique_ptr<TrustedFolder> folder_;
   std::uint64_t max_bytes_;
   mutable std::atomic<std::uint64_t> loads_{0};
 };
@@ -95,9 +112,5 @@ class DiskCache {
 // The header of NOTE: [Disk cache file] as JSON text: every field of `entry`
 // but its object, and the object's size and checksum.
 std::string header_text(const DiskEntry& entry);
-
-// Reads a file and checks everything that does not depend on the host: magic,
-// format, checksums, sizes. The caller compares the header with its key.
-std::optional<DiskEntry> read_disk_entry(const std::string& path, bool with_object, std::string& why);
 
 }  // namespace bcast::jit

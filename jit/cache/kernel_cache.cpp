@@ -25,23 +25,22 @@ namespace {
 
 using KernelPtr = std::shared_ptr<const CompiledKernel>;
 
-// The disk cache of the folder the options name; null when it is off, or
-// when its folder turned out not to be writable (warned once per folder).
+// The disk cache of the folder the options name, opened and checked once
+// (NOTE: [Disk cache trust]); null when it is off, or when its folder turned
+// out not to be usable (warned once per folder). A folder deleted since it
+// was opened is opened (and made) afresh.
 class DiskCaches {
  public:
   std::shared_ptr<const DiskCache> current(const std::string& folder, std::uint64_t max_bytes) {
     const std::lock_guard lock(mutex_);
+    if (folder.empty()) cache_.reset();  // off: a later folder of the same name is opened afresh
     if (folder.empty() || unwritable_.contains(folder)) return nullptr;
-    if (cache_ == nullptr || cache_->folder() != folder) {
+    if (!cache_ || cache_->folder() != folder || cache_->max_bytes() != max_bytes || cache_->removed()) {
       // Objects from the folder are executed: it must be ours alone.
       std::string why;
-      if (!DiskCache::prepare_folder(folder, why)) {
-        disable(folder, why);
-        return nullptr;
-      }
+      cache_ = DiskCache::open(folder, max_bytes, why);
+      if (!cache_) disable(folder, why);
     }
-    if (!cache_ || cache_->folder() != folder || cache_->max_bytes() != max_bytes)
-      cache_ = std::make_shared<const DiskCache>(folder, max_bytes);
     return cache_;
   }
   void mark_unwritable(const DiskCache& cache, const std::string& why) {
@@ -73,12 +72,13 @@ struct Obtained {
 };
 
 // The kernel from the disk cache, when a valid entry is there (NOTE: [Disk
-// cache file]); why a file was ignored goes to the debug log.
+// cache file]); a file that failed NOTE: [Disk cache trust] is a warning,
+// any other reason to ignore one goes to the debug log.
 std::optional<Obtained> load_from_disk(const DiskCache& disk, const KernelKey& key) {
   const auto start = std::chrono::steady_clock::now();
   const std::string name = key.to_string();
-  std::string why;
-  if (std::optional<DiskEntry> entry = disk.load(name, codegen_settings(key.codegen), why)) {
+  DiskCache::Refusal refusal;
+  if (std::optional<DiskEntry> entry = disk.load(name, codegen_settings(key.codegen), refusal)) {
     CompiledObject object;
     object.object = std::move(entry->object);
     object.symbol = entry->symbol;
@@ -90,11 +90,14 @@ std::optional<Obtained> load_from_disk(const DiskCache& disk, const KernelKey& k
       disk.touch(name);
       return got;
     }
-    why = "cannot load: " + got.result.error;
+    refusal.why = "cannot load: " + got.result.error;
   }
-  if (!why.empty())
+  if (refusal.untrusted)
+    logging::jit().warn("disk cache: refusing {}/{} for {}: it {}; compiling the kernel afresh", disk.folder(),
+                        DiskCache::file_name(name), name, refusal.why);
+  else if (!refusal.why.empty())
     logging::jit().debug("disk cache: ignoring {}/{} for {}: {}", disk.folder(), DiskCache::file_name(name), name,
-                         why);
+                         refusal.why);
   return std::nullopt;
 }
 

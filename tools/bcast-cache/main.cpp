@@ -119,9 +119,9 @@ int list(const jit::DiskCache& cache, bool as_json) {
 // settings at the key's opt level and each ISA level (key_codec.h).
 std::optional<KernelKey> resolve_key(const jit::DiskCache& cache, const std::string& arg, std::string& key_text) {
   const bool is_hash = arg.size() == 16 && arg.find_first_not_of("0123456789abcdef") == std::string::npos;
-  const std::string file = cache.folder() + "/" + (is_hash ? arg + ".bck" : jit::DiskCache::file_name(arg));
+  const std::string file = is_hash ? arg + ".bck" : jit::DiskCache::file_name(arg);
   std::string why;
-  if (const auto e = jit::read_disk_entry(file, false, why)) {
+  if (const auto e = cache.read_entry(file, false, why)) {
     key_text = e->key;
     return parse_kernel_key(e->key, intern_codegen_settings(e->settings));
   }
@@ -290,7 +290,15 @@ int main(int argc, char** argv) {
                 << " does not exist (no kernel was ever cached there; bcast-cache warm --dir makes it)\n";
       return kExitFailure;
     }
-    const bcast::jit::DiskCache cache(folder, bcast::config::cache_max_bytes());
+    // NOTE: [Disk cache trust]: the tool reads only a folder the library would.
+    std::string why;
+    const std::unique_ptr<bcast::jit::DiskCache> opened =
+        bcast::jit::DiskCache::open(folder, bcast::config::cache_max_bytes(), why, warm_cmd->parsed());
+    if (!opened) {
+      std::cerr << "bcast-cache: refusing the cache folder: " << why << "\n";
+      return kExitFailure;
+    }
+    const bcast::jit::DiskCache& cache = *opened;
     if (*list_cmd) return list(cache, as_json);
     if (*show_cmd) return show(cache, show_arg, show_what, as_json);
     if (*stats_cmd) return stats(cache, as_json);
