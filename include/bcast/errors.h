@@ -18,7 +18,8 @@ enum class ErrorKind { shape, dtype, index, value, io, memory };
 
 std::string_view error_kind_name(ErrorKind kind);
 
-// One-line message naming the operand, the dim and the values.
+// One-line message naming the operand, the dim and the values; bytes outside
+// printable ASCII in it are written as \xNN.
 class Error : public std::runtime_error {
  public:
   Error(ErrorKind kind, const std::string& message);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <map>
@@ -45,6 +46,17 @@ inline constexpr int kNumUnaryOps = 14;
 // fma(a, b, c): a * b + c rounded once (integers wrap).
 enum class TernaryOp : std::uint8_t { where, clamp, fma };
 inline constexpr int kNumTernaryOps = 3;
+
+// NOTE: [Expression limits] What an expression may be, so that no input can
+// exhaust a thread's stack or stall a call (each an Error(value) naming the
+// limit). Depth is the nesting of operations: of the graph (x+x+...+x with
+// 300 terms nests 299 deep; shared subexpressions count once) and of the
+// text (parentheses, calls, unary operators); Python's own parser allows 200
+// nested parentheses. The deepest expression parses, prints, lowers and runs
+// on a thread with a 256 KiB stack (tests/test_expr_limits.cpp).
+inline constexpr int kMaxExpressionDepth = 256;
+inline constexpr int kMaxExpressionNodes = 10'000;               // distinct operations and leaves
+inline constexpr std::size_t kMaxExpressionTextBytes = 1 << 20;  // text given to the parser
 
 std::string_view unary_name(UnaryOp op);
 std::optional<UnaryOp> parse_unary(std::string_view name);
@@ -161,8 +173,9 @@ PreparedExpr prepare(const Expr& e);
 // The CLI's grammar (bcast-run -e): names, numbers (weak scalars), the
 // operators + - * / // ** == != < <= > >= & | ^ ~ and unary -, calls of every
 // node by name (max(a, b), where(c, a, b), exp(x), ...) and dtype names as
-// casts (f32(x)). An Error(value) names the position of a syntax error or of
-// an unknown name.
+// casts (f32(x)). An Error(value) names the position of a syntax error, of
+// an unknown name, of a byte outside the grammar (which is ASCII), or of
+// NOTE: [Expression limits] exceeded.
 // A named operand: a view (or a tensor's), or a number, a weak scalar.
 class ExprOperand {
  public:

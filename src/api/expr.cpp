@@ -68,7 +68,13 @@ Expr op_node(NodeKind kind, std::uint8_t code, std::initializer_list<NodePtr> ar
   n.kind = kind;
   n.code = code;
   std::size_t i = 0;
-  for (const NodePtr& a : args) n.args[i++] = a;
+  for (const NodePtr& a : args) {
+    n.depth = std::max(n.depth, a->depth + 1);
+    n.args[i++] = a;
+  }
+  // NOTE: [Expression limits]: flattening and freeing a tree recurse on it.
+  if (n.depth > kMaxExpressionDepth)
+    detail::fail_expression_too_deep(kMaxExpressionDepth);
   return make(std::move(n));
 }
 
@@ -237,12 +243,13 @@ ScalarValue parse_number(std::string_view text, std::string_view number, std::si
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), i);
   if (ec == std::errc() && end == number.data() + number.size()) return {.kind = ScalarKind::weak_int, .i = i};
   if (ec == std::errc::result_out_of_range)
-    detail::fail(ErrorKind::value, "expression \"{}\": at position {}: integer {} does not fit in 64 bits", text, at,
+    detail::fail(ErrorKind::value, "expression \"{}\": at position {}: integer {} does not fit in 64 bits", quoted_expression(text), at,
                  number);
   double f = 0;
   const auto [fend, fec] = std::from_chars(number.data(), number.data() + number.size(), f);
   if (fec != std::errc() || fend != number.data() + number.size())
-    detail::fail(ErrorKind::value, "expression \"{}\": at position {}: '{}' is not a number", text, at, number);
+    detail::fail(ErrorKind::value, "expression \"{}\": at position {}: '{}' is not a number", quoted_expression(text), at,
+                 quoted_expression(number));
   return {.kind = ScalarKind::weak_float, .f = f};
 }
 
@@ -260,7 +267,8 @@ Expr parse_expression(std::string_view text, const std::map<std::string, ExprOpe
             leaves.push_back(name == "inf" ? Expr(INFINITY) : Expr(NAN));
             return g.scalar(static_cast<int>(leaves.size()) - 1);
           }
-          detail::fail(ErrorKind::value, "expression \"{}\": at position {}: no operand named '{}'", text, at, name);
+          detail::fail(ErrorKind::value, "expression \"{}\": at position {}: no operand named '{}'",
+                       quoted_expression(text), at, quoted_expression(name));
         }
         const auto& v = found->second.value();
         Expr leaf = std::holds_alternative<TensorView>(v) ? Expr(std::get<TensorView>(v))

@@ -34,6 +34,7 @@ struct ExprNode {
   ScalarValue scalar{};
   std::string name;  // the operand's name in parse_expression's text
   std::array<std::shared_ptr<const ExprNode>, 3> args{};
+  int depth = 1;     // a leaf's is 1; at most kMaxExpressionDepth (NOTE: [Expression limits])
 };
 }  // namespace detail
 

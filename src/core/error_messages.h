@@ -22,6 +22,10 @@ inline std::string dim_label(std::int64_t dim) { return fmt::format("dim {}", di
 // quote what the caller typed (a NUL would otherwise end the message early).
 std::string printable(std::string_view text);
 
+// NOTE: [Expression limits]: an expression (text, graph or tree) that nests
+// deeper than `limit`.
+[[noreturn]] void fail_expression_too_deep(int limit);
+
 // Normalises a possibly negative dim against `rank`, or fails naming `what`.
 std::int64_t normalize_dim(std::int64_t dim, std::int64_t rank, const char* what);
 

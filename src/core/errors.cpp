@@ -17,7 +17,11 @@ std::string_view error_kind_name(ErrorKind kind) {
   return "unknown";
 }
 
-Error::Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+// Every message is printable ASCII, whatever the caller typed: a NUL would end
+// it early in C and Python, and a byte that is not UTF-8 would stop a JSON
+// writer or a Python decoder (detail::printable).
+Error::Error(ErrorKind kind, const std::string& message)
+    : std::runtime_error(detail::printable(message)), kind_(kind) {}
 
 namespace detail {
 
@@ -30,6 +34,13 @@ std::string printable(std::string_view text) {
     else out += {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
   }
   return out;
+}
+
+void fail_expression_too_deep(int limit) {
+  fail(ErrorKind::value,
+       "expression: its operations nest deeper than {} levels (NOTE: [Expression limits]); evaluate an inner part "
+       "first",
+       limit);
 }
 
 std::int64_t normalize_dim(std::int64_t dim, std::int64_t rank, const char* what) {

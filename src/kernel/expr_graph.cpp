@@ -2,8 +2,11 @@
 #include "expr_graph.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "bcast/errors.h"
 #include "error_messages.h"
@@ -126,23 +129,92 @@ class Printer {
   const LeafNamer& namer_;
 };
 
-// ---- parsing: recursive descent, one function per precedence level ----
+// ---- parsing: recursive descent with precedence climbing ----
+
+// The length of the UTF-8 sequence at `text` and its code point; 0 when the
+// bytes there are not one (a stray continuation byte, a truncated or overlong
+// sequence, a surrogate, a value past U+10FFFF).
+std::size_t utf8_sequence(std::string_view text, char32_t& code) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  const std::size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
+  if (n == 0 || lead >= 0xF8 || text.size() < n) return 0;
+  code = lead & (0x7F >> n);
+  for (std::size_t i = 1; i < n; ++i) {
+    if ((byte(i) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(i) & 0x3F);
+  }
+  constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code < kSmallest[n] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  return n;
+}
 
 class Parser {
  public:
   Parser(std::string_view text, ExprGraph& g, const ExprParseHooks& hooks) : text_(text), g_(g), hooks_(hooks) {}
 
   int parse() {
-    const int root = comparison();
+    check_characters();
+    const int root = expression();
     skip_space();
-    if (pos_ < text_.size()) fail(pos_, "unexpected '" + std::string(1, text_[pos_]) + "'");
+    if (pos_ < text_.size()) fail_at_byte(pos_, "unexpected");
     return root;
   }
 
  private:
-  [[noreturn]] void fail(std::size_t at, const std::string& what) const {
-    detail::fail(ErrorKind::value, "expression \"{}\": at position {}: {}", text_, at, what);
+  // The failures are cold and out of line, so that the recursive functions'
+  // frames hold no strings (NOTE: [Expression limits]: the deepest text must
+  // fit a small stack).
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(std::size_t at, std::string_view what) const {
+    detail::fail(ErrorKind::value, "expression \"{}\": at position {}: {}", quoted_expression(text_), at, what);
   }
+  // "<what> '<the byte at `at`>'".
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_at_byte(std::size_t at, std::string_view what) const {
+    fail(at, fmt::format("{} '{}'", what, text_[at]));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_expected(char c) {
+    fail(pos_, at_end() ? fmt::format("expected '{}', found the end", c) : fmt::format("expected '{}'", c));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_arity(std::string_view name, std::size_t at, std::size_t count,
+                                                         std::size_t given) const {
+    fail(at, fmt::format("{} takes {} argument{}, not {}", name, count, count == 1 ? "" : "s", given));
+  }
+
+  // NOTE: [Expression limits]: the length, and every byte: the grammar is
+  // printable ASCII and white space.
+  void check_characters() const {
+    if (text_.size() > kMaxExpressionTextBytes)
+      detail::fail(ErrorKind::value, "expression \"{}\": longer than {} bytes (NOTE: [Expression limits])",
+                   quoted_expression(text_), kMaxExpressionTextBytes);
+    for (std::size_t at = 0; at < text_.size(); ++at) {
+      const auto c = static_cast<unsigned char>(text_[at]);
+      if (c >= 0x80) {
+        char32_t code = 0;
+        if (utf8_sequence(text_.substr(at), code) == 0)
+          fail(at, fmt::format("byte 0x{:02x} is not valid UTF-8", c));
+        fail(at, fmt::format("character U+{:04X} is not part of the grammar (names, numbers and operators are ASCII)",
+                             static_cast<std::uint32_t>(code)));
+      }
+      if ((c < 0x20 || c == 0x7F) && !std::isspace(c))
+        fail(at, fmt::format("control byte \\x{:02x} is not part of the grammar", c));
+    }
+  }
+
+  // NOTE: [Expression limits]: each nesting of the text (a parenthesis, a
+  // call, a unary operator, a power's exponent) passes through unary() once.
+  class Nesting {
+   public:
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxExpressionDepth)
+        p_.fail_too_deep();
+    }
+    ~Nesting() { --p_.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Parser& p_;
+  };
 
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -151,16 +223,19 @@ class Parser {
     skip_space();
     return pos_ >= text_.size();
   }
-  // The binary operator at the cursor when it has precedence p, consumed.
-  std::optional<Op> take_operator(int p) {
+  // The binary operator at the cursor (the longest symbol there), not consumed.
+  const BinaryOperator* operator_here() {
     skip_space();
-    for (const BinaryOperator& o : kBinaryOperators) {
-      if (text_.substr(pos_, o.symbol.size()) != o.symbol) continue;
-      if (o.precedence != p) return std::nullopt;  // the longest symbol here belongs to another level
-      pos_ += o.symbol.size();
-      return o.op;
-    }
-    return std::nullopt;
+    for (const BinaryOperator& o : kBinaryOperators)
+      if (text_.substr(pos_, o.symbol.size()) == o.symbol) return &o;
+    return nullptr;
+  }
+  // The operator at the cursor when it has precedence p, consumed.
+  std::optional<Op> take_operator(int p) {
+    const BinaryOperator* o = operator_here();
+    if (o == nullptr || o->precedence != p) return std::nullopt;
+    pos_ += o->symbol.size();
+    return o->op;
   }
   bool take(char c) {
     skip_space();
@@ -171,13 +246,13 @@ class Parser {
     return false;
   }
   void expect(char c) {
-    if (!take(c)) fail(pos_, at_end() ? std::string("expected '") + c + "', found the end" : std::string("expected '") + c + "'");
+    if (!take(c)) fail_expected(c);
   }
 
-  int comparison() {
-    const int left = level(kBitOr);
+  int expression() {
+    const int left = binary(kBitOr);
     if (const std::optional<Op> op = take_operator(kCompare)) {
-      const int right = level(kBitOr);
+      const int right = binary(kBitOr);
       skip_space();
       if (take_operator(kCompare)) fail(pos_, "comparisons do not chain; use parentheses");
       return g_.binary(*op, left, right);
@@ -185,15 +260,22 @@ class Parser {
     return left;
   }
 
-  // Left-associative levels from | down to * / //.
-  int level(int p) {
-    if (p == kUnary) return unary();
-    int left = level(p + 1);
-    while (const std::optional<Op> op = take_operator(p)) left = g_.binary(*op, left, level(p + 1));
+  // The left-associative levels from | down to * / //, by precedence
+  // climbing: an operand nested in parentheses costs one call of this, not
+  // one per level.
+  int binary(int lowest) {
+    int left = unary();
+    for (const BinaryOperator* o = operator_here(); o != nullptr && o->precedence >= lowest &&
+                                                    o->precedence <= kProduct;
+         o = operator_here()) {
+      pos_ += o->symbol.size();
+      left = g_.binary(o->op, left, binary(o->precedence + 1));
+    }
     return left;
   }
 
   int unary() {
+    const Nesting nesting(*this);
     skip_space();
     const std::size_t at = pos_;
     if (take('-')) {
@@ -244,7 +326,7 @@ class Parser {
     if (at >= text_.size()) fail(at, "expected an operand, found the end");
     const char c = text_[at];
     if (take('(')) {
-      const int inner = comparison();
+      const int inner = expression();
       expect(')');
       return inner;
     }
@@ -255,7 +337,7 @@ class Parser {
       if (take('(')) return call(name, at);
       return hooks_.name(g_, name, at);
     }
-    fail(at, "expected an operand, found '" + std::string(1, c) + "'");
+    fail_at_byte(at, "expected an operand, found");
   }
 
   int number() {
@@ -265,41 +347,57 @@ class Parser {
     return hooks_.number(g_, text_.substr(at, pos_ - at), at);
   }
 
-  std::vector<int> arguments(std::string_view name, std::size_t at, std::size_t count) {
-    std::vector<int> args;
+  // A call's `count` arguments (1 to 3).
+  std::array<int, 3> arguments(std::string_view name, std::size_t at, std::size_t count) {
+    std::array<int, 3> args{-1, -1, -1};
+    std::size_t given = 0;
     if (!take(')')) {
       do {
-        args.push_back(comparison());
+        const int arg = expression();
+        if (given < args.size()) args[given] = arg;
+        ++given;
       } while (take(','));
       expect(')');
     }
-    if (args.size() != count)
-      fail(at, std::string(name) + " takes " + std::to_string(count) + " argument" + (count == 1 ? "" : "s") + ", not " +
-                   std::to_string(args.size()));
+    if (given != count) fail_arity(name, at, count, given);
     return args;
   }
 
   int call(std::string_view name, std::size_t at) {
     if (const std::optional<Op> op = parse_op(name)) {
-      const std::vector<int> a = arguments(name, at, 2);
+      const std::array<int, 3> a = arguments(name, at, 2);
       return g_.binary(*op, a[0], a[1]);
     }
     if (const std::optional<UnaryOp> op = parse_unary(name)) return g_.unary(*op, arguments(name, at, 1)[0]);
     if (const std::optional<TernaryOp> op = parse_ternary(name)) {
-      const std::vector<int> a = arguments(name, at, 3);
+      const std::array<int, 3> a = arguments(name, at, 3);
       return g_.ternary(*op, a[0], a[1], a[2]);
     }
     if (const std::optional<DType> dtype = parse_dtype(name)) return g_.cast(*dtype, arguments(name, at, 1)[0]);
-    fail(at, "unknown function '" + std::string(name) + "'");
+    fail_unknown_function(name, at);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_unknown_function(std::string_view name, std::size_t at) const {
+    fail(at, fmt::format("unknown function '{}'", name));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_too_deep() const {
+    fail(pos_, fmt::format("nests deeper than {} levels (NOTE: [Expression limits])", kMaxExpressionDepth));
   }
 
   std::string_view text_;
   ExprGraph& g_;
   const ExprParseHooks& hooks_;
   std::size_t pos_ = 0;
+  int depth_ = 0;  // NOTE: [Expression limits]: the text's nesting at the cursor
 };
 
 }  // namespace
+
+std::string quoted_expression(std::string_view text) {
+  constexpr std::size_t kShown = 120;
+  if (text.size() <= kShown) return detail::printable(text);
+  return detail::printable(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
 
 int ExprGraphNode::arity() const {
   switch (kind) {
@@ -310,13 +408,38 @@ int ExprGraphNode::arity() const {
   }
 }
 
+std::size_t ExprGraph::NodeHash::operator()(const ExprGraphNode& n) const {
+  std::uint64_t h = (std::uint64_t{static_cast<std::uint8_t>(n.kind)} << 40) ^ (std::uint64_t{n.code} << 32) ^
+                    static_cast<std::uint32_t>(n.leaf);
+  for (const std::int32_t a : n.args) h = h * 0x9E3779B97F4A7C15ull + static_cast<std::uint32_t>(a);
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
 int ExprGraph::add(const ExprGraphNode& node) {
-  const auto found = std::find(nodes_.begin(), nodes_.end(), node);
-  if (found != nodes_.end()) return static_cast<int>(found - nodes_.begin());
+  if (index_.empty()) {
+    const auto found = std::find(nodes_.begin(), nodes_.end(), node);
+    if (found != nodes_.end()) return static_cast<int>(found - nodes_.begin());
+  } else if (const auto found = index_.find(node); found != index_.end()) {
+    return found->second;
+  }
+  int depth = 1;
+  for (int k = 0; k < node.arity(); ++k) depth = std::max(depth, depths_[static_cast<std::size_t>(node.args[k])] + 1);
+  if (depth > kMaxExpressionDepth)
+    detail::fail_expression_too_deep(kMaxExpressionDepth);
+  if (nodes_.size() >= static_cast<std::size_t>(kMaxExpressionNodes))
+    detail::fail(ErrorKind::value, "expression: more than {} distinct operations and operands (NOTE: [Expression "
+                                   "limits]); evaluate a part first",
+                 kMaxExpressionNodes);
   if (node.kind == NodeKind::input) inputs_ = std::max(inputs_, node.leaf + 1);
   if (node.kind == NodeKind::scalar) scalars_ = std::max(scalars_, node.leaf + 1);
   nodes_.push_back(node);
-  return static_cast<int>(nodes_.size()) - 1;
+  depths_.push_back(static_cast<std::int16_t>(depth));
+  const int id = static_cast<int>(nodes_.size()) - 1;
+  if (nodes_.size() == kIndexedFrom)
+    for (std::size_t i = 0; i < nodes_.size(); ++i) index_.emplace(nodes_[i], static_cast<int>(i));
+  else if (!index_.empty())
+    index_.emplace(node, id);
+  return id;
 }
 
 std::string to_text(const ExprGraph& graph, int node, const LeafNamer& leaf_name) {
@@ -334,12 +457,12 @@ ExprGraph parse_structure(std::string_view text) {
   const ExprParseHooks hooks{
       .name = [&](ExprGraph& g, std::string_view name, std::size_t at) -> int {
         int index = -1;
-        if (name.size() >= 2 && (name[0] == 'x' || name[0] == 's') &&
+        if (name.size() >= 2 && name.size() <= 6 && (name[0] == 'x' || name[0] == 's') &&
             std::all_of(name.begin() + 1, name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
           index = std::stoi(std::string(name.substr(1)));
         if (index < 0)
-          detail::fail(ErrorKind::value, "expression \"{}\": at position {}: '{}' is not a leaf x<i> or s<j>", text, at,
-                       name);
+          detail::fail(ErrorKind::value, "expression \"{}\": at position {}: '{}' is not a leaf x<i> or s<j>",
+                       quoted_expression(text), at, quoted_expression(name));
         return name[0] == 'x' ? g.input(index) : g.scalar(index);
       },
       .number = {}};

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "bcast/dtype.h"
@@ -31,6 +32,10 @@ struct ExprGraphNode {
 // NOTE: [Expression graph] Nodes in topological order (arguments before
 // their users), each node once: add() returns an equal node's index instead
 // of adding it again, so a subexpression that appears twice is evaluated once.
+// Small graphs find the equal node by a scan; past kIndexedFrom nodes a hash
+// index takes over, so building is linear in the nodes. add() holds NOTE:
+// [Expression limits]: a node deeper than kMaxExpressionDepth, or one more
+// than kMaxExpressionNodes, is an Error(value).
 class ExprGraph {
  public:
   int add(const ExprGraphNode& node);
@@ -49,10 +54,20 @@ class ExprGraph {
   int scalars() const { return scalars_; }  // s0 .. s<scalars-1>
   int root = -1;
 
-  friend bool operator==(const ExprGraph&, const ExprGraph&) = default;
+  int depth(int i) const { return depths_[static_cast<std::size_t>(i)]; }  // a leaf's is 1
+
+  friend bool operator==(const ExprGraph& a, const ExprGraph& b) {
+    return a.nodes_ == b.nodes_ && a.inputs_ == b.inputs_ && a.scalars_ == b.scalars_ && a.root == b.root;
+  }
 
  private:
+  struct NodeHash {
+    std::size_t operator()(const ExprGraphNode& n) const;
+  };
+  static constexpr std::size_t kIndexedFrom = 32;
   std::vector<ExprGraphNode> nodes_;
+  std::vector<std::int16_t> depths_;
+  std::unordered_map<ExprGraphNode, int, NodeHash> index_;  // empty below kIndexedFrom nodes
   int inputs_ = 0, scalars_ = 0;
 };
 
@@ -75,6 +90,10 @@ struct ExprParseHooks {
   std::function<int(ExprGraph&, std::string_view number, std::size_t position)> number;
 };
 int parse_expression_text(std::string_view text, ExprGraph& graph, const ExprParseHooks& hooks);
+
+// Text as messages quote it: escaped (bytes outside printable ASCII as
+// \xNN) and, past 120 bytes, its start and its length.
+std::string quoted_expression(std::string_view text);
 
 // The graph a key's structure text names, with leaves x<i> and s<j>.
 ExprGraph parse_structure(std::string_view text);

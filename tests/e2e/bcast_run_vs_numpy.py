@@ -29,7 +29,8 @@ not_checked = []
 
 
 def run(args):
-    return subprocess.run([BCAST_RUN] + args, capture_output=True, text=True)
+    # surrogateescape: a stray byte the tool echoes (a hostile argument) is kept, not a decoding error here.
+    return subprocess.run([BCAST_RUN] + args, capture_output=True, text=True, errors="surrogateescape")
 
 
 # The largest pow difference from NumPy seen per dtype, reported at the end.
@@ -336,7 +337,14 @@ def check_json_errors():
              (["add", "f32[4]"], 2, "usage", "an op needs two operands"),
              (["frob", "f32[4]", "f32[4]"], 2, "usage", "unknown op 'frob'"),
              (["add", "f32[4]", "f32[4]", "--threads", "-1"], 2, "usage", "--threads: takes 0"),
-             (["-e", "x +", "x=f32[3]"], 3, "value", "expected an operand")]
+             (["-e", "x +", "x=f32[3]"], 3, "value", "expected an operand"),
+             # NOTE: [Expression limits]: hostile text is a JSON error, never an abort
+             # ("\udcff" reaches the tool as the byte 0xff, not UTF-8).
+             (["-e", "x + \u0661", "x=f32[3]"], 3, "value", "character U+0661"),
+             (["-e", "x + \udcff", "x=f32[3]"], 3, "value", "byte 0xff is not valid UTF-8"),
+             (["-e", "(" * 10000 + "x" + ")" * 10000, "x=f32[3]"], 3, "value", "deeper than 256 levels"),
+             (["-e", "x", "\udcff=f32[3]"], 2, "usage", "operand name '\\xff' is not a name"),
+             (["add", "f32[4]", "f32[4]", "--bogus\udcff"], 2, "usage", "\\xff")]
     for args, status, kind, text in cases:
         p = run(args + ["--json"])
         try:

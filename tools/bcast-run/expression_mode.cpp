@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <map>
@@ -10,6 +11,7 @@
 #include <random>
 
 #include "bcast/bcast.h"
+#include "error_messages.h"
 #include "operand_spec.h"
 #include "run_support.h"
 
@@ -34,6 +36,13 @@ std::vector<std::string> dtype_names(const std::vector<DType>& dtypes) {
   return names;
 }
 
+// A name the grammar reads as one (NOTE: [Expression grammar]).
+bool is_name(std::string_view s) {
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  return !s.empty() && letter(s[0]) &&
+         std::all_of(s.begin(), s.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+}
+
 }  // namespace
 
 int run_expression_mode(const ExpressionRun& run) {
@@ -44,9 +53,13 @@ int run_expression_mode(const ExpressionRun& run) {
   for (const std::string& assignment : run.operands) {
     const std::size_t eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw RunFailure(kExitUsage, "usage", "operand '" + assignment + "' is not NAME=OPERAND");
+      throw RunFailure(kExitUsage, "usage", "operand '" + detail::printable(assignment) + "' is not NAME=OPERAND");
     }
     const std::string name = assignment.substr(0, eq), spec = assignment.substr(eq + 1);
+    if (!is_name(name)) {
+      throw RunFailure(kExitUsage, "usage", "operand name '" + detail::printable(name) +
+                                                "' is not a name (ASCII letters, digits and _, not starting with a digit)");
+    }
     if (operands.contains(name)) {
       throw RunFailure(kExitUsage, "usage", "operand '" + name + "' is given twice");
     }
@@ -117,7 +130,7 @@ int run_expression_mode(const ExpressionRun& run) {
     }
     if (run.check) j["check"] = "ok";
     if (run.trace) j["trace"] = trace_json();
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   }
   return kExitOk;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bcast/bcast.h"
+#include "error_messages.h"
 #include "demo.h"
 #include "expression_mode.h"
 #include "name_lists.h"
@@ -127,7 +128,7 @@ int run_op(const Options& o) {
     }
     if (o.check) j["check"] = "ok";
     if (o.trace) j["trace"] = trace_json();
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
   }
   return kExitOk;
 }
@@ -185,7 +186,8 @@ int main(int argc, char** argv) {
     bool json = o.json;
     for (int i = 1; i < argc; ++i) json = json || std::string_view(argv[i]) == "--json";
     if (json)
-      std::cout << nlohmann::json{{"error", true}, {"kind", kind}, {"message", message}, {"exit", status}}.dump() << "\n";
+      std::cout << json_text({{"error", true}, {"kind", kind}, {"message", bcast::detail::printable(message)}, {"exit", status}})
+                << "\n";
     return status;
   };
   try {

@@ -103,6 +103,8 @@ std::int64_t unique_bytes(const TensorView& x) {
   return n * static_cast<std::int64_t>(x.element_size());
 }
 
+std::string json_text(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 nlohmann::json spread_json(const Spread& s) {
   return {{"median_ns", s.median}, {"min_ns", s.min}, {"q1_ns", s.q1}, {"q3_ns", s.q3}, {"max_ns", s.max},
           {"runs", s.runs}};

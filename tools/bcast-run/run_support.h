@@ -24,6 +24,10 @@ void fill_random(const TensorView& x, std::mt19937_64& rng);
 // count once) times the element size.
 std::int64_t unique_bytes(const TensorView& x);
 
+// One JSON object as --json prints it: a byte of a string that is not UTF-8
+// (a file name, say) becomes U+FFFD instead of stopping the writer.
+std::string json_text(const nlohmann::json& j);
+
 // --json's timing fields: median_ns and the spread (min, quartiles, max).
 nlohmann::json spread_json(const Spread& s);
 

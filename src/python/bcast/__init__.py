@@ -40,8 +40,22 @@ def _text_and_operands(expression: "str | Expr", operands: dict[str, Any]) -> tu
             raise TypeError(f"operands {sorted(clash)} are already bound in the expression")
         return str(expression), {**bound, **operands}
     if isinstance(expression, str):
-        return expression, operands
+        return _utf8_text(expression), operands
     raise TypeError(f"expression: a str or bcast.Expr, not {type(expression).__name__}")
+
+
+def _utf8_text(text: str) -> str:
+    """`text`, when UTF-8 can carry it; a lone surrogate (what a stray byte of a
+    file name decodes to) is a ValueError naming its byte position, as the
+    parser names any other character outside the grammar."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        shown = text.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+        at = len(text[:e.start].encode("utf-8"))
+        raise ValueError(f'expression "{shown}": at position {at}: U+{ord(text[e.start]):04X} is a lone '
+                         "surrogate, not a character (the text is not valid UTF-8)") from None
+    return text
 
 
 def evaluate(expression: "str | Expr", out: Optional[Any] = None, **operands: Any) -> Any:
