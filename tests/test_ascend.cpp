@@ -300,7 +300,26 @@ TEST_F(Ascend, TheTraceIsTheLastCallsAndSaysHowEachInputComesIn) {
   EXPECT_THAT(trace.kernel, HasSubstr("sub.f32.[expand_a,same,expand_a].uzu.ascend-sim-910b."));
   EXPECT_EQ(trace.fetch, (std::vector<std::string>{"column", "stream"}));
   EXPECT_EQ(trace.product, "910b");
-  EXPECT_GT(trace.estimated_us(), 0.0);
+  // The estimate is the slowest block's cycles at 910b's 1.8 GHz
+  // (docs/ascend.md), each block's between its busiest pipe and the serial
+  // sum of its pipes; the blocks write out's bytes once.
+  EXPECT_EQ(trace.clock_ghz, 1.8);
+  ASSERT_FALSE(trace.blocks.empty());
+  std::int64_t slowest = 0, written = 0;
+  for (const AscendBlockTrace& block : trace.blocks) {
+    std::int64_t busiest = 0, serial = 0;
+    for (const std::int64_t busy : block.busy) busiest = std::max(busiest, busy), serial += busy;
+    if (block.tiles > 0) {
+      EXPECT_GT(busiest, 0);
+    }
+    EXPECT_GE(block.cycles, busiest);
+    EXPECT_LE(block.cycles, serial);
+    slowest = std::max(slowest, block.cycles);
+    written += block.ub_to_gm_bytes;
+  }
+  EXPECT_EQ(written, y.nbytes());
+  EXPECT_GT(slowest, 0);
+  EXPECT_DOUBLE_EQ(trace.estimated_us(), static_cast<double>(slowest) / 1800.0);
   EXPECT_EQ(test::oracle_mismatch(Op::sub, bias, x, y), "");
   // The next calls do not reach the simulator, and say why.
   (void)sub(bias, Tensor(DType::f32, {0, 16, 8, 8}));
