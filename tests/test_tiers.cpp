@@ -24,11 +24,13 @@
 namespace bcast {
 namespace {
 
-// Each test starts async with an empty memory cache (no disk: ctest sets
-// BCAST_CACHE_DIR=off), and leaves sync, as the other suites expect.
+// Each test starts async with an empty memory cache and no disk cache (a
+// kernel on disk would skip the compile a test holds), and leaves sync, as
+// the other suites expect.
 class Tiers : public ::testing::Test {
  protected:
   void SetUp() override {
+    set_cache_dir("off");
     set_jit_mode(JitMode::async);
     clear_kernel_cache();
   }
@@ -254,9 +256,12 @@ TEST_F(Tiers, OnlyACallWhoseFallbackTakesLongerThanTheCompileWaits) {
   // it waits (the job cannot have finished before it looked), and its
   // result comes from the full kernel, not the fallback or the first tier.
   {
+    std::atomic<bool> returned{false};
     fault::set(fault::Fault::hold_compile, true);
-    const ReleaseWhen release(fault::Fault::hold_compile, [] { return kernel_cache_stats().waits > 0; });
+    const ReleaseWhen release(fault::Fault::hold_compile,
+                              [&] { return returned.load() || kernel_cache_stats().waits > 0; });
     const Tensor out = evaluate(((Expr(x) - Expr(m)) * Expr(m) + 1.0) * 3.0);
+    returned = true;
     EXPECT_EQ(test::get(out, 12345), ((0.0f - 1.5f) * 1.5f + 1.0f) * 3.0f);
   }
   EXPECT_EQ(kernel_cache_stats().waits, 1u);
