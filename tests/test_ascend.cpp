@@ -457,6 +457,7 @@ TEST_F(Ascend, RandomExpressionsOnTheSimulatorEqualTheOracleAndTheHost) {
              << test::get(want, k);
     }
   }
+  RecordProperty("draws", drawn);
   EXPECT_EQ(on_the_simulator, kWanted) << "ran on the simulator in " << drawn << " draws";
 }
 
