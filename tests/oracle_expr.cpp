@@ -221,7 +221,8 @@ class Typer {
 
   static Typed unary(UnaryOp op, const Typed& x) {
     const DType d = unary_compute(op, x.dtype);
-    if (!unary_defined(op, d)) refuse(ErrorKind::dtype, std::string(unary_name(op)) + " on " + std::string(dtype_name(d)));
+    if (!unary_defined(op, d))
+      refuse(ErrorKind::dtype, std::string(unary_name(op)) + " on " + std::string(dtype_name(d)));
     const DType out = op == UnaryOp::logical_not ? DType::boolean : d;
     // Python's -x and abs(x) keep a weak scalar weak; NumPy's functions make it strong.
     const bool stays_weak = op == UnaryOp::neg || op == UnaryOp::abs;
@@ -327,16 +328,18 @@ std::string oracle_mismatch(const OracleExpr& e, std::span<const TensorView> inp
   const OracleTyping typing = oracle_type(e, dtypes);
   if (typing.refused) return "the oracle refuses the expression: " + typing.why;
   if (typing.dtype != got.dtype())
-    return "the result is " + std::string(dtype_name(got.dtype())) + ", the oracle's " + std::string(dtype_name(typing.dtype));
+    return "the result is " + std::string(dtype_name(got.dtype())) + ", the oracle's " +
+           std::string(dtype_name(typing.dtype));
   const std::vector<Expected> want = oracle(e, inputs, got.shape());
   const std::string bad = oracle_mismatch(want, got);
-  if (bad.empty()) return "";
+  if (bad.empty() || !bad.starts_with("element ")) return bad;
   // The inputs at the first bad element, for the report.
   const std::int64_t position = std::stoll(bad.substr(bad.find(' ') + 1));
   std::vector<std::int64_t> index(got.shape().size(), 0);
   for (std::int64_t i = 0; i < position; ++i) next_index(index, got.shape());
   std::string where = bad + " (inputs";
-  for (const TensorView& v : inputs) where += " " + std::string(dtype_name(v.dtype())) + ":" + hex(bits_read_at(v, index));
+  for (const TensorView& v : inputs)
+    where += " " + std::string(dtype_name(v.dtype())) + ":" + hex(bits_read_at(v, index));
   return where + ")";
 }
 
