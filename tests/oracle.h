@@ -20,15 +20,9 @@
 #include <vector>
 
 #include "bcast/bcast.h"
+#include "oracle_values.h"
 
 namespace bcast::test {
-
-// One expected output element: its exact bits, or any quiet NaN where
-// IEEE 754 leaves the payload of an arithmetic result open.
-struct Expected {
-  std::uint64_t bits = 0;
-  bool any_quiet_nan = false;
-};
 
 // The elements of op(a, b) broadcast to out_shape, in C order.
 // Example: add, f32 [2,1] {1, 2} and [3] {10, 20, 30}, out [2,3] ->
@@ -43,9 +37,11 @@ std::vector<Expected> oracle(Op op, const TensorView& a, const TensorView& b, co
 std::string oracle_mismatch(Op op, const TensorView& a, const TensorView& b, const TensorView& got);
 std::string oracle_mismatch(const std::vector<Expected>& want, const TensorView& got);
 
-// The bits of a float dtype's element are a NaN with its quiet bit (the top
-// bit of the mantissa) set.
-bool is_quiet_nan(std::uint64_t bits, DType dtype);
+// The bits of the element of x that output index `index` reads, by NumPy's
+// rule: dims align on the right, and a dim of extent 1 reads its element 0.
+std::uint64_t bits_read_at(const TensorView& x, const std::vector<std::int64_t>& index);
+// Advances a C-order index over `shape`.
+void next_index(std::vector<std::int64_t>& index, const Shape& shape);
 
 // Fills every element of x with one byte repeated: not a NaN in any float
 // dtype and not a bool, so elements that a call never writes (a tile or a

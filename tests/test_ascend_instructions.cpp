@@ -377,7 +377,13 @@ TEST(AscendInstructions, CopyCostFollowsTheBestPractices) {
   EXPECT_GT(16384 * ideal / cycles(aligned, 16384), 0.85);
   EXPECT_LT(1024 * ideal / cycles(aligned, 1024), 0.5);
   EXPECT_NEAR(cycles(aligned + 32, 16384) / cycles(aligned, 16384), 1.0 / 0.7, 0.1);
-  EXPECT_EQ(cycles(aligned + 32, 16384), cycles(aligned + 32, 16384));
+  // NOTE: [Ascend cost model]'s sum with 910b's MTE2 figures (setup 60,
+  // block setup 4, 32 bytes a cycle, 70% off 512-byte alignment), rounded
+  // up to whole cycles: 60 + 4 + 16384 / 32, 60 + 4 + 1024 / 32, and
+  // 60 + 4 + 16384 / 22.4 = 795.4.
+  EXPECT_EQ(cycles(aligned, 16384), 576);
+  EXPECT_EQ(cycles(aligned, 1024), 96);
+  EXPECT_EQ(cycles(aligned + 32, 16384), 796);
 }
 
 // The simulator agrees with the naive model of the documentation over random

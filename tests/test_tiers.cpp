@@ -6,6 +6,8 @@
 // checked against the oracle (oracle.cpp) or exact arithmetic.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <functional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -22,16 +24,19 @@
 namespace bcast {
 namespace {
 
-// Each test starts async with an empty memory cache (no disk: ctest sets
-// BCAST_CACHE_DIR=off), and leaves sync, as the other suites expect.
+// Each test starts async with an empty memory cache and no disk cache (a
+// kernel on disk would skip the compile a test holds), and leaves sync, as
+// the other suites expect.
 class Tiers : public ::testing::Test {
  protected:
   void SetUp() override {
+    set_cache_dir("off");
     set_jit_mode(JitMode::async);
     clear_kernel_cache();
   }
   void TearDown() override {
     fault::set(fault::Fault::hold_compile, false);
+    fault::set(fault::Fault::hold_full_compile, false);
     wait_for_compiles();
     set_jit_mode(JitMode::sync);
   }
@@ -62,13 +67,29 @@ TierStats tier_stats() {
   return t;
 }
 
-// Until the quick first tier of the one job in flight is compiled (the full
-// compile held). Bounded, so that a broken queue fails instead of hanging.
+// Until the one job in flight has compiled its quick first tier and stopped
+// at the held full compile (fault::wait_until_held: an event, no clock);
+// then whether exactly one first tier was compiled.
 bool first_tier_ready() {
-  for (int i = 0; i < 60'000 && tier_stats().quick.compiles == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  fault::wait_until_held(fault::Fault::hold_full_compile);
   return tier_stats().quick.compiles == 1;
 }
+
+// Disarms `hold` once `done` is true, on a thread of its own: a call that
+// may block on the held compile (when it should not) is released, and the
+// test fails on what it counted instead of hanging. Joined at the end of
+// the scope.
+class ReleaseWhen {
+ public:
+  ReleaseWhen(fault::Fault hold, std::function<bool()> done)
+      : thread_([hold, done = std::move(done)] {
+          while (!done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // polls; times nothing
+          fault::set(hold, false);
+        }) {}
+
+ private:
+  std::jthread thread_;
+};
 
 // The kernel a plain call would take now, without running it.
 SelectedKernel kernel_now(const Operands& x) {
@@ -231,21 +252,35 @@ TEST_F(Tiers, OnlyACallWhoseFallbackTakesLongerThanTheCompileWaits) {
   test::set(m, 0, 1.5);
   const int threads = num_threads();
   set_num_threads(1);  // the budget shrinks with the threads a call uses
-  // The big call took the full kernel, not the fallback or the first tier:
-  // it waited (counted unless the job had finished before it looked again,
-  // on a loaded machine), and its result comes from the kernel.
-  const Tensor out = evaluate(((Expr(x) - Expr(m)) * Expr(m) + 1.0) * 3.0);
-  EXPECT_EQ(test::get(out, 12345), ((0.0f - 1.5f) * 1.5f + 1.0f) * 3.0f);
-  const std::uint64_t waits = kernel_cache_stats().waits;
-  EXPECT_LE(waits, 1u);
+  // The big call's compile is held until the call has counted its wait: so
+  // it waits (the job cannot have finished before it looked), and its
+  // result comes from the full kernel, not the fallback or the first tier.
+  {
+    std::atomic<bool> returned{false};
+    fault::set(fault::Fault::hold_compile, true);
+    const ReleaseWhen release(fault::Fault::hold_compile,
+                              [&] { return returned.load() || kernel_cache_stats().waits > 0; });
+    const Tensor out = evaluate(((Expr(x) - Expr(m)) * Expr(m) + 1.0) * 3.0);
+    returned = true;
+    EXPECT_EQ(test::get(out, 12345), ((0.0f - 1.5f) * 1.5f + 1.0f) * 3.0f);
+  }
+  EXPECT_EQ(kernel_cache_stats().waits, 1u);
   EXPECT_EQ(kernel_cache_stats().fallback_calls, 0u);
   EXPECT_EQ(tier_stats().quick.hits, 0u);
-  // The tiny call did not wait: it ran on the fallback (or, had this thread
-  // been descheduled for the 1.7 ms a first tier takes, on what was ready).
-  evaluate((Expr(small) - Expr(m)) * 2.0 * Expr(m) + 1.0);  // another kernel
+  // The tiny call does not wait: with its compile held it runs on the
+  // fallback. (Had it waited, the release below would free it, and the
+  // count of waits would say so.)
+  {
+    std::atomic<bool> returned{false};
+    fault::set(fault::Fault::hold_compile, true);
+    const ReleaseWhen release(fault::Fault::hold_compile,
+                              [&] { return returned.load() || kernel_cache_stats().waits > 1; });
+    evaluate((Expr(small) - Expr(m)) * 2.0 * Expr(m) + 1.0);  // another kernel
+    returned = true;
+  }
   set_num_threads(threads);
-  EXPECT_EQ(kernel_cache_stats().waits, waits);
-  EXPECT_LE(kernel_cache_stats().fallback_calls, 1u);
+  EXPECT_EQ(kernel_cache_stats().waits, 1u);
+  EXPECT_EQ(kernel_cache_stats().fallback_calls, 1u);
 }
 
 // NOTE: [Tiers]: the first tier serves calls while the full compile runs.
@@ -300,15 +335,20 @@ TEST_F(Tiers, TheFirstTierGivesTheOraclesResults) {
 // nothing races (tools/bcast-dev tsan).
 TEST_F(Tiers, ExitingWithACompileInFlightIsClean) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  const auto exit_during = [](bool held) {
+  // Held at its start, or after its first tier ran in LLVM (whose statics
+  // now exist) and before the full compile, which the stopping queue
+  // releases into LLVM while the process exits. Either way the job is in
+  // flight when exit() runs: the test waits for the hold, not for time.
+  const auto exit_during = [](fault::Fault hold) {
     set_jit_mode(JitMode::async);
-    if (held) fault::set(fault::Fault::hold_compile, true);
+    fault::set(hold, true);
     const Operands x;
     const Tensor out = add(x.a, x.b);
+    fault::wait_until_held(hold);
     std::exit(mismatch(Op::add, x, out).empty() && kernel_cache_stats().queued == 1 ? 0 : 1);
   };
-  EXPECT_EXIT(exit_during(true), ::testing::ExitedWithCode(0), "");
-  EXPECT_EXIT(exit_during(false), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(exit_during(fault::Fault::hold_compile), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(exit_during(fault::Fault::hold_full_compile), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

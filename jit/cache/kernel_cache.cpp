@@ -178,6 +178,8 @@ std::optional<Obtained> try_disk(const DiskCache& disk, const KernelKey& key) {
 // The test hooks of NOTE: [Tiers]: a background compile held at its start
 // until the fault is disarmed or the queue stops.
 void hold_if_asked(fault::Fault hold) {
+  if (!fault::armed(hold)) return;
+  const fault::Holding held(hold);  // fault::wait_until_held's event
   while (fault::armed(hold) && !compile_queue().stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 

@@ -20,6 +20,22 @@ inline constexpr int kNumFaults = 9;
 void set(Fault fault, bool armed);
 bool armed(Fault fault);
 
+// The hold faults (hold_compile, hold_full_compile) stop a thread until they
+// are disarmed. The held thread counts itself for the scope of its hold, so
+// that a test waits for that event instead of polling for its effects.
+class Holding {
+ public:
+  explicit Holding(Fault fault);
+  ~Holding();
+  Holding(const Holding&) = delete;
+  Holding& operator=(const Holding&) = delete;
+
+ private:
+  Fault fault_;
+};
+// Blocks until some thread is inside a Holding of `fault`.
+void wait_until_held(Fault fault);
+
 // Arms a fault for one scope.
 class Armed {
  public:

@@ -27,6 +27,7 @@ np._set_promotion_state("weak")
 
 BCAST_RUN = sys.argv[1]
 RNG = np.random.default_rng(15)
+CAST_RNG = np.random.default_rng(28)  # its own, so that the other checks draw what they always drew
 DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
           "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
           "u64": np.uint64, "bool": np.bool_}
@@ -254,6 +255,70 @@ def check_unary_special_values(tmp):
     return worst
 
 
+def saturated_cast(values, to):
+    """bcast's rule for a float cast to an integer (NOTE: [Float to integer]
+    in docs/semantics.md), written out here: NumPy's cast where the truncated
+    value fits `to` (the only values NumPy defines), else the nearer limit,
+    and 0 for NaN. Also which elements NumPy defines."""
+    info = np.iinfo(to)
+    v = values.astype(np.float64)  # exact for f16, f32 and f64
+    t = np.trunc(v)
+    defined = ~np.isnan(v) & (t >= float(info.min)) & (t <= float(info.max))
+    # float(info.max) of i64 and u64 rounds up to 2^63 and 2^64, which do not fit.
+    defined &= ~((t == float(info.max)) & (float(info.max) != info.max))
+    want = np.zeros(values.shape, to)
+    with np.errstate(all="ignore"):
+        want[defined] = values[defined].astype(to)
+    want[~np.isnan(v) & (t < 0) & ~defined] = info.min
+    want[~np.isnan(v) & (t > 0) & ~defined] = info.max
+    return want, defined
+
+
+def check_float_to_integer_casts(tmp):
+    """Every float dtype NumPy has cast to every integer dtype and bool, on
+    random values: random bits (huge, tiny, NaN, infinite), values within 2 of
+    the target's limits, small values with fractions. Where NumPy defines the
+    result it must be NumPy's; elsewhere bcast's saturation rule. Returns how
+    many elements NumPy defined and how many it left to the rule."""
+    defined_count = saturated_count = 0
+    for name in ["f16", "f32", "f64"]:
+        t = DTYPES[name]
+        bits = CAST_RNG.integers(0, 2**64, 3000, dtype=np.uint64).astype(f"u{np.dtype(t).itemsize}", casting="unsafe")
+        random_bits = bits.view(t)
+        for to_name, to in DTYPES.items():
+            if name == to_name or to_name[0] not in "iub":
+                continue
+            if to_name == "bool":
+                low, high = 0.0, 1.0
+            else:
+                info = np.iinfo(to)
+                low, high = float(info.min), float(info.max)
+            with np.errstate(all="ignore"):
+                near = np.where(CAST_RNG.integers(0, 2, 3000) == 1, low, high) + CAST_RNG.uniform(-2, 2, 3000)
+                values = np.where(np.arange(3000) % 3 == 0, random_bits.astype(np.float64),
+                                  np.where(np.arange(3000) % 3 == 1, near, CAST_RNG.uniform(-300, 300, 3000))).astype(t)
+                values[::3] = random_bits[::3]  # the bits themselves, NaN payloads and all
+            path = os.path.join(tmp, f"cast_{name}.npy")
+            np.save(path, values)
+            out = os.path.join(tmp, "cast_out.npy")
+            if to_name == "bool":
+                with np.errstate(all="ignore"):
+                    want, defined = values.astype(np.bool_), np.ones(values.shape, bool)
+            else:
+                want, defined = saturated_cast(values, to)
+            got = run_against(f"{to_name}({name})", want, [f"{to_name}(x)", f"x={path}"], out)
+            if got is None:
+                continue
+            defined_count += int(defined.sum())
+            saturated_count += int((~defined).sum())
+            if got.dtype != want.dtype or not np.array_equal(got, want):
+                bad = np.flatnonzero(got != want)[:4]
+                failures.append(f"{to_name}({name}): at {bad.tolist()} bcast {got[bad].tolist()}, want "
+                                f"{want[bad].tolist()} for {values[bad].tolist()} "
+                                f"({'NumPy' if defined[bad[0]] else 'the saturation rule'})")
+    return defined_count, saturated_count
+
+
 def check_promotion_table(tmp):
     """bcast's promotion of every pair of dtypes against np.result_type: the
     dtype of x + y (bool + bool is or, still bool)."""
@@ -296,13 +361,18 @@ def main():
         check_promotion_table(tmp)
         check_mixed_binary(tmp)
         worst = check_unary_special_values(tmp)
+        cast_defined, cast_saturated = check_float_to_integer_casts(tmp)
         check_verbose_names_the_kernel()
         ran, refused = check_random_expressions(tmp, 160)
     for f in failures[:20]:
         print("FAIL:", f)
     print("transcendentals, largest ULP from NumPy by result dtype: " +
           ", ".join(f"{d} {u} (bound {TRANSCENDENTAL_ULPS[d]})" for d, u in sorted(worst.items())))
+    print(f"float to integer casts: {cast_defined} elements NumPy defines, {cast_saturated} by the saturation rule")
     print(f"{ran} random expressions equal NumPy's, {refused} refused by both; {len(failures)} failures")
+    if cast_defined < 10000 or cast_saturated < 10000:
+        print("FAIL: too few cast elements on one side of the range")
+        return 1
     if ran < 80:
         print("FAIL: too few expressions ran")
         return 1

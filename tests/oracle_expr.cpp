@@ -1,0 +1,346 @@
+// The expression oracle of oracle_expr.h: typing by docs/semantics.md's
+// promotion rules, then each element node by node.
+#include "oracle_expr.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "oracle.h"
+
+namespace bcast::test {
+namespace oracle_expr {
+
+namespace {
+OracleExpr make(OracleNode n) { return std::make_shared<const OracleNode>(std::move(n)); }
+}  // namespace
+
+OracleExpr input(int k) { return make({.kind = OracleNode::Kind::input, .input = k}); }
+OracleExpr weak(std::int64_t value) { return make({.kind = OracleNode::Kind::weak_int, .integer = value}); }
+OracleExpr weak(double value) { return make({.kind = OracleNode::Kind::weak_float, .number = value}); }
+OracleExpr apply(Op op, OracleExpr a, OracleExpr b) {
+  return make({.kind = OracleNode::Kind::binary, .op = op, .args = {std::move(a), std::move(b)}});
+}
+OracleExpr apply(UnaryOp op, OracleExpr x) {
+  return make({.kind = OracleNode::Kind::unary, .unary = op, .args = {std::move(x)}});
+}
+OracleExpr apply(TernaryOp op, OracleExpr a, OracleExpr b, OracleExpr c) {
+  return make({.kind = OracleNode::Kind::ternary, .ternary = op, .args = {std::move(a), std::move(b), std::move(c)}});
+}
+OracleExpr cast(OracleExpr x, DType to) {
+  return make({.kind = OracleNode::Kind::cast, .to = to, .args = {std::move(x)}});
+}
+
+}  // namespace oracle_expr
+
+namespace {
+
+using Kind = OracleNode::Kind;
+
+// ---- promotion, as docs/semantics.md's table states it ----
+
+// 0: f16 and bf16 (and the integers they hold: bool, i8, u8), 1: f32 (i16,
+// u16), 2: f64 (the wider integers).
+int float_rank(DType d) {
+  if (d == DType::f16 || d == DType::bf16) return 0;
+  if (d == DType::f32) return 1;
+  if (d == DType::f64) return 2;
+  if (d == DType::boolean || dtype_size(d) == 1) return 0;
+  return dtype_size(d) == 2 ? 1 : 2;
+}
+
+DType float_of_rank(int rank) { return rank == 0 ? DType::f16 : rank == 1 ? DType::f32 : DType::f64; }
+
+// Two floats: the wider; f16 with bf16 meet at f32.
+DType wider_float(DType a, DType b) {
+  if (a == b) return a;
+  if (float_rank(a) == float_rank(b)) return DType::f32;
+  return float_rank(a) > float_rank(b) ? a : b;
+}
+
+DType signed_int(std::size_t bytes) {
+  return bytes == 1 ? DType::i8 : bytes == 2 ? DType::i16 : bytes == 4 ? DType::i32 : DType::i64;
+}
+
+// Two integers (not bool): one signedness, the wider; mixed, the narrowest
+// signed integer holding both, or f64 for i64 with u64.
+DType two_integers(DType a, DType b) {
+  if (is_unsigned(a) == is_unsigned(b)) return dtype_size(a) >= dtype_size(b) ? a : b;
+  const DType s = is_unsigned(a) ? b : a, u = is_unsigned(a) ? a : b;
+  if (dtype_size(s) > dtype_size(u)) return s;
+  return dtype_size(u) < 8 ? signed_int(2 * dtype_size(u)) : DType::f64;
+}
+
+// np.result_type of strong dtypes, all at once.
+DType result_type(std::span<const DType> dtypes) {
+  DType floats = DType::boolean, ints = DType::boolean;
+  bool any_float = false, any_int = false;
+  for (const DType d : dtypes) {
+    if (is_floating(d)) {
+      floats = any_float ? wider_float(floats, d) : d;
+      any_float = true;
+    } else if (d != DType::boolean) {
+      ints = !any_int ? d : is_floating(ints) ? ints : two_integers(ints, d);
+      any_int = true;
+    }
+  }
+  if (any_int && is_floating(ints)) {  // i64 with u64 gave f64
+    floats = any_float ? wider_float(floats, ints) : ints;
+    any_float = true;
+  }
+  if (!any_float) return ints;
+  // An integer lifts the float only where the float ranks below the float
+  // that holds it (u8 with bf16 stays bf16, as with f16).
+  if (any_int && float_rank(ints) > float_rank(floats)) return wider_float(floats, float_of_rank(float_rank(ints)));
+  return floats;
+}
+
+// ---- typing ----
+
+enum class Weak { no, integer, floating };
+
+struct Typed {
+  DType dtype = DType::boolean;  // a weak value's is i64 or f64, as Python holds it
+  Weak weak = Weak::no;
+  const OracleNode* scalar_leaf = nullptr;  // a weak int scalar as written, for the range check
+};
+
+// The dtype several operands compute in (NEP 50): the strong ones' result
+// type, then each weak one's effect; weak ones alone stay weak.
+Typed common(std::span<const Typed> xs) {
+  std::vector<DType> strong;
+  bool weak_float = false;
+  for (const Typed& x : xs) {
+    if (x.weak == Weak::no) strong.push_back(x.dtype);
+    weak_float = weak_float || x.weak == Weak::floating;
+  }
+  if (strong.empty()) return weak_float ? Typed{DType::f64, Weak::floating} : Typed{DType::i64, Weak::integer};
+  DType d = result_type(strong);
+  for (const Typed& x : xs) {
+    if (x.weak == Weak::integer && d == DType::boolean) d = DType::i64;
+    if (x.weak == Weak::floating && !is_floating(d)) d = DType::f64;
+  }
+  return {d, Weak::no};
+}
+
+bool binary_defined(Op op, DType d) {
+  switch (op) {
+    case Op::sub: case Op::floor_div: return d != DType::boolean;
+    case Op::pow: return is_floating(d);
+    case Op::bit_and: case Op::bit_or: case Op::bit_xor: return !is_floating(d);
+    default: return true;
+  }
+}
+
+DType binary_result(Op op, DType d) {
+  switch (op) {
+    case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt: case Op::ge:
+    case Op::logical_and: case Op::logical_or: case Op::logical_xor: return DType::boolean;
+    case Op::div: return is_floating(d) ? d : DType::f64;
+    default: return d;
+  }
+}
+
+bool is_float_function(UnaryOp op) {
+  return op == UnaryOp::sqrt || op == UnaryOp::exp || op == UnaryOp::log || op == UnaryOp::sin ||
+         op == UnaryOp::cos || op == UnaryOp::tanh || op == UnaryOp::sigmoid;
+}
+
+// The dtype a unary op computes in: the float functions on integers and
+// bool in the smallest float holding them.
+DType unary_compute(UnaryOp op, DType d) {
+  return is_float_function(op) && !is_floating(d) ? float_of_rank(float_rank(d)) : d;
+}
+
+bool unary_defined(UnaryOp op, DType d) {
+  switch (op) {
+    case UnaryOp::neg: case UnaryOp::floor: case UnaryOp::ceil: case UnaryOp::round: return d != DType::boolean;
+    case UnaryOp::bit_not: return !is_floating(d);
+    default: return true;
+  }
+}
+
+struct Refusal {
+  ErrorKind kind;
+  std::string why;
+};
+
+bool fits(std::int64_t v, DType d) {
+  if (d == DType::u64) return v >= 0;
+  if (d == DType::i64) return true;
+  const int bits = static_cast<int>(8 * dtype_size(d));
+  const std::int64_t lowest = is_unsigned(d) ? 0 : -(std::int64_t{1} << (bits - 1));
+  const std::int64_t highest = is_unsigned(d) ? (std::int64_t{1} << bits) - 1 : (std::int64_t{1} << (bits - 1)) - 1;
+  return v >= lowest && v <= highest;
+}
+
+class Typer {
+ public:
+  explicit Typer(std::span<const DType> inputs) : inputs_(inputs) {}
+
+  Typed type(const OracleNode& n) const {
+    std::vector<Typed> a;
+    for (const OracleExpr& x : n.args) a.push_back(type(*x));
+    return of(n, a);
+  }
+
+  // A node's type from its operands' types.
+  Typed of(const OracleNode& n, std::span<const Typed> a) const {
+    switch (n.kind) {
+      case Kind::input: return {inputs_[static_cast<std::size_t>(n.input)]};
+      case Kind::weak_int: return {DType::i64, Weak::integer, &n};
+      case Kind::weak_float: return {DType::f64, Weak::floating};
+      case Kind::cast: return {n.to};
+      case Kind::unary: return unary(n.unary, a[0]);
+      case Kind::binary: return binary(n.op, a);
+      case Kind::ternary: return ternary(n.ternary, a);
+    }
+    return {};
+  }
+
+ private:
+  [[noreturn]] static void refuse(ErrorKind kind, std::string why) { throw Refusal{kind, std::move(why)}; }
+
+  // A weak int scalar as written meets an integer dtype: it must fit.
+  static void check_range(std::span<const Typed> xs, DType d) {
+    for (const Typed& x : xs)
+      if (x.scalar_leaf && is_integer(d) && !fits(x.scalar_leaf->integer, d))
+        refuse(ErrorKind::value, std::to_string(x.scalar_leaf->integer) + " does not fit " + std::string(dtype_name(d)));
+  }
+
+  static Typed binary(Op op, std::span<const Typed> a) {
+    const Typed c = common(a);
+    if (!binary_defined(op, c.dtype))
+      refuse(ErrorKind::dtype, std::string(op_name(op)) + " on " + std::string(dtype_name(c.dtype)));
+    check_range(a, c.dtype);
+    const DType out = binary_result(op, c.dtype);
+    // Python computes on weak values alone, and the result stays weak (a
+    // comparison's bool is strong).
+    if (c.weak == Weak::no || out == DType::boolean) return {out};
+    return {out, is_floating(out) ? Weak::floating : Weak::integer};
+  }
+
+  static Typed unary(UnaryOp op, const Typed& x) {
+    const DType d = unary_compute(op, x.dtype);
+    if (!unary_defined(op, d))
+      refuse(ErrorKind::dtype, std::string(unary_name(op)) + " on " + std::string(dtype_name(d)));
+    const DType out = op == UnaryOp::logical_not ? DType::boolean : d;
+    // Python's -x and abs(x) keep a weak scalar weak; NumPy's functions make it strong.
+    const bool stays_weak = op == UnaryOp::neg || op == UnaryOp::abs;
+    return {out, stays_weak ? x.weak : Weak::no};
+  }
+
+  static Typed ternary(TernaryOp op, std::span<const Typed> a) {
+    const std::span<const Typed> values = op == TernaryOp::where ? a.subspan(1) : a;
+    const Typed c = common(values);
+    if (op != TernaryOp::where && c.dtype == DType::boolean)
+      refuse(ErrorKind::dtype, std::string(ternary_name(op)) + " on bool");
+    check_range(values, c.dtype);
+    return {c.dtype};  // NumPy's where, clip and fma return arrays: strong
+  }
+
+  std::span<const DType> inputs_;
+};
+
+// ---- values ----
+
+class Evaluator {
+ public:
+  Evaluator(std::span<const TensorView> inputs, std::span<const DType> dtypes, const std::vector<std::int64_t>& index)
+      : inputs_(inputs), typer_(dtypes), index_(index) {}
+
+  struct Value {
+    Expected x;
+    Typed t;
+  };
+
+  Value value(const OracleNode& n) {
+    std::vector<Value> a;
+    for (const OracleExpr& x : n.args) a.push_back(value(*x));
+    std::vector<Typed> types;
+    for (const Value& v : a) types.push_back(v.t);
+    const Typed t = typer_.of(n, types);
+    switch (n.kind) {
+      case Kind::input: {
+        const TensorView& view = inputs_[static_cast<std::size_t>(n.input)];
+        return {{bits_read_at(view, index_), false}, t};
+      }
+      case Kind::weak_int: return {oracle_values::of_integer(n.integer, DType::i64), t};
+      case Kind::weak_float: return {oracle_values::of_double(n.number, DType::f64), t};
+      case Kind::cast: return {oracle_values::convert(a[0].x, a[0].t.dtype, n.to), t};
+      case Kind::unary: {
+        const DType d = unary_compute(n.unary, a[0].t.dtype);
+        return {oracle_values::unary(n.unary, d, oracle_values::convert(a[0].x, a[0].t.dtype, d)), t};
+      }
+      case Kind::binary: {
+        const DType d = common(types).dtype;
+        return {oracle_values::binary(n.op, d, as(a[0], d), as(a[1], d)), t};
+      }
+      case Kind::ternary: break;
+    }
+    const DType d = t.dtype;
+    if (n.ternary == TernaryOp::where) {
+      const Expected condition = oracle_values::convert(a[0].x, a[0].t.dtype, DType::boolean);
+      return {oracle_values::ternary(n.ternary, d, condition, as(a[1], d), as(a[2], d)), t};
+    }
+    return {oracle_values::ternary(n.ternary, d, as(a[0], d), as(a[1], d), as(a[2], d)), t};
+  }
+
+ private:
+  static Expected as(const Value& v, DType d) { return oracle_values::convert(v.x, v.t.dtype, d); }
+
+  std::span<const TensorView> inputs_;
+  Typer typer_;
+  const std::vector<std::int64_t>& index_;
+};
+
+std::string hex(std::uint64_t bits) {
+  std::ostringstream s;
+  s << "0x" << std::hex << bits;
+  return s.str();
+}
+
+}  // namespace
+
+OracleTyping oracle_type(const OracleExpr& e, std::span<const DType> inputs) {
+  try {
+    return {.dtype = Typer(inputs).type(*e).dtype};
+  } catch (const Refusal& r) {
+    return {.refused = true, .refusal = r.kind, .why = r.why};
+  }
+}
+
+std::vector<Expected> oracle(const OracleExpr& e, std::span<const TensorView> inputs, const Shape& out_shape) {
+  std::int64_t count = 1;
+  for (const std::int64_t extent : out_shape) count *= extent;
+  std::vector<Expected> want;
+  want.reserve(static_cast<std::size_t>(count));
+  std::vector<DType> dtypes;
+  for (const TensorView& v : inputs) dtypes.push_back(v.dtype());
+  std::vector<std::int64_t> index(out_shape.size(), 0);
+  for (std::int64_t i = 0; i < count; ++i, next_index(index, out_shape))
+    want.push_back(Evaluator(inputs, dtypes, index).value(*e).x);
+  return want;
+}
+
+std::string oracle_mismatch(const OracleExpr& e, std::span<const TensorView> inputs, const TensorView& got) {
+  std::vector<DType> dtypes;
+  for (const TensorView& v : inputs) dtypes.push_back(v.dtype());
+  const OracleTyping typing = oracle_type(e, dtypes);
+  if (typing.refused) return "the oracle refuses the expression: " + typing.why;
+  if (typing.dtype != got.dtype())
+    return "the result is " + std::string(dtype_name(got.dtype())) + ", the oracle's " +
+           std::string(dtype_name(typing.dtype));
+  const std::vector<Expected> want = oracle(e, inputs, got.shape());
+  const std::string bad = oracle_mismatch(want, got);
+  if (bad.empty() || !bad.starts_with("element ")) return bad;
+  // The inputs at the first bad element, for the report.
+  const std::int64_t position = std::stoll(bad.substr(bad.find(' ') + 1));
+  std::vector<std::int64_t> index(got.shape().size(), 0);
+  for (std::int64_t i = 0; i < position; ++i) next_index(index, got.shape());
+  std::string where = bad + " (inputs";
+  for (const TensorView& v : inputs)
+    where += " " + std::string(dtype_name(v.dtype())) + ":" + hex(bits_read_at(v, index));
+  return where + ")";
+}
+
+}  // namespace bcast::test

@@ -1,0 +1,402 @@
+// The element arithmetic of oracle_values.h, from docs/semantics.md alone.
+#include "oracle_values.h"
+
+#include <cmath>
+#include <optional>
+
+namespace bcast::test {
+namespace oracle_values {
+namespace {
+
+__extension__ typedef unsigned __int128 UInt;
+
+// ---- floats: decode bits exactly, encode with round to nearest even ----
+
+struct FloatFormat {
+  int exponent_bits, mantissa_bits;
+  int bias() const { return (1 << (exponent_bits - 1)) - 1; }
+  std::uint64_t max_exponent() const { return (std::uint64_t{1} << exponent_bits) - 1; }
+  std::uint64_t quiet_bit() const { return std::uint64_t{1} << (mantissa_bits - 1); }
+};
+
+FloatFormat format_of(DType d) {
+  switch (d) {
+    case DType::f16: return {5, 10};
+    case DType::bf16: return {8, 7};
+    case DType::f32: return {8, 23};
+    default: return {11, 52};  // f64
+  }
+}
+
+struct Float {
+  double value;     // exact; NaN for a NaN
+  bool signalling;  // a NaN without its quiet bit
+};
+
+Float decode(std::uint64_t bits, const FloatFormat& f) {
+  const std::uint64_t mantissa = bits & ((std::uint64_t{1} << f.mantissa_bits) - 1);
+  const std::uint64_t exponent = (bits >> f.mantissa_bits) & f.max_exponent();
+  const bool negative = (bits >> (f.exponent_bits + f.mantissa_bits)) & 1;
+  double magnitude;
+  if (exponent == f.max_exponent()) {
+    if (mantissa != 0) return {std::nan(""), (mantissa & f.quiet_bit()) == 0};
+    magnitude = INFINITY;
+  } else if (exponent == 0) {
+    magnitude = std::ldexp(static_cast<double>(mantissa), 1 - f.bias() - f.mantissa_bits);
+  } else {
+    const std::uint64_t significand = mantissa | (std::uint64_t{1} << f.mantissa_bits);
+    magnitude = std::ldexp(static_cast<double>(significand), static_cast<int>(exponent) - f.bias() - f.mantissa_bits);
+  }
+  return {std::copysign(magnitude, negative ? -1.0 : 1.0), false};
+}
+
+// The nearest value of format f to x (not a NaN), ties to even, as bits.
+std::uint64_t encode(double x, const FloatFormat& f) {
+  const std::uint64_t sign = std::signbit(x) ? std::uint64_t{1} << (f.exponent_bits + f.mantissa_bits) : 0;
+  const double magnitude = std::fabs(x);
+  const std::uint64_t infinity = sign | (f.max_exponent() << f.mantissa_bits);
+  if (std::isinf(magnitude)) return infinity;
+  if (magnitude == 0) return sign;
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);
+  int e = exponent - 1;  // magnitude is in [2^e, 2^(e+1))
+  const int e_min = 1 - f.bias();
+  // The quantum of x's binade (of the subnormals below e_min); the quotient
+  // is exact, and nearbyint rounds ties to even in the default mode.
+  const double n = std::nearbyint(std::ldexp(magnitude, f.mantissa_bits - std::max(e, e_min)));
+  auto significand = static_cast<std::uint64_t>(n);
+  if (e < e_min) return sign | significand;  // a subnormal, or the smallest normal when it rounds up to it
+  if (significand == std::uint64_t{2} << f.mantissa_bits) {  // rounded up into the next binade
+    significand >>= 1;
+    ++e;
+  }
+  const auto biased = static_cast<std::uint64_t>(e + f.bias());
+  if (biased >= f.max_exponent()) return infinity;
+  return sign | (biased << f.mantissa_bits) | (significand & ((std::uint64_t{1} << f.mantissa_bits) - 1));
+}
+
+// NOTE: [Oracle precision]. Sums, differences, products and quotients are
+// computed in double from exact inputs and rounded once more to the result
+// dtype. For a format of p significand bits, rounding first to q >= 2p + 2
+// bits and then to p gives the correctly rounded result for these four
+// operations (Figueroa, "When is double rounding innocuous?", 1995): double's
+// 53 bits cover f32 (p = 24), f16 (11) and bf16 (8), and f64's are done by the
+// FPU's own IEEE 754 arithmetic. bcast documents f16 and bf16 as computed in
+// f32 and rounded to nearest even, which the same theorem makes correctly
+// rounded too, so both must agree bit for bit.
+Expected float_result(double r, DType out) {
+  if (std::isnan(r)) return {0, true};
+  return {encode(r, format_of(out)), false};
+}
+
+Expected bool_result(bool r) { return {r ? 1u : 0u, false}; }
+
+// The comparisons and logical ops, alike on every number type (a NaN compares
+// false but for ne, and is true); nothing for the other ops.
+template <class T>
+std::optional<Expected> predicate(Op op, T a, T b) {
+  switch (op) {
+    case Op::eq: return bool_result(a == b);
+    case Op::ne: return bool_result(a != b);
+    case Op::lt: return bool_result(a < b);
+    case Op::le: return bool_result(a <= b);
+    case Op::gt: return bool_result(a > b);
+    case Op::ge: return bool_result(a >= b);
+    case Op::logical_and: return bool_result(a != 0 && b != 0);
+    case Op::logical_or: return bool_result(a != 0 || b != 0);
+    case Op::logical_xor: return bool_result((a != 0) != (b != 0));
+    default: return std::nullopt;
+  }
+}
+
+// docs/semantics.md's pow: the C library's, computed in the input precision (f32
+// for f16 and bf16); a signalling NaN operand gives a quiet NaN (IEEE 754
+// 9.2.1), but f16's conversion to f32 quiets a signalling NaN first, as F16C
+// does, while bf16 widens to f32 bit for bit.
+Expected float_power(DType d, const Float& x, const Float& y) {
+  const bool quieted_on_load = d == DType::f16;
+  if (!quieted_on_load && (x.signalling || y.signalling)) return {0, true};
+  if (d == DType::f64) return float_result(std::pow(x.value, y.value), d);
+  return float_result(static_cast<double>(::powf(static_cast<float>(x.value), static_cast<float>(y.value))), d);
+}
+
+// docs/semantics.md's floor_div on floats, NumPy's floor_divide: the quotient of
+// a - fmod(a, b) (fmod is exact), one less when the remainder's sign differs
+// from b's, floored and rounded to the nearest integer; a zero carries the
+// sign of a / b; b == 0 gives a / b. Computed in T, the input's compute
+// precision (float for f16, bf16 and f32), step by step as NumPy does.
+template <class T>
+T numpy_floor_divide(T a, T b) {
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div = div - 1;
+  if (div == 0) return std::copysign(T{0}, a / b);
+  T floor = std::floor(div);
+  if (div - floor > T(0.5)) floor = floor + 1;
+  return floor;
+}
+
+Expected float_floor_divide(DType d, double a, double b) {
+  if (d == DType::f64) return float_result(numpy_floor_divide(a, b), d);
+  return float_result(numpy_floor_divide(static_cast<float>(a), static_cast<float>(b)), d);
+}
+
+// max and min: NaN wins (a's when both are), -0 orders below +0, and the
+// result is the chosen input's bits.
+bool extremum_picks_a(bool max, double a, double b) {
+  if (std::isnan(a)) return true;
+  if (std::isnan(b)) return false;
+  if (a == b) return std::signbit(a) != max;
+  return max ? a > b : a < b;
+}
+
+Expected float_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
+  const Float x = decode(a_bits, format_of(d)), y = decode(b_bits, format_of(d));
+  const double a = x.value, b = y.value;
+  if (const std::optional<Expected> p = predicate(op, a, b)) return *p;
+  switch (op) {
+    case Op::add: return float_result(a + b, d);
+    case Op::sub: return float_result(a - b, d);
+    case Op::mul: return float_result(a * b, d);
+    case Op::div: return float_result(a / b, d);
+    case Op::floor_div: return float_floor_divide(d, a, b);
+    case Op::max: return {extremum_picks_a(true, a, b) ? a_bits : b_bits, false};
+    case Op::min: return {extremum_picks_a(false, a, b) ? a_bits : b_bits, false};
+    case Op::pow: return float_power(d, x, y);
+    default: break;  // bitwise ops are refused on floats, the predicates are above
+  }
+  return {};
+}
+
+// ---- integers and bool: exact in 128 bits, wrapped to the dtype ----
+
+struct IntFormat {
+  int bits;
+  bool is_signed;
+};
+
+IntFormat int_format_of(DType d) {
+  switch (d) {
+    case DType::i8: return {8, true};
+    case DType::i16: return {16, true};
+    case DType::i32: return {32, true};
+    case DType::i64: return {64, true};
+    case DType::u16: return {16, false};
+    case DType::u32: return {32, false};
+    case DType::u64: return {64, false};
+    default: return {8, false};  // u8, bool
+  }
+}
+
+Int int_value(std::uint64_t bits, const IntFormat& f) {
+  if (!f.is_signed || (bits >> (f.bits - 1) & 1) == 0) return static_cast<Int>(bits);
+  return static_cast<Int>(bits) - (Int{1} << f.bits);
+}
+
+// x's two's-complement bits in the dtype's width: wrapping arithmetic.
+std::uint64_t wrapped(Int x, const IntFormat& f) {
+  const UInt low = static_cast<UInt>(x) & ((UInt{1} << f.bits) - 1);
+  return static_cast<std::uint64_t>(low);
+}
+
+// NumPy's floor_divide: towards minus infinity, x // 0 == 0 (MIN // -1
+// wraps to MIN through `wrapped`).
+Int floor_quotient(Int a, Int b) {
+  if (b == 0) return 0;
+  Int q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+Expected int_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
+  const IntFormat f = int_format_of(d);
+  const bool boolean = d == DType::boolean;
+  // A bool element is true when its byte is not 0.
+  const Int a = boolean ? Int{a_bits != 0} : int_value(a_bits, f);
+  const Int b = boolean ? Int{b_bits != 0} : int_value(b_bits, f);
+  auto same = [&](Int r) { return Expected{wrapped(r, f), false}; };
+  if (const std::optional<Expected> p = predicate(op, a, b)) return *p;
+  switch (op) {
+    case Op::add: return same(boolean ? Int{a || b} : a + b);  // bool: or
+    case Op::sub: return same(a - b);
+    // bool: and. Two u64 values can multiply past 2^127: the product is taken
+    // modulo 2^128 (unsigned), whose low bits are the wrapped result.
+    case Op::mul: return same(boolean ? Int{a && b} : static_cast<Int>(static_cast<UInt>(a) * static_cast<UInt>(b)));
+    // True division: both operands converted to f64, one IEEE quotient.
+    case Op::div: return float_result(static_cast<double>(a) / static_cast<double>(b), DType::f64);
+    case Op::floor_div: return same(floor_quotient(a, b));
+    case Op::max: return same(a > b ? a : b);
+    case Op::min: return same(a < b ? a : b);
+    case Op::bit_and: return same(a & b);
+    case Op::bit_or: return same(a | b);
+    case Op::bit_xor: return same(a ^ b);
+    default: break;  // pow is refused on integers, the predicates are above
+  }
+  return {};
+}
+
+Expected element(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
+  return is_floating(d) ? float_op(op, d, a_bits, b_bits) : int_op(op, d, a_bits, b_bits);
+}
+
+// ---- values across dtypes ----
+
+std::uint64_t canonical_nan(DType d) {
+  const FloatFormat f = format_of(d);
+  return (f.max_exponent() << f.mantissa_bits) | f.quiet_bit();
+}
+
+// An expected value's bits, a quiet NaN's standing for any quiet NaN.
+std::uint64_t bits_of(const Expected& x, DType d) { return x.any_quiet_nan ? canonical_nan(d) : x.bits; }
+
+double float_of(const Expected& x, DType d) { return decode(bits_of(x, d), format_of(d)).value; }
+
+Int int_of(const Expected& x, DType d) {
+  if (d == DType::boolean) return x.bits != 0;
+  return int_value(x.bits, int_format_of(d));
+}
+
+// An exact integer rounded once to the nearest value of float format f,
+// ties to even: |v| is cut to the format's precision in integer
+// arithmetic (an i64 or u64 has up to 64 significant bits, more than a
+// double holds, so converting it to double first would round twice).
+Expected integer_to_float(Int v, DType d) {
+  const FloatFormat f = format_of(d);
+  const int precision = f.mantissa_bits + 1;
+  UInt magnitude = v < 0 ? static_cast<UInt>(-v) : static_cast<UInt>(v);
+  int length = 0;
+  for (UInt m = magnitude; m != 0; m >>= 1) ++length;
+  int shift = 0;
+  if (length > precision) {
+    shift = length - precision;
+    const UInt rest = magnitude & ((UInt{1} << shift) - 1), half = UInt{1} << (shift - 1);
+    magnitude >>= shift;
+    if (rest > half || (rest == half && (magnitude & 1) != 0)) ++magnitude;
+  }
+  // magnitude has at most precision + 1 <= 54 bits: the double is exact.
+  const double exact = std::ldexp(static_cast<double>(static_cast<std::uint64_t>(magnitude)), shift);
+  return float_result(v < 0 ? -exact : exact, d);
+}
+
+// NOTE: [Float to integer] in docs/semantics.md: truncation towards zero,
+// saturated at the dtype's limits, NaN to 0.
+Expected float_to_integer(double v, DType d) {
+  if (d == DType::boolean) return bool_result(v != 0 || std::isnan(v));
+  const IntFormat f = int_format_of(d);
+  if (std::isnan(v)) return {0, false};
+  const Int lowest = f.is_signed ? -(Int{1} << (f.bits - 1)) : 0;
+  const Int highest = f.is_signed ? (Int{1} << (f.bits - 1)) - 1 : (Int{1} << f.bits) - 1;
+  const double t = std::trunc(v);
+  // Compared as doubles: every limit here is a power of two or one less,
+  // and a double beyond 2^64 in magnitude saturates before it is converted.
+  if (t <= static_cast<double>(lowest)) return {wrapped(lowest, f), false};
+  if (t >= static_cast<double>(highest)) return {wrapped(highest, f), false};
+  return {wrapped(static_cast<Int>(t), f), false};
+}
+
+bool truth(const Expected& x, DType d) {
+  if (is_floating(d)) {
+    const double v = float_of(x, d);
+    return std::isnan(v) || v != 0;
+  }
+  return x.bits != 0;
+}
+
+// The float functions: C's, in double for f64 and in float for the others
+// (f16 and bf16 compute in f32), rounded once more to d. sigmoid is
+// 1 / (1 + exp(-x)) in that precision.
+template <class T>
+T float_function(UnaryOp op, T x) {
+  switch (op) {
+    case UnaryOp::exp: return std::exp(x);
+    case UnaryOp::log: return std::log(x);
+    case UnaryOp::sin: return std::sin(x);
+    case UnaryOp::cos: return std::cos(x);
+    case UnaryOp::tanh: return std::tanh(x);
+    case UnaryOp::sigmoid: return T{1} / (T{1} + std::exp(-x));
+    default: return std::sqrt(x);  // correctly rounded in either precision
+  }
+}
+
+Expected float_unary(UnaryOp op, DType d, double v) {
+  switch (op) {
+    case UnaryOp::neg: return float_result(-v, d);
+    case UnaryOp::abs: return float_result(std::fabs(v), d);
+    case UnaryOp::floor: return float_result(std::floor(v), d);
+    case UnaryOp::ceil: return float_result(std::ceil(v), d);
+    case UnaryOp::round: return float_result(std::nearbyint(v), d);  // ties to even in the default mode
+    case UnaryOp::logical_not: return bool_result(!(std::isnan(v) || v != 0));
+    default: break;
+  }
+  if (d == DType::f64) return float_result(float_function(op, v), d);
+  return float_result(static_cast<double>(float_function(op, static_cast<float>(v))), d);
+}
+
+Expected integer_unary(UnaryOp op, DType d, Int a) {
+  const IntFormat f = int_format_of(d);
+  const bool boolean = d == DType::boolean;
+  switch (op) {
+    case UnaryOp::neg: return {wrapped(-a, f), false};
+    case UnaryOp::abs: return {boolean ? static_cast<std::uint64_t>(a) : wrapped(a < 0 ? -a : a, f), false};
+    case UnaryOp::logical_not: return bool_result(a == 0);
+    case UnaryOp::bit_not: return boolean ? bool_result(a == 0) : Expected{wrapped(~a, f), false};
+    default: return {boolean ? static_cast<std::uint64_t>(a) : wrapped(a, f), false};  // floor, ceil, round
+  }
+}
+
+}  // namespace
+
+Expected binary(Op op, DType d, const Expected& a, const Expected& b) {
+  // max and min return the chosen input, a NaN standing for any included.
+  if ((op == Op::max || op == Op::min) && is_floating(d))
+    return extremum_picks_a(op == Op::max, float_of(a, d), float_of(b, d)) ? a : b;
+  return element(op, d, bits_of(a, d), bits_of(b, d));
+}
+
+Expected unary(UnaryOp op, DType d, const Expected& x) {
+  return is_floating(d) ? float_unary(op, d, float_of(x, d)) : integer_unary(op, d, int_of(x, d));
+}
+
+Expected ternary(TernaryOp op, DType d, const Expected& a, const Expected& b, const Expected& c) {
+  switch (op) {
+    case TernaryOp::where: return a.bits != 0 ? b : c;
+    case TernaryOp::clamp: return binary(Op::min, d, binary(Op::max, d, a, b), c);
+    case TernaryOp::fma: break;
+  }
+  if (d == DType::f64) return float_result(std::fma(float_of(a, d), float_of(b, d), float_of(c, d)), d);
+  if (is_floating(d)) {
+    const float r = std::fma(static_cast<float>(float_of(a, d)), static_cast<float>(float_of(b, d)),
+                             static_cast<float>(float_of(c, d)));
+    return float_result(static_cast<double>(r), d);
+  }
+  const UInt r = static_cast<UInt>(int_of(a, d)) * static_cast<UInt>(int_of(b, d)) + static_cast<UInt>(int_of(c, d));
+  return {wrapped(static_cast<Int>(r), int_format_of(d)), false};
+}
+
+Expected convert(const Expected& x, DType from, DType to) {
+  if (from == to) return x;
+  if (to == DType::boolean) return bool_result(truth(x, from));
+  if (is_floating(from)) {
+    const double v = float_of(x, from);
+    return is_floating(to) ? float_result(v, to) : float_to_integer(v, to);
+  }
+  return of_integer(int_of(x, from), to);
+}
+
+Expected of_integer(Int v, DType d) {
+  if (d == DType::boolean) return bool_result(v != 0);
+  if (is_floating(d)) return integer_to_float(v, d);
+  return {wrapped(v, int_format_of(d)), false};
+}
+
+Expected of_double(double v, DType d) { return is_floating(d) ? float_result(v, d) : float_to_integer(v, d); }
+
+}  // namespace oracle_values
+
+bool is_quiet_nan(std::uint64_t bits, DType dtype) {
+  const oracle_values::Float f = oracle_values::decode(bits, oracle_values::format_of(dtype));
+  return std::isnan(f.value) && !f.signalling;
+}
+
+}  // namespace bcast::test

@@ -1,0 +1,50 @@
+// The arithmetic of one element by docs/semantics.md alone, for the tests'
+// oracles (oracle.h, oracle_expr.h): decoding bits, rounding once to nearest
+// even, each binary op, unary op, cast and ternary op on values of one dtype.
+// It shares no code with bcast (the public dtype and op enums only): floats
+// are decoded from their bits (not half.h), integers computed exactly in 128
+// bits and wrapped.
+#pragma once
+
+#include <cstdint>
+
+#include "bcast/bcast.h"
+
+namespace bcast::test {
+
+// One expected element: its exact bits, or any quiet NaN where IEEE 754
+// leaves the payload of an arithmetic result open.
+struct Expected {
+  std::uint64_t bits = 0;
+  bool any_quiet_nan = false;
+};
+
+// The bits of a float dtype's element are a NaN with its quiet bit (the top
+// bit of the mantissa) set.
+bool is_quiet_nan(std::uint64_t bits, DType dtype);
+
+namespace oracle_values {
+
+__extension__ typedef __int128 Int;
+
+// op(a, b) on two values of dtype d (NumPy's semantics, docs/semantics.md's
+// table): the result is of op's result dtype for d (bool for comparisons,
+// f64 for div on integers and bool).
+Expected binary(Op op, DType d, const Expected& a, const Expected& b);
+// op(x) computed in dtype d (the float functions' d is already the float
+// their loops pick); logical_not gives bool.
+Expected unary(UnaryOp op, DType d, const Expected& x);
+// where(c, a, b) with c's truth already taken (c is a bool's 0 or 1);
+// clamp and fma in dtype d.
+Expected ternary(TernaryOp op, DType d, const Expected& a, const Expected& b, const Expected& c);
+// x of dtype `from` as dtype `to`: integers wrap, floats round to nearest
+// even, float to integer truncates and saturates (NaN gives 0), anything to
+// bool is x != 0 (NOTE: [Float to integer] in docs/semantics.md).
+Expected convert(const Expected& x, DType from, DType to);
+// A value given exactly: an integer (to an integer dtype: wrapped; to a
+// float: rounded) or a double (to a float: rounded).
+Expected of_integer(Int v, DType d);
+Expected of_double(double v, DType d);
+
+}  // namespace oracle_values
+}  // namespace bcast::test
