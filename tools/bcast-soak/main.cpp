@@ -83,8 +83,10 @@ void print(const Snapshot& s, const Counts& c, double baseline) {
               s.cache.queued, s.cache.pending, s.cache.resident, s.cache.capacity, s.entries, s.specs, s.codegen,
               (unsigned long long)c.evaluations, (unsigned long long)c.new_structures,
               (unsigned long long)c.binary_calls, (unsigned long long)c.prepared_calls,
-              (unsigned long long)s.cache.compiles, (unsigned long long)s.cache.evictions,
-              (unsigned long long)s.cache.dropped, (unsigned long long)s.cache.refused,
+              (unsigned long long)(s.cache.compiles + c.cleared_compiles),
+              (unsigned long long)(s.cache.evictions + c.cleared_evictions),
+              (unsigned long long)(s.cache.dropped + c.cleared_dropped),
+              (unsigned long long)(s.cache.refused + c.cleared_refused),
               (unsigned long long)c.clears.load());
   std::fflush(stdout);
 }
@@ -125,11 +127,16 @@ int soak(const Options& o) {
   const Snapshot end = snapshot(o.seconds);
   std::printf("done after %.0f s: rss %.1f MiB at the end, %.1f at most, %.1f after the %.0f s warm-up; "
               "%llu evaluations (%llu new structures), %llu binary and %llu prepared calls, %llu wrong; "
+              "%llu compiles, %llu evictions, %llu compiles dropped, %llu refused; "
               "%llu clears, %llu setting changes; %d bounds broken\n",
               o.seconds, end.rss, peak, baseline, warmup, (unsigned long long)counts.evaluations,
               (unsigned long long)counts.new_structures, (unsigned long long)counts.binary_calls,
               (unsigned long long)counts.prepared_calls, (unsigned long long)counts.wrong,
-              (unsigned long long)counts.clears, (unsigned long long)counts.setting_changes, broken);
+              (unsigned long long)(end.cache.compiles + counts.cleared_compiles),
+              (unsigned long long)(end.cache.evictions + counts.cleared_evictions),
+              (unsigned long long)(end.cache.dropped + counts.cleared_dropped),
+              (unsigned long long)(end.cache.refused + counts.cleared_refused), (unsigned long long)counts.clears,
+              (unsigned long long)counts.setting_changes, broken);
   if (counts.wrong > 0) std::printf("  first wrong result: %s\n", counts.first_wrong.c_str());
   return broken + static_cast<int>(counts.wrong > 0);
 }

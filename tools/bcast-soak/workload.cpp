@@ -139,7 +139,13 @@ void work(int seed, const std::atomic<bool>& stop, Counts& counts) {
 
 void churn(int period_ms, const std::atomic<bool>& stop, Counts& counts) {
   const std::array<std::function<void(int)>, 6> kChanges{
-      [&](int) { clear_kernel_cache(), ++counts.clears; },
+      [&](int) {
+        const KernelCacheStats before = kernel_cache_stats();
+        clear_kernel_cache();
+        counts.cleared_compiles += before.compiles, counts.cleared_evictions += before.evictions;
+        counts.cleared_dropped += before.dropped, counts.cleared_refused += before.refused;
+        ++counts.clears;
+      },
       [](int round) { set_kernel_cache_capacity(std::array<std::size_t, 3>{16, kMaxCapacity, 256}[round % 3]); },
       [](int round) { set_setting("BCAST_JIT_QUEUE", round % 2 == 0 ? "8" : std::to_string(kMaxQueue)); },
       [](int round) { set_opt_level(round % 2 == 0 ? 1 : 2); },

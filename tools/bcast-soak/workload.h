@@ -13,6 +13,9 @@ struct Counts {
   std::atomic<std::uint64_t> evaluations{0}, new_structures{0}, binary_calls{0}, prepared_calls{0};
   std::atomic<std::uint64_t> wrong{0};  // results that differ from the oracle
   std::atomic<std::uint64_t> clears{0}, setting_changes{0};
+  // The cache's counters just before each clear (which resets them), so that
+  // the reports can add them up.
+  std::atomic<std::uint64_t> cleared_compiles{0}, cleared_evictions{0}, cleared_dropped{0}, cleared_refused{0};
   std::string first_wrong;              // written once, by the first worker to see a wrong result
   std::atomic<bool> have_first_wrong{false};
 };
