@@ -108,7 +108,6 @@ CompileQueue::Pushed CompileQueue::push(Job job, std::size_t bound, Wanted wante
   return Pushed::queued;
 }
 
-
 std::size_t CompileQueue::length() const {
   const std::lock_guard lock(state_->mutex);
   return state_->length();
