@@ -45,8 +45,9 @@ struct CacheOptions {
 //  - at most `capacity` finished kernels; pending slots (queued or
 //    compiling) do not count against it, so that they never push out a
 //    fresh kernel: the compile queue bounds them (NOTE: [Queue bound]), at
-//    two per background job (the key and its first tier) and one per thread
-//    compiling or reading the disk on its own;
+//    two per background job (the key and its first tier) and two per calling
+//    thread (a call opens both before it queues their job, and one whose job
+//    takes a dropped job's place gives that job's two up after it queued);
 //  - the counters of every resident key, and of the kRetiredKeyStats keys
 //    that left (evicted, given up) or never had a slot (their calls ran the
 //    fallback) most recently; a key's compile failure is logged once while

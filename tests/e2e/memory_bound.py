@@ -47,7 +47,7 @@ def numpy_chain(ops: list[str], x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def check_bounds(s: dict, entries: list[dict]) -> list[str]:
-    pending_bound = 2 * (QUEUE + 1) + 1  # two slots a job, one for the calling thread
+    pending_bound = 2 * (QUEUE + 1) + 2  # two slots a job, two for the calling thread
     retired = sum(1 for e in entries if not e["resident"])  # from one listing: the cache moves on meanwhile
     problems = []
     for what, value, bound in [("queued", s["queued"], QUEUE + 1), ("pending", s["pending"], pending_bound),

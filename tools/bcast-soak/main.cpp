@@ -67,11 +67,11 @@ struct Bound {
 // The bounds of docs/cache.md for the largest settings the churn uses, with
 // `threads` callers (each may compile or read the disk with a slot of its own).
 std::vector<Bound> bounds(const Snapshot& s, double rss_baseline, double rss_growth, int threads) {
-  const double pending = 2.0 * (kMaxQueue + 1) + threads;
+  const double pending = 2.0 * (kMaxQueue + 1) + 2.0 * threads;
   const double resident = kMaxCapacity + pending;
   std::vector<Bound> b{
       {"queued", double(s.cache.queued), kMaxQueue + 1.0, "BCAST_JIT_QUEUE's largest, and the running job"},
-      {"pending", double(s.cache.pending), pending, "2 x (queue bound + 1) + one per calling thread"},
+      {"pending", double(s.cache.pending), pending, "2 x (queue bound + 1) + 2 per calling thread"},
       {"resident", double(s.cache.resident), resident, "the largest capacity, and the pending"},
       {"entries of keys not resident", double(s.retired), double(bcast::jit::kRetiredKeyStats),
        "the 1,024 that left last"},
