@@ -84,8 +84,12 @@ struct KernelCacheStats {
   // queued or running now, and the most there have been at once.
   std::uint64_t fallback_calls = 0, waits = 0;
   std::size_t queued = 0, queue_peak = 0;
+  // NOTE: [Queue bound]: calls that found the compile queue full and ran the
+  // fallback without queueing, and queued compiles dropped for newer ones.
+  std::uint64_t refused = 0, dropped = 0;
   std::size_t code_bytes = 0;  // of the resident kernels
-  std::size_t resident = 0;
+  std::size_t resident = 0;  // kernels in memory, and the pending ones: compiling or queued
+  std::size_t pending = 0;   // of them, pending (NOTE: [Bounded cache]: not counted against the capacity)
   std::size_t capacity = 0;
 };
 

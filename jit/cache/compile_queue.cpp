@@ -17,9 +17,13 @@
 namespace bcast::jit {
 
 struct CompileQueue::State {
+  struct Entry {
+    Job job;
+    Wanted wanted;
+  };
   mutable std::mutex mutex;
   mutable std::condition_variable changed;
-  std::deque<Job> jobs;
+  std::deque<Entry> jobs;
   std::size_t running = 0, peak = 0;
   bool stopping = false, started = false, registered_after_first = false;
   std::thread thread;
@@ -31,11 +35,12 @@ struct CompileQueue::State {
     for (;;) {
       changed.wait(lock, [&] { return stopping || !jobs.empty(); });
       if (stopping) return;
-      Job job = std::move(jobs.front());
+      Job job = std::move(jobs.front().job);
       jobs.pop_front();
       ++running;
+      changed.notify_all();  // wait_taken()
       lock.unlock();
-      job(!stopped());
+      job(stopped() ? Fate::cancelled : Fate::run);
       job = nullptr;  // its captures go before the queue says it is idle
       lock.lock();
       --running;
@@ -53,33 +58,54 @@ struct CompileQueue::State {
   }
 
   static void stop_at_exit() { compile_queue().stop(); }
+
+  // NOTE: [Queue bound]: with `bound` jobs waiting, the oldest unwanted one,
+  // taken out of the queue; null when every waiting job is wanted.
+  Job take_unwanted() {
+    for (auto it = jobs.begin(); it != jobs.end(); ++it)
+      if (!it->wanted || !it->wanted->load(std::memory_order_relaxed)) {
+        Job job = std::move(it->job);
+        jobs.erase(it);
+        return job;
+      }
+    return nullptr;
+  }
+
+  // Starts the thread on the first push; false when it cannot start.
+  bool start() {
+    if (started) return true;
+    try {
+      if (fault::armed(fault::Fault::thread_start))
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+      thread = std::thread([this] { loop(); });
+    } catch (const std::system_error& e) {
+      logging::jit().warn("cannot start the background compile thread ({}); calls compile on their own thread",
+                          e.what());
+      return false;
+    }
+    started = true;
+    std::atexit(State::stop_at_exit);
+    return true;
+  }
 };
 
 CompileQueue::CompileQueue() : state_(std::make_unique<State>()) {}
 
 CompileQueue::~CompileQueue() { stop(); }
 
-bool CompileQueue::push(Job job) {
+CompileQueue::Pushed CompileQueue::push(Job job, std::size_t bound, Wanted wanted) {
   State& st = *state_;
-  std::unique_lock lock(st.mutex);
-  if (st.stopping) return false;
-  if (!st.started) {
-    try {
-      if (fault::armed(fault::Fault::thread_start))
-        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
-      st.thread = std::thread([&st] { st.loop(); });
-    } catch (const std::system_error& e) {
-      logging::jit().warn("cannot start the background compile thread ({}); calls compile on their own thread",
-                          e.what());
-      return false;
-    }
-    st.started = true;
-    std::atexit(State::stop_at_exit);
+  Job dropped;
+  {
+    const std::lock_guard lock(st.mutex);
+    if (st.stopping || !st.start()) return Pushed::unavailable;
+    if (st.jobs.size() >= bound && !(dropped = st.take_unwanted())) return Pushed::full;
+    st.jobs.push_back({std::move(job), std::move(wanted)});
+    st.peak = std::max(st.peak, st.length());
+    st.changed.notify_all();
   }
-  st.jobs.push_back(std::move(job));
-  st.peak = std::max(st.peak, st.length());
-  st.changed.notify_all();
-  return true;
+  if (dropped) dropped(Fate::dropped);  // outside the lock: it takes the cache's
+  return Pushed::queued;
 }
 
 std::size_t CompileQueue::length() const {
@@ -94,6 +120,16 @@ std::size_t CompileQueue::peak() const {
   return state_->peak;
 }
 
+std::size_t CompileQueue::waiting() const {
+  const std::lock_guard lock(state_->mutex);
+  return state_->jobs.size();
+}
+
+void CompileQueue::wait_taken() const {
+  std::unique_lock lock(state_->mutex);
+  state_->changed.wait(lock, [&] { return state_->jobs.empty() || state_->stopping; });
+}
+
 void CompileQueue::wait_idle() const {
   std::unique_lock lock(state_->mutex);
   state_->changed.wait(lock, [&] { return state_->length() == 0 || state_->stopping; });
@@ -101,7 +137,7 @@ void CompileQueue::wait_idle() const {
 
 void CompileQueue::stop() {
   State& st = *state_;
-  std::deque<Job> cancelled;
+  std::deque<State::Entry> cancelled;
   {
     const std::lock_guard lock(st.mutex);
     if (st.stopping) return;
@@ -109,7 +145,7 @@ void CompileQueue::stop() {
     cancelled.swap(st.jobs);
     st.changed.notify_all();
   }
-  for (Job& job : cancelled) job(false);
+  for (State::Entry& e : cancelled) e.job(Fate::cancelled);
   if (st.thread.joinable()) st.thread.join();
   const std::lock_guard lock(st.mutex);
   st.running = 0;

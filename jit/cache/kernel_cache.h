@@ -30,6 +30,7 @@ struct Patience {
 // settings): jit/ reads no setting itself.
 struct CacheOptions {
   std::size_t capacity = 1024;       // kernels kept in memory
+  std::size_t queue_bound = 256;     // background compiles waiting at once (NOTE: [Queue bound])
   std::string disk_folder;           // "" when the disk cache is off
   std::uint64_t disk_max_bytes = 0;  // the disk cache's size bound
   std::string dump_dir;              // where compilations write IR and assembly; "" for none
@@ -39,6 +40,21 @@ struct CacheOptions {
 
   friend bool operator==(const CacheOptions&, const CacheOptions&) = default;
 };
+
+// NOTE: [Bounded cache] The cache's memory is bounded:
+//  - at most `capacity` finished kernels; pending slots (queued or
+//    compiling) do not count against it, so that they never push out a
+//    fresh kernel: the compile queue bounds them (NOTE: [Queue bound]), at
+//    two per background job (the key and its first tier) and two per calling
+//    thread (a call opens both before it queues their job, and one whose job
+//    takes a dropped job's place gives that job's two up after it queued);
+//  - the counters of every resident key, and of the kRetiredKeyStats keys
+//    that left (evicted, given up) or never had a slot (their calls ran the
+//    fallback) most recently; a key's compile failure is logged once while
+//    its counters are kept;
+//  - each slot pins its key's spec and codegen settings (NOTE: [Interned
+//    ids]), which go with it.
+inline constexpr std::size_t kRetiredKeyStats = 1024;
 
 class KernelCache {
  public:

@@ -12,12 +12,15 @@ nlohmann::json cache_totals_json(const KernelCacheStats& s) {
           {"evictions", s.evictions},
           {"compile_ms", s.compile_ms},
           {"resident", s.resident},
+          {"pending", s.pending},
           {"capacity", s.capacity},
           {"code_bytes", s.code_bytes},
           {"fallback_calls", s.fallback_calls},
           {"waits", s.waits},
           {"queued", s.queued},
           {"queue_peak", s.queue_peak},
+          {"refused", s.refused},
+          {"dropped", s.dropped},
           {"jit_mode", jit_mode() == JitMode::async ? "async" : "sync"}};
 }
 

@@ -125,8 +125,10 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
   AscendTrace& trace = t_last_trace;
   trace = {};
   if (!may_run(plan, trace)) return false;
-  const KernelKey key = make_expr_kernel_key(target, structure, inputs, scalars, plan, provider::current_codegen_id());
-  if (expr_kernel_spec(key.expr).program.code.empty())
+  ExprSpecPin spec;  // NOTE: [Interned ids]: the key names it until the call has run
+  const KernelKey key =
+      make_expr_kernel_key(target, structure, inputs, scalars, plan, provider::current_codegen_id(), kNeverStream, &spec);
+  if (spec->program.code.empty())
     return fall_back(trace, "the expression computes nothing (it copies an input)", true);
   std::vector<TensorView> views{out};
   views.insert(views.end(), operands.begin(), operands.end());

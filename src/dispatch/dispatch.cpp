@@ -123,8 +123,9 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
   if (key != nullptr) *key = "reference";
   if (!jit_enabled()) return {};
   const Target& host = target_for(TargetKind::host);
-  const KernelKey k =
-      make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(), stream_threshold(host));
+  ExprSpecPin spec;  // NOTE: [Interned ids]: k names it until this returns
+  const KernelKey k = make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(),
+                                           stream_threshold(host), &spec);
   log_variants(k, plan);
   const double fallback_ns = kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(nodes);
   provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns));

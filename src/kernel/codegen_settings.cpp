@@ -1,37 +1,47 @@
-// The registry of interned code generator settings.
+// The registry of interned code generator settings (NOTE: [Interned ids]).
 #include "codegen_settings.h"
 
-#include <mutex>
-#include <vector>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "intern_table.h"
 
 namespace bcast {
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::vector<CodegenSettings> settings;
-};
+using Registry = InternTable<CodegenSettings, std::uint32_t>;
 
 Registry& registry() {
-  static Registry r;
-  return r;
+  static Registry* r = new Registry(kSpareCodegenSettings, 0);  // never destroyed, as the keys naming it
+  return *r;
+}
+
+// Every field, so that equal texts are equal settings.
+std::string identity(const CodegenSettings& s) {
+  return fmt::format("O{}|{}|{}|{}|{}", s.opt_level, s.cpu, s.features, s.vector_width_bits, s.quick ? 1 : 0);
 }
 
 }  // namespace
 
-std::uint32_t intern_codegen_settings(const CodegenSettings& settings) {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  for (std::size_t i = 0; i < r.settings.size(); ++i)
-    if (r.settings[i] == settings) return static_cast<std::uint32_t>(i);
-  r.settings.push_back(settings);
-  return static_cast<std::uint32_t>(r.settings.size() - 1);
+std::uint32_t intern_codegen_settings(const CodegenSettings& settings, CodegenPin* pin) {
+  Registry::Interned got =
+      registry().intern(identity(settings), [&] { return std::make_shared<const CodegenSettings>(settings); });
+  if (pin != nullptr) *pin = std::move(got.value);
+  return got.id;
 }
 
+CodegenPin pin_codegen_settings(std::uint32_t id) { return registry().find(id); }
+
 CodegenSettings codegen_settings(std::uint32_t id) {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  return r.settings.at(id);
+  const CodegenPin pin = registry().find(id);
+  if (!pin)
+    throw std::logic_error(fmt::format("codegen settings {} are not registered: never interned, or freed once nothing "
+                                       "pinned them and {} newer settings were used (NOTE: [Interned ids])",
+                                       id, kSpareCodegenSettings));
+  return *pin;
 }
+
+std::size_t registered_codegen_settings() { return registry().size(); }
 
 }  // namespace bcast

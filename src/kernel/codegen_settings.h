@@ -2,7 +2,9 @@
 // kernel key carries them as one small integer.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace bcast {
@@ -21,10 +23,22 @@ struct CodegenSettings {
   friend bool operator==(const CodegenSettings&, const CodegenSettings&) = default;
 };
 
-// The id of `settings`, registering them on first sight. Ids are stable for the
-// life of the process; equal settings get equal ids.
-std::uint32_t intern_codegen_settings(const CodegenSettings& settings);
-// The settings behind an id from intern_codegen_settings.
+// NOTE: [Interned ids]: settings stay registered while something pins them
+// (a cache slot or queued compile of a key naming them, the provider's
+// current settings and their first tier), and the kSpareCodegenSettings most
+// recently used unpinned ones stay too; ids are never reused.
+using CodegenPin = std::shared_ptr<const CodegenSettings>;
+inline constexpr std::size_t kSpareCodegenSettings = 16;
+
+// The id of `settings`, registering them on first sight; equal settings get
+// equal ids while they are registered. `pin`, when given, receives their pin.
+std::uint32_t intern_codegen_settings(const CodegenSettings& settings, CodegenPin* pin = nullptr);
+// The settings of `id`, pinned; null when they were freed (or never interned).
+CodegenPin pin_codegen_settings(std::uint32_t id);
+// The settings behind an id from intern_codegen_settings; an id that was
+// freed is an internal error (std::logic_error), never other settings.
 CodegenSettings codegen_settings(std::uint32_t id);
+// How many settings are registered now (pinned or spare).
+std::size_t registered_codegen_settings();
 
 }  // namespace bcast

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
+#include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "intern_table.h"
 #include "variant.h"
 
 namespace bcast {
@@ -13,13 +15,10 @@ namespace {
 
 char stride_letter(InnerStride s) { return s == InnerStride::unit ? 'u' : s == InnerStride::zero ? 'z' : 's'; }
 
-struct Registry {
-  std::mutex mutex;
-  std::vector<std::unique_ptr<const ExprKernelSpec>> specs;  // id - 1
-  std::unordered_map<std::string, std::uint32_t> ids;        // by the spec's text
-};
+// NOTE: [Interned ids]: ids from 1 (0 is a binary op's key).
+using Registry = InternTable<ExprKernelSpec, std::uint64_t>;
 Registry& registry() {
-  static Registry* r = new Registry;  // never destroyed: kernels may run during static destruction
+  static Registry* r = new Registry(kSpareExprSpecs, 1);  // never destroyed: kernels may run during static destruction
   return *r;
 }
 
@@ -42,28 +41,29 @@ std::string ExprKernelSpec::layout() const {
   return code;
 }
 
-std::uint32_t intern_expr_kernel(const ExprKernelSpec& spec) {
-  const std::string id_text = identity(spec);
-  Registry& r = registry();
-  {
-    const std::lock_guard lock(r.mutex);
-    if (const auto it = r.ids.find(id_text); it != r.ids.end()) return it->second;
-  }
-  auto lowered = std::make_unique<ExprKernelSpec>(spec);
-  lowered->program = lower_expression(parse_structure(spec.structure), spec.inputs, spec.scalars);
-  const std::lock_guard lock(r.mutex);
-  if (const auto it = r.ids.find(id_text); it != r.ids.end()) return it->second;  // another thread was first
-  r.specs.push_back(std::move(lowered));
-  const auto id = static_cast<std::uint32_t>(r.specs.size());
-  r.ids.emplace(id_text, id);
-  return id;
+std::uint64_t intern_expr_kernel(const ExprKernelSpec& spec, ExprSpecPin* pin) {
+  Registry::Interned got = registry().intern(identity(spec), [&] {
+    auto lowered = std::make_shared<ExprKernelSpec>(spec);
+    lowered->program = lower_expression(parse_structure(spec.structure), spec.inputs, spec.scalars);
+    return std::shared_ptr<const ExprKernelSpec>(std::move(lowered));
+  });
+  if (pin != nullptr) *pin = std::move(got.value);
+  return got.id;
 }
 
-const ExprKernelSpec& expr_kernel_spec(std::uint32_t id) {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  return *r.specs.at(id - 1);
+ExprSpecPin pin_expr_kernel(std::uint64_t id) { return registry().find(id); }
+
+const ExprKernelSpec& expr_kernel_spec(std::uint64_t id) {
+  // The reference outlives this pin: the caller's own pin keeps it (NOTE: [Interned ids]).
+  const ExprSpecPin pin = registry().find(id);
+  if (!pin)
+    throw std::logic_error(fmt::format("expression kernel spec {} is not registered: never interned, or freed once "
+                                       "nothing pinned it and {} newer specs were used (NOTE: [Interned ids])",
+                                       id, kSpareExprSpecs));
+  return *pin;
 }
+
+std::size_t registered_expr_kernels() { return registry().size(); }
 
 std::vector<InnerStride> inner_strides_of(const BroadcastPlan& plan) {
   std::vector<InnerStride> inner(static_cast<std::size_t>(plan.operands()), InnerStride::unit);
@@ -84,7 +84,7 @@ bool expr_layout_can_stream(const std::vector<InnerStride>& inner) {
 
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
                                const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
-                               std::uint64_t stream_min_bytes) {
+                               std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
   ExprKernelSpec spec{.structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type,
                       .inner = inner_strides_of(plan), .program = {}};
   KernelKey key;
@@ -92,8 +92,10 @@ KernelKey make_expr_kernel_key(const Target& target, const std::string& structur
   key.model = target.model();
   key.codegen = codegen;
   key.rank = static_cast<std::uint8_t>(plan.rank());
-  key.expr = intern_expr_kernel(spec);
-  key.dtype = expr_kernel_spec(key.expr).program.out_dtype;
+  ExprSpecPin own;
+  ExprSpecPin& held = pin != nullptr ? *pin : own;
+  key.expr = intern_expr_kernel(spec, &held);
+  key.dtype = held->program.out_dtype;
   if (plan.rank() > 0 && target.can_stream_stores() && expr_layout_can_stream(spec.inner)) {
     std::vector<std::size_t> sizes{dtype_size(key.dtype)};
     for (const LeafType& t : inputs) sizes.push_back(dtype_size(t.dtype));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,10 +35,25 @@ struct ExprKernelSpec {
   std::string layout() const;         // "uzzz"
 };
 
+// NOTE: [Interned ids]: the registry of specs is bounded. A spec stays while
+// something pins it (holds an ExprSpecPin: a cache slot or queued compile of
+// a key naming it, the call that made the key), and the kSpareExprSpecs most
+// recently used unpinned ones stay too; ids are never reused.
+using ExprSpecPin = std::shared_ptr<const ExprKernelSpec>;
+inline constexpr std::size_t kSpareExprSpecs = 1024;
+
 // The id of `spec` (program ignored: it is lowered here), 1 and up; the same
-// for equal specs. Lowering errors are the caller's (it lowered before).
-std::uint32_t intern_expr_kernel(const ExprKernelSpec& spec);
-const ExprKernelSpec& expr_kernel_spec(std::uint32_t id);
+// for equal specs while it is registered. Lowering errors are the caller's
+// (it lowered before). `pin`, when given, receives the spec's pin.
+std::uint64_t intern_expr_kernel(const ExprKernelSpec& spec, ExprSpecPin* pin = nullptr);
+// The spec of `id`, pinned; null when it was freed (or never interned).
+ExprSpecPin pin_expr_kernel(std::uint64_t id);
+// The spec of `id`, for a caller that holds a pin on it (directly or through
+// the cache slot or compile of its key). An id that was freed is an internal
+// error (std::logic_error), never another spec.
+const ExprKernelSpec& expr_kernel_spec(std::uint64_t id);
+// How many specs are registered now (pinned or spare).
+std::size_t registered_expr_kernels();
 
 // How each operand moves along the innermost level of an N-ary plan.
 std::vector<InnerStride> inner_strides_of(const BroadcastPlan& plan);
@@ -45,10 +61,12 @@ std::vector<InnerStride> inner_strides_of(const BroadcastPlan& plan);
 // The key of an expression kernel for a planned call on `target`. A call that
 // moves at least stream_min_bytes streams its stores (NOTE: [Streaming
 // stores]) where the target can, out is contiguous along the rows, no input
-// is strided there, and rows are long.
+// is strided there, and rows are long. `pin`, when given, receives the
+// spec's pin: a caller that keeps it until its call has run need not count
+// on the spare specs (NOTE: [Interned ids]).
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
                                const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
-                               std::uint64_t stream_min_bytes = kNeverStream);
+                               std::uint64_t stream_min_bytes = kNeverStream, ExprSpecPin* pin = nullptr);
 
 // Whether an expression kernel with these inner strides can stream its stores.
 bool expr_layout_can_stream(const std::vector<InnerStride>& inner);

@@ -51,13 +51,14 @@ std::uint64_t KernelKey::hash() const {
                                     static_cast<std::uint8_t>(inner[0]), static_cast<std::uint8_t>(inner[1]),
                                     static_cast<std::uint8_t>(inner[2]), fixed_row};
   const std::uint64_t flags = (stream ? 1 : 0) | (std::uint64_t{transposed} << 1);
-  std::array<std::uint64_t, 5> words{};
+  std::array<std::uint64_t, 6> words{};
   std::memcpy(&words[0], small.data(), small.size());
   words[1] = codegen | (std::uint64_t{row_step[0]} << 32) | (std::uint64_t{row_step[1]} << 40) |
              (std::uint64_t{row_step[2]} << 48) | (flags << 56);
   words[2] = codes[0];
   words[3] = codes[1];
-  words[4] = expr | (std::uint64_t{model} << 32);
+  words[4] = expr;
+  words[5] = model;
   return XXH3_64bits(words.data(), sizeof words);
 }
 

@@ -46,8 +46,9 @@ struct KernelKey {
   bool stream = false;
   // NOTE: [Expression kernels]: the interned spec of an expression kernel
   // (expr_kernel.h), whose program, dim classes and inner strides replace
-  // op, codes and inner; 0 for a binary op's kernel.
-  std::uint32_t expr = 0;
+  // op, codes and inner; 0 for a binary op's kernel. 64 bits: ids are never
+  // reused (NOTE: [Interned ids]).
+  std::uint64_t expr = 0;
 
   DimCode code(int level) const;
   void set_code(int level, DimCode code);

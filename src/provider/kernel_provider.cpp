@@ -22,6 +22,7 @@ void tell_cache() {
   if (g_told.load(std::memory_order_acquire) == now) return;  // another thread told it meanwhile
   const std::string profile = config::profile();
   jit::kernel_cache().configure({.capacity = config::cache_capacity(),
+                                 .queue_bound = config::jit_queue(),
                                  .disk_folder = config::cache_dir(),
                                  .disk_max_bytes = config::cache_max_bytes(),
                                  .dump_dir = config::dump_dir(),
@@ -62,6 +63,15 @@ Kernel kernel_of(std::shared_ptr<const jit::CompiledKernel> kernel, KernelSource
           .source = source};
 }
 
+// NOTE: [Interned ids]: the codegen settings that new keys name now (the
+// current ones and their first tier) stay registered until they change.
+void keep_registered(CodegenPin pin, bool first_tier) {
+  static std::mutex mutex;
+  static CodegenPin current, quick;
+  const std::lock_guard lock(mutex);
+  (first_tier ? quick : current) = std::move(pin);
+}
+
 // The codegen settings id of `codegen`'s first tier, or `codegen` itself
 // when it has none; remembered for the last id asked (every async call asks).
 std::uint32_t first_tier_codegen(std::uint32_t codegen) {
@@ -72,7 +82,9 @@ std::uint32_t first_tier_codegen(std::uint32_t codegen) {
   std::uint32_t quick = codegen;
   if (!settings.quick && settings.opt_level >= 1) {
     settings.quick = true;
-    quick = intern_codegen_settings(settings);
+    CodegenPin pin;
+    quick = intern_codegen_settings(settings, &pin);
+    keep_registered(std::move(pin), true);
   }
   last.store((std::uint64_t{codegen} << 32) | quick, std::memory_order_release);
   return quick;
@@ -139,7 +151,10 @@ std::uint32_t current_codegen_id() {
   const std::uint64_t generation = config::codegen_generation();
   std::uint64_t c = cached.load(std::memory_order_acquire);
   if ((c >> 32) != (generation & 0xffffffffu)) {
-    const std::uint32_t id = intern_codegen_settings(jit::host_codegen_settings(config::opt_level(), config::max_isa()));
+    CodegenPin pin;
+    const std::uint32_t id =
+        intern_codegen_settings(jit::host_codegen_settings(config::opt_level(), config::max_isa()), &pin);
+    keep_registered(std::move(pin), false);
     c = (generation << 32) | id;
     cached.store(c, std::memory_order_release);
   }

@@ -60,7 +60,7 @@ struct Variable {
 };
 
 enum Index : std::size_t {
-  kLogLevel, kVerbose, kJit, kJitMode, kJitIsolate, kProfile, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
+  kLogLevel, kVerbose, kJit, kJitMode, kJitIsolate, kJitQueue, kProfile, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
   kStreamMinBytes, kDumpDir, kTarget, kAscendProduct, kUbSize, kBlockNum, kDoubleBuffer, kCount
 };
 
@@ -86,6 +86,11 @@ constexpr std::array<Variable, kCount> kVariables{{
      "1 compiles each kernel in a child process, so that a crash in LLVM costs a fallback, not the "
      "process (about 2.5 ms more per compile)",
      int_in<0, 1>},
+    {"BCAST_JIT_QUEUE", "256", "1 .. 1048576",
+     "async: background compiles that may wait at once. A call whose kernel would queue past it takes the "
+     "place of the oldest waiting compile that no call asked for again, else runs on the reference executor "
+     "without queueing (a later call may queue it); docs/cache.md",
+     int_in<1, (1 << 20)>},
     {"BCAST_PROFILE", "off", "off perf gdb all",
      "perf: write /tmp/perf-<pid>.map so that perf report names each kernel by its key; gdb: register "
      "kernels with gdb's JIT interface; all: both",
@@ -217,7 +222,7 @@ class Store {
   std::atomic<bool> jit{true}, verbose{false}, ascend{false}, jit_async{true}, jit_isolate{false};
   std::atomic<int> threads{1}, opt_level{2};
   std::atomic<std::int64_t> grain{0};
-  std::atomic<std::size_t> capacity{0};
+  std::atomic<std::size_t> capacity{0}, jit_queue{0};
   std::atomic<std::uint64_t> generation{0}, any_generation{0};
   std::atomic<std::uint64_t> max_bytes{0};
   std::atomic<std::uint64_t> stream_min_bytes{0};
@@ -236,6 +241,7 @@ class Store {
     threads = number(kNumThreads) == 0 ? hardware : static_cast<int>(number(kNumThreads));
     grain = number(kGrain);
     capacity = static_cast<std::size_t>(number(kCacheCapacity));
+    jit_queue = static_cast<std::size_t>(number(kJitQueue));
     max_bytes = static_cast<std::uint64_t>(number(kCacheMaxMb)) << 20;
     const std::string& stream_text = value_[kStreamMinBytes];
     const std::uint64_t stream = stream_text == "off"    ? config::kStreamOff
@@ -273,6 +279,7 @@ std::string profile() { return store().value(kProfile); }
 int threads() { return store().threads.load(std::memory_order_relaxed); }
 std::int64_t grain() { return store().grain.load(std::memory_order_relaxed); }
 std::size_t cache_capacity() { return store().capacity.load(std::memory_order_relaxed); }
+std::size_t jit_queue() { return store().jit_queue.load(std::memory_order_relaxed); }
 int opt_level() { return store().opt_level.load(std::memory_order_relaxed); }
 std::uint64_t codegen_generation() { return store().generation.load(std::memory_order_acquire); }
 std::uint64_t generation() { return store().any_generation.load(std::memory_order_acquire); }

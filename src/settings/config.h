@@ -22,6 +22,7 @@ inline constexpr std::uint64_t kStreamOff = ~std::uint64_t{0};
 inline constexpr std::uint64_t kStreamAuto = ~std::uint64_t{0} - 1;
 std::uint64_t stream_min_bytes();
 std::size_t cache_capacity();
+std::size_t jit_queue();  // BCAST_JIT_QUEUE (NOTE: [Queue bound])
 int opt_level();
 // Bumped whenever a setting that changes generated code changes.
 std::uint64_t codegen_generation();
