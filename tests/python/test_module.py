@@ -206,6 +206,23 @@ def test_settings_cache_statistics_and_pregenerate(restore_settings):
     assert bcast.runtime_info()["version"] == bcast.__version__
 
 
+def test_describe_starts_the_compile_but_runs_no_call_on_the_fallback(restore_settings):
+    # async: describe finds the kernel pending; it ran no call, so it counts
+    # no fallback (bcast.dask.warm describes every chunk, then the tasks run).
+    bcast.set_setting("BCAST_JIT_MODE", "async")
+    bcast.set_setting("BCAST_CACHE_DIR", "off")
+    bcast.clear_kernel_cache()
+    x = np.ones((3, 5), np.int16)
+    info = bcast.describe("x * 7 - 3", x=x)
+    assert info["kernel"] != "reference"
+    bcast.wait_for_compiles()
+    stats = bcast.kernel_cache_stats()
+    assert stats["compiles"] >= 1 and stats["fallback_calls"] == 0, stats
+    assert (bcast.evaluate("x * 7 - 3", x=x) == 4).all()
+    stats = bcast.kernel_cache_stats()
+    assert stats["fallback_calls"] == 0 and stats["hits"] >= 1, stats
+
+
 # ---- Threads ----
 
 def test_calls_from_many_python_threads_at_once():
