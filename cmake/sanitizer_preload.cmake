@@ -9,10 +9,11 @@
 # VAR=value) that the Python tests run with; empty without BCAST_SANITIZE.
 #   address: ASan + UBSan, LeakSanitizer off (the interpreter keeps its
 #            objects at exit on purpose: every run would report them; the
-#            module's own leak tests count memory instead), and
-#            allocator_may_return_null (a test asks for 8 TiB and expects
-#            MemoryError, not ASan's report of a failed allocation).
-#   thread:  TSan, stopping at the first report.
+#            module's own leak tests count memory instead).
+#   thread:  TSan, stopping at the first report, with tests/python/tsan.supp
+#            (one report of glibc freeing a dlopen'ed module's TLS).
+# Both with allocator_may_return_null: a test asks for 8 TiB and expects
+# MemoryError, not the sanitizer's report of a failed allocation.
 function(bcast_sanitizer_python_env out)
   if(BCAST_SANITIZE STREQUAL "")
     set(${out} "" PARENT_SCOPE)
@@ -51,7 +52,7 @@ function(bcast_sanitizer_python_env out)
     set(env "LD_PRELOAD=${preload}" "ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:halt_on_error=1"
             "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
   else()
-    set(env "LD_PRELOAD=${preload}" "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
+    set(env "LD_PRELOAD=${preload}" "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1:suppressions=${PROJECT_SOURCE_DIR}/tests/python/tsan.supp")
   endif()
   set(${out} "${env}" PARENT_SCOPE)
 endfunction()
