@@ -217,7 +217,10 @@ ExprInfo ExprCall::info() const {
   info.inputs = input_names_;
   const BroadcastPlan plan = plan_for(new_out_layout());
   info.broadcast_type = to_string(plan.type);
-  info.kernel = select_kernel(*this, plan).key;
+  // A look-up, not a call: it starts the compile but runs nothing on the
+  // fallback (bcast.dask.warm describes every chunk's call before the first).
+  select_expr_kernel(structure(), input_types(), scalar_types(), program_.code.size(), plan, &info.kernel,
+                     provider::Use::look_up);
   return info;
 }
 

@@ -119,7 +119,7 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
 
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
                                   const std::vector<LeafType>& scalars, std::size_t nodes, const BroadcastPlan& plan,
-                                  std::string* key) {
+                                  std::string* key, provider::Use use) {
   if (key != nullptr) *key = "reference";
   if (!jit_enabled()) return {};
   const Target& host = target_for(TargetKind::host);
@@ -128,7 +128,7 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
                                            stream_threshold(host), &spec);
   log_variants(k, plan);
   const double fallback_ns = kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(nodes);
-  provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns));
+  provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns), use);
   log_fallback(outcome_of(kernel.source), [&] { return k.to_string(); });
   if (kernel.fn == nullptr && kernel.source != provider::KernelSource::pending) return {.outcome = Outcome::failed};
   if (key != nullptr) *key = k.to_string();

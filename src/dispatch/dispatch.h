@@ -18,6 +18,7 @@
 #include "executor.h"
 #include "expr_program.h"
 #include "kernel_abi.h"
+#include "kernel_provider.h"
 #include "short_rows.h"
 #include "target.h"
 
@@ -103,10 +104,11 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan);
 // plan, when the JIT is on and it compiles; fn is null otherwise, and the
 // caller runs the reference evaluator (pending: while the kernel compiles).
 // `nodes` is the program's length, for NOTE: [Waiting rule]. `key`, when
-// given, receives the kernel's key text ("reference" without one).
+// given, receives the kernel's key text ("reference" without one). `use`:
+// provider::kernel_for's (describe runs nothing, so it counts no fallback).
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
                                   const std::vector<LeafType>& scalars, std::size_t nodes, const BroadcastPlan& plan,
-                                  std::string* key = nullptr);
+                                  std::string* key = nullptr, provider::Use use = provider::Use::call);
 
 // What a selected kernel depends on besides the plan: the codegen settings,
 // the JIT switch and the cache's epoch (bumped when any kernel leaves it). A

@@ -123,7 +123,7 @@ void log_look_up(const KernelKey& key, jit::CacheOutcome how, const jit::Patienc
 
 }  // namespace
 
-Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us) {
+Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us, Use use) {
   learn_symbols(target);
   jit::CacheOutcome how = jit::CacheOutcome::failed;
   jit::Patience patience{.async = config::jit_async() && wait_us < kWaitAlways, .wait_us = wait_us, .first_tier = {}};
@@ -134,7 +134,7 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us) {
     if (patience.first_tier)
       if (std::shared_ptr<const jit::CompiledKernel> quick = cache().find_ready(*patience.first_tier))
         return kernel_of(std::move(quick), KernelSource::quick);
-    cache().record_fallback(key);
+    if (use == Use::call) cache().record_fallback(key);
     return {.source = KernelSource::pending};
   }
   if (!kernel) return {.source = KernelSource::failed};

@@ -41,8 +41,12 @@ struct Kernel {
 // fallback would take beyond the kernel's (NOTE: [Waiting rule]).
 // kWaitAlways compiles and waits in either mode (pre-generation, the
 // ascend-sim target).
+// `use`: a call that runs now counts in fallback_calls when it gets no
+// kernel (pending); a look-up that runs nothing (describe) starts the
+// compile all the same and counts nothing.
 inline constexpr double kWaitAlways = 1e300;
-Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = kWaitAlways);
+enum class Use : std::uint8_t { call, look_up };
+Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = kWaitAlways, Use use = Use::call);
 
 // Until no background compile is queued or running.
 void wait_for_compiles();

@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include "bcast/bcast.h"
+#include "fault_injection.h"
 #include "op_functions.h"
 #include "operand.h"
 #include "prepared_object.h"
@@ -123,6 +124,10 @@ void add_functions(py::module_& m) {
       if (error_kind_name(k) == kind) throw Error(k, message);
     throw Error(ErrorKind::value, "_raise_error: no error kind '" + kind + "'");
   });
+  // For the tests of NOTE: [GIL]: holds every background compile at its start
+  // until called with false (fault_injection.h), so that a call waiting for
+  // one is inside bcast for as long as the test wants.
+  m.def("_hold_compiles", [](bool held) { fault::set(fault::Fault::hold_compile, held); }, py::arg("held"));
   m.def("_evaluate", &evaluate_text, py::arg("text"), py::arg("operands"), py::arg("out") = py::none());
   m.def("_describe", &describe_text, py::arg("text"), py::arg("operands"));
   m.def("_prepare_op", [](const std::string& op, py::handle a, py::handle b, py::handle out) {

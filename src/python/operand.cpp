@@ -186,14 +186,19 @@ Operand Operand::output(PyObject* object) {
 }
 
 NamedOperands::NamedOperands(PyObject* dict) {
-  PyObject* key = nullptr;
-  PyObject* value = nullptr;
-  Py_ssize_t position = 0;
-  while (PyDict_Next(dict, &position, &key, &value)) names_.push_back(py::str(key).cast<std::string>());
+  // One snapshot of the dict, its values owned, before any operand is read:
+  // reading one runs Python code (__array__, __dlpack__, __str__ of a key)
+  // that may add, drop or replace entries of a dict the caller still holds.
+  const py::list items = py::reinterpret_steal<py::list>(PyDict_Items(dict));
+  if (!items) throw py::error_already_set();
+  std::vector<py::object> values;
+  for (const py::handle item : items) {
+    names_.push_back(py::str(py::handle(PyTuple_GET_ITEM(item.ptr(), 0))).cast<std::string>());
+    values.push_back(py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(item.ptr(), 1)));
+  }
   operands_.reserve(names_.size());  // the map keeps views of them
-  position = 0;
-  for (std::size_t i = 0; PyDict_Next(dict, &position, &key, &value); ++i) {
-    operands_.push_back(Operand::input(value, names_[i].c_str()));
+  for (std::size_t i = 0; i < names_.size(); ++i) {
+    operands_.push_back(Operand::input(values[i].ptr(), names_[i].c_str()));
     expr_operands_.emplace(names_[i], operands_.back().expr_operand());
   }
 }

@@ -121,7 +121,13 @@ PyObject* vectorcall(PyObject* self, PyObject* const* args, std::size_t nargsf, 
 
 void dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
+  // The operands it was prepared with may be DLPack tensors whose deleters
+  // run Python code: an exception being raised (the object is often a
+  // temporary of the failing call) must outlive them.
+  PyObject *error_type = nullptr, *error = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&error_type, &error, &traceback);
   delete reinterpret_cast<PreparedObject*>(self)->call;
+  PyErr_Restore(error_type, error, traceback);
   type->tp_free(self);
   Py_DECREF(type);
 }

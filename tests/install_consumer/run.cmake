@@ -30,7 +30,7 @@ endforeach()
 # installed package's path alone.
 if(PYTHON_DIR)
   set(ENV{PYTHONPATH} ${prefix}/${PYTHON_DIR})
-  step(${PYTHON} -c "import bcast, numpy as np; r = bcast.add(np.ones(3), 1.0); assert (r == 2).all(); \
+  step(${CMAKE_COMMAND} -E env ${PYTHON_ENV} ${PYTHON} -c "import bcast, numpy as np; r = bcast.add(np.ones(3), 1.0); assert (r == 2).all(); \
 assert bcast.__file__.startswith('${prefix}'), bcast.__file__; print('installed module', bcast.__file__)")
   unset(ENV{PYTHONPATH})
 endif()

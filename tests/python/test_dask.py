@@ -2,16 +2,22 @@
 distributed LocalCluster of worker processes on the loopback interface, with
 chunk grids that do not line up, operands of extent 1 along chunked dims,
 empty and Fortran-ordered chunks; warm() on every worker, the disk cache
-shared by the workers, and a worker killed in the middle of a computation."""
+shared by the workers, and a worker killed in the middle of a computation.
+The distributed tests run once with the workers in each BCAST_JIT_MODE."""
 import logging
 import os
 import signal
-import time
+import uuid
 
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array")  # Debian's python3-dask (tools/setup-deps.sh installs it)
+try:
+    import dask.array as da
+    import distributed
+except ImportError as missing:  # a failure, not a skip: ctest must not pass without them
+    raise ImportError(f"bcast.dask's tests need Dask: install Debian's python3-dask and python3-distributed "
+                      f"(tools/setup-deps.sh installs both): {missing}") from missing
 import bcast  # noqa: E402
 import bcast.dask  # noqa: E402
 
@@ -67,22 +73,22 @@ def test_what_dask_cannot_chunk_is_said_in_the_error():
         bcast.dask.add(x, np.ones(10, np.complex64))
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    distributed = pytest.importorskip("distributed")
-    cache = tmp_path_factory.mktemp("bcast-cache")
-    saved = os.environ.get("BCAST_CACHE_DIR")
-    os.environ["BCAST_CACHE_DIR"] = str(cache)  # the workers' shared disk cache
-    try:
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                      dashboard_address=None, silence_logs=logging.ERROR) as c:
-            with distributed.Client(c) as client:
-                yield client
-    finally:
-        if saved is None:
-            os.environ.pop("BCAST_CACHE_DIR", None)
-        else:
-            os.environ["BCAST_CACHE_DIR"] = saved
+def jit_mode_here():
+    return bcast.get_setting("BCAST_JIT_MODE")
+
+
+@pytest.fixture(scope="module", params=["sync", "async"])
+def cluster(request, tmp_path_factory):
+    """Two worker processes sharing a fresh disk cache, in one BCAST_JIT_MODE;
+    only the workers see these settings (this process keeps its own, so that
+    its describe() of a result writes nothing into the workers' cache)."""
+    cache = tmp_path_factory.mktemp(f"bcast-cache-{request.param}")
+    env = {"BCAST_CACHE_DIR": str(cache), "BCAST_JIT_MODE": request.param}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=logging.ERROR, env=env) as c:
+        with distributed.Client(c) as client:
+            assert set(client.run(jit_mode_here).values()) == {request.param}
+            yield client
 
 
 def test_distributed_workers_share_the_disk_cache_and_warm_before_the_first_task(cluster):
@@ -102,22 +108,33 @@ def test_distributed_workers_share_the_disk_cache_and_warm_before_the_first_task
         assert after[worker]["fallback_calls"] == 0
 
 
-def slow_block(seed_block, block_info=None):
-    """A chunk of inputs that takes a while, so that a worker dies with work in hand."""
-    time.sleep(0.05)
-    loc = block_info[None]["chunk-location"]
-    return np.random.default_rng(loc[0]).standard_normal(block_info[None]["chunk-shape"]).astype(np.float32)
+FREE_CHUNKS = 4
+
+
+def gated_block(seed_block, block_info=None, gate=""):
+    """A chunk of inputs. From the FREE_CHUNKS-th on, a chunk says which
+    worker started it and waits for the test's go: the test kills a worker
+    while it holds one (events, not sleeps, decide when)."""
+    row = block_info[None]["chunk-location"][0]
+    if row >= FREE_CHUNKS:
+        distributed.Queue(gate + "-started").put(distributed.get_worker().address)
+        distributed.Event(gate + "-go").wait()
+    return np.random.default_rng(row).standard_normal(block_info[None]["chunk-shape"]).astype(np.float32)
 
 
 def test_a_worker_killed_mid_compute_costs_a_retry_not_a_result(cluster):
     shape, chunks = (4000, 256), (100, 256)
-    x = da.map_blocks(slow_block, da.zeros(shape, chunks=chunks, dtype=np.float32), dtype=np.float32)
+    gate = f"bcast-kill-{uuid.uuid4().hex}"
+    started = distributed.Queue(gate + "-started", client=cluster)
+    go = distributed.Event(gate + "-go", client=cluster)
+    x = da.map_blocks(gated_block, da.zeros(shape, chunks=chunks, dtype=np.float32), dtype=np.float32, gate=gate)
     result = bcast.dask.evaluate("max(x * 3 - 1, 0)", x=x)
     want = np.maximum(np.concatenate([np.random.default_rng(i).standard_normal(chunks).astype(np.float32)
                                       for i in range(shape[0] // chunks[0])]) * 3 - 1, 0)
     pids = cluster.run(os.getpid)
     future = cluster.compute(result)
-    time.sleep(0.6)  # a few of the 40 tasks done on each worker
-    assert not future.done()
-    os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
-    assert np.array_equal(future.result(timeout=120), want)
+    victim = started.get()  # a worker holding a chunk it has not finished
+    assert not future.done()  # no chunk past FREE_CHUNKS can finish before the go
+    os.kill(pids[victim], signal.SIGKILL)
+    go.set()
+    assert np.array_equal(future.result(), want)

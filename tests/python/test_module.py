@@ -2,6 +2,7 @@
 exceptions, prepared calls, settings and the cache, threads, leaks, and the
 type stubs against the module."""
 import concurrent.futures
+import ctypes
 import gc
 import os
 import resource
@@ -206,6 +207,23 @@ def test_settings_cache_statistics_and_pregenerate(restore_settings):
     assert bcast.runtime_info()["version"] == bcast.__version__
 
 
+def test_describe_starts_the_compile_but_runs_no_call_on_the_fallback(restore_settings):
+    # async: describe finds the kernel pending; it ran no call, so it counts
+    # no fallback (bcast.dask.warm describes every chunk, then the tasks run).
+    bcast.set_setting("BCAST_JIT_MODE", "async")
+    bcast.set_setting("BCAST_CACHE_DIR", "off")
+    bcast.clear_kernel_cache()
+    x = np.ones((3, 5), np.int16)
+    info = bcast.describe("x * 7 - 3", x=x)
+    assert info["kernel"] != "reference"
+    bcast.wait_for_compiles()
+    stats = bcast.kernel_cache_stats()
+    assert stats["compiles"] >= 1 and stats["fallback_calls"] == 0, stats
+    assert (bcast.evaluate("x * 7 - 3", x=x) == 4).all()
+    stats = bcast.kernel_cache_stats()
+    assert stats["fallback_calls"] == 0 and stats["hits"] >= 1, stats
+
+
 # ---- Threads ----
 
 def test_calls_from_many_python_threads_at_once():
@@ -226,40 +244,47 @@ def test_calls_from_many_python_threads_at_once():
         assert sorted(pool.map(work, range(32))) == list(range(32))
 
 
-def test_large_calls_let_go_of_the_gil():
-    """Another thread counts while one call runs. With a switch interval far
-    longer than the call, a thread waiting for the GIL does not ask for it
-    before the call ends, so it counts during the call only if the call let
-    go of the GIL (C code holding it is never preempted)."""
+def test_large_calls_let_go_of_the_gil(restore_settings):
+    """A large call waits, inside bcast, for a compile that only another
+    Python thread releases: it returns only if it let go of the GIL. The
+    switch interval is made so long that the interpreter never hands the GIL
+    over by itself, so the other thread runs while `inside` is set only if
+    the call let go of it (a call that kept it would wait for ever, which
+    ctest reports when its timeout ends the test)."""
     import sys
     import threading
-    big = np.ones(1 << 24, np.float32)
-    bcast.add(big, big)
-    count = [0]
-    stop = threading.Event()
-    started = threading.Event()
-
-    def counter():
-        started.set()
-        while not stop.is_set():
-            count[0] += 1
-
+    x = np.ones(1 << 16, np.float32)  # over kGilFreeElements (4,096)
+    text = "x * 3 + 1"
+    bcast.set_setting("BCAST_CACHE_DIR", "off")
+    bcast.clear_kernel_cache()
+    bcast.set_setting("BCAST_JIT_MODE", "async")
+    bcast._bcast._hold_compiles(True)
     interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.5)
-    t = threading.Thread(target=counter)
+    inside, seen = [False], []
+    go = threading.Event()
+
+    def release():
+        go.wait()
+        seen.append(inside[0])  # this thread holds the GIL: the call let go of it
+        bcast._bcast._hold_compiles(False)
+
+    t = threading.Thread(target=release)
     try:
+        bcast.describe(text, x=x)  # the kernel's compile, queued and held
+        bcast.set_setting("BCAST_JIT_MODE", "sync")  # a call waits for it
+        sys.setswitchinterval(1e6)
         t.start()
-        started.wait()
-        during = []
-        for _ in range(3):
-            before = count[0]
-            bcast.add(big, big)
-            during.append(count[0] - before)
-    finally:
-        stop.set()
+        inside[0] = True
+        go.set()
+        result = bcast.evaluate(text, x=x)
+        inside[0] = False
         t.join()
+    finally:
         sys.setswitchinterval(interval)
-    assert min(during) > 1000, f"the counting thread advanced {during} during 64 MiB calls"
+        bcast._bcast._hold_compiles(False)
+    assert seen == [True]
+    assert (result == 4).all()
+    assert bcast.kernel_cache_stats()["fallback_calls"] == 0  # it ran on the compiled kernel
 
 
 # ---- Leaks ----
@@ -270,6 +295,19 @@ def rss_kib():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def live_kib():
+    """The process's memory in use, in KiB: RSS, or under ASan (the sanitizer
+    builds preload its runtime) the bytes its allocator has handed out and
+    not had back, since freed blocks wait in ASan's quarantine (256 MiB) and
+    grow RSS with no leak at all."""
+    try:
+        allocated = ctypes.CDLL(None).__sanitizer_get_current_allocated_bytes
+    except AttributeError:
+        return rss_kib()
+    allocated.restype = ctypes.c_size_t
+    return allocated() // 1024
 
 
 def test_many_calls_do_not_grow_memory():
@@ -296,9 +334,9 @@ def test_many_calls_do_not_grow_memory():
     tracemalloc.stop()
     grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
     assert grown < 64 * 1024, f"Python allocations grew by {grown} bytes over 10,000 calls"
-    start = rss_kib()
+    start = live_kib()
     round_of_calls(20000)  # 100,000 calls
-    assert rss_kib() - start < 8 * 1024, "RSS grew by more than 8 MiB over 100,000 calls"
+    assert live_kib() - start < 8 * 1024, "memory in use grew by more than 8 MiB over 100,000 calls"
 
 
 # ---- NOTE: [Python call memo] ----

@@ -125,28 +125,81 @@ def test_mixed_dtypes_promote_as_numpy_2(op, ta, tb, data):
     assert mismatches(op, getattr(bcast, op)(a, b), want) == ""
 
 
+I64 = (-2**63, 2**63 - 1)
+
+
+def refused_weak_int(dtype, number):
+    """bcast's rule for a Python int (docs/python.md, "Operands"), written
+    from the documentation, not from NumPy: it must fit i64, and the range of
+    an integer array's dtype, whatever the op. NumPy refuses the same ints,
+    except that it takes `i8_array / 1000` (its divide loop is f64's)."""
+    if not isinstance(number, int) or isinstance(number, bool):
+        return False
+    low, high = I64
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = max(low, int(info.min)), min(high, int(info.max))
+    return not low <= number <= high
+
+
+def python_numbers(data, dtype):
+    """Ints in the dtype's range, ints far out of it (past 64 bits too), the
+    edges of both, floats, and bools (NEP 50: a bool is strong)."""
+    edges = [0, 1, -1, *I64, I64[1] + 1, I64[0] - 1, 2**64 - 1, 2**64]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        edges += [int(info.min), int(info.max), int(info.min) - 1, int(info.max) + 1]
+        ints = st.integers(int(info.min), int(info.max))
+        far = st.integers(-2**65, 2**65)
+    else:
+        ints = st.integers(0, 1000) if dtype.kind == "b" else st.integers(-1000, 1000)
+        # Floats take ints outside i64 only: inside, an int of over 53 bits
+        # would meet NumPy's rounding through f64 (not the subject here).
+        far = st.one_of(st.integers(I64[1] + 1, 2**65), st.integers(-2**65, I64[0] - 1))
+    floats = st.floats(-1e4, 1e4) if dtype.kind == "f" else st.floats(-100, 100)
+    return data.draw(st.one_of(ints, far, st.sampled_from(edges), floats, st.booleans()))
+
+
 @SETTINGS
 @given(st.sampled_from(["add", "sub", "mul", "div", "max", "lt"]), st.sampled_from(ALL), st.data())
 def test_python_numbers_are_weak_scalars(op, dtype, data):
     a = data.draw(strided(dtype, (2, 3)))
-    kind = np.dtype(DTYPES[dtype]).kind
-    if kind in "iu":
-        # A weak int must fit i64 in bcast (docs/python.md): u64's top half is not reachable this way.
-        info = np.iinfo(DTYPES[dtype])
-        top = min(int(info.max), 2**63 - 1)
-        number = data.draw(st.one_of(st.integers(int(info.min), top), st.floats(-100, 100)))
-    elif kind == "b":
-        number = data.draw(st.one_of(st.integers(0, 1000), st.floats(-100, 100)))
-    else:
-        number = data.draw(st.one_of(st.integers(-1000, 1000), st.floats(-1e4, 1e4)))
-    try:
-        want = numpy_op(op, a, number)
-    except (TypeError, OverflowError):
+    number = python_numbers(data, a.dtype)
+    if refused_weak_int(a.dtype, number):
+        for call in (lambda: getattr(bcast, op)(a, number), lambda: getattr(bcast, op)(number, a)):
+            with pytest.raises(ValueError, match="out of range for|does not fit"):
+                call()
         return
+    if isinstance(number, bool) and a.dtype == np.bool_ and "bool" not in OPS[op][1]:
+        with pytest.raises(TypeError):  # bool - bool: NumPy refuses it too
+            getattr(bcast, op)(a, number)
+        return
+    want = numpy_op(op, a, number)  # whatever the rule takes, NumPy takes
     if not no_zero_ties(op, a, np.asarray(number, want.dtype)):
         return
     assert mismatches(op, getattr(bcast, op)(a, number), want) == ""
     assert mismatches(op, getattr(bcast, op)(number, a), numpy_op(op, number, a)) == ""
+
+
+@pytest.mark.parametrize("op, array, number, want", [
+    ("add", np.array([True, False]), True, np.array([True, True])),      # a bool is strong: bool stays bool
+    ("add", np.array([True, False]), 5, np.array([6, 5])),               # a weak int lifts bool to i64
+    ("add", np.array([1, 2], np.int8), 2.5, np.array([3.5, 4.5])),       # a weak float lifts ints to f64
+    ("mul", np.array([1, 2], np.float32), 2.5, np.array([2.5, 5.0], np.float32)),  # and keeps f32
+    ("sub", np.array([7, 9], np.uint8), 255, np.array([8, 10], np.uint8)),  # in range: the array's dtype, wrapping
+    ("add", np.array([1], np.uint8), 256, "out of range for u8"),
+    ("div", np.array([1], np.int8), 1000, "out of range for i8"),        # NumPy 1.24 divides it in f64
+    ("lt", np.array([1], np.int16), -2**15 - 1, "out of range for i16"),
+    ("add", np.array([1], np.uint64), 2**63, "does not fit"),            # a weak int must fit i64
+    ("add", np.array([1.0], np.float32), 2**64, "does not fit"),
+])
+def test_weak_scalar_rule_examples(op, array, number, want):
+    if isinstance(want, str):
+        with pytest.raises(ValueError, match=want):
+            getattr(bcast, op)(array, number)
+        return
+    got = getattr(bcast, op)(array, number)
+    assert got.dtype == want.dtype and (got == want).all(), (got, want)
 
 
 TEMPLATES = {
