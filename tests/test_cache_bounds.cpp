@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "async_jit_fixture.h"
 #include "bcast/bcast.h"
 #include "broadcast_plan.h"
 #include "cache/compile_queue.h"
@@ -83,21 +84,7 @@ std::uint64_t full_compiles() {
   return n;
 }
 
-// Async with an empty memory cache and no disk; back to sync after.
-class CacheBounds : public ::testing::Test {
- protected:
-  void SetUp() override {
-    set_cache_dir("off");
-    set_jit_mode(JitMode::async);
-    clear_kernel_cache();
-  }
-  void TearDown() override {
-    fault::set(fault::Fault::hold_compile, false);
-    wait_for_compiles();
-    set_jit_mode(JitMode::sync);
-    clear_kernel_cache();
-  }
-};
+class CacheBounds : public test::AsyncJitTest {};
 
 TEST_F(CacheBounds, AFullQueueDropsTheOldestCompileNobodyAskedForAgainElseRefuses) {
   const Inputs in;

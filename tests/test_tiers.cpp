@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "async_jit_fixture.h"
 #include "bcast/bcast.h"
 #include "broadcast_plan.h"
 #include "dispatch.h"
@@ -24,23 +25,7 @@
 namespace bcast {
 namespace {
 
-// Each test starts async with an empty memory cache and no disk cache (a
-// kernel on disk would skip the compile a test holds), and leaves sync, as
-// the other suites expect.
-class Tiers : public ::testing::Test {
- protected:
-  void SetUp() override {
-    set_cache_dir("off");
-    set_jit_mode(JitMode::async);
-    clear_kernel_cache();
-  }
-  void TearDown() override {
-    fault::set(fault::Fault::hold_compile, false);
-    fault::set(fault::Fault::hold_full_compile, false);
-    wait_for_compiles();
-    set_jit_mode(JitMode::sync);
-  }
-};
+class Tiers : public test::AsyncJitTest {};
 
 // Operands of a broadcast type ([expand_b, same]) with small exact values.
 struct Operands {
