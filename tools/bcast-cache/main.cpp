@@ -1,5 +1,5 @@
 // bcast-cache: inspect and manage the persistent kernel cache.
-//   list | show KEY|HASH [--ir|--opt-ir|--asm|--ascend-c] | stats | clear | verify | warm | env
+//   list [--wide] | show KEY|KEY-START|HASH [--ir|--opt-ir|--asm|--ascend-c] | stats | clear | verify | warm | env
 #include <CLI/CLI.hpp>
 #include <fmt/chrono.h>
 #include <fmt/format.h>

@@ -23,8 +23,8 @@ std::string pad(const std::string& cell, std::size_t width, bool right) {
 
 }  // namespace
 
-std::string format_text_table(const std::vector<TextColumn>& columns,
-                              const std::vector<std::vector<std::string>>& rows, bool wide) {
+std::string format_text_table(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows,
+                              bool wide) {
   std::vector<std::size_t> widths;
   for (std::size_t c = 0; c < columns.size(); ++c) {
     std::size_t w = wide ? columns[c].header.size() : columns[c].width;

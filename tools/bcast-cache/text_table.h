@@ -16,7 +16,7 @@ struct TextColumn {
 // One line per row after the header's, each ending in '\n'. Columns are one
 // space apart, the last two; with `wide` each column is as wide as its longest
 // cell and nothing is cut. Example, width 6: "expr[(f32(x0)-x1)/s0]" -> "exp...".
-std::string format_text_table(const std::vector<TextColumn>& columns,
-                              const std::vector<std::vector<std::string>>& rows, bool wide);
+std::string format_text_table(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows,
+                              bool wide);
 
 }  // namespace bcast::tools
