@@ -3,7 +3,9 @@
 a second bcast-run over a warm folder compiles nothing and gives the same bytes;
 two processes filling one folder at once leave only valid files; list, show,
 stats, verify, clear and warm work on a real folder, and on another one given
-by --dir; bcast-run --warm pre-generates kernels that later processes find.
+by --dir; bcast-run --warm pre-generates kernels that later processes find;
+show finds a kernel by key, key start, file hash or tuning hash and lists the
+candidates when several match; list keeps its columns in line for long cells.
 
 usage: bcast_cache_e2e.py PATH/TO/bcast-run PATH/TO/bcast-cache
 """
@@ -298,6 +300,116 @@ def every_key_resolves_without_its_file(root):
         check(got == {"key": key, "on_disk": False}, f"show {key} without its file: exit {shown.returncode}, {shown.stdout!r}")
 
 
+def files_and_keys(folder):
+    """The folder's kernel files as {file hash: key}, from its listing and
+    file names (the names hold the hashes; the listing says which key each holds)."""
+    return {os.path.basename(e["file"])[:-len(".bck")]: e["key"]
+            for e in json.loads(run([CACHE, "list", "--json"], folder).stdout)}
+
+
+def show_takes_a_key_a_hash_or_a_start(root):
+    """show takes a key, the start of one, a file's hash (or 4+ hex digits of
+    it) or the tuning hash that ends every key; when that names one kernel it
+    shows it, when several it lists them (file hash and key) and exits 3."""
+    folder = os.path.join(root, "show_names")
+    p = run([RUN, "add", "f32[64,256]", "f32[256]", "--json"], folder)
+    check(p.returncode == 0, f"add for show: {p.stderr}")
+    one = files_and_keys(folder)
+    check(len(one) == 1, f"one kernel expected after one add: {one}")
+    if len(one) != 1:
+        return
+    (file_hash, key), = one.items()
+    tuning = key.rsplit(".", 1)[1]
+    check(re.fullmatch(r"[0-9a-f]{8}", tuning) is not None, f"the key's last field is not a tuning hash: {key}")
+    # With one kernel in the folder, every name of it shows it (the issue's `show 286a89a8`).
+    for arg in [key, key[:12], file_hash, file_hash[:8], tuning, tuning[:4]]:
+        shown = run([CACHE, "show", arg, "--json"], folder)
+        got = json.loads(shown.stdout).get("key") if shown.returncode == 0 else None
+        check(got == key, f"show {arg} with one kernel: exit {shown.returncode}, {shown.stdout!r} {shown.stderr!r}")
+    p = run([RUN, "-e", "(f32(x) - m) * 2.5", "x=u8[64,3]", "m=f32[3]", "--json"], folder)
+    check(p.returncode == 0, f"expression for show: {p.stderr}")
+    both = files_and_keys(folder)
+    expr_key = next((k for k in both.values() if k.startswith("expr[")), None)
+    check(len(both) == 2 and expr_key and expr_key.endswith("." + tuning), f"two kernels, one tuning hash: {both}")
+    # The tuning hash now names both: a list of their file hashes and keys, exit 3.
+    listed = run([CACHE, "show", tuning], folder)
+    lines = sorted(tuple(line.split("  ")) for line in listed.stdout.splitlines())
+    check(listed.returncode == 3 and lines == sorted(both.items()) and f"'{tuning}' names 2 kernels" in listed.stderr,
+          f"show {tuning} with two kernels: exit {listed.returncode}, {listed.stdout!r} {listed.stderr!r}")
+    as_json = run([CACHE, "show", tuning, "--json"], folder)
+    candidates = json.loads(as_json.stdout).get("candidates", []) if as_json.returncode == 3 else []
+    check({c["file_hash"]: c["key"] for c in candidates} == both, f"show {tuning} --json: {as_json.stdout!r}")
+    # A key's start, or the whole key, still names one of them.
+    for arg, expected in [("expr[", expr_key), ("add.f32", key), (key, key)]:
+        shown = run([CACHE, "show", arg, "--json"], folder)
+        got = json.loads(shown.stdout).get("key") if shown.returncode == 0 else None
+        check(got == expected, f"show {arg} with two kernels: exit {shown.returncode}, {shown.stdout!r}")
+    ir = run([CACHE, "show", file_hash[:6], "--ir"], folder).stdout
+    check(f'define void @"{key}"' in ir, f"show {file_hash[:6]} --ir: not the add's IR")
+    # Hex strings under 4 digits name nothing by hash ("add" is hex), nor do
+    # 17 digits; what names nothing is exit 1.
+    hashes = list(both) + [tuning]
+    unused = next(h for h in (f"{i:04x}" for i in range(1 << 16)) if not any(x.startswith(h) for x in hashes))
+    for arg in [file_hash[:3], unused, file_hash + "0"]:
+        if any(k.startswith(arg) for k in both.values()):
+            continue
+        shown = run([CACHE, "show", arg], folder)
+        check(shown.returncode == 1 and f"no kernel in {folder} is named '{arg}'" in shown.stderr,
+              f"show {arg}: exit {shown.returncode}, {shown.stdout!r} {shown.stderr!r}")
+
+
+# `list`'s columns: (header, right-aligned).
+LIST_COLUMNS = [("op", False), ("dtype", False), ("broadcast type", False), ("target", False), ("code", True),
+                ("compile", True), ("created", False), ("last used", False), ("hits", True), ("key", False)]
+
+
+def check_list_columns(table, listing, wide):
+    """Every row's cells start (left-aligned) or end (right-aligned) where
+    their header does; the key is whole; the op and dtype cells are whole
+    or cut with "..." (never with --wide)."""
+    lines = table.splitlines()
+    check(len(lines) >= 2, f"list{' --wide' if wide else ''}: no table: {table!r}")
+    if len(lines) < 2:
+        return
+    header, rows = lines[0], lines[1:-1]
+    starts = [header.find(name) for name, _ in LIST_COLUMNS]
+    check(all(s >= 0 for s in starts) and starts == sorted(starts), f"list header: {header!r}")
+    check(len(rows) == len(listing), f"list: {len(rows)} rows for {len(listing)} files: {table}")
+    by_key = {e["key"]: e for e in listing}
+    for row in rows:
+        where = f"list{' --wide' if wide else ''} row {row!r} (header {header!r})"
+        for (name, right), start in zip(LIST_COLUMNS, starts):
+            edge = start + len(name) - 1 if right else start
+            inside, outside = (edge, edge + 1) if right else (edge, edge - 1)
+            check(row[inside] != " " and (outside < 0 or row[outside] == " "), f"{where}: column {name!r} out of line")
+        entry = by_key.get(row[starts[-1]:])
+        check(entry is not None, f"{where}: the key is not whole")
+        if entry is None:
+            continue
+        for column, field in [(0, "op"), (1, "dtype"), (2, "broadcast_type"), (3, "target")]:
+            cell = row[starts[column]:starts[column + 1]].rstrip()
+            cut = cell.endswith("...") and entry[field].startswith(cell[:-3]) and not wide
+            check(cell == entry[field] or cut, f"{where}: {field} cell {cell!r} for {entry[field]!r}")
+
+
+def list_keeps_its_columns(root):
+    """An expression's long op and dtypes, and an ascend-sim target, keep
+    list's columns in line: cut with "..." by default, whole with --wide."""
+    folder = os.path.join(root, "list_columns")
+    for cmd in [["add", "f32[4,3]", "f32[3]"], ["add", "f16[4,8,5]", "f16[1,8,1]", "--target", "ascend-sim"],
+                ["-e", "where(x > m, (f32(x) - m) * 2.5, m / f32(y))", "x=u8[64,3]", "m=f32[3]", "y=i16[64,1]"]]:
+        p = run([RUN] + cmd, folder)
+        check(p.returncode == 0, f"{cmd}: {p.stderr}")
+    listing = json.loads(run([CACHE, "list", "--json"], folder).stdout)
+    check(len(listing) == 3 and any(len(e["op"]) > 30 for e in listing), f"no long expression op: {listing}")
+    table = run([CACHE, "list"], folder).stdout
+    check_list_columns(table, listing, wide=False)
+    check("..." in table, f"list: no cell was cut: {table}")
+    wide = run([CACHE, "list", "--wide"], folder).stdout
+    check_list_columns(wide, listing, wide=True)
+    check(all(e["op"] in wide for e in listing) and "..." not in wide, f"list --wide: {wide}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as root:
         second_process_compiles_nothing(root)
@@ -311,6 +423,8 @@ def main():
         ascend_kernels_are_inspectable(root)
         expression_kernels_are_cached_and_inspectable(root)
         every_key_resolves_without_its_file(root)
+        show_takes_a_key_a_hash_or_a_start(root)
+        list_keeps_its_columns(root)
     for n in notes:
         print("NOT CHECKED:", n)
     for f in failures:

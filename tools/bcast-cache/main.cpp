@@ -1,5 +1,5 @@
 // bcast-cache: inspect and manage the persistent kernel cache.
-//   list | show KEY|HASH [--ir|--opt-ir|--asm|--ascend-c] | stats | clear | verify | warm | env
+//   list [--wide] | show KEY|KEY-START|HASH [--ir|--opt-ir|--asm|--ascend-c] | stats | clear | verify | warm | env
 #include <CLI/CLI.hpp>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -19,16 +19,19 @@
 #include "config.h"
 #include "isa.h"
 #include "kernel_key.h"
+#include "kernel_lookup.h"
 #include "key_codec.h"
 #include "name_lists.h"
 #include "manual_page.h"
+#include "text_table.h"
 #include "warm_run.h"
 
 namespace bcast::tools {
 namespace {
 
 using nlohmann::json;
-constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;
+// docs/cache.md, "Exit status".
+constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitAmbiguous = 3;
 
 std::string when(std::int64_t unix_seconds) {
   if (unix_seconds <= 0) return "-";
@@ -90,7 +93,14 @@ int list_memory(const std::string& file, bool as_json) {
   return kExitOk;
 }
 
-int list(const jit::DiskCache& cache, bool as_json) {
+// `list`'s columns; a longer cell ends in "..." unless --wide (an expression's
+// op and dtypes are as long as it). The key is last and whole: it is what
+// `show` takes.
+const std::vector<TextColumn> kListColumns = {
+    {"op", 14},      {"dtype", 10},        {"broadcast type", 36},   {"target", 15}, {"code", 6, true},
+    {"compile", 8, true}, {"created", 19}, {"last used", 19}, {"hits", 5, true},   {"key", 0}};
+
+int list(const jit::DiskCache& cache, bool as_json, bool wide) {
   const std::vector<jit::DiskFile> files = cache.list();
   if (as_json) {
     json all = json::array();
@@ -98,51 +108,70 @@ int list(const jit::DiskCache& cache, bool as_json) {
     std::cout << all.dump(1) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{:<6} {:<5} {:<36} {:<5} {:>6} {:>8} {:<19} {:<19} {:>5}  {}\n", "op", "dtype",
-                           "broadcast type", "tgt", "code", "compile", "created", "last used", "hits", "key");
+  std::vector<std::vector<std::string>> rows;
+  std::string bad;
   for (const jit::DiskFile& f : files) {
     if (!f.entry) {
-      std::cout << fmt::format("BAD {}: {}\n", f.path, f.problem);
+      bad += fmt::format("BAD {}: {}\n", f.path, f.problem);
       continue;
     }
     const jit::DiskEntry& e = *f.entry;
-    std::cout << fmt::format("{:<6} {:<5} {:<36} {:<5} {:>6} {:>6.1f}ms {:<19} {:<19} {:>5}  {}\n", e.op, e.dtype,
-                             e.broadcast_type, e.target, e.code_bytes, e.compile_ms, when(e.created_unix),
-                             when(f.last_used_unix), f.hits, e.key);
+    rows.push_back({e.op, e.dtype, e.broadcast_type, e.target, std::to_string(e.code_bytes),
+                    fmt::format("{:.1f}ms", e.compile_ms), when(e.created_unix), when(f.last_used_unix),
+                    std::to_string(f.hits), e.key});
   }
+  std::cout << format_text_table(kListColumns, rows, wide) << bad;
   std::cout << fmt::format("{} files in {}\n", files.size(), cache.folder());
   return kExitOk;
 }
 
-// The key a `show` argument names: a file's hash or a key string; from the
-// file's header when it is on disk, else by parsing the key with this host's
-// settings at the key's opt level and each ISA level (key_codec.h).
-std::optional<KernelKey> resolve_key(const jit::DiskCache& cache, const std::string& arg, std::string& key_text) {
-  const bool is_hash = arg.size() == 16 && arg.find_first_not_of("0123456789abcdef") == std::string::npos;
-  const std::string file = is_hash ? arg + ".bck" : jit::DiskCache::file_name(arg);
-  std::string why;
-  if (const auto e = cache.read_entry(file, false, why)) {
-    key_text = e->key;
-    return parse_kernel_key(e->key, intern_codegen_settings(e->settings));
-  }
-  if (is_hash) return std::nullopt;
-  key_text = arg;
-  const std::optional<KeyFields> fields = split_kernel_key(arg);
+// The key of a file: from its header, with the settings it was made with.
+std::optional<KernelKey> key_of(const jit::DiskFile& f) {
+  return parse_kernel_key(f.entry->key, intern_codegen_settings(f.entry->settings));
+}
+
+// A key no file holds, by parsing it with this host's settings at the key's
+// opt level and each ISA level (key_codec.h).
+std::optional<KernelKey> key_this_host_builds(const std::string& text) {
+  const std::optional<KeyFields> fields = split_kernel_key(text);
   if (!fields) return std::nullopt;
   for (const std::string_view isa : kIsaLevels)
-    if (auto key = parse_kernel_key(arg, intern_codegen_settings(jit::host_codegen_settings(fields->opt_level, isa))))
+    if (auto key = parse_kernel_key(text, intern_codegen_settings(jit::host_codegen_settings(fields->opt_level, isa))))
       return key;
   return std::nullopt;
 }
 
+// An argument that names several files: their hashes and keys, and exit 3.
+int list_candidates(const jit::DiskCache& cache, const std::string& arg,
+                    const std::vector<const jit::DiskFile*>& named, bool as_json) {
+  std::cerr << fmt::format("bcast-cache: '{}' names {} kernels in {}; show one by its key or file hash:\n", arg,
+                           named.size(), cache.folder());
+  json candidates = json::array();
+  for (const jit::DiskFile* f : named) {
+    candidates.push_back({{"file_hash", file_hash(*f)}, {"key", f->entry->key}});
+    if (!as_json) std::cout << file_hash(*f) << "  " << f->entry->key << "\n";
+  }
+  if (as_json) std::cout << json{{"ambiguous", arg}, {"candidates", candidates}}.dump(1) << "\n";
+  return kExitAmbiguous;
+}
+
 int show(const jit::DiskCache& cache, const std::string& arg, const std::string& what, bool as_json) {
-  std::string key_text;
-  const std::optional<KernelKey> key = resolve_key(cache, arg, key_text);
-  if (!key) {
-    std::cerr << "bcast-cache: no kernel '" << arg << "' in " << cache.folder()
-              << ", and it is not a key this host can build\n";
+  const std::vector<jit::DiskFile> files = cache.list();
+  const std::vector<const jit::DiskFile*> named = files_named_by(files, arg);
+  if (named.size() > 1) return list_candidates(cache, arg, named, as_json);
+  const std::optional<KernelKey> key = named.empty() ? key_this_host_builds(arg) : key_of(*named.front());
+  if (!key && !named.empty()) {
+    std::cerr << "bcast-cache: " << named.front()->path << ": its key " << named.front()->entry->key
+              << " does not parse with the settings its header records\n";
     return kExitFailure;
   }
+  if (!key) {
+    std::cerr << "bcast-cache: no kernel in " << cache.folder() << " is named '" << arg
+              << "' (by its key or the start of one, its file hash or its tuning hash), and it is not a key this "
+                 "host can build\n";
+    return kExitFailure;
+  }
+  const std::string key_text = key->to_string();
   if (what == "ascend-c") {
     // NOTE: [Target models]: an ascend-sim key names its product.
     if (key->target != TargetKind::ascend_sim) {
@@ -161,15 +190,14 @@ int show(const jit::DiskCache& cache, const std::string& arg, const std::string&
   } else if (what == "asm") {
     std::cout << jit::kernel_assembly(*key);
   } else {
-    for (const jit::DiskFile& f : cache.list())
-      if (f.entry && f.entry->key == key->to_string()) {
-        const json j = entry_json(f);
-        if (as_json) std::cout << j.dump(1) << "\n";
-        else
-          for (const auto& [name, value] : j.items())
-            std::cout << fmt::format("{:<15} {}\n", name, value.is_string() ? value.get<std::string>() : value.dump());
-        return kExitOk;
-      }
+    if (!named.empty()) {
+      const json j = entry_json(*named.front());
+      if (as_json) std::cout << j.dump(1) << "\n";
+      else
+        for (const auto& [name, value] : j.items())
+          std::cout << fmt::format("{:<15} {}\n", name, value.is_string() ? value.get<std::string>() : value.dump());
+      return kExitOk;
+    }
     std::cout << (as_json ? json{{"key", key->to_string()}, {"on_disk", false}}.dump()
                           : "key " + key->to_string() + " (not on disk)")
               << "\n";
@@ -244,9 +272,14 @@ int main(int argc, char** argv) {
   auto* list_cmd = app.add_subcommand("list", "every kernel in the disk cache, or in a process's memory (--memory)");
   std::string memory_dump;
   list_cmd->add_option("--memory", memory_dump, "a dump written by bcast-run --dump-cache or write_kernel_cache_dump()");
+  bool wide = false;
+  list_cmd->add_flag("--wide", wide, "columns as wide as their longest cell (else long ones end in ...)");
   auto* show_cmd = app.add_subcommand("show", "one kernel: header, or --ir / --opt-ir / --asm / --ascend-c (regenerated from its key)");
   std::string show_arg, show_what = "header";
-  show_cmd->add_option("key", show_arg, "a key string or a file's 16-digit hash")->required();
+  show_cmd->add_option("key", show_arg,
+                       "a key or its start, a file's hash or the tuning hash that ends every key (4 hex digits or "
+                       "more of either); one that names several kernels lists them (exit 3)")
+      ->required();
   show_cmd->add_flag_callback("--ir", [&] { show_what = "ir"; }, "IR before optimisation");
   show_cmd->add_flag_callback("--opt-ir", [&] { show_what = "opt-ir"; }, "IR after optimisation");
   show_cmd->add_flag_callback("--asm", [&] { show_what = "asm"; }, "assembly");
@@ -299,7 +332,7 @@ int main(int argc, char** argv) {
       return kExitFailure;
     }
     const bcast::jit::DiskCache& cache = *opened;
-    if (*list_cmd) return list(cache, as_json);
+    if (*list_cmd) return list(cache, as_json, wide);
     if (*show_cmd) return show(cache, show_arg, show_what, as_json);
     if (*stats_cmd) return stats(cache, as_json);
     if (*verify_cmd) return verify(cache, as_json);
