@@ -9,7 +9,11 @@ and that the installed module needs no libbcast (ldd).
 Exits 77 (ctest: skipped) where the interpreter has no venv or ensurepip
 (Debian's python3-venv).
 
-usage: pip_install.py SOURCE_DIR WORK_DIR     (run with the interpreter to test)
+usage: pip_install.py SOURCE_DIR WORK_DIR BUILD_DIR   (run with the interpreter to test)
+
+The venv is WORK_DIR/venv; pip's CMake tree is BUILD_DIR/pip-<SOABI>, which
+for the build tree `build` is the one a `pip install .` of the source tree
+uses by default: kept, so only the first of them compiles everything.
 """
 import importlib.util
 import os
@@ -17,9 +21,10 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 
-SOURCE, WORK = sys.argv[1], sys.argv[2]
+SOURCE, WORK, BUILD = sys.argv[1:4]
 SKIP = 77
 
 
@@ -53,10 +58,10 @@ if "CMAKE_CXX_COMPILER_LAUNCHER" not in env and shutil.which("ccache"):
     env["CMAKE_CXX_COMPILER_LAUNCHER"] = "ccache"
     print("pip's build compiles through ccache")
 start = time.monotonic()
-# --no-index: nothing to fetch (NumPy is the system's); the CMake tree is
-# kept in WORK, so a second run rebuilds only what changed.
-run(python, "-m", "pip", "install", "--no-build-isolation", "--no-index",
-    "--config-settings", f"build-dir={os.path.join(WORK, 'cmake')}", SOURCE, env=env)
+# --no-index: nothing to fetch (NumPy is the system's).
+tree = os.path.join(BUILD, "pip-" + sysconfig.get_config_var("SOABI"))
+run(python, "-m", "pip", "install", "--no-build-isolation", "--no-index", "--config-settings", f"build-dir={tree}",
+    SOURCE, env=env)
 print(f"pip install: {time.monotonic() - start:.0f} s")
 
 line = readme_line()

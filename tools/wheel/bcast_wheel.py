@@ -83,8 +83,8 @@ def _require_numpy() -> None:
     except ImportError:
         sys.exit(f"bcast: building the module needs NumPy, which {sys.executable} (Python "
                  f"{platform.python_version()}) cannot import: install it ({sys.executable} -m pip install numpy, "
-                 "or Debian's python3-numpy for /usr/bin/python3); with pip's build isolation, add "
-                 "--no-build-isolation to use the NumPy already installed")
+                 "or Debian's python3-numpy for /usr/bin/python3); if pip isolated the build, "
+                 "--no-build-isolation lets it use the NumPy installed")
 
 
 def _run(*command: str) -> None:
