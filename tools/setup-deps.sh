@@ -18,6 +18,7 @@ packages=(
   libeigen3-dev libdnnl-dev  # bcast-bench's peers (optional: the build goes on without them)
   python3 python3-numpy    # the test oracle, and what the Python module returns
   python3-dev pybind11-dev # the Python module (src/python)
+  python3-venv python3-pip # `pip install .` into a venv (docs/python.md; the python_pip_install test)
   python3-pytest python3-hypothesis python3-mypy  # its tests (tests/python; mypy's stubtest checks the stubs)
   python3-dask python3-distributed  # bcast.dask (docs/dask.md) and its tests
   python3-matplotlib       # tools/bcast-bench-plot.py (docs/performance.md's picture; a test draws one)

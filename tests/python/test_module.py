@@ -4,8 +4,12 @@ type stubs against the module."""
 import concurrent.futures
 import ctypes
 import gc
+import json
 import os
+import platform
 import resource
+import subprocess
+import sys
 import tracemalloc
 
 import numpy as np
@@ -382,3 +386,27 @@ def test_a_setting_change_ends_the_memo_so_verbose_lines_name_the_plain_api(rest
             os.close(saved)
     lines = [line for line in log.read_text().splitlines() if line.startswith("bcast_verbose;exec;")]
     assert len(lines) == 2 and all(line.split(";")[2] == "op" for line in lines), lines
+
+
+# ---- Import ----
+
+def test_import_without_numpy_is_one_line_naming_the_interpreter_and_the_package():
+    # A child for which `import numpy` raises ImportError (None in
+    # sys.modules does that), as in an interpreter without NumPy.
+    child = """import json, sys
+sys.modules["numpy"] = None
+try:
+    import bcast
+except ImportError as e:
+    print(json.dumps({"cause": type(e.__cause__).__name__, "extension_loaded": "bcast._bcast" in sys.modules}))
+    raise
+"""
+    run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1, run.stderr
+    expected = (f"ImportError: bcast needs NumPy, which {sys.executable} (Python {platform.python_version()}) "
+                f"cannot import: install it ({sys.executable} -m pip install numpy, or Debian's python3-numpy "
+                "for /usr/bin/python3)")
+    assert run.stderr.strip().splitlines()[-1] == expected, run.stderr
+    assert "initialization failed" not in run.stderr
+    # NumPy's own error stays chained; the extension was never loaded.
+    assert json.loads(run.stdout) == {"cause": "ModuleNotFoundError", "extension_loaded": False}

@@ -14,6 +14,23 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+
+def _require_numpy() -> None:
+    """Imports NumPy before the extension does: without it the extension's
+    NumPy set-up fails as "initialization failed", the cause one traceback
+    further down. This names the interpreter and the package instead."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError as err:
+        import platform
+        import sys
+        raise ImportError(f"bcast needs NumPy, which {sys.executable} (Python {platform.python_version()}) "
+                          f"cannot import: install it ({sys.executable} -m pip install numpy, or Debian's "
+                          "python3-numpy for /usr/bin/python3)") from err
+
+
+_require_numpy()
+
 from . import _bcast
 from ._bcast import (  # noqa: F401  the ops, called by CPython directly
     add, sub, mul, div, max, min, pow, eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor,
