@@ -313,6 +313,27 @@ const std::vector<BadCase>& bad_cases() {
        kNoOutput},
       {"npy_save_bf16", [](Fixture&) { save_npy(npy_path("never"), Tensor(DType::bf16, {2})); }, ErrorKind::dtype,
        npy_path("never") + ": dtype bf16 has no .npy equivalent", kNoOutput},  // its output is a file
+      // ---- expressions: messages in the words the caller wrote ----
+      {"expression_unknown_function_names_the_nearest",
+       [](Fixture& f) { (void)parse_expression("log1p(x)", {{"x", f.f32_2}}); }, ErrorKind::value,
+       "expression \"log1p(x)\": at position 0: unknown function 'log1p' (did you mean log?); every function is in "
+       "docs/semantics.md#expressions",
+       kNoOutput},
+      {"expression_numpy_function_name",
+       [](Fixture& f) { (void)parse_expression("2 * maximum(x, 0)", {{"x", f.f32_2}}); }, ErrorKind::value,
+       "expression \"2 * maximum(x, 0)\": at position 4: unknown function 'maximum' (did you mean max?); every "
+       "function is in docs/semantics.md#expressions",
+       kNoOutput},
+      {"expression_unknown_function_near_several",
+       [](Fixture& f) { (void)parse_expression("bit_nor(x, x)", {{"x", f.i32_2x2}}); }, ErrorKind::value,
+       "expression \"bit_nor(x, x)\": at position 0: unknown function 'bit_nor' (did you mean bit_or, bit_xor or "
+       "bit_not?); every function is in docs/semantics.md#expressions",
+       kNoOutput},
+      {"expression_unknown_function_near_none",
+       [](Fixture& f) { (void)parse_expression("frobnicate(x)", {{"x", f.f32_2}}); }, ErrorKind::value,
+       "expression \"frobnicate(x)\": at position 0: unknown function 'frobnicate'; every function is in "
+       "docs/semantics.md#expressions",
+       kNoOutput},
       // ---- settings (the API; BCAST_* variables get the same checks, as warnings) ----
       {"setting_threads_not_a_number", [](Fixture&) { set_bad("BCAST_NUM_THREADS", "many"); }, ErrorKind::value,
        "set_setting: BCAST_NUM_THREADS=many is not valid (accepted: 0 .. 1024)", kNoOutput},
