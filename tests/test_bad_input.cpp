@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 
+#include "expr_call.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -19,6 +20,7 @@ namespace {
 struct Fixture {
   Tensor f32_2x2{DType::f32, {2, 2}}, f32_2x5{DType::f32, {2, 5}}, f32_2{DType::f32, {2}};
   Tensor i32_2x2{DType::i32, {2, 2}}, bool_2x2{DType::boolean, {2, 2}}, f32_4x4{DType::f32, {4, 4}};
+  Tensor u8_2{DType::u8, {2}}, u8_out{DType::u8, {2}}, i8_2{DType::i8, {2}}, u64_2{DType::u64, {2}};
   Tensor out{DType::f32, {2, 2}};
 };
 
@@ -91,7 +93,7 @@ const std::vector<BadCase>& bad_cases() {
        ErrorKind::shape, "sub: shapes [2, 2] and [2, 2, 5] do not broadcast: dim -1 has 2 vs 5", &Fixture::out},
       // Mixed dtypes promote (NumPy 2): f32 * i32 is f64, which out is not.
       {"mixed_dtypes_into_the_wrong_out", [](Fixture& f) { mul(f.f32_2x2, f.i32_2x2, f.out); }, ErrorKind::dtype,
-       "expression 'a*b': out has dtype f32 but the result is f64", &Fixture::out},
+       "mul: out has dtype f32 but the result is f64", &Fixture::out},
       {"pow_on_integers", [](Fixture& f) { binary(Op::pow, f.i32_2x2, f.i32_2x2, f.out); }, ErrorKind::dtype,
        "pow: not defined for dtype i32", &Fixture::out},
       {"bitwise_on_floats", [](Fixture& f) { bit_and(f.f32_2x2, f.f32_2x2, f.out); }, ErrorKind::dtype,
@@ -313,6 +315,75 @@ const std::vector<BadCase>& bad_cases() {
        kNoOutput},
       {"npy_save_bf16", [](Fixture&) { save_npy(npy_path("never"), Tensor(DType::bf16, {2})); }, ErrorKind::dtype,
        npy_path("never") + ": dtype bf16 has no .npy equivalent", kNoOutput},  // its output is a file
+      // ---- expressions: messages in the words the caller wrote ----
+      // A weak int that does not fit the dtype it meets (NEP 50): the value as
+      // written, and the dtype that holds both. A call by name (Python's
+      // bcast.add(u8, 300), through call_of) names the op, not an expression.
+      {"weak_int_out_of_range_in_a_call",
+       [](Fixture& f) { evaluate(call_of(Op::add, named_input(f.u8_2, "a"), 300), f.u8_out); }, ErrorKind::value,
+       "add: 300 does not fit u8 (a Python int takes the other operand's dtype, as in NumPy 2; to compute in u16, "
+       "make either operand u16)",
+       &Fixture::u8_out},
+      {"weak_int_first_in_a_call",
+       [](Fixture& f) { (void)evaluate(call_of(Op::sub, 1000, named_input(f.u8_2, "b"))); }, ErrorKind::value,
+       "sub: 1000 does not fit u8 (a Python int takes the other operand's dtype, as in NumPy 2; to compute in u16, "
+       "make either operand u16)",
+       kNoOutput},
+      {"weak_int_out_of_range_in_an_expression",
+       [](Fixture& f) { evaluate(parse_expression("x + 300", {{"x", f.u8_2}}), f.u8_out); }, ErrorKind::value,
+       "expression 'x+300': 300 does not fit u8 (a Python int takes the other operand's dtype, as in NumPy 2; to "
+       "compute in u16, make either operand u16)",
+       &Fixture::u8_out},
+      {"named_weak_int_out_of_range",
+       [](Fixture& f) { (void)evaluate(parse_expression("x - n", {{"x", f.u8_2}, {"n", -1}})); }, ErrorKind::value,
+       "expression 'x-n': n = -1 does not fit u8 (a Python int takes the other operand's dtype, as in NumPy 2; to "
+       "compute in i16, make either operand i16)",
+       kNoOutput},
+      {"weak_int_out_of_range_for_signed",
+       [](Fixture& f) { (void)evaluate(expr::lt(f.i8_2, 1000)); }, ErrorKind::value,
+       "expression 'x0<1000': 1000 does not fit i8 (a Python int takes the other operand's dtype, as in NumPy 2; to "
+       "compute in i16, make either operand i16)",
+       kNoOutput},
+      {"negative_weak_int_on_u64",
+       [](Fixture& f) { (void)evaluate(Expr(f.u64_2) * -2); }, ErrorKind::value,
+       "expression 'x0*-2': -2 does not fit u64 (a Python int takes the other operand's dtype, as in NumPy 2; to "
+       "compute in f64, make either operand f64)",
+       kNoOutput},
+      // A weak scalar is itself, not the i64 or f64 it computes in.
+      {"pow_of_an_integer_array_and_a_weak_int",
+       [](Fixture& f) { (void)evaluate(parse_expression("x ** 2", {{"x", f.i32_2x2}})); }, ErrorKind::dtype,
+       "expression 'x**2': pow is not defined for dtype i32 (operands i32 and the Python int 2)", kNoOutput},
+      {"pow_of_a_weak_int_and_an_integer_array",
+       [](Fixture& f) { (void)evaluate(parse_expression("(n + 1) ** x", {{"x", f.u8_2}, {"n", 2}})); },
+       ErrorKind::dtype, "expression '(n+1)**x': pow is not defined for dtype u8 (operands a Python int and u8)",
+       kNoOutput},
+      {"bit_and_of_a_float_array_and_a_weak_int",
+       [](Fixture& f) { (void)evaluate(parse_expression("exp(x) & m", {{"x", f.f32_2}, {"m", 255}})); },
+       ErrorKind::dtype, "expression 'exp(x)&m': bit_and is not defined for dtype f32 (operands f32 and the Python int m)",
+       kNoOutput},
+      {"pow_called_by_name_with_a_number",
+       [](Fixture& f) { evaluate(call_of(Op::pow, named_input(f.i32_2x2, "a"), 2), f.i32_2x2); }, ErrorKind::dtype,
+       "pow: not defined for dtype i32 (operands i32 and the Python int 2)", &Fixture::i32_2x2},
+      {"expression_unknown_function_names_the_nearest",
+       [](Fixture& f) { (void)parse_expression("log1p(x)", {{"x", f.f32_2}}); }, ErrorKind::value,
+       "expression \"log1p(x)\": at position 0: unknown function 'log1p' (did you mean log?); every function is in "
+       "docs/semantics.md#expressions",
+       kNoOutput},
+      {"expression_numpy_function_name",
+       [](Fixture& f) { (void)parse_expression("2 * maximum(x, 0)", {{"x", f.f32_2}}); }, ErrorKind::value,
+       "expression \"2 * maximum(x, 0)\": at position 4: unknown function 'maximum' (did you mean max?); every "
+       "function is in docs/semantics.md#expressions",
+       kNoOutput},
+      {"expression_unknown_function_near_several",
+       [](Fixture& f) { (void)parse_expression("bit_nor(x, x)", {{"x", f.i32_2x2}}); }, ErrorKind::value,
+       "expression \"bit_nor(x, x)\": at position 0: unknown function 'bit_nor' (did you mean bit_or, bit_xor or "
+       "bit_not?); every function is in docs/semantics.md#expressions",
+       kNoOutput},
+      {"expression_unknown_function_near_none",
+       [](Fixture& f) { (void)parse_expression("frobnicate(x)", {{"x", f.f32_2}}); }, ErrorKind::value,
+       "expression \"frobnicate(x)\": at position 0: unknown function 'frobnicate'; every function is in "
+       "docs/semantics.md#expressions",
+       kNoOutput},
       // ---- settings (the API; BCAST_* variables get the same checks, as warnings) ----
       {"setting_threads_not_a_number", [](Fixture&) { set_bad("BCAST_NUM_THREADS", "many"); }, ErrorKind::value,
        "set_setting: BCAST_NUM_THREADS=many is not valid (accepted: 0 .. 1024)", kNoOutput},

@@ -135,6 +135,10 @@ TEST(TensorApi, ToStringLaysOutElementsAsNumPysRepr) {
   EXPECT_EQ(test::make(DType::f16, {2}, {0.5, 65504}).to_string(), "f16[2] [0.5, 65504]");
   EXPECT_EQ(test::make(DType::u64, {}, {7}).to_string(), "u64[] 7");
   EXPECT_EQ(Tensor(DType::f64, {0, 3}).to_string(), "f64[0, 3] []");
+  // NaN of either sign is "nan" (np.array([np.nan, -np.nan, np.inf, -np.inf]) in every float dtype).
+  const std::vector<double> specials{NAN, -NAN, INFINITY, -INFINITY};
+  for (const DType d : {DType::f16, DType::bf16, DType::f32, DType::f64})
+    EXPECT_EQ(test::make(d, {4}, specials).to_string(), std::string(dtype_name(d)) + "[4] [nan, nan, inf, -inf]");
   // Above 1000 elements: the first and last 3 of each level.
   std::vector<double> values(40 * 40);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i);

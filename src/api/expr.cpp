@@ -95,6 +95,11 @@ Expr named_input(const TensorView& view, std::string name) {
   n.name = std::move(name);
   return make(std::move(n));
 }
+Expr call_of(Op op, const Expr& a, const Expr& b) {
+  ExprNode n = *expr::apply(op, a, b).node();
+  n.named_call = true;
+  return make(std::move(n));
+}
 std::int64_t ExprOperand::checked(std::int64_t value, bool too_large) {
   if (too_large) detail::fail(ErrorKind::value, "expression: the integer operand {} does not fit i64", static_cast<std::uint64_t>(value));
   return value;

@@ -72,6 +72,17 @@ bool fits(std::int64_t v, DType dtype) {
   }
 }
 
+// The narrowest dtype that holds every value of integer dtype `d` and `v`:
+// NumPy's promotion of d with the narrowest integer of d's signedness (a
+// signed one for a negative v) holding v. u8 and 300: u16; u8 and -1: i16;
+// i8 and 1000: i16; u64 and -1: f64.
+DType holding_both(DType d, std::int64_t v) {
+  const bool want_unsigned = v >= 0 && is_unsigned(d);
+  for (const DType c : {DType::u8, DType::i8, DType::u16, DType::i16, DType::u32, DType::i32, DType::u64, DType::i64})
+    if (is_unsigned(c) == want_unsigned && fits(v, c)) return promote_types(d, c);
+  return promote_types(d, DType::i64);
+}
+
 std::string value_text(const ScalarValue& v) {
   if (v.kind == ScalarKind::weak_int) return std::to_string(v.i);
   if (v.kind == ScalarKind::weak_float) return fmt::format("{}", v.f);
@@ -121,16 +132,17 @@ ExprCall::ExprCall(const Expr& e) {
     return id;
   };
   graph_.root = flatten(flatten, e.node().get());
+  if (e.node()->named_call) call_ = op_name(static_cast<Op>(e.node()->code));
   if (inputs_.empty())
-    detail::fail(ErrorKind::value, "expression {}: needs at least one tensor operand", text());
+    detail::fail(ErrorKind::value, "{}: needs at least one tensor operand", subject());
 
   // Inputs: valid layouts, memory, shapes that broadcast.
   for (std::size_t k = 0; k < inputs_.size(); ++k) {
     const std::string name = "expression operand " + input_names_[k];
     validate_layout(inputs_[k].layout(), name.c_str());
     if (inputs_[k].data() == nullptr && inputs_[k].numel() > 0)
-      detail::fail(ErrorKind::value, "expression {}: {} has shape {} but its data pointer is null", text(),
-                   input_names_[k], to_string(inputs_[k].shape()));
+      detail::fail(ErrorKind::value, "{}: {} has shape {} but its data pointer is null", subject(), input_names_[k],
+                   to_string(inputs_[k].shape()));
   }
   out_shape_ = inputs_[0].shape();
   for (std::size_t k = 1; k < inputs_.size(); ++k) {
@@ -143,8 +155,8 @@ ExprCall::ExprCall(const Expr& e) {
         const std::string what = error.what();
         why = what.substr(what.find(": ") + 2);
       }
-      detail::fail(ErrorKind::shape, "expression {}: {} has shape {}, which does not broadcast with {} (together {}): {}",
-                   text(), input_names_[k], to_string(inputs_[k].shape()), others, to_string(out_shape_), why);
+      detail::fail(ErrorKind::shape, "{}: {} has shape {}, which does not broadcast with {} (together {}): {}",
+                   subject(), input_names_[k], to_string(inputs_[k].shape()), others, to_string(out_shape_), why);
     }
     out_shape_ = broadcast_infer_shape(out_shape_, inputs_[k].shape());
   }
@@ -152,18 +164,28 @@ ExprCall::ExprCall(const Expr& e) {
   // Types: lower, then the scalars' values in their program dtypes.
   for (const TensorView& v : inputs_) input_types_.push_back({ScalarKind::strong, v.dtype()});
   for (const ScalarValue& s : scalars_) scalar_types_.push_back({s.kind, s.dtype});
-  program_ = lower_expression(graph_, input_types_, scalar_types_,
-                              [this](NodeKind kind, int leaf) { return leaf_name(kind, leaf); });
+  program_ = lower_expression(
+      graph_, input_types_, scalar_types_, [this](NodeKind kind, int leaf) { return leaf_name(kind, leaf); }, call_);
   for (const ExprProgram::RangeCheck& check : program_.range_checks) {
-    const ScalarValue& s = scalars_[static_cast<std::size_t>(check.scalar)];
-    if (!fits(s.i, check.dtype))
-      detail::fail(ErrorKind::value,
-                   "expression {}: the scalar {} is out of range for {} (a Python-like int takes the dtype it "
-                   "meets, as NumPy 2 does; cast it, or use a wider dtype)",
-                   text(), scalar_names_[static_cast<std::size_t>(check.scalar)], dtype_name(check.dtype));
+    const auto j = static_cast<std::size_t>(check.scalar);
+    if (!fits(scalars_[j].i, check.dtype)) fail_does_not_fit(j, check.dtype);
   }
   for (std::size_t j = 0; j < scalars_.size(); ++j) slots_.push_back(slot_of(scalars_[j], program_.scalars[j]));
 }
+
+// NEP 50: "add: 300 does not fit u8 (...)", naming the scalar as the caller
+// wrote it ("n = 300" for a named one) and the dtype that holds both.
+void ExprCall::fail_does_not_fit(std::size_t scalar, DType dtype) const {
+  const std::string value = value_text(scalars_[scalar]);
+  const std::string& name = scalar_names_[scalar];
+  const std::string_view wider = dtype_name(holding_both(dtype, scalars_[scalar].i));
+  detail::fail(ErrorKind::value,
+               "{}: {} does not fit {} (a Python int takes the other operand's dtype, as in NumPy 2; to compute in "
+               "{}, make either operand {})",
+               subject(), name == value ? value : name + " = " + value, dtype_name(dtype), wider, wider);
+}
+
+std::string ExprCall::subject() const { return call_.empty() ? "expression " + text() : call_; }
 
 std::string ExprCall::leaf_name(NodeKind kind, int leaf) const {
   const auto& names = kind == NodeKind::input ? input_names_ : scalar_names_;
@@ -183,22 +205,22 @@ Layout ExprCall::new_out_layout() const {
 void ExprCall::validate_out(const TensorView& out, const std::vector<TensorView>& inputs) const {
   validate_layout(out.layout(), "out");
   if (out.shape() != out_shape_)
-    detail::fail(ErrorKind::shape, "expression {}: out has shape {}, the result has {}", text(), to_string(out.shape()),
+    detail::fail(ErrorKind::shape, "{}: out has shape {}, the result has {}", subject(), to_string(out.shape()),
                  to_string(out_shape_));
   if (out.dtype() != program_.out_dtype)
-    detail::fail(ErrorKind::dtype, "expression {}: out has dtype {} but the result is {}", text(),
+    detail::fail(ErrorKind::dtype, "{}: out has dtype {} but the result is {}", subject(),
                  dtype_name(out.dtype()), dtype_name(program_.out_dtype));
   if (out.data() == nullptr && out.numel() > 0)
-    detail::fail(ErrorKind::value, "expression {}: out has shape {} but its data pointer is null", text(),
+    detail::fail(ErrorKind::value, "{}: out has shape {} but its data pointer is null", subject(),
                  to_string(out.shape()));
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const TensorView& in = inputs[k];
     const bool same_view = in.data() == out.data() && in.dtype() == out.dtype() && in.layout() == out.layout();
     if (!same_view && ranges_overlap(out, in))
       detail::fail(ErrorKind::value,
-                   "expression {}: out overlaps {} in memory without being the same view (in place needs out to be "
+                   "{}: out overlaps {} in memory without being the same view (in place needs out to be "
                    "{} exactly: same data, dtype, shape and strides)",
-                   text(), input_names_[k], input_names_[k]);
+                   subject(), input_names_[k], input_names_[k]);
   }
 }
 

@@ -33,6 +33,10 @@ struct ExprNode {
   TensorView view{};
   ScalarValue scalar{};
   std::string name;  // the operand's name in parse_expression's text
+  // A binary node that the caller reached by the op's name, not by writing an
+  // expression: Python's bcast.add(a, 300), a C++ add of two dtypes. Messages
+  // about it start "add:", as a binary op's own do (call_of).
+  bool named_call = false;
   std::array<std::shared_ptr<const ExprNode>, 3> args{};
   int depth = 1;     // a leaf's is 1; at most kMaxExpressionDepth (NOTE: [Expression limits])
 };
@@ -40,6 +44,10 @@ struct ExprNode {
 
 // A tensor leaf that messages name `name` (as parse_expression's leaves).
 Expr named_input(const TensorView& view, std::string name);
+// op(a, b) as the caller's call of the op by name (ExprNode::named_call):
+// call_of(Op::add, named_input(u8, "a"), 300) fails "add: 300 does not fit u8 ...",
+// where expr::add(...) would fail "expression 'a+300': 300 does not fit u8 ...".
+Expr call_of(Op op, const Expr& a, const Expr& b);
 
 class ExprCall {
  public:
@@ -58,6 +66,9 @@ class ExprCall {
   const std::vector<LeafType>& input_types() const { return input_types_; }
   const std::vector<LeafType>& scalar_types() const { return scalar_types_; }
   std::string text() const;  // the expression as the user wrote it: names and values
+  // What messages about the call start with: "expression 'x+300'", or the
+  // op's name for a call_of ("add").
+  std::string subject() const;
   std::string structure() const { return to_text(graph_); }
   // The checks on a caller's out: shape, dtype, and no overlap with `inputs`
   // (the call's own, or a prepared run's) but as exactly one of them.
@@ -66,6 +77,7 @@ class ExprCall {
 
  private:
   std::string leaf_name(NodeKind kind, int leaf) const;
+  [[noreturn]] void fail_does_not_fit(std::size_t scalar, DType dtype) const;
 
   ExprGraph graph_;
   std::vector<TensorView> inputs_;
@@ -75,6 +87,7 @@ class ExprCall {
   std::vector<LeafType> input_types_, scalar_types_;
   ExprProgram program_;
   std::vector<std::uint64_t> slots_;  // each scalar in its program dtype
+  std::string call_;                  // the op's name for a call_of, else empty
   Shape out_shape_;
 };
 

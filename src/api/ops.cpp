@@ -107,7 +107,7 @@ DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, inpu
 // one-node expression op(a, b): NumPy's promotion (NEP 50) picks the dtype it
 // computes in (u8 - f32 gives f32), and the expression path runs it.
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
-  if (a.dtype() != b.dtype()) return evaluate(expr::apply(op, named_input(a, "a"), named_input(b, "b")));
+  if (a.dtype() != b.dtype()) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out_is_fresh) {
     Tensor out = allocate_output(op, memo.out_dtype, memo.out);
@@ -123,7 +123,7 @@ Tensor binary(Op op, const TensorView& a, const TensorView& b) {
 }
 
 void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  if (a.dtype() != b.dtype()) return evaluate(expr::apply(op, named_input(a, "a"), named_input(b, "b")), out);
+  if (a.dtype() != b.dtype()) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")), out);
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out == out.layout() && memo.out_dtype == out.dtype()) {
     if (!memo.data.passes(a.data(), b.data(), out.data())) validate_data(op, a, b, out);

@@ -41,21 +41,21 @@ void PreparedExpr::operator()(std::span<const TensorView> inputs, const TensorVi
   const Impl& p = *impl_;
   const std::vector<TensorView>& prepared = p.call.inputs();
   if (inputs.size() != prepared.size())
-    detail::fail(ErrorKind::value, "expression {} (prepared): {} inputs given, prepared with {}", p.call.text(),
+    detail::fail(ErrorKind::value, "{} (prepared): {} inputs given, prepared with {}", p.call.subject(),
                  inputs.size(), prepared.size());
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const TensorView& v = inputs[k];
     if (v.dtype() != prepared[k].dtype() || v.layout() != prepared[k].layout())
-      detail::fail(ErrorKind::value, "expression {} (prepared): input x{} has dtype {} shape {} strides {}, prepared for {} {} {}",
-                   p.call.text(), k, dtype_name(v.dtype()), to_string(v.shape()), to_string(v.strides()),
+      detail::fail(ErrorKind::value, "{} (prepared): input x{} has dtype {} shape {} strides {}, prepared for {} {} {}",
+                   p.call.subject(), k, dtype_name(v.dtype()), to_string(v.shape()), to_string(v.strides()),
                    dtype_name(prepared[k].dtype()), to_string(prepared[k].shape()), to_string(prepared[k].strides()));
     if (v.data() == nullptr && v.numel() > 0)
-      detail::fail(ErrorKind::value, "expression {} (prepared): input x{} has shape {} but its data pointer is null",
-                   p.call.text(), k, to_string(v.shape()));
+      detail::fail(ErrorKind::value, "{} (prepared): input x{} has shape {} but its data pointer is null",
+                   p.call.subject(), k, to_string(v.shape()));
   }
   if (out.layout() != p.out)
-    detail::fail(ErrorKind::value, "expression {} (prepared): out has shape {} strides {}, prepared for {} {}",
-                 p.call.text(), to_string(out.shape()), to_string(out.strides()), to_string(p.out.shape),
+    detail::fail(ErrorKind::value, "{} (prepared): out has shape {} strides {}, prepared for {} {}",
+                 p.call.subject(), to_string(out.shape()), to_string(out.strides()), to_string(p.out.shape),
                  to_string(p.out.strides));
   std::vector<TensorView> now(inputs.begin(), inputs.end());
   p.call.validate_out(out, now);

@@ -5,6 +5,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "bcast/errors.h"
 #include "bcast/layout.h"
 
@@ -21,6 +25,18 @@ inline std::string dim_label(std::int64_t dim) { return fmt::format("dim {}", di
 // `text` with every byte outside printable ASCII written as \xNN: how messages
 // quote what the caller typed (a NUL would otherwise end the message early).
 std::string printable(std::string_view text);
+
+// The names among `known` nearest to `name`, what a caller who wrote `name`
+// most likely meant, best first, at most `most`: those within a small edit
+// distance (a third of the name's length, at least 1), and those that begin
+// a longer name the caller wrote ("max" for "maximum"). "log1p" -> {"log"}.
+std::vector<std::string_view> nearest_names(std::string_view name, const std::vector<std::string_view>& known,
+                                            std::size_t most = 3);
+// " (did you mean a, b or c?)", or "" when `names` is empty.
+std::string did_you_mean(const std::vector<std::string_view>& names);
+
+// Where a user finds every function an expression's text may call.
+inline constexpr std::string_view kFunctionsDoc = "docs/semantics.md#expressions";
 
 // NOTE: [Expression limits]: an expression (text, graph or tree) that nests
 // deeper than `limit`.

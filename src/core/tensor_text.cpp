@@ -1,6 +1,7 @@
 // A view as text, as NumPy's repr lays it out (TensorView::to_string).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -21,14 +22,21 @@ T load(const char* p) {
   return v;
 }
 
-// One element: integers as integers, floats in their shortest round-trip
-// form, bools as NumPy's True and False.
+// A float in its shortest round-trip form; NaN of either sign is "nan", as
+// NumPy prints it (fmt would write "-nan" for a NaN with its sign bit set).
+template <class F>
+std::string float_text(F v) {
+  return std::isnan(v) ? "nan" : fmt::format("{}", v);
+}
+
+// One element: integers as integers, floats as float_text, bools as NumPy's
+// True and False.
 std::string element_text(DType dtype, const char* p) {
   switch (dtype) {
-    case DType::f16: return fmt::format("{}", f16_to_f32(load<std::uint16_t>(p)));
-    case DType::bf16: return fmt::format("{}", bf16_to_f32(load<std::uint16_t>(p)));
-    case DType::f32: return fmt::format("{}", load<float>(p));
-    case DType::f64: return fmt::format("{}", load<double>(p));
+    case DType::f16: return float_text(f16_to_f32(load<std::uint16_t>(p)));
+    case DType::bf16: return float_text(bf16_to_f32(load<std::uint16_t>(p)));
+    case DType::f32: return float_text(load<float>(p));
+    case DType::f64: return float_text(load<double>(p));
     case DType::i8: return fmt::format("{}", load<std::int8_t>(p));
     case DType::i16: return fmt::format("{}", load<std::int16_t>(p));
     case DType::i32: return fmt::format("{}", load<std::int32_t>(p));

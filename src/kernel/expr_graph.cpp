@@ -377,8 +377,15 @@ class Parser {
     fail_unknown_function(name, at);
   }
 
+  // Names the nearest functions there are, and where they are all listed.
   [[noreturn, gnu::cold, gnu::noinline]] void fail_unknown_function(std::string_view name, std::size_t at) const {
-    fail(at, fmt::format("unknown function '{}'", name));
+    std::vector<std::string_view> functions;
+    for (int i = 0; i < kNumOps; ++i) functions.push_back(op_name(static_cast<Op>(i)));
+    for (int i = 0; i < kNumUnaryOps; ++i) functions.push_back(unary_name(static_cast<UnaryOp>(i)));
+    for (int i = 0; i < kNumTernaryOps; ++i) functions.push_back(ternary_name(static_cast<TernaryOp>(i)));
+    for (int i = 0; i < kNumDTypes; ++i) functions.push_back(dtype_name(static_cast<DType>(i)));
+    fail(at, fmt::format("unknown function '{}'{}; every function is in {}", name,
+                         detail::did_you_mean(detail::nearest_names(name, functions)), detail::kFunctionsDoc));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void fail_too_deep() const {
     fail(pos_, fmt::format("nests deeper than {} levels (NOTE: [Expression limits])", kMaxExpressionDepth));

@@ -22,8 +22,8 @@ struct Lowered {
 class Lowering {
  public:
   Lowering(const ExprGraph& g, std::span<const LeafType> inputs, std::span<const LeafType> scalars,
-           const LeafNamer& namer)
-      : g_(g), namer_(namer) {
+           const LeafNamer& namer, std::string_view call)
+      : g_(g), namer_(namer), call_(call) {
     for (const LeafType& t : inputs) program_.inputs.push_back(t.dtype);
     for (const LeafType& t : scalars) {
       program_.scalars.push_back(t.kind == ScalarKind::strong ? t.dtype : weak_default(t.kind));
@@ -46,6 +46,24 @@ class Lowering {
 
  private:
   std::string text(int node) const { return "'" + to_text(g_, node, namer_) + "'"; }
+
+  // "expression 'x**2': pow is" for a node, "pow:" for the root of a call by
+  // name (the binary op's own words).
+  std::string not_defined(int node, std::string_view op) const {
+    if (node == g_.root && !call_.empty()) return std::string(call_) + ": not defined";
+    return fmt::format("expression {}: {} is not defined", text(node), op);
+  }
+
+  // An operand as the caller knows it: a strong value's dtype, or a weak
+  // scalar as what it is (NEP 50: a Python int or float, whose i64 or f64
+  // is no dtype of the caller's), by name when it is a leaf.
+  std::string operand(const ExprGraphNode& n, int k, const Lowered& x) const {
+    if (x.kind == ScalarKind::strong) return std::string(dtype_name(x.dtype));
+    const std::string_view what = x.kind == ScalarKind::weak_int ? "Python int" : "Python float";
+    if (x.scalar_leaf < 0) return fmt::format("a {}", what);
+    const std::string name = namer_ ? namer_(NodeKind::scalar, x.scalar_leaf) : to_text(g_, n.args[k]);
+    return fmt::format("the {} {}", what, name);
+  }
 
   Lowered lower(int i, const std::vector<Lowered>& done) {
     const ExprGraphNode& n = g_[i];
@@ -111,8 +129,8 @@ class Lowering {
   Lowered binary(int node, Op op, const Lowered& a, const Lowered& b) {
     const Common c = common_of({a, b});
     if (!detail::supports(op, c.dtype))
-      detail::fail(ErrorKind::dtype, "expression {}: {} is not defined for dtype {} (operands {} and {})", text(node),
-                   op_name(op), dtype_name(c.dtype), dtype_name(a.dtype), dtype_name(b.dtype));
+      detail::fail(ErrorKind::dtype, "{} for dtype {} (operands {} and {})", not_defined(node, op_name(op)),
+                   dtype_name(c.dtype), operand(g_[node], 0, a), operand(g_[node], 1, b));
     const int x = convert(a, c.dtype, true), y = convert(b, c.dtype, true);
     const DType out = detail::result_dtype_of(op, c.dtype);
     const ScalarKind kind = c.kind == ScalarKind::strong || out == DType::boolean ? ScalarKind::strong : weak_kind_of(out);
@@ -152,6 +170,7 @@ class Lowering {
 
   const ExprGraph& g_;
   const LeafNamer& namer_;
+  std::string_view call_;
   ExprProgram program_;
   std::vector<ScalarKind> scalar_kinds_;
 };
@@ -181,8 +200,8 @@ DType ExprProgram::dtype_of(int value) const {
 }
 
 ExprProgram lower_expression(const ExprGraph& graph, std::span<const LeafType> inputs,
-                             std::span<const LeafType> scalars, const LeafNamer& leaf_name) {
-  return Lowering(graph, inputs, scalars, leaf_name).run();
+                             std::span<const LeafType> scalars, const LeafNamer& leaf_name, std::string_view call) {
+  return Lowering(graph, inputs, scalars, leaf_name, call).run();
 }
 
 }  // namespace bcast

@@ -62,9 +62,13 @@ struct ExprProgram {
 };
 
 // Lowers `graph` for leaves of these types. An op that its promoted dtype
-// does not support is an Error(dtype) naming the op, the dtypes and the
-// subexpression (its leaves named by `leaf_name`). `graph` must have an input.
+// does not support is an Error(dtype) naming the op, the operands (a weak
+// scalar as one: "the Python int 2", not its i64) and the subexpression
+// (its leaves named by `leaf_name`), or, when `call` names the op the caller
+// called by name (ExprNode::named_call), starting "pow:" for the root as a
+// binary op's message does. `graph` must have an input.
 ExprProgram lower_expression(const ExprGraph& graph, std::span<const LeafType> inputs,
-                             std::span<const LeafType> scalars, const LeafNamer& leaf_name = {});
+                             std::span<const LeafType> scalars, const LeafNamer& leaf_name = {},
+                             std::string_view call = {});
 
 }  // namespace bcast

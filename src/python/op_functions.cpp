@@ -2,9 +2,12 @@
 
 #include <array>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "bcast/ops.h"
 #include "call_memo.h"
+#include "expr_call.h"
 #include "operand.h"
 #include "prepared_object.h"
 #include "python_errors.h"
@@ -41,11 +44,21 @@ PyObject* parse_arguments(std::string_view op, PyObject* const* args, Py_ssize_t
   return out == Py_None ? nullptr : out;
 }
 
+// An operand as an expression leaf: an array named `name` in messages, or a
+// number, which messages show as its value (add: 300 does not fit u8).
+Expr leaf(const Operand& x, const char* name) {
+  return std::visit(
+      [&](const auto& v) -> Expr {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, TensorView>) return named_input(v, name);
+        else return Expr(v);
+      },
+      x.expr_operand().value());
+}
+
 // A call with a Python number: NEP 50's weak scalar, through the expression
-// op(a, b).
+// op(a, b), called by name (its messages start "add:").
 PyObject* call_with_number(Op op, const Operand& a, const Operand& b, PyObject* out) {
-  const Expr e = parse_expression(std::string(op_name(op)) + "(a, b)",
-                                  {{"a", a.expr_operand()}, {"b", b.expr_operand()}});
+  const Expr e = call_of(op, leaf(a, "a"), leaf(b, "b"));
   return run_call(
       out, a.is_number() ? b.view().numel() : a.view().numel(), [&](const TensorView& o) { evaluate(e, o); },
       [&] { return evaluate(e); });

@@ -61,8 +61,9 @@ std::string numpy_dtype_text(PyArray_Descr* descr) {
   return text.cast<std::string>();
 }
 
-// A Python int as NEP 50's weak integer; one that does not fit 64 bits is an
-// Error(value) (NumPy: "Python integer out of bounds").
+// A Python int as NEP 50's weak integer; one that does not fit i64 (2**63
+// included) is an Error(value) naming the operand and the value, whichever
+// side of i64 it falls (NumPy: "Python integer out of bounds").
 ExprOperand weak_int(PyObject* number, const char* name) {
   int overflow = 0;
   const long long value = PyLong_AsLongLongAndOverflow(number, &overflow);
@@ -70,12 +71,7 @@ ExprOperand weak_int(PyObject* number, const char* name) {
     if (value == -1 && PyErr_Occurred()) throw py::error_already_set();
     return ExprOperand(static_cast<std::int64_t>(value));
   }
-  if (overflow > 0) {
-    const unsigned long long unsigned_value = PyLong_AsUnsignedLongLong(number);
-    if (!PyErr_Occurred()) return ExprOperand(static_cast<std::uint64_t>(unsigned_value));
-    PyErr_Clear();
-  }
-  detail::fail(ErrorKind::value, "{}: the Python integer {} does not fit in 64 bits", name,
+  detail::fail(ErrorKind::value, "{}: the Python integer {} does not fit i64", name,
                py::str(number).cast<std::string>());
 }
 

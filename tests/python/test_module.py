@@ -112,7 +112,7 @@ def test_read_only_inputs_misaligned_and_byte_swapped_ones():
      "add: shapes [2, 3] and [4] do not broadcast"),
     (lambda out: bcast.pow(np.ones(3, np.int32), np.ones(3, np.int32), out=out), TypeError, "dtype", "pow"),
     (lambda out: bcast.evaluate("x[5]", x=np.ones(3), out=out), ValueError, "value", "position"),
-    (lambda out: bcast.add(np.ones(3, np.uint8), 300, out=out), ValueError, "value", "out of range for u8"),
+    (lambda out: bcast.add(np.ones(3, np.uint8), 300, out=out), ValueError, "value", "add: 300 does not fit u8"),
     (lambda out: bcast.add(np.ones(3), np.ones(3), out=np.ones(3)[::-1][::-1].reshape(3)[:1]), ValueError,
      "shape", "out"),
     (lambda out: bcast.set_setting("BCAST_OPT_LEVEL", "7"), ValueError, "value", "BCAST_OPT_LEVEL"),
@@ -126,6 +126,37 @@ def test_each_error_kind_is_its_exception_and_out_is_untouched(call, exception, 
     if hasattr(info.value, "kind"):
         assert info.value.kind == kind
     assert (out == 7.0).all()
+
+
+# Messages in the caller's words: the function called and the number as
+# written, not the one-node expression 'a+b' a call with a number runs as; a
+# Python int is a Python int, not an i64 operand. The whole message, exactly.
+@pytest.mark.parametrize("call, exception, message", [
+    (lambda: bcast.add(np.zeros(3, np.uint8), 300), ValueError,
+     "add: 300 does not fit u8 (a Python int takes the other operand's dtype, as in NumPy 2; to compute in u16, "
+     "make either operand u16)"),
+    (lambda: bcast.sub(-1, np.zeros(3, np.uint8)), ValueError,
+     "sub: -1 does not fit u8 (a Python int takes the other operand's dtype, as in NumPy 2; to compute in i16, "
+     "make either operand i16)"),
+    (lambda: bcast.add(np.zeros(3, np.uint64), 2**63), ValueError,
+     "b: the Python integer 9223372036854775808 does not fit i64"),
+    (lambda: bcast.evaluate("x + n", x=np.zeros(3, np.uint8), n=300), ValueError,
+     "expression 'x+n': n = 300 does not fit u8 (a Python int takes the other operand's dtype, as in NumPy 2; to "
+     "compute in u16, make either operand u16)"),
+    (lambda: bcast.evaluate("log1p(x)", x=np.ones(3)), ValueError,
+     "expression \"log1p(x)\": at position 0: unknown function 'log1p' (did you mean log?); every function is in "
+     "docs/semantics.md#expressions"),
+    (lambda: bcast.evaluate("x ** 2", x=np.arange(3, dtype=np.int32)), TypeError,
+     "expression 'x**2': pow is not defined for dtype i32 (operands i32 and the Python int 2)"),
+    (lambda: bcast.pow(np.arange(3, dtype=np.int32), 2), TypeError,
+     "pow: not defined for dtype i32 (operands i32 and the Python int 2)"),
+    (lambda: bcast.mul(np.ones(2, np.float32), np.ones(2, np.int32), out=np.ones(2, np.float32)), TypeError,
+     "mul: out has dtype f32 but the result is f64"),
+])
+def test_messages_name_what_the_caller_wrote(call, exception, message):
+    with pytest.raises(exception) as info:
+        call()
+    assert str(info.value) == message
 
 
 def test_index_and_memory_errors():

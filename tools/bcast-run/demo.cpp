@@ -79,6 +79,53 @@ std::vector<Row> image_normalise(std::mt19937_64& rng, int repeats) {
   return {centre, scale};
 }
 
+// "3 compiles", "1 compile", or `none`.
+std::string count(std::uint64_t n, std::string_view one, std::string_view many, std::string_view none = "none") {
+  if (n == 0) return std::string(none);
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// Whether a key is a quick first version's (NOTE: [Tiers]: its level ends
+// in q, "...znver5.O2q.74404425").
+bool quick_tier(const std::string& key) {
+  const std::size_t level = key.rfind(".O");
+  return level != std::string::npos && level + 3 < key.size() && key[level + 3] == 'q';
+}
+
+// What this run did to get its kernels, in words: how many it compiled (a
+// quick first version of each counts with it) and loaded from the disk
+// cache, the calls that found theirs in memory, the first calls that ran on
+// the fallback meanwhile (NOTE: [Tiers]), and the failures, if any.
+std::string kernel_summary() {
+  const KernelCacheStats cache = kernel_cache_stats();
+  std::uint64_t compiled = 0, quick = 0;
+  for (const KernelStats& k : kernel_cache_entries()) (quick_tier(k.key) ? quick : compiled) += k.compiles;
+  const auto number = [](std::uint64_t n) { return n == 0 ? std::string("none") : std::to_string(n); };
+  std::string text = fmt::format("Kernels: {} compiled", number(compiled));
+  if (quick > 0)
+    text += quick == compiled ? " (after a quick first version of each)"
+                              : fmt::format(" (and {})", count(quick, "quick first version", "quick first versions"));
+  if (get_setting("BCAST_CACHE_DIR") == "off")
+    text += ", the disk cache off";
+  else
+    text += fmt::format(", {} loaded from the disk cache{}", number(cache.disk_hits),
+                        cache.disk_hits > 0 ? " (filled by earlier runs)" : "");
+  text += fmt::format("; {:.1f} ms in all, {} bytes of code. ", cache.compile_ms, cache.code_bytes);
+  text += cache.hits == 1 ? "1 call found its kernel in memory. "
+                          : fmt::format("{} found their kernel in memory. ", count(cache.hits, "", "calls", "No calls"));
+  const char* how = cache.compiles == 0 ? "loaded" : cache.disk_hits == 0 ? "compiled" : "compiled or loaded";
+  if (cache.fallback_calls == 1)
+    text += fmt::format("1 first call ran on the fallback while its kernel {}", how);
+  else if (cache.fallback_calls > 1)
+    text += fmt::format("{} first calls ran on the fallback while their kernels {}", cache.fallback_calls, how);
+  else
+    text += "No call ran on the fallback";
+  text += fmt::format(" ({} JIT mode).", jit_mode() == JitMode::async ? "async" : "sync");
+  if (cache.failures > 0)
+    text += fmt::format(" {} failed; their calls ran on the reference executor.", count(cache.failures, "compile", "compiles"));
+  return text;
+}
+
 }  // namespace
 
 int run_demo(int repeats) {
@@ -106,13 +153,8 @@ int run_demo(int repeats) {
     std::cout << fmt::format("{:<22} {:<44} {:<48} {:>7.3f} ms {:>7.2f}  {}\n", r.name, r.shapes, r.type, r.ns / 1e6,
                              static_cast<double>(r.bytes) / r.ns, r.ok ? "ok" : "MISMATCH");
   }
-  const KernelCacheStats cache = kernel_cache_stats();
-  std::cout << fmt::format("\n{} of {} cases match; kernels: {} compiled, {} from the disk cache ({:.1f} ms in all, {} "
-                           "bytes of code), {} memory hits, {} compile failures, {} first calls ran on the fallback while their kernel "
-                           "compiled ({} JIT mode)\n",
-                           std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.ok; }), rows.size(),
-                           cache.compiles, cache.disk_hits, cache.compile_ms, cache.code_bytes, cache.hits,
-                           cache.failures, cache.fallback_calls, jit_mode() == JitMode::async ? "async" : "sync");
+  const auto matching = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.ok; });
+  std::cout << fmt::format("\n{} of {} cases match. {}\n", matching, rows.size(), kernel_summary());
   return all_ok ? 0 : 1;
 }
 
