@@ -85,8 +85,8 @@ int list_memory(const std::string& file, bool as_json) {
   // NOTE: [Tiers]: calls that ran on the fallback while their kernel compiled, and the compile queue.
   if (dump.contains("totals")) {
     const json& t = dump["totals"];
-    std::cout << fmt::format("JIT mode {}: {} calls ran on the fallback while their kernel compiled, {} waited for "
-                             "it; compile queue {} now, {} at most\n",
+    std::cout << fmt::format("JIT mode {}: calls run on the fallback while their kernel compiled: {}; calls that "
+                             "waited for it: {}; compile queue: {} now, {} at most\n",
                              t.value("jit_mode", "?"), t.value("fallback_calls", 0), t.value("waits", 0),
                              t.value("queued", 0), t.value("queue_peak", 0));
   }
