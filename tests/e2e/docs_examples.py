@@ -44,6 +44,8 @@ SKIPPED_LINES = [
      "the set-up: installs Debian packages and builds everything (what made this build)"),
     ("README.md", r"^(/usr/bin/python3 -m venv |\.venv/bin/(pip|python) )",
      "pip builds the module again (minutes); the python_pip_install test runs these lines in a fresh venv"),
+    ("docs/python.md", r"^(/usr/bin/python3 -m venv |\.venv/bin/(pip|python) )",
+     "the README's venv lines again (python_pip_install runs them)"),
     ("README.md", r"^cmake --install build --prefix /opt/bcast$",
      "installs into /opt; the installed_package test installs into a scratch prefix and runs what it installed"),
     ("docs/performance.md", r"build/tools/bcast-bench --repeat 9",
