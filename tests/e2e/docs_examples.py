@@ -249,9 +249,18 @@ def command_lines(body):
     return out
 
 
+def python_env(env):
+    """env with the sanitizer runtime a sanitized module needs in the interpreter
+    (--python-env; empty in a plain build)."""
+    extra = env.get("BCAST_DOCS_PYTHON_ENV", "")
+    return dict(env, **dict(kv.split("=", 1) for kv in extra.split(";") if kv))
+
+
 def run_line(command, env, folder):
     """bash -o pipefail -c COMMAND; stdout is a file, as a terminal would be
     to the reader (perf record writes its data to stdout when that is a pipe)."""
+    if re.search(r"\bpython3?\b", command):
+        env = python_env(env)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         p = subprocess.run(["bash", "-o", "pipefail", "-c", command], stdout=out, stderr=err, env=env, cwd=folder,
                            timeout=RUN_TIMEOUT_S)
@@ -336,9 +345,11 @@ def main():
         env = dict(os.environ, BCAST_CACHE_DIR=cache, PATH=os.pathsep.join([bin_dir, args.tools, os.environ["PATH"]]))
         for var in ["BCAST_JIT_MODE", "BCAST_LOG_LEVEL", "BCAST_VERBOSE"]:
             env.pop(var, None)  # the examples run under the defaults a reader has
-        # The sanitizer runtime a sanitized module needs in the interpreter (sh lines run python3 too).
-        env.update(kv.split("=", 1) for kv in args.python_env.split(";") if kv)
-        py_env = dict(env, PYTHONPATH=args.python_dir)
+        # The sanitizer runtime a sanitized module needs in the interpreter, and only
+        # there: the sanitized tools and C++ examples link their own (a preloaded
+        # second runtime stops them). Shell lines that start python3 get it too.
+        env["BCAST_DOCS_PYTHON_ENV"] = args.python_env
+        py_env = dict(python_env(env), PYTHONPATH=args.python_dir)
 
         examples = cpp_examples(root)
         app = None
