@@ -249,18 +249,15 @@ def command_lines(body):
     return out
 
 
-def python_env(env):
+def python_env(env, extra):
     """env with the sanitizer runtime a sanitized module needs in the interpreter
-    (--python-env; empty in a plain build)."""
-    extra = env.get("BCAST_DOCS_PYTHON_ENV", "")
+    (--python-env's K=V;K=V, empty in a plain build)."""
     return dict(env, **dict(kv.split("=", 1) for kv in extra.split(";") if kv))
 
 
 def run_line(command, env, folder):
     """bash -o pipefail -c COMMAND; stdout is a file, as a terminal would be
     to the reader (perf record writes its data to stdout when that is a pipe)."""
-    if re.search(r"\bpython3?\b", command):
-        env = python_env(env)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         p = subprocess.run(["bash", "-o", "pipefail", "-c", command], stdout=out, stderr=err, env=env, cwd=folder,
                            timeout=RUN_TIMEOUT_S)
@@ -319,7 +316,8 @@ def run_shell(args, root, env, work, app):
                     continue
                 seen[words] = where
                 t = time.time()
-                p = run_line(command, env, folder)
+                runs_python = re.search(r"\bpython3?\b", command)
+                p = run_line(command, python_env(env, args.python_env) if runs_python else env, folder)
                 ran["sh"] += 1
                 print(f"  sh {where}: {time.time() - t:.1f} s: {command[:90]}")
                 if p.returncode != 0:
@@ -347,9 +345,8 @@ def main():
             env.pop(var, None)  # the examples run under the defaults a reader has
         # The sanitizer runtime a sanitized module needs in the interpreter, and only
         # there: the sanitized tools and C++ examples link their own (a preloaded
-        # second runtime stops them). Shell lines that start python3 get it too.
-        env["BCAST_DOCS_PYTHON_ENV"] = args.python_env
-        py_env = dict(python_env(env), PYTHONPATH=args.python_dir)
+        # second runtime stops them). Shell lines that run python3 get it too.
+        py_env = dict(python_env(env, args.python_env), PYTHONPATH=args.python_dir)
 
         examples = cpp_examples(root)
         app = None
