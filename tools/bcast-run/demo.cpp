@@ -111,8 +111,8 @@ std::string kernel_summary() {
     text += fmt::format(", {} loaded from the disk cache{}", number(cache.disk_hits),
                         cache.disk_hits > 0 ? " (filled by earlier runs)" : "");
   text += fmt::format("; {:.1f} ms in all, {} bytes of code. ", cache.compile_ms, cache.code_bytes);
-  text += cache.hits == 1 ? "1 call found its kernel in memory. "
-                          : fmt::format("{} found their kernel in memory. ", count(cache.hits, "", "calls", "No calls"));
+  text += count(cache.hits, "call found its kernel in memory", "calls found their kernel in memory",
+               "No calls found their kernel in memory") + ". ";
   const char* how = cache.compiles == 0 ? "loaded" : cache.disk_hits == 0 ? "compiled" : "compiled or loaded";
   if (cache.fallback_calls == 1)
     text += fmt::format("1 first call ran on the fallback while its kernel {}", how);
