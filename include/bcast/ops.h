@@ -11,19 +11,22 @@ namespace bcast {
 // X(name): every binary op, in the order of enum Op.
 #define BCAST_FOR_EACH_OP(X)                                                       \
   X(add) X(sub) X(mul) X(div) X(max) X(min) X(pow) X(eq) X(ne) X(lt) X(le) X(gt) \
-  X(ge) X(logical_and) X(logical_or) X(logical_xor) X(bit_and) X(bit_or) X(bit_xor) X(floor_div)
+  X(ge) X(logical_and) X(logical_or) X(logical_xor) X(bit_and) X(bit_or) X(bit_xor) X(floor_div)              \
+  X(remainder) X(fmod) X(arctan2) X(hypot) X(copysign) X(nextafter) X(ldexp) X(logaddexp) X(logaddexp2)      \
+  X(fmax) X(fmin) X(gcd) X(lcm) X(left_shift) X(right_shift) X(float_power) X(heaviside)
 
 enum class Op : std::uint8_t {
 #define BCAST_OP_ENUM(name) name,
   BCAST_FOR_EACH_OP(BCAST_OP_ENUM)
 #undef BCAST_OP_ENUM
 };
-inline constexpr int kNumOps = 20;
+inline constexpr int kNumOps = 37;
 
 std::string_view op_name(Op op);
 std::optional<Op> parse_op(std::string_view name);
 
-// Semantics (NumPy's, except where noted):
+// Semantics are NumPy's ufuncs' (docs/semantics.md has the table, one row
+// per function, printed by `bcast-run --functions`), for example:
 //   add sub mul    integers wrap; on bool, add is `or` and mul is `and`; no bool sub
 //   div            true division, as NumPy's `/`: floats IEEE; integers and bool
 //                  convert both operands to f64 and give f64
@@ -31,13 +34,14 @@ std::optional<Op> parse_op(std::string_view name);
 //                  x // 0 == 0 and MIN // -1 == MIN; floats floor(a / b) as
 //                  NumPy's floor_divide computes it (through fmod); no bool
 //   max min        propagate NaN (NumPy's maximum / minimum); -0 orders below +0
-//   pow            floating dtypes only
-//   eq .. ge, logical_*   any dtype, result bool (logical ops test != 0)
-//   bit_*          integers and bool
+//   arctan2 ...    the float functions take integers and bool to the float
+//                  that holds them (i16 -> f32, i32 -> f64), as NumPy's loops
 // f16 and bf16 compute in f32 and round to nearest even.
+// Whether op is defined on two operands of `dtype`.
 bool op_supports(Op op, DType dtype);
+// The dtype of op's result on two operands of `dtype` (op_supports holds):
 // bool for comparisons and logical ops, f64 for div on integers and bool,
-// the input dtype otherwise.
+// the float that holds an integer for the float functions, else `dtype`.
 DType result_dtype(Op op, DType input);
 
 // Operands of different dtypes promote as NumPy 2 promotes them (NEP 50:

@@ -5,32 +5,13 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/ir_dtypes.h"
+#include "ir/ir_functions.h"
 #include "ir/ir_ops.h"
 
 namespace bcast::jit {
 namespace {
 
 bool is_float(DType d) { return number_kind(d) == NumberKind::floating; }
-
-// A C library function of one float argument (tanhf, tanh), declared pure so
-// that LLVM may hoist it and scalarise a vector of it.
-llvm::Value* libm_call(llvm::IRBuilder<>& b, const char* f32_name, const char* f64_name, llvm::Value* x) {
-  llvm::Module* module = b.GetInsertBlock()->getModule();
-  llvm::Type* scalar = x->getType()->getScalarType();
-  const char* name = scalar->isDoubleTy() ? f64_name : f32_name;
-  llvm::FunctionCallee f = module->getOrInsertFunction(name, llvm::FunctionType::get(scalar, {scalar}, false));
-  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
-    fn->setDoesNotThrow();
-    fn->setMemoryEffects(llvm::MemoryEffects::none());
-    fn->setWillReturn();
-  }
-  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
-  if (!vector) return b.CreateCall(f, {x});
-  llvm::Value* out = llvm::PoisonValue::get(vector);
-  for (unsigned i = 0; i < vector->getNumElements(); ++i)
-    out = b.CreateInsertElement(out, b.CreateCall(f, {b.CreateExtractElement(x, i)}), i);
-  return out;
-}
 
 // f64 to f32 rounded "to odd" (half.h's f64_to_f32_round_to_odd): the
 // truncation towards zero with the last bit set when inexact, so that a
@@ -77,13 +58,13 @@ llvm::Value* emit_unary(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, llvm::Val
     case UnaryOp::log: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
     case UnaryOp::sin: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x);
     case UnaryOp::cos: return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x);
-    case UnaryOp::tanh: return libm_call(b, "tanhf", "tanh", x);
     case UnaryOp::sigmoid: {
       llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
       return b.CreateFDiv(one, b.CreateFAdd(one, b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFNeg(x))));
     }
+    default: break;
   }
-  return nullptr;
+  return emit_unary_function(b, op, dtype, x);
 }
 
 llvm::Value* emit_cast(llvm::IRBuilder<>& b, DType from, DType to, llvm::Value* x) {

@@ -1,5 +1,6 @@
 // Op -> IR, driven by a table for the ops that are one instruction or intrinsic
-// per number kind; integer division and the logical ops have their own emitters.
+// per number kind; integer division and the logical ops have their own
+// emitters, and the functions of more than one instruction are ir_functions.cpp's.
 #include "ir/ir_ops.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -7,6 +8,7 @@
 #include <array>
 
 #include "ir/ir_dtypes.h"
+#include "ir/ir_functions.h"
 
 namespace bcast::jit {
 namespace {
@@ -31,7 +33,7 @@ struct OpLowering {
 
 // Float max/min are llvm.maximum / llvm.minimum: NaN-propagating, -0 < +0.
 // On bool (i1), add is or and mul is and; max is or, min is and.
-const std::array<OpLowering, 15> kTable{{
+const std::array<OpLowering, 14> kTable{{
     {Op::add, bin(Instruction::FAdd), bin(Instruction::Add), bin(Instruction::Add), bin(Instruction::Or)},
     {Op::sub, bin(Instruction::FSub), bin(Instruction::Sub), bin(Instruction::Sub), {}},
     {Op::mul, bin(Instruction::FMul), bin(Instruction::Mul), bin(Instruction::Mul), bin(Instruction::And)},
@@ -39,7 +41,6 @@ const std::array<OpLowering, 15> kTable{{
      bin(Instruction::Or)},
     {Op::min, intr(llvm::Intrinsic::minimum), intr(llvm::Intrinsic::smin), intr(llvm::Intrinsic::umin),
      bin(Instruction::And)},
-    {Op::pow, intr(llvm::Intrinsic::pow), {}, {}, {}},
     {Op::eq, cmp(CmpInst::FCMP_OEQ), cmp(CmpInst::ICMP_EQ), cmp(CmpInst::ICMP_EQ), cmp(CmpInst::ICMP_EQ)},
     {Op::ne, cmp(CmpInst::FCMP_UNE), cmp(CmpInst::ICMP_NE), cmp(CmpInst::ICMP_NE), cmp(CmpInst::ICMP_NE)},
     {Op::lt, cmp(CmpInst::FCMP_OLT), cmp(CmpInst::ICMP_SLT), cmp(CmpInst::ICMP_ULT), cmp(CmpInst::ICMP_ULT)},
@@ -161,6 +162,7 @@ llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, l
     case Op::logical_xor: return b.CreateXor(truth(b, x), truth(b, y));
     default: break;
   }
+  if (llvm::Value* v = emit_binary_function(b, op, dtype, x, y)) return v;
   const Lowering* l = find_lowering(op, kind);
   if (l == nullptr) return nullptr;
   llvm::Value* v = emit_lowering(b, *l, x, y);

@@ -13,31 +13,28 @@
 #include "error_messages.h"
 #include "dispatch.h"
 #include "expr_call.h"
+#include "function_table.h"
 
 namespace bcast {
 
 // ---- names ----
 
 namespace {
-constexpr std::array<std::string_view, kNumUnaryOps> kUnaryNames{
-#define BCAST_UNARY_NAME(name) #name,
-    BCAST_FOR_EACH_UNARY_OP(BCAST_UNARY_NAME)
-#undef BCAST_UNARY_NAME
-};
-constexpr std::array<std::string_view, kNumTernaryOps> kTernaryNames{"where", "clamp", "fma"};
-
-template <class E, std::size_t N>
-std::optional<E> find_name(const std::array<std::string_view, N>& names, std::string_view name) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (names[i] == name) return static_cast<E>(i);
-  return std::nullopt;
+// The code of the function named `name` (or an alias) of this arity.
+template <class E>
+std::optional<E> find_name(std::string_view name, detail::Arity arity) {
+  const detail::FunctionRow* r = detail::find_function(name);
+  if (r == nullptr || r->arity != arity) return std::nullopt;
+  return static_cast<E>(r->code);
 }
 }  // namespace
 
-std::string_view unary_name(UnaryOp op) { return kUnaryNames[static_cast<std::size_t>(op)]; }
-std::optional<UnaryOp> parse_unary(std::string_view name) { return find_name<UnaryOp>(kUnaryNames, name); }
-std::string_view ternary_name(TernaryOp op) { return kTernaryNames[static_cast<std::size_t>(op)]; }
-std::optional<TernaryOp> parse_ternary(std::string_view name) { return find_name<TernaryOp>(kTernaryNames, name); }
+std::string_view unary_name(UnaryOp op) { return detail::row(op).name; }
+std::optional<UnaryOp> parse_unary(std::string_view name) { return find_name<UnaryOp>(name, detail::Arity::unary); }
+std::string_view ternary_name(TernaryOp op) { return detail::row(op).name; }
+std::optional<TernaryOp> parse_ternary(std::string_view name) {
+  return find_name<TernaryOp>(name, detail::Arity::ternary);
+}
 
 // ---- building ----
 

@@ -15,6 +15,7 @@
 #include "dispatch.h"
 #include "error_messages.h"
 #include "expr_call.h"
+#include "function_table.h"
 #include "output_layout.h"
 #include "scalar_ops.h"
 #include "targets.h"
@@ -22,12 +23,6 @@
 
 namespace bcast {
 namespace {
-
-constexpr std::array<std::string_view, kNumOps> kOpNames{
-#define BCAST_OP_NAME(name) #name,
-    BCAST_FOR_EACH_OP(BCAST_OP_NAME)
-#undef BCAST_OP_NAME
-};
 
 // NOTE: [Call memo] Programs call the same op on the same layouts over and
 // over, with new data each time. Each thread remembers its last call's op,
@@ -90,24 +85,29 @@ void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, co
 
 }  // namespace
 
-std::string_view op_name(Op op) { return kOpNames[static_cast<std::size_t>(op)]; }
+std::string_view op_name(Op op) { return detail::row(op).name; }
 
 std::optional<Op> parse_op(std::string_view name) {
-  for (std::size_t i = 0; i < kOpNames.size(); ++i)
-    if (kOpNames[i] == name) return static_cast<Op>(i);
-  return std::nullopt;
+  const detail::FunctionRow* r = detail::find_function(name);
+  if (r == nullptr || r->arity != detail::Arity::binary) return std::nullopt;
+  return static_cast<Op>(r->code);
 }
 
-bool op_supports(Op op, DType dtype) { return detail::supports(op, dtype); }
-DType result_dtype(Op op, DType input) { return detail::result_dtype_of(op, input); }
+bool op_supports(Op op, DType dtype) { return detail::loop_for(detail::row(op), dtype).has_value(); }
+DType result_dtype(Op op, DType input) {
+  const std::optional<DType> loop = detail::loop_for(detail::row(op), input);
+  return detail::result_dtype_of(op, loop.value_or(input));
+}
 
 // Each function touches the thread-local memo once: every access to a
 // thread_local of a shared library goes through __tls_get_addr.
 // NOTE: [Mixed dtypes] A binary call whose operands differ in dtype is the
 // one-node expression op(a, b): NumPy's promotion (NEP 50) picks the dtype it
 // computes in (u8 - f32 gives f32), and the expression path runs it.
+// A call on a dtype the op has no loop for (arctan2 on i32, which computes
+// in f64) runs the same way.
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
-  if (a.dtype() != b.dtype()) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));
+  if (a.dtype() != b.dtype() || !detail::supports(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out_is_fresh) {
     Tensor out = allocate_output(op, memo.out_dtype, memo.out);
@@ -123,7 +123,7 @@ Tensor binary(Op op, const TensorView& a, const TensorView& b) {
 }
 
 void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  if (a.dtype() != b.dtype()) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")), out);
+  if (a.dtype() != b.dtype() || !detail::supports(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")), out);
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out == out.layout() && memo.out_dtype == out.dtype()) {
     if (!memo.data.passes(a.data(), b.data(), out.data())) validate_data(op, a, b, out);

@@ -24,7 +24,7 @@ struct BinaryStep {
     using F = detail::ScalarOp<O, D>;
     auto* o = static_cast<typename F::Out::storage*>(out);
     const auto* a = static_cast<const typename F::In::storage*>(args[0]);
-    const auto* b = static_cast<const typename F::In::storage*>(args[1]);
+    const auto* b = static_cast<const typename F::Second::storage*>(args[1]);
     for (std::int64_t i = 0; i < n; ++i) o[i] = F::run(a[i], b[i]);
   }
 };
@@ -68,13 +68,13 @@ constexpr std::array<BlockStep, N> table(Make make, std::index_sequence<I...>) {
   return {make.template operator()<I>()...};
 }
 
-constexpr auto kBinarySteps = detail::make_op_dtype_table<BinaryStep, BlockStep>();
+constexpr auto kBinarySteps = detail::make_op_dtype_table<BinaryStep, BlockStep, /*Exponents=*/true>();
 
 constexpr auto kUnarySteps = [] {
   constexpr auto make = []<std::size_t J>() -> BlockStep {
     constexpr auto op = static_cast<UnaryOp>(J / kNumDTypes);
     constexpr auto d = static_cast<DType>(J % kNumDTypes);
-    if constexpr (detail::unary_supports(op, d) && detail::unary_compute_dtype(op, d) == d) return &UnaryStep<op, d>::run;
+    if constexpr (detail::has_loop(detail::row(op), d)) return &UnaryStep<op, d>::run;
     else return nullptr;
   };
   return table<kNumUnaryOps * kNumDTypes>(make, std::make_index_sequence<kNumUnaryOps * kNumDTypes>());

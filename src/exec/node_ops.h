@@ -3,6 +3,7 @@
 // evaluator runs them; the JIT's IR is held to them bit for bit.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,10 +16,89 @@ namespace bcast::detail {
 
 // ---- unary ops on compute values ----
 
+// The C library's function for a row's `math` name (NOTE: [Function table]),
+// in the precision of T (f16 and bf16 compute in float).
+template <UnaryOp U, class T>
+T math_function(T x) {
+  if constexpr (U == UnaryOp::exp) return std::exp(x);
+  else if constexpr (U == UnaryOp::log) return std::log(x);
+  else if constexpr (U == UnaryOp::sin) return std::sin(x);
+  else if constexpr (U == UnaryOp::cos) return std::cos(x);
+  else if constexpr (U == UnaryOp::tanh) return std::tanh(x);
+  else if constexpr (U == UnaryOp::tan) return std::tan(x);
+  else if constexpr (U == UnaryOp::arcsin) return std::asin(x);
+  else if constexpr (U == UnaryOp::arccos) return std::acos(x);
+  else if constexpr (U == UnaryOp::arctan) return std::atan(x);
+  else if constexpr (U == UnaryOp::sinh) return std::sinh(x);
+  else if constexpr (U == UnaryOp::cosh) return std::cosh(x);
+  else if constexpr (U == UnaryOp::arcsinh) return std::asinh(x);
+  else if constexpr (U == UnaryOp::arccosh) return std::acosh(x);
+  else if constexpr (U == UnaryOp::arctanh) return std::atanh(x);
+  else if constexpr (U == UnaryOp::exp2) return std::exp2(x);
+  else if constexpr (U == UnaryOp::expm1) return std::expm1(x);
+  else if constexpr (U == UnaryOp::log2) return std::log2(x);
+  else if constexpr (U == UnaryOp::log10) return std::log10(x);
+  else if constexpr (U == UnaryOp::log1p) return std::log1p(x);
+  else {
+    static_assert(U == UnaryOp::cbrt, "a row with a `math` name needs its function here");
+    return std::cbrt(x);
+  }
+}
+
+// The distance from x to the next float away from zero, in D's own format
+// (NumPy's spacing): NaN for infinities and NaN.
+template <DType D>
+typename Element<D>::storage spacing(typename Element<D>::storage s) {
+  using E = Element<D>;
+  using S = typename E::storage;
+  const auto x = E::load(s);
+  if (std::isinf(x) || x != x) return E::store(std::numeric_limits<typename E::compute>::quiet_NaN());
+  if constexpr (std::is_floating_point_v<S>) {
+    return std::nextafter(x, std::copysign(std::numeric_limits<S>::infinity(), x)) - x;
+  } else {
+    const auto next = E::load(static_cast<S>(s + 1));  // one step away from zero on the bits
+    return E::store(next - x);                          // exact: a power of two, or infinity
+  }
+}
+
 template <UnaryOp U, class T>
 auto apply_unary(T x) {
   constexpr bool floating = std::is_floating_point_v<T>, boolean = std::is_same_v<T, bool>;
-  if constexpr (U == UnaryOp::neg) {
+  if constexpr (U == UnaryOp::positive || U == UnaryOp::conj || U == UnaryOp::copy) {
+    return x;
+  } else if constexpr (U == UnaryOp::ones_like) {
+    return T{1};
+  } else if constexpr (U == UnaryOp::square) {
+    if constexpr (floating) return x * x;
+    else return wrapping(x, x, std::multiplies<>());
+  } else if constexpr (U == UnaryOp::reciprocal) {
+    if constexpr (floating) return T{1} / x;
+    else if constexpr (std::is_signed_v<T>) return x == 0 ? T{0} : static_cast<T>(x == -1 ? -1 : 1 / x);
+    else return x == 0 ? T{0} : static_cast<T>(1 / x);
+  } else if constexpr (U == UnaryOp::sign) {
+    if constexpr (floating) return x > 0 ? T{1} : x < 0 ? T{-1} : x == 0 ? T{0} : x;  // NaN stays
+    else if constexpr (std::is_signed_v<T>) return static_cast<T>((x > 0) - (x < 0));
+    else return static_cast<T>(x > 0);
+  } else if constexpr (U == UnaryOp::trunc) {
+    if constexpr (floating) return std::trunc(x);
+    else return x;
+  } else if constexpr (U == UnaryOp::fabs) {
+    return std::fabs(x);
+  } else if constexpr (U == UnaryOp::deg2rad || U == UnaryOp::rad2deg) {
+    // NumPy's npy_deg2rad: one product with the constant rounded to T.
+    constexpr long double kPi = 3.141592653589793238462643383279502884L;
+    constexpr T k = U == UnaryOp::deg2rad ? static_cast<T>(static_cast<T>(kPi) / T{180})
+                                          : static_cast<T>(T{180} / static_cast<T>(kPi));
+    return x * k;
+  } else if constexpr (U == UnaryOp::isnan) {
+    return x != x;
+  } else if constexpr (U == UnaryOp::isinf) {
+    if constexpr (floating) return std::isinf(x);
+    else return false;
+  } else if constexpr (U == UnaryOp::isfinite) {
+    if constexpr (floating) return std::isfinite(x);
+    else return true;
+  } else if constexpr (U == UnaryOp::neg) {
     if constexpr (floating) return -x;
     else return wrapping(T{0}, x, std::minus<>());
   } else if constexpr (U == UnaryOp::abs) {
@@ -39,12 +119,8 @@ auto apply_unary(T x) {
   } else {
     static_assert(floating, "the float functions compute in a float dtype (unary_compute_dtype)");
     if constexpr (U == UnaryOp::sqrt) return std::sqrt(x);
-    else if constexpr (U == UnaryOp::exp) return std::exp(x);
-    else if constexpr (U == UnaryOp::log) return std::log(x);
-    else if constexpr (U == UnaryOp::sin) return std::sin(x);
-    else if constexpr (U == UnaryOp::cos) return std::cos(x);
-    else if constexpr (U == UnaryOp::tanh) return std::tanh(x);
-    else return T{1} / (T{1} + std::exp(-x));  // sigmoid
+    else if constexpr (U == UnaryOp::sigmoid) return T{1} / (T{1} + std::exp(-x));
+    else return math_function<U>(x);
   }
 }
 
@@ -53,7 +129,16 @@ struct UnaryElement {
   using In = Element<D>;
   using Out = Element<unary_result_dtype(U, D)>;
   static typename Out::storage run(typename In::storage x) {
-    return Out::store(static_cast<typename Out::compute>(apply_unary<U>(In::load(x))));
+    if constexpr (U == UnaryOp::spacing) {
+      return spacing<D>(x);
+    } else if constexpr (U == UnaryOp::signbit) {  // on the storage's bits (GCC 12 fails on a vectorised std::signbit)
+      using S = typename In::storage;
+      using Bits = std::conditional_t<sizeof(S) == 2, std::uint16_t, std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint64_t>>;
+      return Out::store((std::bit_cast<Bits>(x) >> (8 * sizeof(S) - 1)) != 0);
+    }
+    else {
+      return Out::store(static_cast<typename Out::compute>(apply_unary<U>(In::load(x))));
+    }
   }
 };
 

@@ -11,7 +11,7 @@
 #include "bcast/dtype.h"
 #include "bcast/ops.h"
 #include "half.h"
-#include "op_traits.h"
+#include "function_table.h"
 
 namespace bcast::detail {
 
@@ -123,8 +123,120 @@ bool extremum_picks_a(T a, T b) {
 
 template <class T>
 T power(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) return ::powf(a, b);
-  else return std::pow(a, b);
+  if constexpr (std::is_same_v<T, float>) {
+    return ::powf(a, b);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::pow(a, b);
+  } else {
+    // NumPy's integer power: by squaring, wrapping. A negative exponent is
+    // NumPy's ValueError; here 1 ** -n is 1, (-1) ** -n is +-1, else 0.
+    if (b < T{0}) return a == T{1} ? T{1} : a == static_cast<T>(-1) ? ((b & 1) ? a : T{1}) : T{0};
+    WrapType<T> r = 1, base = static_cast<WrapType<T>>(a);
+    for (auto e = static_cast<std::make_unsigned_t<T>>(b); e != 0; e >>= 1) {
+      if (e & 1) r = static_cast<WrapType<T>>(r * base);
+      base = static_cast<WrapType<T>>(base * base);
+    }
+    return static_cast<T>(r);
+  }
+}
+
+// NumPy's remainder (Python's %): the sign of b; x % 0 is 0 for integers
+// (MIN % -1 too) and NaN for floats, a zero takes b's sign.
+template <class T>
+T remainder(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return 0;
+      const T r = static_cast<T>(a % b);
+      return r != 0 && ((r < 0) != (b < 0)) ? static_cast<T>(r + b) : r;
+    } else {
+      return static_cast<T>(a % b);
+    }
+  } else {
+    T mod = std::fmod(a, b);
+    if (b == 0) return mod;
+    if (mod != 0) return (b < 0) != (mod < 0) ? mod + b : mod;
+    return std::copysign(T{0}, b);
+  }
+}
+
+// C's fmod: the sign of a; x fmod 0 is 0 for integers (NumPy's).
+template <class T>
+T fmod(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) if (b == -1) return 0;
+    return static_cast<T>(a % b);
+  } else {
+    return std::fmod(a, b);
+  }
+}
+
+// NumPy's logaddexp and logaddexp2: exact for equal operands (infinities
+// too), else the larger plus log1p of the smaller's share.
+template <class T, bool Base2>
+T log_add_exp(T a, T b) {
+  constexpr T kLn2 = T(0.693147180559945309417232121458176568L), kLog2e = T(1.44269504088896340735992468100189214L);
+  if (a == b) return Base2 ? a + T{1} : a + kLn2;
+  const T d = a - b;
+  auto tail = [&](T t) { return Base2 ? kLog2e * std::log1p(std::exp2(t)) : std::log1p(std::exp(t)); };
+  if (d > 0) return a + tail(-d);
+  if (d <= 0) return b + tail(d);
+  return d;  // NaN
+}
+
+// Euclid's on magnitudes, in the unsigned type (NumPy's gcd and lcm; the
+// magnitude of MIN wraps back to MIN).
+template <class T>
+T gcd(T a, T b) {
+  using U = WrapType<T>;
+  U x = a < T{0} ? static_cast<U>(U{0} - static_cast<U>(a)) : static_cast<U>(a);
+  U y = b < T{0} ? static_cast<U>(U{0} - static_cast<U>(b)) : static_cast<U>(b);
+  while (y != 0) {
+    const U t = static_cast<U>(x % y);
+    x = y;
+    y = t;
+  }
+  return static_cast<T>(x);
+}
+template <class T>
+T lcm(T a, T b) {
+  const T g = gcd(a, b);
+  if (g == 0) return 0;
+  const T r = wrapping(static_cast<T>(a / g), b, std::multiplies<>());
+  return r < T{0} ? wrapping(T{0}, r, std::minus<>()) : r;
+}
+
+// NumPy's shifts: a count at or past the width (or negative) shifts every
+// bit out: 0, or -1 for a negative a shifted right.
+template <class T>
+T shift(T a, T b, bool left) {
+  constexpr auto bits = static_cast<std::make_unsigned_t<T>>(8 * sizeof(T));
+  const auto count = static_cast<std::make_unsigned_t<T>>(b);
+  if (count >= bits) return left || a >= T{0} ? T{0} : static_cast<T>(-1);
+  if (left) return static_cast<T>(static_cast<WrapType<T>>(a) << count);
+  return static_cast<T>(a >> count);
+}
+
+// NumPy's heaviside: NaN stays, 0 below zero, b at zero, 1 above.
+template <class T>
+T heaviside(T a, T b) {
+  if (a != a) return a;
+  if (a == 0) return b;
+  return a < 0 ? T{0} : T{1};
+}
+
+// fmax / fmin: a NaN loses to a number; on a tie (equal, or both NaN) a
+// wins, as NumPy's loops compare (so fmax(-0.0, 0.0) is -0.0).
+template <bool Max, class T>
+bool nan_ignoring_picks_a(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b != b) return true;
+    if (a != a) return false;
+  }
+  if constexpr (Max) return a >= b;
+  else return a <= b;
 }
 
 template <Op O, class T>
@@ -173,23 +285,81 @@ auto apply(T a, T b) {
     return static_cast<T>(a & b);
   } else if constexpr (O == Op::bit_or) {
     return static_cast<T>(a | b);
-  } else {
-    static_assert(O == Op::bit_xor);
+  } else if constexpr (O == Op::bit_xor) {
     return static_cast<T>(a ^ b);
+  } else if constexpr (O == Op::remainder) {
+    return remainder(a, b);
+  } else if constexpr (O == Op::fmod) {
+    return detail::fmod(a, b);
+  } else if constexpr (O == Op::arctan2) {
+    return std::atan2(a, b);
+  } else if constexpr (O == Op::hypot) {
+    return std::hypot(a, b);
+  } else if constexpr (O == Op::copysign) {
+    return std::copysign(a, b);
+  } else if constexpr (O == Op::logaddexp || O == Op::logaddexp2) {
+    return log_add_exp<T, O == Op::logaddexp2>(a, b);
+  } else if constexpr (O == Op::fmax || O == Op::fmin) {
+    return nan_ignoring_picks_a<O == Op::fmax>(a, b) ? a : b;
+  } else if constexpr (O == Op::gcd) {
+    return gcd(a, b);
+  } else if constexpr (O == Op::lcm) {
+    return lcm(a, b);
+  } else if constexpr (O == Op::left_shift || O == Op::right_shift) {
+    return shift(a, b, O == Op::left_shift);
+  } else if constexpr (O == Op::float_power) {
+    return std::pow(a, b);
+  } else {
+    static_assert(O == Op::heaviside, "nextafter and ldexp are ScalarOp's: they work on storage and exponents");
+    return heaviside(a, b);
+  }
+}
+
+// The float next to bits `a` towards `b`, on storage bits (so that f16 and
+// bf16 step by their own ULP): NaN if either is, b if they are equal, the
+// smallest subnormal of b's sign from zero.
+template <DType D>
+typename Element<D>::storage next_after(typename Element<D>::storage a, typename Element<D>::storage b) {
+  using E = Element<D>;
+  using S = typename E::storage;
+  const auto x = E::load(a), y = E::load(b);
+  if (x != x) return a;
+  if (y != y) return b;
+  if (x == y) return b;
+  S bits = a;
+  if constexpr (std::is_floating_point_v<S>) {
+    return std::nextafter(x, y);
+  } else {
+    constexpr S kSign = static_cast<S>(S{1} << (8 * sizeof(S) - 1));
+    if (x == 0) return static_cast<S>((b & kSign) | 1);
+    const bool away = (x < y) == (x > 0);
+    return static_cast<S>(away ? bits + 1 : bits - 1);
   }
 }
 
 // The whole per-element step: load both inputs, compute, store the result.
+// ldexp's second operand is an i64 exponent (NOTE: [Function table]).
 template <Op O, DType D>
 struct ScalarOp {
   using In = Element<D>;
   using Out = Element<result_dtype_of(O, D)>;
-  static typename Out::storage run(typename In::storage a, typename In::storage b) {
-    // max and min copy the chosen input's bits, as NumPy's loops do: a
-    // signalling NaN of f16 or bf16 must not come back quieted from a float
-    // round trip.
-    if constexpr (O == Op::max || O == Op::min) return extremum_picks_a<O == Op::max>(In::load(a), In::load(b)) ? a : b;
-    else return Out::store(static_cast<typename Out::compute>(apply<O>(In::load(a), In::load(b))));
+  using Second = std::conditional_t<row(O).int_exponent, Element<DType::i64>, In>;
+  static typename Out::storage run(typename In::storage a, typename Second::storage b) {
+    // max, min, fmax and fmin copy the chosen input's bits, as NumPy's loops
+    // do: a signalling NaN of f16 or bf16 must not come back quieted from a
+    // float round trip.
+    if constexpr (O == Op::max || O == Op::min) {
+      return extremum_picks_a<O == Op::max>(In::load(a), In::load(b)) ? a : b;
+    } else if constexpr ((O == Op::fmax || O == Op::fmin) && is_floating_dtype(D)) {
+      return nan_ignoring_picks_a<O == Op::fmax>(In::load(a), In::load(b)) ? a : b;
+    } else if constexpr (O == Op::nextafter) {
+      return next_after<D>(a, b);
+    } else if constexpr (O == Op::ldexp) {
+      constexpr std::int64_t kFar = 100'000;  // past every float's range: the same result as any larger count
+      return Out::store(std::ldexp(In::load(a), static_cast<int>(b < -kFar ? -kFar : b > kFar ? kFar : b)));
+    } else {
+      return Out::store(static_cast<typename Out::compute>(apply<O>(In::load(a), In::load(b))));
+    }
   }
 };
 
@@ -200,21 +370,23 @@ inline constexpr std::size_t table_index(Op op, DType d) {
 }
 
 // Fn<O, D>::run for every supported pair, nullptr elsewhere; Fn is never
-// instantiated for an unsupported pair.
-template <template <Op, DType> class Fn, class Ptr, std::size_t... I>
+// instantiated for an unsupported pair. Binary kernels (`Exponents` false)
+// leave out ldexp, whose operands differ in dtype: a call runs it as an
+// expression (NOTE: [Mixed dtypes]).
+template <template <Op, DType> class Fn, class Ptr, bool Exponents, std::size_t... I>
 constexpr std::array<Ptr, sizeof...(I)> make_table(std::index_sequence<I...>) {
   constexpr auto entry = []<std::size_t J>() -> Ptr {
     constexpr Op op = static_cast<Op>(J / kNumDTypes);
     constexpr DType d = static_cast<DType>(J % kNumDTypes);
-    if constexpr (supports(op, d)) return &Fn<op, d>::run;
+    if constexpr (supports(op, d) && (Exponents || !row(op).int_exponent)) return &Fn<op, d>::run;
     else return nullptr;
   };
   return {entry.template operator()<I>()...};
 }
 
-template <template <Op, DType> class Fn, class Ptr>
+template <template <Op, DType> class Fn, class Ptr, bool Exponents = false>
 constexpr auto make_op_dtype_table() {
-  return make_table<Fn, Ptr>(std::make_index_sequence<kNumOps * kNumDTypes>());
+  return make_table<Fn, Ptr, Exponents>(std::make_index_sequence<kNumOps * kNumDTypes>());
 }
 
 }  // namespace bcast::detail

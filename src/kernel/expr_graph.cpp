@@ -10,13 +10,14 @@
 
 #include "bcast/errors.h"
 #include "error_messages.h"
+#include "function_table.h"
 
 namespace bcast {
 namespace {
 
 // ---- operators and their precedence (Python's) ----
 
-enum Precedence : int { kCompare = 1, kBitOr, kBitXor, kBitAnd, kSum, kProduct, kUnary, kPower, kAtom };
+enum Precedence : int { kCompare = 1, kBitOr, kBitXor, kBitAnd, kShift, kSum, kProduct, kUnary, kPower, kAtom };
 
 struct BinaryOperator {
   std::string_view symbol;
@@ -25,11 +26,12 @@ struct BinaryOperator {
 };
 // Longer symbols first, so that "//" is not read as "/" and "<=" not as "<".
 constexpr BinaryOperator kBinaryOperators[] = {
-    {"**", Op::pow, kPower},       {"//", Op::floor_div, kProduct}, {"==", Op::eq, kCompare},
-    {"!=", Op::ne, kCompare},      {"<=", Op::le, kCompare},        {">=", Op::ge, kCompare},
-    {"<", Op::lt, kCompare},       {">", Op::gt, kCompare},         {"+", Op::add, kSum},
-    {"-", Op::sub, kSum},          {"*", Op::mul, kProduct},        {"/", Op::div, kProduct},
-    {"&", Op::bit_and, kBitAnd},   {"|", Op::bit_or, kBitOr},       {"^", Op::bit_xor, kBitXor},
+    {"**", Op::pow, kPower},          {"//", Op::floor_div, kProduct},   {"==", Op::eq, kCompare},
+    {"!=", Op::ne, kCompare},         {"<=", Op::le, kCompare},          {">=", Op::ge, kCompare},
+    {"<<", Op::left_shift, kShift},   {">>", Op::right_shift, kShift},   {"<", Op::lt, kCompare},
+    {">", Op::gt, kCompare},          {"+", Op::add, kSum},              {"-", Op::sub, kSum},
+    {"*", Op::mul, kProduct},         {"/", Op::div, kProduct},          {"%", Op::remainder, kProduct},
+    {"&", Op::bit_and, kBitAnd},      {"|", Op::bit_or, kBitOr},         {"^", Op::bit_xor, kBitXor},
 };
 
 const BinaryOperator* operator_of(Op op) {
@@ -380,9 +382,8 @@ class Parser {
   // Names the nearest functions there are, and where they are all listed.
   [[noreturn, gnu::cold, gnu::noinline]] void fail_unknown_function(std::string_view name, std::size_t at) const {
     std::vector<std::string_view> functions;
-    for (int i = 0; i < kNumOps; ++i) functions.push_back(op_name(static_cast<Op>(i)));
-    for (int i = 0; i < kNumUnaryOps; ++i) functions.push_back(unary_name(static_cast<UnaryOp>(i)));
-    for (int i = 0; i < kNumTernaryOps; ++i) functions.push_back(ternary_name(static_cast<TernaryOp>(i)));
+    for (const detail::FunctionRow& r : detail::all_functions())
+      for (std::string_view n : detail::names_of(r)) functions.push_back(n);
     for (int i = 0; i < kNumDTypes; ++i) functions.push_back(dtype_name(static_cast<DType>(i)));
     fail(at, fmt::format("unknown function '{}'{}; every function is in {}", name,
                          detail::did_you_mean(detail::nearest_names(name, functions)), detail::kFunctionsDoc));

@@ -5,7 +5,7 @@
 
 #include "bcast/errors.h"
 #include "error_messages.h"
-#include "op_traits.h"
+#include "function_table.h"
 
 namespace bcast {
 namespace {
@@ -127,24 +127,41 @@ class Lowering {
   static ScalarKind weak_kind_of(DType d) { return is_floating(d) ? ScalarKind::weak_float : ScalarKind::weak_int; }
 
   Lowered binary(int node, Op op, const Lowered& a, const Lowered& b) {
+    const detail::FunctionRow& row = detail::row(op);
+    if (row.int_exponent) return exponent_op(node, op, a, b);
     const Common c = common_of({a, b});
-    if (!detail::supports(op, c.dtype))
+    const std::optional<DType> loop = detail::loop_for(row, c.dtype);
+    if (!loop)
       detail::fail(ErrorKind::dtype, "{} for dtype {} (operands {} and {})", not_defined(node, op_name(op)),
                    dtype_name(c.dtype), operand(g_[node], 0, a), operand(g_[node], 1, b));
-    const int x = convert(a, c.dtype, true), y = convert(b, c.dtype, true);
-    const DType out = detail::result_dtype_of(op, c.dtype);
+    const int x = convert(a, *loop, true), y = convert(b, *loop, true);
+    const DType out = detail::result_dtype_of(op, *loop);
     const ScalarKind kind = c.kind == ScalarKind::strong || out == DType::boolean ? ScalarKind::strong : weak_kind_of(out);
-    return {emit(InstrKind::binary, static_cast<std::uint8_t>(op), c.dtype, out, {x, y, -1}), out, kind};
+    return {emit(InstrKind::binary, static_cast<std::uint8_t>(op), *loop, out, {x, y, -1}), out, kind};
+  }
+
+  // ldexp(a, b): a in its float loop, b an integer (or bool) exponent as i64.
+  Lowered exponent_op(int node, Op op, const Lowered& a, const Lowered& b) {
+    const Common c = common_of({a});
+    const std::optional<DType> loop = detail::loop_for(detail::row(op), c.dtype);
+    if (!loop || is_floating(b.dtype))
+      detail::fail(ErrorKind::dtype, "{} for operands {} and {} (a float, or an integer that becomes one, and an "
+                                     "integer exponent)",
+                   not_defined(node, op_name(op)), operand(g_[node], 0, a), operand(g_[node], 1, b));
+    const int x = convert(a, *loop, true), y = convert(b, DType::i64, false);
+    return {emit(InstrKind::binary, static_cast<std::uint8_t>(op), *loop, *loop, {x, y, -1}), *loop,
+            c.kind == ScalarKind::strong ? ScalarKind::strong : ScalarKind::weak_float};
   }
 
   Lowered unary(int node, UnaryOp op, const Lowered& x) {
     // A weak scalar stays weak through a sign change (Python computes -x);
     // any other function makes NumPy's default dtype of it first.
-    const bool stays_weak = x.kind != ScalarKind::strong && detail::unary_kind(op) == detail::UnaryKind::sign;
-    const DType compute = detail::unary_compute_dtype(op, x.dtype);
-    if (!detail::unary_supports(op, compute))
+    const bool stays_weak = x.kind != ScalarKind::strong && detail::row(op).keeps_weak;
+    const std::optional<DType> loop = detail::loop_for(detail::row(op), x.dtype);
+    if (!loop)
       detail::fail(ErrorKind::dtype, "expression {}: {} is not defined for dtype {}", text(node), unary_name(op),
                    dtype_name(x.dtype));
+    const DType compute = *loop;
     const int v = convert(x, compute, false);
     const DType out = detail::unary_result_dtype(op, compute);
     return {emit(InstrKind::unary, static_cast<std::uint8_t>(op), compute, out, {v, -1, -1}), out,
