@@ -122,13 +122,52 @@ Typed common(std::span<const Typed> xs) {
   return {d, Weak::no};
 }
 
-bool binary_defined(Op op, DType d) {
+// Which loops NumPy's ufunc has (its `types`, read off NumPy 1.24), and so
+// where an operand of another dtype goes: a float function takes integers
+// and bool to the smallest float that holds them; an integer function takes
+// bool to i8, unless NumPy refuses bool outright.
+enum class Loops { all, numbers, numbers_bool_i8, floats, f64, integers, integers_bool_i8, integers_and_bool };
+
+Loops binary_loops(Op op) {
   switch (op) {
-    case Op::sub: case Op::floor_div: return d != DType::boolean;
-    case Op::pow: return is_floating(d);
-    case Op::bit_and: case Op::bit_or: case Op::bit_xor: return !is_floating(d);
-    default: return true;
+    case Op::sub: return Loops::numbers;
+    case Op::floor_div: case Op::pow: case Op::remainder: case Op::fmod: return Loops::numbers_bool_i8;
+    case Op::arctan2: case Op::hypot: case Op::copysign: case Op::nextafter: case Op::ldexp: case Op::logaddexp:
+    case Op::logaddexp2: case Op::heaviside: return Loops::floats;
+    case Op::float_power: return Loops::f64;
+    case Op::gcd: case Op::lcm: return Loops::integers;
+    case Op::left_shift: case Op::right_shift: return Loops::integers_bool_i8;
+    case Op::bit_and: case Op::bit_or: case Op::bit_xor: return Loops::integers_and_bool;
+    default: return Loops::all;
   }
+}
+
+Loops unary_loops(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::neg: case UnaryOp::positive: case UnaryOp::sign: case UnaryOp::floor: case UnaryOp::ceil:
+    case UnaryOp::round: case UnaryOp::trunc: return Loops::numbers;
+    case UnaryOp::square: case UnaryOp::reciprocal: case UnaryOp::conj: return Loops::numbers_bool_i8;
+    case UnaryOp::bit_not: return Loops::integers_and_bool;
+    case UnaryOp::abs: case UnaryOp::logical_not: case UnaryOp::copy: case UnaryOp::ones_like: case UnaryOp::isnan:
+    case UnaryOp::isinf: case UnaryOp::isfinite: return Loops::all;
+    default: return Loops::floats;  // sqrt exp ... spacing signbit
+  }
+}
+
+// The dtype an operand of dtype d computes in, or nullopt: refused.
+std::optional<DType> loop_dtype(Loops loops, DType d) {
+  const bool boolean = d == DType::boolean;
+  switch (loops) {
+    case Loops::all: return d;
+    case Loops::numbers: if (boolean) return std::nullopt; return d;
+    case Loops::numbers_bool_i8: return boolean ? DType::i8 : d;
+    case Loops::floats: return is_floating(d) ? d : float_of_rank(float_rank(d));
+    case Loops::f64: return DType::f64;
+    case Loops::integers: if (boolean || is_floating(d)) return std::nullopt; return d;
+    case Loops::integers_bool_i8: if (is_floating(d)) return std::nullopt; return boolean ? DType::i8 : d;
+    case Loops::integers_and_bool: if (is_floating(d)) return std::nullopt; return d;
+  }
+  return std::nullopt;
 }
 
 DType binary_result(Op op, DType d) {
@@ -140,23 +179,9 @@ DType binary_result(Op op, DType d) {
   }
 }
 
-bool is_float_function(UnaryOp op) {
-  return op == UnaryOp::sqrt || op == UnaryOp::exp || op == UnaryOp::log || op == UnaryOp::sin ||
-         op == UnaryOp::cos || op == UnaryOp::tanh || op == UnaryOp::sigmoid;
-}
-
-// The dtype a unary op computes in: the float functions on integers and
-// bool in the smallest float holding them.
-DType unary_compute(UnaryOp op, DType d) {
-  return is_float_function(op) && !is_floating(d) ? float_of_rank(float_rank(d)) : d;
-}
-
-bool unary_defined(UnaryOp op, DType d) {
-  switch (op) {
-    case UnaryOp::neg: case UnaryOp::floor: case UnaryOp::ceil: case UnaryOp::round: return d != DType::boolean;
-    case UnaryOp::bit_not: return !is_floating(d);
-    default: return true;
-  }
+bool is_predicate(UnaryOp op) {
+  return op == UnaryOp::logical_not || op == UnaryOp::isnan || op == UnaryOp::isinf || op == UnaryOp::isfinite ||
+         op == UnaryOp::signbit;
 }
 
 struct Refusal {
@@ -208,11 +233,15 @@ class Typer {
   }
 
   static Typed binary(Op op, std::span<const Typed> a) {
+    if (op == Op::ldexp) {  // a float (or an integer that becomes one) times 2 to an integer
+      if (is_floating(a[1].dtype)) refuse(ErrorKind::dtype, "ldexp with a float exponent");
+      return {*loop_dtype(Loops::floats, common(a.subspan(0, 1)).dtype)};
+    }
     const Typed c = common(a);
-    if (!binary_defined(op, c.dtype))
-      refuse(ErrorKind::dtype, std::string(op_name(op)) + " on " + std::string(dtype_name(c.dtype)));
-    check_range(a, c.dtype);
-    const DType out = binary_result(op, c.dtype);
+    const std::optional<DType> loop = loop_dtype(binary_loops(op), c.dtype);
+    if (!loop) refuse(ErrorKind::dtype, std::string(op_name(op)) + " on " + std::string(dtype_name(c.dtype)));
+    check_range(a, *loop);
+    const DType out = binary_result(op, *loop);
     // Python computes on weak values alone, and the result stays weak (a
     // comparison's bool is strong).
     if (c.weak == Weak::no || out == DType::boolean) return {out};
@@ -220,12 +249,12 @@ class Typer {
   }
 
   static Typed unary(UnaryOp op, const Typed& x) {
-    const DType d = unary_compute(op, x.dtype);
-    if (!unary_defined(op, d))
-      refuse(ErrorKind::dtype, std::string(unary_name(op)) + " on " + std::string(dtype_name(d)));
-    const DType out = op == UnaryOp::logical_not ? DType::boolean : d;
-    // Python's -x and abs(x) keep a weak scalar weak; NumPy's functions make it strong.
-    const bool stays_weak = op == UnaryOp::neg || op == UnaryOp::abs;
+    const std::optional<DType> loop = loop_dtype(unary_loops(op), x.dtype);
+    if (!loop) refuse(ErrorKind::dtype, std::string(unary_name(op)) + " on " + std::string(dtype_name(x.dtype)));
+    const DType d = *loop;
+    const DType out = is_predicate(op) ? DType::boolean : d;
+    // Python's -x, +x and abs(x) keep a weak scalar weak; NumPy's functions make it strong.
+    const bool stays_weak = op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::positive;
     return {out, stays_weak ? x.weak : Weak::no};
   }
 
@@ -268,11 +297,15 @@ class Evaluator {
       case Kind::weak_float: return {oracle_values::of_double(n.number, DType::f64), t};
       case Kind::cast: return {oracle_values::convert(a[0].x, a[0].t.dtype, n.to), t};
       case Kind::unary: {
-        const DType d = unary_compute(n.unary, a[0].t.dtype);
+        const DType d = *loop_dtype(unary_loops(n.unary), a[0].t.dtype);
         return {oracle_values::unary(n.unary, d, oracle_values::convert(a[0].x, a[0].t.dtype, d)), t};
       }
       case Kind::binary: {
-        const DType d = common(types).dtype;
+        if (n.op == Op::ldexp) {  // an integer exponent, as i64
+          const DType d = *loop_dtype(Loops::floats, types[0].dtype);
+          return {oracle_values::binary(n.op, d, as(a[0], d), as(a[1], DType::i64)), t};
+        }
+        const DType d = *loop_dtype(binary_loops(n.op), common(types).dtype);
         return {oracle_values::binary(n.op, d, as(a[0], d), as(a[1], d)), t};
       }
       case Kind::ternary: break;
@@ -300,6 +333,9 @@ std::string hex(std::uint64_t bits) {
 }
 
 }  // namespace
+
+std::optional<DType> oracle_loop(Op op, DType d) { return loop_dtype(binary_loops(op), d); }
+DType oracle_result(Op op, DType loop) { return binary_result(op, loop); }
 
 OracleTyping oracle_type(const OracleExpr& e, std::span<const DType> inputs) {
   try {

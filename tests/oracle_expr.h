@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,6 +57,12 @@ struct OracleTyping {
   std::string why;
 };
 OracleTyping oracle_type(const OracleExpr& e, std::span<const DType> inputs);
+
+// The dtype op computes in on two operands of dtype d, as NumPy's loops
+// pick it (arctan2 on i8: f16), or nullopt where NumPy refuses d.
+std::optional<DType> oracle_loop(Op op, DType d);
+// The dtype of op's result computed in `loop`.
+DType oracle_result(Op op, DType loop);
 
 // The expected elements of e over `inputs`, broadcast to out_shape, in C
 // order. e must be one that oracle_type accepts.

@@ -1,6 +1,7 @@
 // The element arithmetic of oracle_values.h, from docs/semantics.md alone.
 #include "oracle_values.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -151,10 +152,89 @@ bool extremum_picks_a(bool max, double a, double b) {
   return max ? a > b : a < b;
 }
 
+// A function of the C library in the input's compute precision (f32 for
+// f16 and bf16), rounded once more to d: the convention docs/semantics.md
+// states for the inexact functions.
+template <class F>
+Expected in_precision(DType d, F f, double a, double b = 0) {
+  if (d == DType::f64) return float_result(f(a, b), d);
+  return float_result(static_cast<double>(f(static_cast<float>(a), static_cast<float>(b))), d);
+}
+
+// The neighbour of x towards +infinity (up) or -infinity in format f, found
+// by value: of the two codes next to x's, the one on that side.
+std::uint64_t neighbour(std::uint64_t bits, DType d, bool up) {
+  const FloatFormat f = format_of(d);
+  const double x = decode(bits, f).value;
+  const std::uint64_t sign = std::uint64_t{1} << (f.exponent_bits + f.mantissa_bits);
+  if (x == 0) return up ? 1 : sign | 1;  // the smallest subnormals
+  const std::uint64_t a = bits + 1, b = bits - 1;  // one may be a NaN's code (next to an infinity)
+  const double va = decode(a, f).value;
+  return (up ? va > x : va < x) ? a : b;
+}
+
+// NumPy's remainder on floats: fmod (exact), moved by b when its sign differs
+// from b's; a zero takes b's sign; b == 0 gives NaN.
+double python_remainder(double a, double b) {
+  if (b == 0 || std::isnan(a) || std::isnan(b) || std::isinf(a)) return std::nan("");
+  const double r = std::fmod(a, b);
+  if (r == 0) return std::copysign(0.0, b);
+  return (r < 0) != (b < 0) ? r + b : r;
+}
+
+Expected float_function2(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits, double a, double b) {
+  switch (op) {
+    case Op::remainder: {
+      const double r = python_remainder(a, b);
+      // r + b rounds once in d's precision (f32 for f16: innocuous twice)
+      return float_result(r, d);
+    }
+    case Op::fmod: return float_result(std::fmod(a, b), d);
+    case Op::arctan2: return in_precision(d, [](auto u, auto v) { return std::atan2(u, v); }, a, b);
+    case Op::hypot: return in_precision(d, [](auto u, auto v) { return std::hypot(u, v); }, a, b);
+    case Op::copysign: {  // on the bits: b's sign bit counts for a NaN too
+      if (std::isnan(a)) return {0, true};
+      const FloatFormat f = format_of(d);
+      const std::uint64_t sign = std::uint64_t{1} << (f.exponent_bits + f.mantissa_bits);
+      return {(a_bits & ~sign) | (b_bits & sign), false};
+    }
+    case Op::nextafter:
+      if (std::isnan(a) || std::isnan(b)) return {0, true};
+      if (a == b) return {b_bits, false};
+      return {neighbour(a_bits, d, b > a), false};
+    case Op::logaddexp: case Op::logaddexp2: {
+      const bool two = op == Op::logaddexp2;
+      return in_precision(d, [two](auto u, auto v) {
+        using T = decltype(u);
+        if (u == v) return two ? u + T{1} : u + T(0.693147180559945309417232121458176568L);
+        const T big = u > v ? u : v, small = u > v ? v : u;
+        if (std::isnan(u - v)) return u - v;
+        const T share = two ? T(1.44269504088896340735992468100189214L) * std::log1p(std::exp2(small - big))
+                            : std::log1p(std::exp(small - big));
+        return big + share;
+      }, a, b);
+    }
+    case Op::fmax: case Op::fmin: {
+      if (std::isnan(b)) return {a_bits, false};
+      if (std::isnan(a)) return {b_bits, false};
+      return {extremum_picks_a(op == Op::fmax, a, b) ? a_bits : b_bits, false};  // -0 below +0, as max
+    }
+    case Op::float_power: return float_result(std::pow(a, b), d);
+    case Op::heaviside:
+      if (std::isnan(a)) return {0, true};
+      return float_result(a < 0 ? 0.0 : a > 0 ? 1.0 : b, d);
+    default: return {};
+  }
+}
+
 Expected float_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
   const Float x = decode(a_bits, format_of(d)), y = decode(b_bits, format_of(d));
   const double a = x.value, b = y.value;
   if (const std::optional<Expected> p = predicate(op, a, b)) return *p;
+  if (op == Op::ldexp) {  // b's bits are an i64 exponent
+    const auto e = static_cast<std::int64_t>(b_bits);
+    return float_result(std::ldexp(a, static_cast<int>(std::clamp<std::int64_t>(e, -100'000, 100'000))), d);
+  }
   switch (op) {
     case Op::add: return float_result(a + b, d);
     case Op::sub: return float_result(a - b, d);
@@ -164,9 +244,8 @@ Expected float_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
     case Op::max: return {extremum_picks_a(true, a, b) ? a_bits : b_bits, false};
     case Op::min: return {extremum_picks_a(false, a, b) ? a_bits : b_bits, false};
     case Op::pow: return float_power(d, x, y);
-    default: break;  // bitwise ops are refused on floats, the predicates are above
+    default: return float_function2(op, d, a_bits, b_bits, a, b);  // bitwise ops are refused on floats
   }
-  return {};
 }
 
 // ---- integers and bool: exact in 128 bits, wrapped to the dtype ----
@@ -200,6 +279,17 @@ std::uint64_t wrapped(Int x, const IntFormat& f) {
   return static_cast<std::uint64_t>(low);
 }
 
+// Euclid's on the magnitudes, exact in 128 bits.
+UInt magnitude_gcd(Int a, Int b) {
+  UInt x = a < 0 ? static_cast<UInt>(-a) : static_cast<UInt>(a), y = b < 0 ? static_cast<UInt>(-b) : static_cast<UInt>(b);
+  while (y != 0) {
+    const UInt t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
 // NumPy's floor_divide: towards minus infinity, x // 0 == 0 (MIN // -1
 // wraps to MIN through `wrapped`).
 Int floor_quotient(Int a, Int b) {
@@ -231,7 +321,34 @@ Expected int_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
     case Op::bit_and: return same(a & b);
     case Op::bit_or: return same(a | b);
     case Op::bit_xor: return same(a ^ b);
-    default: break;  // pow is refused on integers, the predicates are above
+    case Op::fmax: return same(a > b ? a : b);
+    case Op::fmin: return same(a < b ? a : b);
+    case Op::remainder: return same(b == 0 ? 0 : a - floor_quotient(a, b) * b);
+    case Op::fmod: return same(b == 0 ? 0 : a - (a / b) * b);  // C's division truncates
+    case Op::gcd: return same(static_cast<Int>(magnitude_gcd(a, b)));
+    case Op::lcm: {
+      const Int g = static_cast<Int>(magnitude_gcd(a, b));
+      if (g == 0) return same(0);
+      // NumPy's: the exact |a| / g * |b|, wrapped to the dtype (lcm(127, 2) on i8 is -2).
+      return same((a < 0 ? -a : a) / g * (b < 0 ? -b : b));
+    }
+    case Op::left_shift: case Op::right_shift: {
+      const auto count = static_cast<std::uint64_t>(wrapped(b, f));  // as the dtype's unsigned
+      if (count >= static_cast<std::uint64_t>(f.bits)) return same(op == Op::left_shift || a >= 0 ? 0 : -1);
+      const Int power = Int{1} << count;
+      if (op == Op::left_shift) return same(a * power);
+      return same(a >= 0 ? a / power : -((-a + power - 1) / power));  // floor division: an arithmetic shift
+    }
+    case Op::pow: {
+      if (b < 0) return same(a == 1 ? 1 : a == -1 ? (b % 2 != 0 ? -1 : 1) : 0);  // NumPy raises; bcast documents these
+      UInt r = 1, base = static_cast<UInt>(a);
+      for (UInt e = static_cast<UInt>(b); e != 0; e >>= 1) {
+        if (e & 1) r *= base;
+        base *= base;
+      }
+      return same(static_cast<Int>(r));
+    }
+    default: break;  // the predicates are above
   }
   return {};
 }
@@ -315,12 +432,58 @@ T float_function(UnaryOp op, T x) {
     case UnaryOp::cos: return std::cos(x);
     case UnaryOp::tanh: return std::tanh(x);
     case UnaryOp::sigmoid: return T{1} / (T{1} + std::exp(-x));
+    case UnaryOp::tan: return std::tan(x);
+    case UnaryOp::arcsin: return std::asin(x);
+    case UnaryOp::arccos: return std::acos(x);
+    case UnaryOp::arctan: return std::atan(x);
+    case UnaryOp::sinh: return std::sinh(x);
+    case UnaryOp::cosh: return std::cosh(x);
+    case UnaryOp::arcsinh: return std::asinh(x);
+    case UnaryOp::arccosh: return std::acosh(x);
+    case UnaryOp::arctanh: return std::atanh(x);
+    case UnaryOp::exp2: return std::exp2(x);
+    case UnaryOp::expm1: return std::expm1(x);
+    case UnaryOp::log2: return std::log2(x);
+    case UnaryOp::log10: return std::log10(x);
+    case UnaryOp::log1p: return std::log1p(x);
+    case UnaryOp::cbrt: return std::cbrt(x);
     default: return std::sqrt(x);  // correctly rounded in either precision
   }
 }
 
+// pi / 180 or 180 / pi rounded to the compute precision, as NumPy's constant.
+template <class T>
+T angle_factor(bool to_radians) {
+  const T pi = static_cast<T>(3.141592653589793238462643383279502884L);
+  return to_radians ? static_cast<T>(pi / T{180}) : static_cast<T>(T{180} / pi);
+}
+
+// The distance to the next float away from zero, by value.
+Expected float_spacing(std::uint64_t bits, DType d) {
+  const double x = decode(bits, format_of(d)).value;
+  if (std::isnan(x) || std::isinf(x)) return {0, true};
+  if (x == 0) return {1, false};  // +-0: the smallest positive subnormal, as NumPy's
+  const double next = decode(neighbour(bits, d, !std::signbit(x)), format_of(d)).value;
+  return float_result(next - x, d);
+}
+
 Expected float_unary(UnaryOp op, DType d, double v) {
   switch (op) {
+    case UnaryOp::positive: case UnaryOp::conj: case UnaryOp::copy: case UnaryOp::fabs:
+      return float_result(op == UnaryOp::fabs ? std::fabs(v) : v, d);
+    case UnaryOp::ones_like: return float_result(1.0, d);
+    case UnaryOp::square: return float_result(v * v, d);  // exact in double for f32 and smaller; f64 rounds once
+    case UnaryOp::reciprocal: return float_result(1.0 / v, d);
+    case UnaryOp::sign: return std::isnan(v) ? Expected{0, true} : float_result(v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0, d);
+    case UnaryOp::trunc: return float_result(std::trunc(v), d);
+    case UnaryOp::isnan: return bool_result(std::isnan(v));
+    case UnaryOp::isinf: return bool_result(std::isinf(v));
+    case UnaryOp::isfinite: return bool_result(std::isfinite(v));
+    case UnaryOp::deg2rad: case UnaryOp::rad2deg: {
+      const bool to_radians = op == UnaryOp::deg2rad;
+      if (d == DType::f64) return float_result(v * angle_factor<double>(to_radians), d);
+      return float_result(v * static_cast<double>(angle_factor<float>(to_radians)), d);  // exact product, one rounding
+    }
     case UnaryOp::neg: return float_result(-v, d);
     case UnaryOp::abs: return float_result(std::fabs(v), d);
     case UnaryOp::floor: return float_result(std::floor(v), d);
@@ -341,7 +504,13 @@ Expected integer_unary(UnaryOp op, DType d, Int a) {
     case UnaryOp::abs: return {boolean ? static_cast<std::uint64_t>(a) : wrapped(a < 0 ? -a : a, f), false};
     case UnaryOp::logical_not: return bool_result(a == 0);
     case UnaryOp::bit_not: return boolean ? bool_result(a == 0) : Expected{wrapped(~a, f), false};
-    default: return {boolean ? static_cast<std::uint64_t>(a) : wrapped(a, f), false};  // floor, ceil, round
+    case UnaryOp::ones_like: return {1, false};
+    case UnaryOp::square: return {wrapped(a * a, f), false};
+    case UnaryOp::reciprocal: return {wrapped(a == 0 ? 0 : 1 / a, f), false};  // C's division truncates
+    case UnaryOp::sign: return {wrapped(a > 0 ? 1 : a < 0 ? -1 : 0, f), false};
+    case UnaryOp::isnan: case UnaryOp::isinf: return bool_result(false);
+    case UnaryOp::isfinite: return bool_result(true);
+    default: return {boolean ? static_cast<std::uint64_t>(a) : wrapped(a, f), false};  // floor ceil round trunc, copies
   }
 }
 
@@ -355,6 +524,11 @@ Expected binary(Op op, DType d, const Expected& a, const Expected& b) {
 }
 
 Expected unary(UnaryOp op, DType d, const Expected& x) {
+  if (is_floating(d) && op == UnaryOp::signbit) {
+    const FloatFormat f = format_of(d);
+    return bool_result((bits_of(x, d) >> (f.exponent_bits + f.mantissa_bits) & 1) != 0);
+  }
+  if (is_floating(d) && op == UnaryOp::spacing) return float_spacing(bits_of(x, d), d);
   return is_floating(d) ? float_unary(op, d, float_of(x, d)) : integer_unary(op, d, int_of(x, d));
 }
 

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "ascend_launch.h"
+#include "function_table.h"
 #include "ascend_lowering.h"
 #include "ascend_product.h"
 #include "bcast/config.h"
@@ -65,7 +66,7 @@ TEST_F(Ascend, RandomCasesEqualTheOracleOnBothProducts) {
     auto dtype = static_cast<DType>(dtype_pick(rng));
     if (i % 2 == 0) op = kCommonOps[op_pick(rng) % 6], dtype = kCommonTypes[dtype_pick(rng) % 4];
     if (op == Op::div && !is_floating(dtype)) dtype = DType::f32;
-    if (!op_supports(op, dtype)) continue;
+    if (!detail::supports(op, dtype)) continue;
     const std::string product = i % 4 == 3 ? "310p" : "910b";
     set_setting("BCAST_ASCEND_PRODUCT", product);
     const std::int64_t ub = ub_sizes[i % 7];

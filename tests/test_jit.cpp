@@ -11,6 +11,7 @@
 #include <set>
 
 #include "codegen_settings.h"
+#include "function_table.h"
 #include "compile/host_compiler.h"
 #include "dispatch.h"
 #include "executor.h"
@@ -310,7 +311,7 @@ void expect_compiled_and_count(DType dtype, const std::set<std::string>& keys, c
 void expect_every_op_and_stride_class_reached(const std::vector<Op>& ops, const std::set<std::string>& keys) {
   std::map<std::string, int> kernels_of_op;
   std::set<std::string> classes;  // "a:u", "b:s", ...
-  const std::regex layout(R"(^([a-z_]+)\.[a-z0-9]+\.\[[a-z_,]*\]\.([uzs])([uzs])([uzs])\.)");
+  const std::regex layout(R"(^([a-z_0-9]+)\.[a-z0-9]+\.\[[a-z_,]*\]\.([uzs])([uzs])([uzs])\.)");
   for (const std::string& key : keys) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(key, m, layout)) << key;
@@ -389,7 +390,7 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
   std::set<std::string> keys;
   for (int o = 0; o < kNumOps; ++o) {
     const Op op = static_cast<Op>(o);
-    if (!op_supports(op, dtype)) continue;
+    if (!detail::supports(op, dtype)) continue;
     for (const Pattern& p : patterns) {
       const std::int64_t skip = std::uniform_int_distribution<std::int64_t>(0, 63)(rng);
       const Tensor a_parent(dtype, with_room(p.a)), b_parent(dtype, with_room(p.b));
@@ -425,7 +426,7 @@ TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
   std::set<std::string> keys;
   for (int o = 0; o < kNumOps; ++o) {
     const Op op = static_cast<Op>(o);
-    if (!op_supports(op, dtype)) continue;
+    if (!detail::supports(op, dtype)) continue;
     for (const std::int64_t m : {2, 4, 8, 16}) {
       const std::int64_t rows = row_count(rng), first = skip(rng);
       Tensor full(dtype, {rows, m}), column(dtype, {rows, 1}), row(dtype, {1, m});
@@ -469,7 +470,7 @@ TEST_P(JitDifferential, TransposedTilesMatchTheReferenceBitForBit) {
   for (int round = 0; round < (can_stream ? 2 : 1) * kNumOps; ++round) {
     const Op op = static_cast<Op>(round % kNumOps);
     const bool stream = round >= kNumOps;
-    if (!op_supports(op, dtype)) continue;
+    if (!detail::supports(op, dtype)) continue;
     set_setting("BCAST_STREAM_MIN_BYTES", stream ? "0" : "off");
     constexpr std::array<std::int64_t, 3> kLineColumns{256, 320, 300};
     const std::int64_t rows = extent(rng), cols = stream ? kLineColumns[wide(rng)] : extent(rng);
@@ -526,7 +527,7 @@ TEST_P(JitDifferential, BatchedTransposedTilesMatchTheReferenceBitForBit) {
   int round = 0;
   for (int o = 0; o < kNumOps; ++o) {
     const Op op = static_cast<Op>(o);
-    if (!op_supports(op, dtype)) continue;
+    if (!detail::supports(op, dtype)) continue;
     const int form = round % 3;  // narrow, plain; narrow, streaming; wide, streaming
     set_setting("BCAST_STREAM_MIN_BYTES", form == 0 ? "off" : "0");
     set_setting("BCAST_NUM_THREADS", round / 3 % 2 == 0 ? "1" : "3");

@@ -53,7 +53,8 @@ TEST(Prepared, StridedOutAndInPlace) {
 
 TEST(Prepared, RefusesBadLayoutsAtPrepareAndBadDataAtCall) {
   EXPECT_THROW(prepare(Op::add, DType::f32, Layout::contiguous({2, 2}), Layout::contiguous({3})), Error);
-  EXPECT_THROW(prepare(Op::pow, DType::i8, Layout::contiguous({2}), Layout::contiguous({2})), Error);
+  EXPECT_THROW(prepare(Op::gcd, DType::f32, Layout::contiguous({2}), Layout::contiguous({2})), Error);
+  EXPECT_THROW(prepare(Op::arctan2, DType::i8, Layout::contiguous({2}), Layout::contiguous({2})), Error);
   EXPECT_THROW(prepare(Op::lt, DType::f32, Layout::contiguous({2}), Layout::contiguous({2}), Layout::contiguous({3})),
                Error);
   const PreparedOp k = prepare(Op::add, DType::f32, Layout::contiguous({4}), Layout::contiguous({4}));

@@ -1,6 +1,8 @@
 // Helpers shared by the test suites.
 #include "test_support.h"
 
+#include "function_table.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -185,7 +187,7 @@ std::vector<std::pair<Op, DType>> supported_pairs() {
   std::vector<std::pair<Op, DType>> pairs;
   for (int o = 0; o < kNumOps; ++o)
     for (int d = 0; d < kNumDTypes; ++d)
-      if (op_supports(static_cast<Op>(o), static_cast<DType>(d)))
+      if (detail::supports(static_cast<Op>(o), static_cast<DType>(d)))
         pairs.emplace_back(static_cast<Op>(o), static_cast<DType>(d));
   return pairs;
 }

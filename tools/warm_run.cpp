@@ -1,5 +1,6 @@
 // NOTE: [Warm runs]
 #include "warm_run.h"
+#include "function_table.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -72,7 +73,7 @@ std::size_t run_warm(const WarmRequest& r, std::ostream& out) {
   std::vector<std::string> missing;
   for (const Op op : ops)
     for (const DType d : dtypes)
-      if (!op_supports(op, d)) missing.push_back(fmt::format("{}.{}", op_name(op), dtype_name(d)));
+      if (!detail::supports(op, d)) missing.push_back(fmt::format("{}.{}", op_name(op), dtype_name(d)));
   const std::size_t total = pregenerate_size(ops, dtypes, r.max_rank);
   if (!missing.empty() && total == 0)
     throw Error(ErrorKind::value, fmt::format("warm: nothing to make: {} {} not exist (bcast/ops.h says which dtypes each "

@@ -31,6 +31,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "compile/host_compiler.h"
+#include "function_table.h"
 #include "emit/ascend_emitter.h"
 #include "emit/expression_emitter.h"
 #include "emit/loop_nest_emitter.h"
@@ -333,7 +334,7 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, con
   const auto start = std::chrono::steady_clock::now();
   if (fault::armed(fault::Fault::compile))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "compilation failed on purpose (fault injection)");
-  if (!op_supports(key.op, key.dtype) || key.inner[kOut] == InnerStride::zero)
+  if (!detail::supports(key.op, key.dtype) || key.inner[kOut] == InnerStride::zero)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "no kernel exists for key " + key.to_string());
   CompiledObject result;
   CompilePhases& phases = result.phases;

@@ -1,5 +1,6 @@
 // The loop-nest emitter: one nest for every key, the op from ir_ops.
 #include "emit/loop_nest_emitter.h"
+#include "function_table.h"
 
 #include <llvm/IR/IRBuilder.h>
 
@@ -39,7 +40,7 @@ class NestEmitter {
     fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
     args_ = fn_->getArg(0);
     args_->setName("args");
-    element_type_ = {storage_type(c, result_dtype(key.op, key.dtype)), storage_type(c, key.dtype),
+    element_type_ = {storage_type(c, detail::result_dtype_of(key.op, key.dtype)), storage_type(c, key.dtype),
                      storage_type(c, key.dtype)};
   }
 
@@ -536,7 +537,7 @@ class NestEmitter {
     llvm::StoreInst* store =
         (key_.op == Op::max || key_.op == Op::min) && (dtype == DType::f16 || dtype == DType::bf16)
             ? b_.CreateStore(b_.CreateSelect(emit_extremum_picks_a(b_, key_.op, cx, cy), x, y), out)
-            : emit_store(b_, result_dtype(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
+            : emit_store(b_, detail::result_dtype_of(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
     store->setAlignment(llvm::Align(bytes(kOut)));
     return store;
   }

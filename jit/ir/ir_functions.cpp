@@ -125,26 +125,29 @@ Value* emit_gcd_scalar(llvm::IRBuilder<>& b, NumberKind kind, Value* x, Value* y
   return result;
 }
 
+// |x| / gcd * |y| in unsigned arithmetic (scalar_ops.h's lcm).
 Value* emit_lcm_scalar(llvm::IRBuilder<>& b, NumberKind kind, Value* x, Value* y) {
   Value* zero = constant_like(x, 0);
   Value* g = emit_gcd_scalar(b, kind, x, y);
+  auto magnitude = [&](Value* v) {
+    if (kind != NumberKind::signed_int) return v;
+    return b.CreateSelect(b.CreateICmpSLT(v, zero), b.CreateSub(zero, v), v);
+  };
   Value* safe_g = b.CreateSelect(b.CreateICmpEQ(g, zero), constant_like(x, 1), g);
-  Value* quotient = kind == NumberKind::signed_int ? b.CreateSDiv(x, safe_g) : b.CreateUDiv(x, safe_g);
-  Value* r = b.CreateMul(quotient, y);
-  if (kind == NumberKind::signed_int) r = b.CreateSelect(b.CreateICmpSLT(r, zero), b.CreateSub(zero, r), r);
+  Value* r = b.CreateMul(b.CreateUDiv(magnitude(x), safe_g), magnitude(y));
   return b.CreateSelect(b.CreateICmpEQ(g, zero), zero, r);
 }
 
 // x's storage bits as an integer of the storage's width, and back.
 Value* bits_of(llvm::IRBuilder<>& b, DType dtype, Value* v) {
   Value* s = to_storage(b, dtype, v);
-  if (s->getType()->isIntOrIntVectorTy()) return s;  // f16 and bf16 are stored as i16
+  if (s->getType()->isIntOrIntVectorTy()) return s;  // bf16 is stored as i16
   return b.CreateBitCast(s, shaped_like(s, b.getIntNTy(s->getType()->getScalarSizeInBits())));
 }
 Value* value_of_bits(llvm::IRBuilder<>& b, DType dtype, Value* bits) {
   llvm::Type* storage = storage_type(b.getContext(), dtype);
   if (storage->isIntegerTy()) return to_compute(b, dtype, bits);
-  return b.CreateBitCast(bits, shaped_like(bits, storage));
+  return to_compute(b, dtype, b.CreateBitCast(bits, shaped_like(bits, storage)));
 }
 
 // The float next to x towards y, stepping x's bits in dtype's own format.
@@ -169,6 +172,9 @@ Value* emit_next_after(llvm::IRBuilder<>& b, DType dtype, Value* x, Value* y) {
 // infinities and NaN.
 Value* emit_spacing(llvm::IRBuilder<>& b, DType dtype, Value* x) {
   Value* bits = bits_of(b, dtype, x);
+  Value* zero = llvm::ConstantFP::get(x->getType(), 0.0);
+  bits = b.CreateSelect(b.CreateFCmpOEQ(x, zero), llvm::Constant::getNullValue(bits->getType()), bits);  // -0 as +0
+  x = b.CreateSelect(b.CreateFCmpOEQ(x, zero), zero, x);
   Value* next = value_of_bits(b, dtype, b.CreateAdd(bits, llvm::ConstantInt::get(bits->getType(), 1)));
   Value* finite = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
                                   llvm::ConstantFP::getInfinity(x->getType()));
@@ -192,10 +198,14 @@ Value* emit_log_add_exp(llvm::IRBuilder<>& b, Value* x, Value* y, bool base2) {
   return b.CreateSelect(b.CreateFCmpOEQ(x, y), equal, r);
 }
 
-// fmax / fmin: a NaN loses to a number; on a tie x wins.
+// fmax / fmin: a NaN loses to a number (x wins when both are), -0 < +0.
 Value* emit_nan_ignoring(llvm::IRBuilder<>& b, NumberKind kind, Value* x, Value* y, bool max) {
   if (kind == NumberKind::floating) {
-    Value* x_wins = max ? b.CreateFCmpOGE(x, y) : b.CreateFCmpOLE(x, y);
+    llvm::Type* bits = shaped_like(x, b.getIntNTy(x->getType()->getScalarSizeInBits()));
+    Value* x_negative = b.CreateICmpSLT(b.CreateBitCast(x, bits), llvm::Constant::getNullValue(bits));
+    Value* tie_goes_to_x = max ? b.CreateNot(x_negative) : x_negative;
+    Value* x_wins = max ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
+    x_wins = b.CreateOr(x_wins, b.CreateAnd(b.CreateFCmpOEQ(x, y), tie_goes_to_x));
     x_wins = b.CreateOr(x_wins, b.CreateFCmpUNO(y, y));
     x_wins = b.CreateAnd(x_wins, b.CreateNot(b.CreateAnd(b.CreateFCmpUNO(x, x), b.CreateFCmpORD(y, y))));
     return b.CreateSelect(x_wins, x, y);

@@ -93,7 +93,11 @@ std::optional<Op> parse_op(std::string_view name) {
   return static_cast<Op>(r->code);
 }
 
-bool op_supports(Op op, DType dtype) { return detail::loop_for(detail::row(op), dtype).has_value(); }
+// ldexp's exponent is an integer: two floats are not its operands.
+bool op_supports(Op op, DType dtype) {
+  const detail::FunctionRow& row = detail::row(op);
+  return detail::loop_for(row, dtype).has_value() && !(row.int_exponent && is_floating(dtype));
+}
 DType result_dtype(Op op, DType input) {
   const std::optional<DType> loop = detail::loop_for(detail::row(op), input);
   return detail::result_dtype_of(op, loop.value_or(input));
@@ -106,8 +110,9 @@ DType result_dtype(Op op, DType input) {
 // computes in (u8 - f32 gives f32), and the expression path runs it.
 // A call on a dtype the op has no loop for (arctan2 on i32, which computes
 // in f64) runs the same way.
+bool computes_in_another_dtype(Op op, DType d) { return op_supports(op, d) && !detail::supports(op, d); }
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
-  if (a.dtype() != b.dtype() || !detail::supports(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));
+  if (a.dtype() != b.dtype() || computes_in_another_dtype(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out_is_fresh) {
     Tensor out = allocate_output(op, memo.out_dtype, memo.out);
@@ -123,7 +128,7 @@ Tensor binary(Op op, const TensorView& a, const TensorView& b) {
 }
 
 void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  if (a.dtype() != b.dtype() || !detail::supports(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")), out);
+  if (a.dtype() != b.dtype() || computes_in_another_dtype(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")), out);
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out == out.layout() && memo.out_dtype == out.dtype()) {
     if (!memo.data.passes(a.data(), b.data(), out.data())) validate_data(op, a, b, out);

@@ -1,6 +1,7 @@
 // Pre-generation: every broadcast type up to a rank, compiled or loaded
 // before the first call, with each variant's kernels (NOTE: [Loop variants]).
 #include "bcast/prepared.h"
+#include "function_table.h"
 
 #include <algorithm>
 #include <atomic>
@@ -52,7 +53,7 @@ std::vector<KernelKey> pregeneration_keys(const std::vector<Op>& ops, const std:
   std::unordered_set<KernelKey, KernelKeyHash> seen;
   for (Op op : ops)
     for (DType dtype : dtypes)
-      if (op_supports(op, dtype))
+      if (detail::supports(op, dtype))
         for (int rank = 0; rank <= max_rank; ++rank)
           for (const BroadcastType& type : types_of_rank(rank)) add_keys(keys, seen, target, op, dtype, type, codegen);
   return keys;

@@ -197,7 +197,9 @@ constexpr const FunctionRow& row(TernaryOp op) { return kTernaryRows[static_cast
 // Whether the function has a loop for dtype d (the executors' templates
 // exist for these pairs alone).
 constexpr bool has_loop(const FunctionRow& r, DType d) { return r.loops.has(d); }
-constexpr bool supports(Op op, DType d) { return has_loop(row(op), d); }
+// Whether a binary kernel (two operands of dtype d) runs op: it has a loop
+// for d, and its operands are alike (not ldexp's).
+constexpr bool supports(Op op, DType d) { return has_loop(row(op), d) && !row(op).int_exponent; }
 
 constexpr DType result_of(const FunctionRow& r, DType loop) {
   switch (r.result) {

@@ -46,13 +46,15 @@ T math_function(T x) {
 }
 
 // The distance from x to the next float away from zero, in D's own format
-// (NumPy's spacing): NaN for infinities and NaN.
+// (NumPy's spacing for f32 and f64): NaN for infinities and NaN; for +-0 the
+// smallest positive subnormal.
 template <DType D>
-typename Element<D>::storage spacing(typename Element<D>::storage s) {
+typename Element<D>::storage spacing(typename Element<D>::storage s) {  // NOLINT: s is adjusted
   using E = Element<D>;
   using S = typename E::storage;
   const auto x = E::load(s);
   if (std::isinf(x) || x != x) return E::store(std::numeric_limits<typename E::compute>::quiet_NaN());
+  if (x == 0) s = 0;  // -0 too: the smallest positive subnormal, as NumPy's
   if constexpr (std::is_floating_point_v<S>) {
     return std::nextafter(x, std::copysign(std::numeric_limits<S>::infinity(), x)) - x;
   } else {

@@ -9,7 +9,7 @@
 
 namespace bcast {
 
-// The reference kernel for (op, dtype); the pair must be supported (op_supports).
+// The reference kernel for (op, dtype); the pair must have a binary kernel (detail::supports).
 KernelFn reference_kernel(Op op, DType dtype);
 
 }  // namespace bcast

@@ -200,12 +200,16 @@ T gcd(T a, T b) {
   }
   return static_cast<T>(x);
 }
+// lcm: |a| / gcd * |b| in the unsigned type, cast back (lcm(127, 2) on i8
+// is -2, as NumPy's).
 template <class T>
 T lcm(T a, T b) {
-  const T g = gcd(a, b);
+  using U = WrapType<T>;
+  const auto g = static_cast<U>(static_cast<std::make_unsigned_t<T>>(gcd(a, b)));
   if (g == 0) return 0;
-  const T r = wrapping(static_cast<T>(a / g), b, std::multiplies<>());
-  return r < T{0} ? wrapping(T{0}, r, std::minus<>()) : r;
+  const U x = a < T{0} ? static_cast<U>(U{0} - static_cast<U>(a)) : static_cast<U>(a);
+  const U y = b < T{0} ? static_cast<U>(U{0} - static_cast<U>(b)) : static_cast<U>(b);
+  return static_cast<T>(static_cast<U>(static_cast<U>(x / g) * y));
 }
 
 // NumPy's shifts: a count at or past the width (or negative) shifts every
@@ -227,13 +231,14 @@ T heaviside(T a, T b) {
   return a < 0 ? T{0} : T{1};
 }
 
-// fmax / fmin: a NaN loses to a number; on a tie (equal, or both NaN) a
-// wins, as NumPy's loops compare (so fmax(-0.0, 0.0) is -0.0).
+// fmax / fmin (IEEE 754-2019's maximumNumber): a NaN loses to a number (a
+// wins when both are NaN), and -0 orders below +0, as max and min order them.
 template <bool Max, class T>
 bool nan_ignoring_picks_a(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     if (b != b) return true;
     if (a != a) return false;
+    if (a == b) return std::signbit(a) != Max;
   }
   if constexpr (Max) return a >= b;
   else return a <= b;
@@ -378,7 +383,7 @@ constexpr std::array<Ptr, sizeof...(I)> make_table(std::index_sequence<I...>) {
   constexpr auto entry = []<std::size_t J>() -> Ptr {
     constexpr Op op = static_cast<Op>(J / kNumDTypes);
     constexpr DType d = static_cast<DType>(J % kNumDTypes);
-    if constexpr (supports(op, d) && (Exponents || !row(op).int_exponent)) return &Fn<op, d>::run;
+    if constexpr (has_loop(row(op), d) && (Exponents || !row(op).int_exponent)) return &Fn<op, d>::run;
     else return nullptr;
   };
   return {entry.template operator()<I>()...};

@@ -1,5 +1,6 @@
 // The Ascend-style lowering (NOTE: [Ascend lowering]).
 #include "ascend_lowering.h"
+#include "function_table.h"
 
 #include <fmt/format.h>
 
@@ -269,9 +270,9 @@ ExprProgram binary_program(Op op, DType dtype) {
   ExprProgram p;
   p.inputs = {dtype, dtype};
   p.code.push_back(ExprInstr{.kind = InstrKind::binary, .code = static_cast<std::uint8_t>(op), .in = dtype,
-                             .out = result_dtype(op, dtype), .args = {0, 1, -1}});
+                             .out = detail::result_dtype_of(op, dtype), .args = {0, 1, -1}});
   p.result = 2;
-  p.out_dtype = result_dtype(op, dtype);
+  p.out_dtype = detail::result_dtype_of(op, dtype);
   return p;
 }
 

@@ -1,6 +1,7 @@
 // The variant table (NOTE: [Loop variants]): each row's predicate, key
 // suffix, emitter, tiles and pre-generation set, with the NOTE that explains it.
 #include "variant.h"
+#include "function_table.h"
 
 #include <algorithm>
 #include <charconv>
@@ -13,7 +14,7 @@
 namespace bcast {
 namespace {
 
-std::size_t out_size(const KernelKey& key) { return dtype_size(result_dtype(key.op, key.dtype)); }
+std::size_t out_size(const KernelKey& key) { return dtype_size(detail::result_dtype_of(key.op, key.dtype)); }
 
 // ---- generic nest: NOTE: [Additive offsets] in broadcast_plan.h ----
 

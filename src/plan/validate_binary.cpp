@@ -7,6 +7,7 @@
 
 #include "bcast/broadcast.h"
 #include "error_messages.h"
+#include "function_table.h"
 
 namespace bcast {
 namespace {
@@ -83,8 +84,16 @@ Shape validate_input_layouts(Op op, DType a_dtype, const Layout& a, DType b_dtyp
   if (a_dtype != b_dtype)
     fail(ErrorKind::dtype, "{}: operands have different dtypes: a is {}, b is {}", op_name(op), dtype_name(a_dtype),
          dtype_name(b_dtype));
-  if (!op_supports(op, a_dtype))
+  if (!detail::supports(op, a_dtype)) {
+    // A pair that computes in another dtype (arctan2 on i8 in f16) is an
+    // expression: a binary kernel computes in its operands' dtype.
+    const std::optional<DType> loop = detail::loop_for(detail::row(op), a_dtype);
+    if (loop && !detail::row(op).int_exponent)
+      fail(ErrorKind::dtype, "{}: a prepared op computes in its operands' dtype, and {} on {} computes in {}: prepare "
+                             "the expression {}(a, b) instead",
+           op_name(op), op_name(op), dtype_name(a_dtype), dtype_name(*loop), op_name(op));
     fail(ErrorKind::dtype, "{}: not defined for dtype {}", op_name(op), dtype_name(a_dtype));
+  }
   try {
     Shape shape = broadcast_infer_shape(a.shape, b.shape);
     checked_numel(shape, "the broadcast result");
@@ -100,9 +109,10 @@ void validate_out_layout(Op op, DType input, const Shape& a_shape, const Shape& 
   if (out.shape != out_shape)
     fail(ErrorKind::shape, "{}: out has shape {} but a {} and b {} broadcast to {}", op_name(op),
          to_string(out.shape), to_string(a_shape), to_string(b_shape), to_string(out_shape));
-  if (out_dtype != result_dtype(op, input))
+  const DType result = detail::result_dtype_of(op, input);
+  if (out_dtype != result)
     fail(ErrorKind::dtype, "{}: out has dtype {} but the result of {} on {} is {}", op_name(op), dtype_name(out_dtype),
-         op_name(op), dtype_name(input), dtype_name(result_dtype(op, input)));
+         op_name(op), dtype_name(input), dtype_name(result));
   require_no_self_overlap(op, out);
 }
 

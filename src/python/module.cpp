@@ -19,6 +19,7 @@
 #include "python_errors.h"
 #include "result_array.h"
 #include "stats_json.h"
+#include "function_table.h"
 
 namespace py = pybind11;
 
@@ -128,6 +129,15 @@ void add_functions(py::module_& m) {
   // until called with false (fault_injection.h), so that a call waiting for
   // one is inside bcast for as long as the test wants.
   m.def("_hold_compiles", [](bool held) { fault::set(fault::Fault::hold_compile, held); }, py::arg("held"));
+  m.def("_functions", [] {
+    py::list rows;  // NOTE: [Function table]: (name, arity, aliases) per function, for bcast.expr
+    for (const detail::FunctionRow& r : detail::all_functions()) {
+      const std::vector<std::string_view> names = detail::names_of(r);
+      rows.append(py::make_tuple(std::string(r.name), static_cast<int>(r.arity),
+                                 py::tuple(py::cast(std::vector<std::string>(names.begin() + 1, names.end())))));
+    }
+    return rows;
+  });
   m.def("_evaluate", &evaluate_text, py::arg("text"), py::arg("operands"), py::arg("out") = py::none());
   m.def("_describe", &describe_text, py::arg("text"), py::arg("operands"));
   m.def("_prepare_op", [](const std::string& op, py::handle a, py::handle b, py::handle out) {

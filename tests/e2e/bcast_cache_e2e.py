@@ -216,10 +216,10 @@ def mistakes_are_named(root):
     check(p.returncode == 1 and f"the cache folder {missing} does not exist" in p.stderr, f"--dir {missing} list: {p}")
     p = run([CACHE, "list", "--memory", os.path.join(root, "missing.json")], "off")
     check(p.returncode == 1 and "missing.json does not exist" in p.stderr, f"list --memory of a missing file: {p}")
-    p = run([CACHE, "--dir", other, "warm", "--ops", "pow", "--dtypes", "i32"], "off")
-    check(p.returncode != 0 and "nothing to make: pow.i32 does not exist" in p.stderr, f"warm pow i32: {p}")
-    p = run([CACHE, "--dir", other, "warm", "--ops", "pow,add", "--dtypes", "i32", "--max-rank", "0"], "off")
-    check(p.returncode == 0 and "skipping pow.i32" in p.stderr, f"warm pow,add i32: {p}")
+    p = run([CACHE, "--dir", other, "warm", "--ops", "gcd", "--dtypes", "f32"], "off")
+    check(p.returncode != 0 and "nothing to make: gcd.f32 does not exist" in p.stderr, f"warm gcd f32: {p}")
+    p = run([CACHE, "--dir", other, "warm", "--ops", "gcd,add", "--dtypes", "f32", "--max-rank", "0"], "off")
+    check(p.returncode == 0 and "skipping gcd.f32" in p.stderr, f"warm gcd,add f32: {p}")
 
 
 def ascend_kernels_are_inspectable(root):

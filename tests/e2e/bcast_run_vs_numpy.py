@@ -89,8 +89,8 @@ def check_refusals(tmp):
     np.save(good, np.zeros((2, 3), np.float32))
     other = os.path.join(tmp, "other.npy")
     np.save(other, np.zeros((4,), np.float32))
-    ints = os.path.join(tmp, "ints.npy")
-    np.save(ints, np.zeros((2, 3), np.int32))
+    floats = os.path.join(tmp, "floats.npy")
+    np.save(floats, np.zeros((2, 3), np.float32))
     corrupt = os.path.join(tmp, "corrupt.npy")
     with open(good, "rb") as f:
         data = f.read()
@@ -108,7 +108,7 @@ def check_refusals(tmp):
         (["add", good + "[1", good, "-o", out], 3, "bad index expression"),
         (["add", "f32[2,x]", good, "-o", out], 3, "is not a non-negative integer"),
         (["add", os.path.join(tmp, "missing.npy"), good, "-o", out], 3, "cannot open"),
-        (["pow", ints, ints, "-o", out], 3, "pow: not defined for dtype i32"),
+        (["gcd", floats, floats, "-o", out], 3, "gcd: not defined for dtype f32"),
         (["frobnicate", good, good, "-o", out], 2, "unknown op"),
         (["add", good], 2, "two operands"),
         (["add", good, good, "--repeat", "x"], 2, ""),

@@ -13,6 +13,7 @@
 #include "error_messages.h"
 #include "demo.h"
 #include "expression_mode.h"
+#include "function_list.h"
 #include "name_lists.h"
 #include "manual_page.h"
 #include "warm_run.h"
@@ -29,7 +30,7 @@ constexpr int kExitOk = 0, kExitMismatch = 1, kExitUsage = 2, kExitInvalidInput 
 struct Options {
   std::string op, a, b, output, expression;
   std::vector<std::string> positional;
-  bool check = false, json = false, no_jit = false, trace = false;
+  bool check = false, json = false, no_jit = false, trace = false, functions = false;
   std::string target, dump_cache, emit_ascend_c;
   int repeat = 0, threads = 0, warm = -1;
   std::vector<std::string> warm_ops{"add", "sub", "mul", "div", "max", "min"}, warm_dtypes{"f32"};
@@ -163,6 +164,7 @@ int main(int argc, char** argv) {
               },
               fmt::format("0..{}", bcast::kMaxThreads)));
   app.add_flag("--json", o.json, "print one JSON object as the last line of stdout");
+  app.add_flag("--functions", o.functions, "print every function an expression may call, as docs/semantics.md's table");
   app.add_flag("--no-jit", o.no_jit, "run every op on the reference executor");
   app.add_option("--target", o.target, "host, or ascend-sim (the accelerator simulator)")
       ->check(CLI::IsMember(std::vector<std::string>(bcast::kTargetNames.begin(), bcast::kTargetNames.end())));
@@ -203,6 +205,10 @@ int main(int argc, char** argv) {
     if (!o.dump_cache.empty()) bcast::write_kernel_cache_dump(o.dump_cache);
     return status;
   };
+  if (o.functions) {
+    std::cout << bcast::tools::function_table_markdown();
+    return kExitOk;
+  }
   try {
     // Only flags given on the command line override the BCAST_* environment.
     if (threads->count() > 0) bcast::set_num_threads(o.threads);

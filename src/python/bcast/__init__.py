@@ -32,9 +32,7 @@ def _require_numpy() -> None:
 _require_numpy()
 
 from . import _bcast
-from ._bcast import (  # noqa: F401  the ops, called by CPython directly
-    add, sub, mul, div, max, min, pow, eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor,
-    bit_and, bit_or, bit_xor, floor_div,
+from ._bcast import (  # noqa: F401
     Prepared,
     set_setting, get_setting, settings, set_num_threads, num_threads, last_call_threads,
     set_jit_enabled, jit_enabled, wait_for_compiles, set_kernel_cache_capacity, kernel_cache_capacity,
@@ -43,8 +41,10 @@ from ._bcast import (  # noqa: F401  the ops, called by CPython directly
 from .expr import Expr, var, dtype_name  # noqa: F401
 from . import expr  # noqa: F401
 
-OPS = ("add", "sub", "mul", "div", "max", "min", "pow", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-       "logical_or", "logical_xor", "bit_and", "bit_or", "bit_xor", "floor_div")
+# The binary ops, called by CPython directly: bcast.add(a, b), one per row of
+# the function table of two operands (NOTE: [Function table]).
+OPS = tuple(name for name, arity, _ in _bcast._functions() if arity == 2)
+globals().update({name: getattr(_bcast, name) for name in OPS})
 
 __version__ = runtime_info()["version"]
 

@@ -17,6 +17,8 @@ from typing import Any, Union
 
 import numpy as np
 
+from . import _bcast
+
 Operand = Union["Expr", int, float, np.ndarray, Any]
 
 _DTYPES = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16", "int32": "i32",
@@ -78,6 +80,12 @@ class Expr:
     def __rmul__(self, o: Operand) -> "Expr": return _binary("*", o, self)
     def __truediv__(self, o: Operand) -> "Expr": return _binary("/", self, o)
     def __rtruediv__(self, o: Operand) -> "Expr": return _binary("/", o, self)
+    def __mod__(self, o: Operand) -> "Expr": return _binary("%", self, o)
+    def __rmod__(self, o: Operand) -> "Expr": return _binary("%", o, self)
+    def __lshift__(self, o: Operand) -> "Expr": return _binary("<<", self, o)
+    def __rlshift__(self, o: Operand) -> "Expr": return _binary("<<", o, self)
+    def __rshift__(self, o: Operand) -> "Expr": return _binary(">>", self, o)
+    def __rrshift__(self, o: Operand) -> "Expr": return _binary(">>", o, self)
     def __floordiv__(self, o: Operand) -> "Expr": return _binary("//", self, o)
     def __rfloordiv__(self, o: Operand) -> "Expr": return _binary("//", o, self)
     def __pow__(self, o: Operand) -> "Expr": return _binary("**", self, o)
@@ -156,19 +164,20 @@ def _function(name: str, arity: int):
     return node
 
 
-BINARY = ("add", "sub", "mul", "div", "max", "min", "pow", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-          "logical_or", "logical_xor", "bit_and", "bit_or", "bit_xor", "floor_div")
-UNARY = ("neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "floor", "ceil", "round",
-         "logical_not", "bit_not")
-TERNARY = ("where", "clamp", "fma")
-
-for _name in BINARY:
-    globals()[_name] = _function(_name, 2)
-for _name in UNARY:
-    globals()[_name] = _function(_name, 1)
-for _name in TERNARY:
-    globals()[_name] = _function(_name, 3)
-del _name
+# One function per name and alias of the function table (NOTE: [Function table]).
+BINARY: tuple[str, ...] = ()
+UNARY: tuple[str, ...] = ()
+TERNARY: tuple[str, ...] = ()
+for _name, _arity, _aliases in _bcast._functions():
+    for _each in (_name, *_aliases):
+        globals()[_each] = _function(_each, _arity)
+    if _arity == 1:
+        UNARY += (_name,)
+    elif _arity == 2:
+        BINARY += (_name,)
+    else:
+        TERNARY += (_name,)
+del _name, _arity, _aliases, _each
 
 
 def cast(x: Operand, dtype: Any) -> Expr:

@@ -1,0 +1,165 @@
+"""NumPy's elementwise vocabulary through bcast.evaluate, against NumPy as the
+oracle: every single-output ufunc NumPy has (its list read from NumPy, not
+from bcast) under NumPy's name, on every real dtype NumPy has a loop for,
+with random values and the special ones (+-0, +-inf, NaN, subnormals, the
+integers' limits, domain edges).
+
+- The result's dtype is NumPy's, except DEVIATIONS (docs/semantics.md).
+- Where NumPy refuses a dtype (gcd on floats, -True), bcast refuses it.
+- Exact functions agree bit for bit (a NaN matches any NaN). The others
+  agree within INEXACT_ULPS[fn] + NUMPY_ULPS: two implementations of a
+  function, each within its own bound of the true value (bcast's bound is
+  docs/semantics.md's; NumPy's SIMD loops promise up to 4 ULP), with NaN,
+  infinities and zeros in the same places.
+"""
+import numpy as np
+import pytest
+
+import bcast
+from numpy_floats import ulp_distance
+
+DTYPES = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32", "f64"]
+NP = {"bool": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16, "i32": np.int32,
+      "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+# NumPy's single-output elementwise ufuncs, as the issue counts them.
+UFUNCS = sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)
+                and n not in {"matmul", "isnat", "divmod", "frexp", "modf"})
+
+# What bcast does differently, on purpose (docs/semantics.md lists them):
+# floor, ceil, trunc and rint keep an integer's dtype (the Array API's rule)
+# and refuse bool.
+KEEPS_INTEGERS = {"floor", "ceil", "trunc", "rint"}
+# Elements where NumPy's answer is its own code path's and bcast keeps one
+# rule for every dtype: (function, dtype) -> which operands to leave out.
+#  - reciprocal(0) on integers is 0, as x // 0; NumPy casts 1.0 / 0 to the
+#    integer in C (undefined; INT_MIN on x86 for i32 and i64).
+#  - nextafter(x, y) with x == y is y, as C's; NumPy's f16 gives x (-0 vs +0).
+#  - spacing of a negative f16 is the distance away from zero, as NumPy's f32
+#    and f64 compute it; NumPy's f16 measures it towards +inf.
+NUMPY_QUIRKS = {
+    "reciprocal": lambda dtype, a: (a == 0) if dtype in ("i32", "i64") else None,
+    "nextafter": lambda dtype, a, b: (a == b) if dtype == "f16" else None,
+    "spacing": lambda dtype, a: (a < 0) if dtype == "f16" or dtype in ("i8", "u8", "bool") else None,
+}
+
+# The bound bcast promises per inexact function (docs/semantics.md), in
+# ULPs of the result's dtype; NumPy's own loops may be as far on the other side.
+INEXACT_ULPS = {"exp": 1, "log": 1, "sin": 1, "cos": 1, "power": 1, "float_power": 1, "hypot": 1}
+for name in ["tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+             "arctanh", "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "logaddexp", "logaddexp2"]:
+    INEXACT_ULPS[name] = 2
+NUMPY_ULPS = 4
+
+# fmax and fmin order -0 below +0, as max and min do (IEEE 754-2019); NumPy's
+# answer for fmax(-0.0, 0.0) depends on the dtype and on the operands' order.
+ZERO_TIES = {"fmax", "fmin", "maximum", "minimum"}
+
+
+def special_values(dtype):
+    t = NP[dtype]
+    if dtype == "bool":
+        return np.array([True, False], t)
+    if dtype.startswith(("i", "u")):
+        info = np.iinfo(t)
+        return np.array([0, 1, 2, 3, 7, info.max, info.min, info.max - 1, info.min + 1, 64 if info.bits > 8 else 100],
+                        t)
+    info = np.finfo(t)
+    return np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, info.tiny, -info.tiny,
+                     info.smallest_subnormal, info.max, -info.max, 1e-4, 3.0, 0.99, 1.01, 30.0, -30.0], t)
+
+
+def random_values(rng, dtype, n):
+    t = NP[dtype]
+    if dtype == "bool":
+        return rng.integers(0, 2, n).astype(t)
+    if dtype.startswith(("i", "u")):
+        info = np.iinfo(t)
+        wide = rng.integers(info.min, info.max, n, dtype=t, endpoint=True)
+        small = rng.integers(max(info.min, -20), 21, n).astype(t)
+        return np.where(rng.random(n) < 0.5, wide, small)
+    scale = np.where(rng.random(n) < 0.5, 1.0, 10.0 ** rng.integers(-8, 8, n))
+    with np.errstate(over="ignore"):  # past f16's range: infinities, which are wanted too
+        return (rng.standard_normal(n) * scale).astype(t)
+
+
+def operands(rng, dtype, fn, k):
+    """k operands: every pairing of the special values, then random ones."""
+    s = special_values(dtype)
+    if k == 1:
+        return [np.concatenate([s, random_values(rng, dtype, 300)])]
+    a, b = np.meshgrid(s, s)
+    a = np.concatenate([a.ravel(), random_values(rng, dtype, 300)])
+    b = np.concatenate([b.ravel(), random_values(rng, dtype, 300)])
+    if fn in ("power",) and dtype not in ("f16", "f32", "f64"):
+        b = np.abs(b.astype(np.int64) % 9).astype(NP[dtype])  # NumPy refuses a negative integer exponent
+    if fn == "ldexp":
+        b = (rng.integers(-40, 40, len(a))).astype(np.int32)
+    return [a, b]
+
+
+def numpy_call(fn, args):
+    with np.errstate(all="ignore"):
+        return getattr(np, fn)(*args)
+
+
+def disagreement(fn, got, want):
+    """None where every element agrees, else (how many differ, the first index)."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype.kind != "f":
+        bad = got != want
+    else:
+        bits = f"u{got.itemsize}"
+        same = (got.view(bits) == want.view(bits)) | (np.isnan(got) & np.isnan(want))
+        if fn in INEXACT_ULPS:
+            finite = np.isfinite(got) & np.isfinite(want) & ((got == 0) == (want == 0))
+            with np.errstate(all="ignore"):
+                distance = np.where(finite, ulp_distance(got, want), 0)
+            same |= finite & (distance <= INEXACT_ULPS[fn] + NUMPY_ULPS)
+        bad = ~same
+    if fn in ZERO_TIES:  # -0 and +0 tie: either is NumPy's answer somewhere
+        bad &= ~((got == 0) & (want == 0))
+    if not bad.any():
+        return None
+    return int(bad.sum()), int(np.argwhere(bad)[0][0])
+
+
+def call_text(fn, k):
+    return f"{fn}(a)" if k == 1 else f"{fn}(a, b)"
+
+
+CASES = [(fn, d) for fn in UFUNCS for d in DTYPES]
+
+
+def test_the_vocabulary_is_numpys_86_names():
+    assert len(UFUNCS) == 86, UFUNCS
+
+
+@pytest.mark.parametrize("fn, dtype", CASES, ids=[f"{fn}-{d}" for fn, d in CASES])
+def test_function_on_dtype_equals_numpy(fn, dtype):
+    ufunc = getattr(np, fn)
+    rng = np.random.default_rng(abs(hash((fn, dtype))) % 2**32)
+    args = operands(rng, dtype, fn, ufunc.nin)
+    names = dict(zip("ab", args))
+    try:
+        want = numpy_call(fn, args)
+    except TypeError:
+        with pytest.raises(TypeError):
+            bcast.evaluate(call_text(fn, ufunc.nin), **names)
+        return
+    if fn in KEEPS_INTEGERS and dtype != "bool" and not dtype.startswith("f"):
+        want = args[0]
+    if fn in KEEPS_INTEGERS and dtype == "bool":
+        with pytest.raises(Exception, match="not defined"):
+            bcast.evaluate(call_text(fn, ufunc.nin), **names)
+        return
+    got = np.asarray(bcast.evaluate(call_text(fn, ufunc.nin), **names))
+    assert got.dtype == want.dtype, f"{fn}({dtype}): bcast gives {got.dtype}, NumPy {want.dtype}"
+    quirk = NUMPY_QUIRKS.get(fn, lambda *_: None)(dtype, *args)
+    if quirk is not None:
+        got, want, args = got[~quirk], want[~quirk], [a[~quirk] for a in args]
+    bad = disagreement(fn, got, want)
+    if bad is not None:
+        count, i = bad
+        pytest.fail(f"{fn}({dtype}): {count} of {got.size} differ, first at {i}: {fn}"
+                    f"({', '.join(repr(a[i]) for a in args)}) is {got[i]!r} in bcast, {want[i]!r} in NumPy")
