@@ -99,12 +99,16 @@ class Generator {
   }
 
   Node binary(int depth) {
-    static constexpr Op kOps[] = {Op::add, Op::sub, Op::mul, Op::div, Op::floor_div, Op::max, Op::min,
-                                  Op::bit_and, Op::bit_xor, Op::eq, Op::lt, Op::ge, Op::logical_and,
-                                  Op::logical_xor, Op::pow};
-    constexpr int kFirstComparison = 9, kPow = 14;
-    int k = pick(0, o_.transcendental ? kPow : kPow - 1);
-    if (!o_.comparisons && k >= kFirstComparison && k < kPow) k = pick(0, kFirstComparison - 1);
+    // Exact ops, then the comparisons and logical ops, then the inexact functions.
+    static constexpr Op kOps[] = {Op::add,         Op::sub,        Op::mul,       Op::div,        Op::floor_div,
+                                  Op::max,         Op::min,        Op::bit_and,   Op::bit_xor,    Op::remainder,
+                                  Op::fmod,        Op::fmax,       Op::fmin,      Op::copysign,   Op::left_shift,
+                                  Op::right_shift, Op::heaviside,  Op::eq,        Op::lt,         Op::ge,
+                                  Op::logical_and, Op::logical_xor, Op::pow,      Op::arctan2,    Op::hypot,
+                                  Op::logaddexp};
+    constexpr int kFirstComparison = 17, kFirstInexact = 22, kLast = 25;
+    int k = pick(0, o_.transcendental ? kLast : kFirstInexact - 1);
+    if (!o_.comparisons && k >= kFirstComparison && k < kFirstInexact) k = pick(0, kFirstComparison - 1);
     const Op op = kOps[k];
     const Node a = node(depth + 1), b = node(depth + 1);
     const std::string name(op_name(op));
@@ -113,12 +117,16 @@ class Generator {
   }
 
   Node unary(int depth) {
-    static constexpr UnaryOp kExact[] = {UnaryOp::neg, UnaryOp::abs, UnaryOp::floor, UnaryOp::ceil, UnaryOp::round,
-                                         UnaryOp::logical_not, UnaryOp::bit_not};
-    static constexpr UnaryOp kFunctions[] = {UnaryOp::sqrt, UnaryOp::exp, UnaryOp::log, UnaryOp::sin,
-                                             UnaryOp::cos, UnaryOp::tanh, UnaryOp::sigmoid};
+    static constexpr UnaryOp kExact[] = {UnaryOp::neg,    UnaryOp::abs,      UnaryOp::floor,      UnaryOp::ceil,
+                                         UnaryOp::round,  UnaryOp::logical_not, UnaryOp::bit_not, UnaryOp::sign,
+                                         UnaryOp::square, UnaryOp::trunc,    UnaryOp::reciprocal, UnaryOp::isnan,
+                                         UnaryOp::signbit, UnaryOp::spacing};
+    static constexpr UnaryOp kFunctions[] = {UnaryOp::sqrt,  UnaryOp::exp,    UnaryOp::log,   UnaryOp::sin,
+                                             UnaryOp::cos,   UnaryOp::tanh,   UnaryOp::sigmoid, UnaryOp::tan,
+                                             UnaryOp::arctan, UnaryOp::expm1, UnaryOp::log1p, UnaryOp::cbrt};
     const bool function = o_.transcendental && pick(0, 2) == 0;
-    const UnaryOp op = function ? kFunctions[pick(0, 6)] : kExact[pick(0, 6)];
+    const UnaryOp op = function ? kFunctions[pick(0, static_cast<int>(std::size(kFunctions)) - 1)]
+                                : kExact[pick(0, static_cast<int>(std::size(kExact)) - 1)];
     const Node x = node(depth + 1);
     return {expr::apply(op, x.expr), std::string(unary_name(op)) + "(" + x.text + ")", oracle_expr::apply(op, x.oracle)};
   }
