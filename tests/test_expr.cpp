@@ -117,6 +117,51 @@ TEST(Expr, UnaryFloatFunctionsOnIntegersPickNumPysLoopDType) {
   EXPECT_THROW(evaluate(-Expr(boolean)), Error);
 }
 
+// NOTE: [Scalar expressions]: Python's arithmetic on the numbers, a 0-d
+// result, as numexpr and NumPy give it.
+TEST(Expr, AnExpressionOfScalarsAloneIsZeroDimensional) {
+  const Tensor c = evaluate(expr::cos(Expr(1) + 1));
+  EXPECT_EQ(c.dtype(), DType::f64);
+  EXPECT_EQ(c.shape(), Shape{});
+  EXPECT_EQ(test::get(c, 0), std::cos(2.0));
+  const Tensor lt = evaluate(parse_expression("7 < 5", {}));
+  EXPECT_EQ(lt.dtype(), DType::boolean);
+  EXPECT_EQ(test::get(lt, 0), 0);
+  const Tensor mixed = evaluate(parse_expression("1 + 2.5", {}));
+  EXPECT_EQ(mixed.dtype(), DType::f64);
+  EXPECT_EQ(test::get(mixed, 0), 3.5);
+  const Tensor wraps = evaluate(parse_expression("(n << 62) * 4 % 7", {{"n", 1}}));  // i64 wraps, as NumPy's
+  EXPECT_EQ(wraps.dtype(), DType::i64);
+  EXPECT_EQ(test::get(wraps, 0), 0);
+  EXPECT_EQ(evaluate(expr::gcd(Expr(12), 18)).dtype(), DType::i64);
+  EXPECT_EQ(test::get(evaluate(expr::gcd(Expr(12), 18)), 0), 6);
+}
+
+// The functions of the table through C++'s bcast::expr, spot values that
+// NumPy documents (the Python test compares every function with NumPy).
+TEST(Expr, NumPysFunctionsByName) {
+  const Tensor a = test::make(DType::i32, {4}, {-7, 7, 12, -12}), b = test::make(DType::i32, {4}, {2, -2, 18, 5});
+  const Tensor r = evaluate(a % b);  // the sign of the divisor
+  EXPECT_EQ(r.dtype(), DType::i32);
+  EXPECT_EQ(test::get(r, 0), 1);
+  EXPECT_EQ(test::get(r, 1), -1);
+  EXPECT_EQ(test::get(evaluate(expr::fmod(a, b)), 0), -1);  // the sign of the dividend
+  EXPECT_EQ(test::get(evaluate(expr::gcd(a, b)), 2), 6);
+  EXPECT_EQ(test::get(evaluate(expr::lcm(a, b)), 3), 60);
+  EXPECT_EQ(evaluate(expr::arctan2(a, b)).dtype(), DType::f64);  // i32 computes in f64
+  EXPECT_EQ(test::get(evaluate(expr::left_shift(a, 40)), 1), 0);  // past the width
+  EXPECT_EQ(test::get(evaluate(expr::right_shift(a, 40)), 0), -1);
+  EXPECT_EQ(test::get(evaluate(expr::pow(a, 2)), 0), 49);
+  const Tensor x = test::make(DType::f32, {3}, {-0.0, 1.0, -2.5});
+  EXPECT_EQ(evaluate(expr::signbit(x)).dtype(), DType::boolean);
+  EXPECT_EQ(test::get(evaluate(expr::signbit(x)), 0), 1);
+  EXPECT_EQ(test::get(evaluate(expr::spacing(x)), 1), std::ldexp(1.0, -23));
+  EXPECT_EQ(test::get(evaluate(expr::heaviside(x, 0.5)), 0), 0.5);
+  EXPECT_EQ(test::get(evaluate(expr::ldexp(x, 3)), 2), -20.0);
+  EXPECT_THROW(evaluate(expr::ldexp(x, 1.5)), Error);  // the exponent is an integer
+  EXPECT_THROW(evaluate(expr::gcd(x, 2)), Error);
+}
+
 TEST(Expr, RoundIsHalfToEven) {
   const Tensor x = test::make(DType::f32, {6}, {0.5, 1.5, 2.5, -0.5, -1.5, 2.25});
   const Tensor r = evaluate(expr::round(x));

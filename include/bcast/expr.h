@@ -111,6 +111,9 @@ Expr operator/(const Expr& a, const Expr& b);  // true division
 Expr operator&(const Expr& a, const Expr& b);
 Expr operator|(const Expr& a, const Expr& b);
 Expr operator^(const Expr& a, const Expr& b);
+Expr operator%(const Expr& a, const Expr& b);   // remainder: the sign of b, as Python's
+Expr operator<<(const Expr& a, const Expr& b);  // left_shift
+Expr operator>>(const Expr& a, const Expr& b);  // right_shift
 Expr operator-(const Expr& x);  // neg
 Expr operator~(const Expr& x);  // bit_not
 

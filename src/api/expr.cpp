@@ -156,6 +156,9 @@ Expr operator/(const Expr& a, const Expr& b) { return expr::apply(Op::div, a, b)
 Expr operator&(const Expr& a, const Expr& b) { return expr::apply(Op::bit_and, a, b); }
 Expr operator|(const Expr& a, const Expr& b) { return expr::apply(Op::bit_or, a, b); }
 Expr operator^(const Expr& a, const Expr& b) { return expr::apply(Op::bit_xor, a, b); }
+Expr operator%(const Expr& a, const Expr& b) { return expr::apply(Op::remainder, a, b); }
+Expr operator<<(const Expr& a, const Expr& b) { return expr::apply(Op::left_shift, a, b); }
+Expr operator>>(const Expr& a, const Expr& b) { return expr::apply(Op::right_shift, a, b); }
 Expr operator-(const Expr& x) { return expr::apply(UnaryOp::neg, x); }
 Expr operator~(const Expr& x) { return expr::apply(UnaryOp::bit_not, x); }
 

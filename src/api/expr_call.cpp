@@ -91,11 +91,34 @@ std::string value_text(const ScalarValue& v) {
 
 }  // namespace
 
+namespace {
+
+// NOTE: [Scalar expressions] An expression of scalars alone (`cos(1 + 1)`,
+// `7 < 5`) gives a 0-d result, as numexpr's and NumPy's do: its first
+// scalar becomes a 0-d tensor of the dtype the scalar computes in (a Python
+// int i64, a float f64, a strong scalar its own), which is the dtype Python's
+// arithmetic on weak scalars gives anyway.
+std::shared_ptr<Tensor> scalar_as_tensor(const ScalarValue& v) {
+  const DType dtype = v.kind == ScalarKind::strong ? DType::f64 : weak_default(v.kind);
+  auto t = std::make_shared<Tensor>(dtype, Shape{});
+  if (dtype == DType::i64) {
+    const std::int64_t i = v.i;
+    std::memcpy(t->data(), &i, sizeof i);
+  } else {
+    const double f = v.f;
+    std::memcpy(t->data(), &f, sizeof f);
+  }
+  return t;
+}
+
+}  // namespace
+
 ExprCall::ExprCall(const Expr& e) {
   // Flatten: each tree node once (shared nodes are one graph node), each
   // distinct view one input. Two names stay two inputs even on one view: a
   // prepared run may give them different data.
   std::map<const detail::ExprNode*, int> seen;
+  bool tensor_for_first_scalar = false;  // NOTE: [Scalar expressions], on the second pass
   auto flatten = [&](auto&& self, const detail::ExprNode* n) -> int {
     if (const auto it = seen.find(n); it != seen.end()) return it->second;
     int id = -1;
@@ -118,6 +141,14 @@ ExprCall::ExprCall(const Expr& e) {
         break;
       }
       case NodeKind::scalar:
+        if (tensor_for_first_scalar && inputs_.empty()) {
+          scalar_input_ = scalar_as_tensor(n->scalar);
+          inputs_.push_back(scalar_input_->view());
+          input_names_.push_back(n->name.empty() ? value_text(n->scalar) : n->name);
+          id = graph_.input(0);
+          if (n->scalar.kind == ScalarKind::strong) id = graph_.cast(n->scalar.dtype, id);
+          break;
+        }
         scalars_.push_back(n->scalar);
         scalar_names_.push_back(n->name.empty() ? value_text(n->scalar) : n->name);
         id = graph_.scalar(static_cast<int>(scalars_.size()) - 1);
@@ -132,9 +163,15 @@ ExprCall::ExprCall(const Expr& e) {
     return id;
   };
   graph_.root = flatten(flatten, e.node().get());
+  if (inputs_.empty()) {  // NOTE: [Scalar expressions]: flattened again, the first scalar a 0-d tensor
+    graph_ = ExprGraph();
+    scalars_.clear();
+    scalar_names_.clear();
+    seen.clear();
+    tensor_for_first_scalar = true;
+    graph_.root = flatten(flatten, e.node().get());
+  }
   if (e.node()->named_call) call_ = op_name(static_cast<Op>(e.node()->code));
-  if (inputs_.empty())
-    detail::fail(ErrorKind::value, "{}: needs at least one tensor operand", subject());
 
   // Inputs: valid layouts, memory, shapes that broadcast.
   for (std::size_t k = 0; k < inputs_.size(); ++k) {

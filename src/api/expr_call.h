@@ -89,6 +89,9 @@ class ExprCall {
   std::vector<std::uint64_t> slots_;  // each scalar in its program dtype
   std::string call_;                  // the op's name for a call_of, else empty
   Shape out_shape_;
+  // NOTE: [Scalar expressions] the 0-d tensor that the first scalar of an
+  // expression without tensors becomes.
+  std::shared_ptr<Tensor> scalar_input_;
 };
 
 // How a planned expression runs: its JIT kernel, or (fn null) the reference

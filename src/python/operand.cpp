@@ -133,14 +133,17 @@ Operand Operand::of_array(PyArrayObject* array, const char* name, bool output) {
   return operand;
 }
 
+// NEP 50: only Python's own int and float are weak. NumPy's scalars
+// (np.float64 is a subclass of float) are strong values of their dtype: 0-d
+// arrays here, as NumPy 2 reads them.
 Operand Operand::input(PyObject* object, const char* name) {
   if (PyArray_Check(object)) return of_array(reinterpret_cast<PyArrayObject*>(object), name, false);
-  if (PyFloat_Check(object)) {
+  if (PyFloat_CheckExact(object)) {
     Operand number;
     number.number_ = ExprOperand(PyFloat_AS_DOUBLE(object));
     return number;
   }
-  if (PyLong_Check(object) && !PyBool_Check(object)) {
+  if (PyLong_CheckExact(object)) {
     Operand number;
     number.number_ = weak_int(object, name);
     return number;

@@ -441,3 +441,27 @@ except ImportError as e:
     assert "initialization failed" not in run.stderr
     # NumPy's own error stays chained; the extension was never loaded.
     assert json.loads(run.stdout) == {"cause": "ModuleNotFoundError", "extension_loaded": False}
+
+
+def test_numpy_scalars_are_strong_and_python_numbers_weak():
+    """NEP 50: np.float64(2.5) is an f64 operand (np.float64 subclasses float,
+    yet NumPy 2 promotes it as an array); Python's 2.5 takes the array's dtype."""
+    x = np.arange(3, dtype=np.float32)
+    assert bcast.add(x, np.float64(2.5)).dtype == np.float64
+    assert np.asarray(bcast.evaluate("x + s", x=x, s=np.float64(2.5))).dtype == np.float64
+    assert np.asarray(bcast.evaluate("x + s", x=x, s=2.5)).dtype == np.float32
+    assert np.asarray(bcast.evaluate(bcast.var("x") * np.float64(2), x=x)).dtype == np.float64
+    assert np.asarray(bcast.evaluate(bcast.var("x") * 2.0, x=x)).dtype == np.float32
+    assert np.asarray(bcast.evaluate("x * n", x=x.astype(np.int8), n=np.int64(3))).dtype == np.int64
+    assert np.asarray(bcast.evaluate("x * n", x=x.astype(np.int8), n=3)).dtype == np.int8
+
+
+@pytest.mark.parametrize("text, want", [("cos(1+1)", np.cos(np.float64(2))), ("7 < 5", np.False_),
+                                        ("1 + 2.5", np.float64(3.5)), ("2 ** 10 % 7", np.int64(2 ** 10 % 7)),
+                                        ("arctan2(1, 2)", np.arctan2(np.float64(1), np.float64(2)))])
+def test_an_expression_of_scalars_alone_is_a_0d_array(text, want):
+    """As numexpr and NumPy: Python's arithmetic on the numbers, a 0-d result."""
+    got = np.asarray(bcast.evaluate(text))
+    assert got.shape == () and got.dtype == np.asarray(want).dtype, (text, got)
+    close = got == want or (got.dtype.kind == "f" and abs(got - want) <= 2 * np.spacing(abs(want)))  # 2 ULP (arctan2)
+    assert close, (text, got, want)

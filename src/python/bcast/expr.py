@@ -123,9 +123,11 @@ def _leaf(value: Operand, bound: dict[str, Any]) -> str:
         return value._text
     if isinstance(value, bool):
         raise TypeError("a Python bool in an expression: use bcast's where() or a bool array")
-    if isinstance(value, int):
+    # NEP 50: Python's own int and float are weak literals; NumPy's scalars
+    # (np.float64 subclasses float) are strong, bound as 0-d arrays below.
+    if type(value) is int:
         return f"({value})" if value < 0 else str(value)
-    if isinstance(value, float):
+    if type(value) is float:
         if not math.isfinite(value):
             raise ValueError(f"{value} has no literal in bcast's grammar: bind a 0-d array (np.float64({value}))")
         text = repr(value)
