@@ -19,25 +19,9 @@
 #include "bcast/dtype.h"
 #include "bcast/expr.h"
 #include "bcast/ops.h"
+#include "dtype_set.h"
 
 namespace bcast::detail {
-
-// A set of dtypes, one bit each.
-class DTypeSet {
- public:
-  constexpr DTypeSet() = default;
-  constexpr DTypeSet(std::initializer_list<DType> ds) {
-    for (DType d : ds) bits_ |= bit(d);
-  }
-  constexpr bool has(DType d) const { return (bits_ & bit(d)) != 0; }
-  constexpr DTypeSet operator|(DTypeSet o) const { return DTypeSet(bits_ | o.bits_); }
-  constexpr bool empty() const { return bits_ == 0; }
-
- private:
-  constexpr explicit DTypeSet(std::uint16_t bits) : bits_(bits) {}
-  static constexpr std::uint16_t bit(DType d) { return static_cast<std::uint16_t>(1u << static_cast<unsigned>(d)); }
-  std::uint16_t bits_ = 0;
-};
 
 inline constexpr DTypeSet kFloats{DType::f16, DType::bf16, DType::f32, DType::f64};
 inline constexpr DTypeSet kIntegers{DType::i8, DType::i16, DType::i32, DType::i64,
@@ -46,7 +30,7 @@ inline constexpr DTypeSet kBool{DType::boolean};
 inline constexpr DTypeSet kNumbers = kIntegers | kFloats;
 inline constexpr DTypeSet kAll = kNumbers | kBool;
 
-constexpr bool is_floating_dtype(DType d) { return kFloats.has(d); }
+constexpr bool is_floating_dtype(DType d) { return kFloats.contains(d); }
 
 enum class Arity : std::uint8_t { unary = 1, binary = 2, ternary = 3 };
 
@@ -196,7 +180,7 @@ constexpr const FunctionRow& row(TernaryOp op) { return kTernaryRows[static_cast
 
 // Whether the function has a loop for dtype d (the executors' templates
 // exist for these pairs alone).
-constexpr bool has_loop(const FunctionRow& r, DType d) { return r.loops.has(d); }
+constexpr bool has_loop(const FunctionRow& r, DType d) { return r.loops.contains(d); }
 // Whether a binary kernel (two operands of dtype d) runs op: it has a loop
 // for d, and its operands are alike (not ldexp's).
 constexpr bool supports(Op op, DType d) { return has_loop(row(op), d) && !row(op).int_exponent; }

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "bcast/dtype.h"
+#include "dtype_set.h"
 
 namespace bcast::ascend {
 
@@ -103,27 +104,6 @@ inline std::optional<std::string_view> ascend_type_name(DType t) {
   if (n.empty()) return std::nullopt;
   return n;
 }
-
-// A set of dtypes, one bit per DType.
-class DTypeSet {
- public:
-  constexpr DTypeSet() = default;
-  constexpr DTypeSet(std::initializer_list<DType> types) {
-    for (DType t : types) bits_ |= bit(t);
-  }
-  constexpr bool contains(DType t) const { return (bits_ & bit(t)) != 0; }
-  constexpr bool empty() const { return bits_ == 0; }
-  constexpr DTypeSet operator|(DTypeSet o) const { return from_bits(bits_ | o.bits_); }
-
- private:
-  static constexpr std::uint32_t bit(DType t) { return std::uint32_t{1} << static_cast<unsigned>(t); }
-  static constexpr DTypeSet from_bits(std::uint32_t b) {
-    DTypeSet s;
-    s.bits_ = b;
-    return s;
-  }
-  std::uint32_t bits_ = 0;
-};
 
 // NOTE: [Vector repeats] A vector instruction runs `repeat_times` repeats
 // (0 .. 255). A repeat takes up to 256 bytes of its widest operand: eight

@@ -14,16 +14,16 @@ std::string loops_text(const FunctionRow& r) {
   using namespace detail;
   const bool all_ints = [&] {
     for (DType d : {DType::i8, DType::i16, DType::i32, DType::i64, DType::u8, DType::u16, DType::u32, DType::u64})
-      if (!r.loops.has(d)) return false;
+      if (!r.loops.contains(d)) return false;
     return true;
   }();
-  const bool floats = r.loops.has(DType::f16) && r.loops.has(DType::f32) && r.loops.has(DType::f64);
+  const bool floats = r.loops.contains(DType::f16) && r.loops.contains(DType::f32) && r.loops.contains(DType::f64);
   std::string text = all_ints && floats ? "numbers" : all_ints ? "integers" : floats ? "floats" : "";
   if (!all_ints && !floats)
     for (int i = 0; i < kNumDTypes; ++i)
-      if (r.loops.has(static_cast<DType>(i))) text += (text.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(i)));
-  if (r.loops.has(DType::boolean) && (all_ints || floats)) text += ", bool";
-  if (!r.loops.has(DType::boolean)) {
+      if (r.loops.contains(static_cast<DType>(i))) text += (text.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(i)));
+  if (r.loops.contains(DType::boolean) && (all_ints || floats)) text += ", bool";
+  if (!r.loops.contains(DType::boolean)) {
     if (!r.bool_casts) text += "; no bool";
     else if (all_ints) text += "; bool as i8";
   }

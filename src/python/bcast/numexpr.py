@@ -1,0 +1,135 @@
+"""numexpr's interface on bcast: `import bcast.numexpr as ne`.
+
+`ne.evaluate("2*a + 3*b")` looks `a` and `b` up in the caller's frame, as
+numexpr does, and runs the expression as one fused bcast kernel. Names,
+operators and functions are bcast's grammar, which takes numexpr's spellings
+(`where`, `arctan2`, `fmod`, `copy`, `ones_like`, ...; docs/semantics.md,
+"Functions"). What differs from numexpr (docs/python.md, "numexpr"):
+
+- Python numbers are NEP 50's weak scalars (NumPy 2's promotion), where
+  numexpr makes 0-d arrays of them;
+- `order` is 'K' (the inputs' memory order) and `casting` 'safe': the others
+  are a ValueError, as they have no meaning for a fused kernel's new output;
+- numexpr's reductions (`sum(...)`, `prod(...)`) are a NotImplementedError
+  until bcast has reductions;
+- there is no VML: the vector math is bcast's own (see set_vml_accuracy_mode).
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _bcast
+from . import evaluate as _evaluate
+from .expr import _DTYPES
+
+MAX_THREADS = 1024
+use_vml = False
+
+_FUNCTIONS = {name for row in _bcast._functions() for name in (row[0], *row[2])}
+_NOT_OPERANDS = _FUNCTIONS | set(_DTYPES.values()) | {"bf16", "True", "False"}
+_REDUCTION = re.compile(r"^\s*(sum|prod)\s*\(")
+_last: dict[str, Any] = {}
+
+
+def _names(ex: str) -> list[str]:
+    """The operand names of an expression: identifiers that are no function or dtype."""
+    found = []
+    for m in re.finditer(r"(?<![\w.])[A-Za-z_]\w*", ex):
+        name, called = m.group(), ex[m.end():].lstrip().startswith("(")
+        if not called and name not in _NOT_OPERANDS and name not in found:
+            found.append(name)
+    return found
+
+
+def _operands(names: list[str], local_dict: Optional[dict], global_dict: Optional[dict], depth: int) -> dict:
+    frame = sys._getframe(depth + 1)
+    local_dict = frame.f_locals if local_dict is None else local_dict
+    global_dict = frame.f_globals if global_dict is None else global_dict
+    operands = {}
+    for name in names:
+        if name in local_dict:
+            operands[name] = local_dict[name]
+        elif name in global_dict:
+            operands[name] = global_dict[name]
+        else:
+            raise KeyError(f"bcast.numexpr: no operand named {name!r} in the caller's local or global names")
+    return operands
+
+
+def _run(ex: str, operands: dict, out: Any) -> Any:
+    if _REDUCTION.match(ex):
+        raise NotImplementedError(f"bcast.numexpr: {ex!r} is a reduction; bcast has no reductions yet "
+                                  "(compute the elementwise part with evaluate, then NumPy's sum or prod)")
+    result = _evaluate(ex, out=out, **operands)
+    return out if out is not None else np.asarray(result)
+
+
+def evaluate(ex: str, local_dict: Optional[dict] = None, global_dict: Optional[dict] = None, out: Any = None,
+             order: str = "K", casting: str = "safe", **kwargs: Any) -> Any:
+    """numexpr.evaluate: the expression's names from local_dict and global_dict,
+    or from the caller's frame; the result a new array, or written into out."""
+    if not isinstance(ex, str):
+        raise ValueError(f"bcast.numexpr: the expression must be a str, not {type(ex).__name__}")
+    if order != "K":
+        raise ValueError(f"bcast.numexpr: order={order!r}: only 'K' (the inputs' memory order) is supported")
+    if casting != "safe":
+        raise ValueError(f"bcast.numexpr: casting={casting!r}: only 'safe' is supported (out must have the "
+                         "result's dtype)")
+    if kwargs:
+        raise TypeError(f"bcast.numexpr: unexpected arguments {sorted(kwargs)}")
+    names = _names(ex)
+    operands = _operands(names, local_dict, global_dict, 1)
+    _last.update(ex=ex, names=names, out=out)
+    return _run(ex, operands, out)
+
+
+def re_evaluate(local_dict: Optional[dict] = None) -> Any:
+    """The last expression evaluate() ran, with its names looked up again."""
+    if not _last:
+        raise RuntimeError("bcast.numexpr: re_evaluate before any evaluate")
+    operands = _operands(_last["names"], local_dict, None, 1)
+    return _run(_last["ex"], operands, _last["out"])
+
+
+def set_num_threads(nthreads: int) -> int:
+    """Threads one evaluation may use; returns the previous number."""
+    previous = _bcast.num_threads()
+    _bcast.set_num_threads(int(nthreads))
+    return previous
+
+
+def get_num_threads() -> int:
+    return int(_bcast.num_threads())
+
+
+def detect_number_of_cores() -> int:
+    return os.cpu_count() or 1
+
+
+def detect_number_of_threads() -> int:
+    return get_num_threads()
+
+
+def set_vml_num_threads(nthreads: int) -> None:
+    """numexpr's VML threads: bcast's vector math runs on evaluate's own threads."""
+    raise NotImplementedError("bcast.numexpr: there is no VML; bcast's vector math runs on evaluate's threads "
+                              "(set_num_threads)")
+
+
+def set_vml_accuracy_mode(mode: Any) -> None:
+    """numexpr's VML accuracy: bcast's is fixed per function (docs/semantics.md, "Functions")."""
+    raise NotImplementedError("bcast.numexpr: there is no VML; each function's accuracy is fixed and stated in "
+                              "docs/semantics.md (\"Functions\")")
+
+
+def get_vml_version() -> None:
+    return None
+
+
+ncores = detect_number_of_cores()
+nthreads = get_num_threads()
