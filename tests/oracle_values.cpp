@@ -330,13 +330,14 @@ Expected int_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
       const Int g = static_cast<Int>(magnitude_gcd(a, b));
       if (g == 0) return same(0);
       // NumPy's: the exact |a| / g * |b|, wrapped to the dtype (lcm(127, 2) on i8 is -2).
-      return same((a < 0 ? -a : a) / g * (b < 0 ? -b : b));
+      const UInt product = static_cast<UInt>(a < 0 ? -a : a) / static_cast<UInt>(g) * static_cast<UInt>(b < 0 ? -b : b);
+      return same(static_cast<Int>(product));  // mod 2^128: the low bits are the wrapped result
     }
     case Op::left_shift: case Op::right_shift: {
       const auto count = static_cast<std::uint64_t>(wrapped(b, f));  // as the dtype's unsigned
       if (count >= static_cast<std::uint64_t>(f.bits)) return same(op == Op::left_shift || a >= 0 ? 0 : -1);
       const Int power = Int{1} << count;
-      if (op == Op::left_shift) return same(a * power);
+      if (op == Op::left_shift) return same(static_cast<Int>(static_cast<UInt>(a) * static_cast<UInt>(power)));  // mod 2^128
       return same(a >= 0 ? a / power : -((-a + power - 1) / power));  // floor division: an arithmetic shift
     }
     case Op::pow: {
