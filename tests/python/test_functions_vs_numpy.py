@@ -12,6 +12,8 @@ integers' limits, domain edges).
   docs/semantics.md's; NumPy's SIMD loops promise up to 4 ULP), with NaN,
   infinities and zeros in the same places.
 """
+import zlib
+
 import numpy as np
 import pytest
 
@@ -112,7 +114,8 @@ def disagreement(fn, got, want):
         bits = f"u{got.itemsize}"
         same = (got.view(bits) == want.view(bits)) | (np.isnan(got) & np.isnan(want))
         if fn in INEXACT_ULPS:
-            finite = np.isfinite(got) & np.isfinite(want) & ((got == 0) == (want == 0))
+            # 0 and the smallest subnormal are 1 ULP apart: exp2(-149.7) is 2**-149 (bcast), 0 (NumPy's f32)
+            finite = np.isfinite(got) & np.isfinite(want)
             with np.errstate(all="ignore"):
                 distance = np.where(finite, ulp_distance(got, want), 0)
             same |= finite & (distance <= INEXACT_ULPS[fn] + NUMPY_ULPS)
@@ -138,7 +141,7 @@ def test_the_vocabulary_is_numpys_86_names():
 @pytest.mark.parametrize("fn, dtype", CASES, ids=[f"{fn}-{d}" for fn, d in CASES])
 def test_function_on_dtype_equals_numpy(fn, dtype):
     ufunc = getattr(np, fn)
-    rng = np.random.default_rng(abs(hash((fn, dtype))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{fn}-{dtype}".encode()))  # the same values every run
     args = operands(rng, dtype, fn, ufunc.nin)
     names = dict(zip("ab", args))
     try:
