@@ -506,7 +506,7 @@ Expected integer_unary(UnaryOp op, DType d, Int a) {
     case UnaryOp::logical_not: return bool_result(a == 0);
     case UnaryOp::bit_not: return boolean ? bool_result(a == 0) : Expected{wrapped(~a, f), false};
     case UnaryOp::ones_like: return {1, false};
-    case UnaryOp::square: return {wrapped(a * a, f), false};
+    case UnaryOp::square: return {wrapped(static_cast<Int>(static_cast<UInt>(a) * static_cast<UInt>(a)), f), false};  // mod 2^128
     case UnaryOp::reciprocal: return {wrapped(a == 0 ? 0 : 1 / a, f), false};  // C's division truncates
     case UnaryOp::sign: return {wrapped(a > 0 ? 1 : a < 0 ? -1 : 0, f), false};
     case UnaryOp::isnan: case UnaryOp::isinf: return bool_result(false);
