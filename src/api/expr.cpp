@@ -23,8 +23,8 @@ namespace {
 // The code of the function named `name` (or an alias) of this arity.
 template <class E>
 std::optional<E> find_name(std::string_view name, detail::Arity arity) {
-  const detail::FunctionRow* r = detail::find_function(name);
-  if (r == nullptr || r->arity != arity) return std::nullopt;
+  const detail::FunctionRow* r = detail::find_function(name, arity);
+  if (r == nullptr) return std::nullopt;
   return static_cast<E>(r->code);
 }
 }  // namespace

@@ -88,8 +88,8 @@ void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, co
 std::string_view op_name(Op op) { return detail::row(op).name; }
 
 std::optional<Op> parse_op(std::string_view name) {
-  const detail::FunctionRow* r = detail::find_function(name);
-  if (r == nullptr || r->arity != detail::Arity::binary) return std::nullopt;
+  const detail::FunctionRow* r = detail::find_function(name, detail::Arity::binary);
+  if (r == nullptr) return std::nullopt;
   return static_cast<Op>(r->code);
 }
 
@@ -110,7 +110,8 @@ DType result_dtype(Op op, DType input) {
 // computes in (u8 - f32 gives f32), and the expression path runs it.
 // A call on a dtype the op has no loop for (arctan2 on i32, which computes
 // in f64) runs the same way.
-bool computes_in_another_dtype(Op op, DType d) { return op_supports(op, d) && !detail::supports(op, d); }
+// Most calls have a kernel of their own: that bit test decides before loop_for's search.
+bool computes_in_another_dtype(Op op, DType d) { return !detail::supports(op, d) && op_supports(op, d); }
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
   if (a.dtype() != b.dtype() || computes_in_another_dtype(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));
   CallMemo& memo = t_memo;

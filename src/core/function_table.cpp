@@ -1,6 +1,7 @@
 // The function table's look-ups (the rows are in function_table.h).
 #include "function_table.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace bcast::detail {
@@ -42,11 +43,16 @@ std::span<const FunctionRow> all_functions() {
   return rows;
 }
 
-const FunctionRow* find_function(std::string_view name) {
-  for (const FunctionRow& r : all_functions())
-    for (std::string_view n : names_of(r))
-      if (n == name) return &r;
-  return nullptr;
+// Every name and alias, indexed once: the grammar looks up each call it reads.
+const FunctionRow* find_function(std::string_view name, Arity arity) {
+  static const std::unordered_map<std::string_view, const FunctionRow*> by_name = [] {
+    std::unordered_map<std::string_view, const FunctionRow*> index;
+    for (const FunctionRow& r : all_functions())
+      for (std::string_view n : names_of(r)) index.emplace(n, &r);
+    return index;
+  }();
+  const auto found = by_name.find(name);
+  return found != by_name.end() && found->second->arity == arity ? found->second : nullptr;
 }
 
 }  // namespace bcast::detail

@@ -208,7 +208,7 @@ std::span<const FunctionRow> all_functions();
 // The row's name, then its aliases.
 std::vector<std::string_view> names_of(const FunctionRow& r);
 
-// The row whose name or alias is `name`.
-const FunctionRow* find_function(std::string_view name);
+// The row of this arity whose name or alias is `name`, or nullptr.
+const FunctionRow* find_function(std::string_view name, Arity arity);
 
 }  // namespace bcast::detail
