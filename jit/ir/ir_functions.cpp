@@ -163,9 +163,8 @@ Value* emit_next_after(llvm::IRBuilder<>& b, DType dtype, Value* x, Value* y) {
   Value* from_zero = b.CreateOr(b.CreateAnd(y_bits, sign), one);
   Value* r = b.CreateSelect(b.CreateFCmpOEQ(x, zero), from_zero, stepped);
   r = b.CreateSelect(b.CreateFCmpOEQ(x, y), y_bits, r);
-  r = b.CreateSelect(b.CreateFCmpUNO(y, y), y_bits, r);
-  r = b.CreateSelect(b.CreateFCmpUNO(x, x), bits, r);
-  return value_of_bits(b, dtype, r);
+  Value* unordered = b.CreateFCmpUNO(x, y);  // a quiet NaN, as NumPy's x + y
+  return b.CreateSelect(unordered, b.CreateFAdd(x, y), value_of_bits(b, dtype, r));
 }
 
 // The distance to the next float away from zero, in dtype's format; NaN for

@@ -328,8 +328,7 @@ typename Element<D>::storage next_after(typename Element<D>::storage a, typename
   using E = Element<D>;
   using S = typename E::storage;
   const auto x = E::load(a), y = E::load(b);
-  if (x != x) return a;
-  if (y != y) return b;
+  if (x != x || y != y) return E::store(x + y);  // a quiet NaN, as NumPy's x + y
   if (x == y) return b;
   S bits = a;
   if constexpr (std::is_floating_point_v<S>) {
