@@ -17,6 +17,7 @@ packages=(
   libbenchmark-dev
   libeigen3-dev libdnnl-dev  # bcast-bench's peers (optional: the build goes on without them)
   python3 python3-numpy    # the test oracle, and what the Python module returns
+  python3-mpmath           # the true values for the math functions' ULP bounds (tests/python/test_math_vs_mpmath.py)
   python3-dev pybind11-dev # the Python module (src/python)
   python3-venv python3-pip # `pip install .` into a venv (docs/python.md; the python_pip_install test)
   python3-pytest python3-hypothesis python3-mypy  # its tests (tests/python; mypy's stubtest checks the stubs)

@@ -288,6 +288,21 @@ Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Val
   });
 }
 
+// f64 cbrt's Newton step (NOTE: [Polished cbrt]), as node_ops.h's polished_cbrt.
+Value* emit_polished_cbrt(llvm::IRBuilder<>& b, Value* y, Value* x) {
+  llvm::Type* type = y->getType();
+  auto fma = [&](Value* p, Value* q, Value* r) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {p, q, r}); };
+  Value* square = b.CreateFMul(y, y);
+  Value* square_error = fma(y, y, b.CreateFNeg(square));
+  Value* residual = fma(square_error, y, fma(square, y, b.CreateFNeg(x)));
+  Value* polished = b.CreateFSub(y, b.CreateFDiv(residual, b.CreateFMul(llvm::ConstantFP::get(type, 3.0), square)));
+  Value* zero = llvm::ConstantFP::get(type, 0.0);
+  Value* finite_nonzero = b.CreateAnd(b.CreateFCmpONE(y, zero),
+                                      b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y),
+                                                      llvm::ConstantFP::getInfinity(type)));
+  return b.CreateSelect(finite_nonzero, polished, y);
+}
+
 Value* emit_binary_function(llvm::IRBuilder<>& b, Op op, DType dtype, Value* x, Value* y) {
   const NumberKind kind = number_kind(dtype);
   const detail::FunctionRow& row = detail::row(op);
@@ -345,6 +360,8 @@ Value* emit_unary_function(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, Value*
     default: break;
   }
   const detail::FunctionRow& row = detail::row(op);
+  if (op == UnaryOp::cbrt && x->getType()->getScalarType()->isDoubleTy())
+    return emit_polished_cbrt(b, emit_math_call(b, row.math, x), x);
   if (!row.math.empty()) return emit_math_call(b, row.math, x);  // tan, arcsin, ... (exp is an intrinsic: ir_nodes.cpp)
   return nullptr;
 }

@@ -16,6 +16,26 @@ namespace bcast::detail {
 
 // ---- unary ops on compute values ----
 
+// NOTE: [Polished cbrt] glibc's f64 cbrt is up to 4 ULP off (2.67 measured
+// at x = 1 - 2**-52 by tests/python/test_math_vs_mpmath.py), past the
+// 2-ULP bound docs/semantics.md states. One Newton step on y**3 = x mends
+// it: y - (y**3 - x) / (3 y**2), with y**3 - x from an FMA and y*y's
+// rounding error (exact), so the step is right to far below an ULP and the
+// result is within about half an ULP. f32's cbrtf is within 1 ULP and kept.
+// jit/ir/ir_functions.cpp emits the same steps (emit_polished_cbrt).
+template <class T>
+T polished_cbrt(T y, T x) {
+  if constexpr (!std::is_same_v<T, double>) {
+    return y;
+  } else {
+    if (!(y != 0 && std::fabs(y) < std::numeric_limits<double>::infinity())) return y;  // 0, inf, NaN
+    const double square = y * y;
+    const double square_error = std::fma(y, y, -square);
+    const double residual = std::fma(square_error, y, std::fma(square, y, -x));  // fused: nothing left to contract
+    return y - residual / (3.0 * square);
+  }
+}
+
 // The C library's function for a row's `math` name (NOTE: [Function table]),
 // in the precision of T (f16 and bf16 compute in float).
 template <UnaryOp U, class T>
@@ -41,7 +61,7 @@ T math_function(T x) {
   else if constexpr (U == UnaryOp::log1p) return std::log1p(x);
   else {
     static_assert(U == UnaryOp::cbrt, "a row with a `math` name needs its function here");
-    return std::cbrt(x);
+    return polished_cbrt(std::cbrt(x), x);
   }
 }
 
