@@ -30,8 +30,23 @@ std::int64_t offset_of(const TensorView& x, const std::vector<std::int64_t>& ind
   return offset;
 }
 
+// A float's bits as a position on one line: adjacent floats differ by one,
+// and +0 and -0 are both 0.
+std::int64_t ordered(std::uint64_t bits, DType d) {
+  const int width = static_cast<int>(dtype_size(d)) * 8;
+  const std::uint64_t sign = std::uint64_t{1} << (width - 1);
+  const auto magnitude = static_cast<std::int64_t>(bits & (sign - 1));
+  return (bits & sign) ? -magnitude : magnitude;
+}
+
+// Within want.ulps of an inexact function's result (oracle_values.h's
+// tolerance()); NaN and infinities as exactly as any other result.
 bool matches(const Expected& want, std::uint64_t got, DType out) {
-  return want.any_quiet_nan ? is_quiet_nan(got, out) : got == want.bits;
+  if (want.any_quiet_nan) return is_quiet_nan(got, out);
+  if (got == want.bits || want.ulps == 0) return got == want.bits;
+  if (is_quiet_nan(got, out) || is_quiet_nan(want.bits, out)) return false;
+  const std::int64_t distance = ordered(got, out) - ordered(want.bits, out);
+  return (distance < 0 ? -distance : distance) <= static_cast<std::int64_t>(want.ulps);
 }
 
 std::string hex(std::uint64_t bits) {

@@ -1,6 +1,8 @@
 // The element arithmetic of oracle_values.h, from docs/semantics.md alone.
 #include "oracle_values.h"
 
+#include "function_table.h"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -522,14 +524,38 @@ Expected integer_unary(UnaryOp op, DType d, Int a) {
 
 }  // namespace
 
+namespace {
+
+std::uint32_t tolerance_of(const detail::FunctionRow& row, DType d) {
+  if (row.accuracy.exact() || !is_floating(d)) return 0;
+  if (d == DType::f16 || d == DType::bf16) return 1;
+  const float bound = d == DType::f64 ? row.accuracy.f64_ulp : row.accuracy.f32_ulp;
+  return static_cast<std::uint32_t>(std::ceil(bound + kOracleLibmUlps));
+}
+
+}  // namespace
+
+std::uint32_t tolerance(Op op, DType d) { return tolerance_of(detail::row(op), d); }
+std::uint32_t tolerance(UnaryOp op, DType d) { return tolerance_of(detail::row(op), d); }
+
+Expected unary_exact(UnaryOp op, DType d, const Expected& x);
+
 Expected binary(Op op, DType d, const Expected& a, const Expected& b) {
   // max and min return the chosen input, a NaN standing for any included.
   if ((op == Op::max || op == Op::min) && is_floating(d))
     return extremum_picks_a(op == Op::max, float_of(a, d), float_of(b, d)) ? a : b;
-  return element(op, d, bits_of(a, d), bits_of(b, d));
+  Expected r = element(op, d, bits_of(a, d), bits_of(b, d));
+  r.ulps = tolerance(op, d);
+  return r;
 }
 
 Expected unary(UnaryOp op, DType d, const Expected& x) {
+  Expected r = unary_exact(op, d, x);
+  r.ulps = tolerance(op, d);
+  return r;
+}
+
+Expected unary_exact(UnaryOp op, DType d, const Expected& x) {
   if (is_floating(d) && op == UnaryOp::signbit) {
     const FloatFormat f = format_of(d);
     return bool_result((bits_of(x, d) >> (f.exponent_bits + f.mantissa_bits) & 1) != 0);

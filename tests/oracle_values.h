@@ -17,7 +17,22 @@ namespace bcast::test {
 struct Expected {
   std::uint64_t bits = 0;
   bool any_quiet_nan = false;
+  // How many ULPs of the result's dtype a result may be from `bits`: 0 but
+  // for a function that is not exact (NOTE: [Vector math]; tolerance()).
+  std::uint32_t ulps = 0;
 };
+
+// The tolerance of an inexact function's result against this oracle, which
+// computes it with the C library in the dtype's precision: bcast promises the
+// row's `accuracy` (function_table.h) from the true value and glibc's own
+// error is up to kOracleLibmUlps (its worst on these functions measured
+// 2.13 ULP, tanh f32: branch vm30's bench/vector_math), so two correct
+// results may be the sum apart, rounded up. f16 and bf16 compute in f32 and
+// round once: an f32 difference moves at most one rounding, 1 ULP. 0 for an
+// exact function or a non-float dtype.
+inline constexpr float kOracleLibmUlps = 2.5f;
+std::uint32_t tolerance(Op op, DType d);
+std::uint32_t tolerance(UnaryOp op, DType d);
 
 // The bits of a float dtype's element are a NaN with its quiet bit (the top
 // bit of the mantissa) set.

@@ -19,6 +19,7 @@
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "key_codec.h"
+#include "math_library.h"
 #include "oracle.h"
 #include "reference_executor.h"
 #include "targets.h"
@@ -141,6 +142,33 @@ TEST(GeneratedCode, AffineChainUsesPackedVectorOps) {
         << op << "\n" << assembly;
   // No contraction into FMA: every node rounds as NumPy's op does.
   EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bvfmadd)"))) << assembly;
+}
+
+TEST(GeneratedCode, F32ExpCallsSleefAvx512VectorFunctionInItsMainLoop) {
+  // NOTE: [Vector math]: exp(x) on f32 calls SLEEF's 16-lane AVX-512 build, and
+  // no scalar exp in the vector loop: only the remainder calls SLEEF's scalar
+  // function, whose bits are the vector one's.
+  if (!test::host_is_x86_64() || !test::host_has_feature("avx512f") || !test::host_has_feature("fma"))
+    GTEST_SKIP() << "the check names the AVX-512 build of SLEEF's expf";
+  if (math::library().flavour != math::Flavour::sleef_purecfma)
+    GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
+  const KernelKey key = expr_key("exp(x0)", {{DType::f32, {4096, 1024}}});
+  const std::string assembly = jit::kernel_assembly(key);
+  // A callee is named by the call, or (the JIT's code model) by the movabsq
+  // that loads its address into the register the loop calls through.
+  std::set<std::string> callees;
+  const std::regex named(R"((?:call\w*|movabsq)\s+\$?([A-Za-z_][\w.@]*))");
+  for (auto it = std::sregex_iterator(assembly.begin(), assembly.end(), named); it != std::sregex_iterator(); ++it)
+    callees.insert((*it)[1]);
+  EXPECT_TRUE(callees.contains("_ZGVeN16v_expf")) << assembly;
+  // Every other callee is SLEEF's (the AVX2 build for an 8-lane epilogue, the
+  // scalar function for the last elements, bit-identical): never the C
+  // library's expf, nor anything in the loop of 16-lane calls.
+  for (const std::string& callee : callees)
+    EXPECT_TRUE(callee == "_ZGVeN16v_expf" || callee == "_ZGVdN8v_expf" || callee == "Sleef_expf1_u10purecfma")
+        << callee << "\n" << assembly;
+  // The IR's call names its variants, so the vectoriser can use them.
+  EXPECT_THAT(jit::kernel_ir(key, false), ::testing::HasSubstr("_ZGV_LLVM_N16v_Sleef_expf1_u10purecfma(_ZGVeN16v_expf)"));
 }
 
 TEST(GeneratedCode, StreamingExpressionKernelsWriteWholeLinesNonTemporally) {

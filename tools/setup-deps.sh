@@ -13,6 +13,7 @@ packages=(
   libcli11-dev             # command-line parsing in tools/
   nlohmann-json3-dev       # --json output
   libxxhash-dev            # hashing kernel keys
+  libsleef-dev             # SIMD exp, log, sin... in kernels (optional: without it, the C library's)
   libgtest-dev libgmock-dev
   libbenchmark-dev
   libeigen3-dev libdnnl-dev  # bcast-bench's peers (optional: the build goes on without them)

@@ -37,6 +37,7 @@
 #include "emit/loop_nest_emitter.h"
 #include "fault_injection.h"
 #include "logging.h"
+#include "math_library.h"
 #include "target/codegen_target.h"
 #include "target/host_description.h"
 
@@ -102,6 +103,21 @@ llvm::Expected<llvm::TargetMachine*> target_machine_for(std::uint32_t codegen) {
   return kept.back().second.get();
 }
 
+// NOTE: [Vector math]: the symbols of SLEEF's two libraries, each resolved
+// by its own handle (math_library.h loaded them RTLD_LOCAL). Nothing when
+// SLEEF is not in use: kernels then name only the C library.
+void add_math_library_generators(llvm::orc::JITDylib& dylib, char prefix) {
+  const math::Library& lib = math::library();
+  auto add = [&](void* handle, std::string_view stem) {
+    if (handle == nullptr) return;
+    auto allow = [stem](const llvm::orc::SymbolStringPtr& name) { return (*name).starts_with(stem); };
+    dylib.addGenerator(std::make_unique<llvm::orc::DynamicLibrarySearchGenerator>(llvm::sys::DynamicLibrary(handle),
+                                                                                 prefix, std::move(allow)));
+  };
+  add(lib.scalar, "Sleef_");
+  add(lib.vector, "_ZGV");
+}
+
 // The process-wide JIT, created on first use. Kernels hold a reference, so it
 // lives as long as any of them.
 class HostJit {
@@ -132,6 +148,9 @@ class HostJit {
                      })
                      .create();
       if (!jit) return jit.takeError();
+      // SLEEF's functions from its own libraries (NOTE: [Vector math]), looked
+      // up first: libmvec, if the process loaded it, defines the same _ZGV names.
+      add_math_library_generators((*jit)->getMainJITDylib(), (*jit)->getDataLayout().getGlobalPrefix());
       // Kernels may call the C library (pow) and compiler runtime helpers.
       auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
           (*jit)->getDataLayout().getGlobalPrefix());

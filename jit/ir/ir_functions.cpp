@@ -10,6 +10,7 @@
 #include "function_table.h"
 #include "ir/ir_dtypes.h"
 #include "ir/ir_ops.h"
+#include "ir/math_calls.h"
 
 namespace bcast::jit {
 namespace {
@@ -271,44 +272,12 @@ Value* all_lanes(llvm::IRBuilder<>& b, Value* like, bool value) {
 
 }  // namespace
 
-Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
-  llvm::Module* module = b.GetInsertBlock()->getModule();
-  llvm::Type* scalar = x->getType()->getScalarType();
-  const std::string symbol = std::string(name) + (scalar->isDoubleTy() ? "" : "f");
-  std::vector<llvm::Type*> params(y ? 2 : 1, scalar);
-  llvm::FunctionCallee f = module->getOrInsertFunction(symbol, llvm::FunctionType::get(scalar, params, false));
-  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
-    fn->setDoesNotThrow();
-    fn->setMemoryEffects(llvm::MemoryEffects::none());
-    fn->setWillReturn();
-  }
-  return per_lane(b, x, y, [&](Value* u, Value* v) -> Value* {
-    if (v) return b.CreateCall(f, {u, v});
-    return b.CreateCall(f, {u});
-  });
-}
-
-// f64 cbrt's Newton step (NOTE: [Polished cbrt]), as node_ops.h's polished_cbrt.
-Value* emit_polished_cbrt(llvm::IRBuilder<>& b, Value* y, Value* x) {
-  llvm::Type* type = y->getType();
-  auto fma = [&](Value* p, Value* q, Value* r) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {p, q, r}); };
-  Value* square = b.CreateFMul(y, y);
-  Value* square_error = fma(y, y, b.CreateFNeg(square));
-  Value* residual = fma(square_error, y, fma(square, y, b.CreateFNeg(x)));
-  Value* polished = b.CreateFSub(y, b.CreateFDiv(residual, b.CreateFMul(llvm::ConstantFP::get(type, 3.0), square)));
-  Value* zero = llvm::ConstantFP::get(type, 0.0);
-  Value* finite_nonzero = b.CreateAnd(b.CreateFCmpONE(y, zero),
-                                      b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y),
-                                                      llvm::ConstantFP::getInfinity(type)));
-  return b.CreateSelect(finite_nonzero, polished, y);
-}
-
 Value* emit_binary_function(llvm::IRBuilder<>& b, Op op, DType dtype, Value* x, Value* y) {
   const NumberKind kind = number_kind(dtype);
   const detail::FunctionRow& row = detail::row(op);
   switch (op) {
     case Op::pow:
-      if (kind == NumberKind::floating) return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
+      if (kind == NumberKind::floating) return emit_math_call(b, row.math, x, y);
       return emit_integer_power(b, kind, x, y);
     case Op::remainder: return emit_remainder(b, kind, x, y, true);
     case Op::fmod: return emit_remainder(b, kind, x, y, false);
@@ -323,11 +292,10 @@ Value* emit_binary_function(llvm::IRBuilder<>& b, Op op, DType dtype, Value* x, 
     case Op::lcm: return per_lane(b, x, y, [&](Value* u, Value* v) { return emit_lcm_scalar(b, kind, u, v); });
     case Op::left_shift: return emit_shift(b, kind, x, y, true);
     case Op::right_shift: return emit_shift(b, kind, x, y, false);
-    case Op::float_power: return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
     case Op::heaviside: return emit_heaviside(b, x, y);
     default: break;
   }
-  if (!row.math.empty()) return emit_math_call(b, row.math, x, y);  // arctan2, hypot
+  if (!row.math.empty()) return emit_math_call(b, row.math, x, y);  // arctan2, hypot, float_power
   return nullptr;
 }
 
@@ -360,9 +328,7 @@ Value* emit_unary_function(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, Value*
     default: break;
   }
   const detail::FunctionRow& row = detail::row(op);
-  if (op == UnaryOp::cbrt && x->getType()->getScalarType()->isDoubleTy())
-    return emit_polished_cbrt(b, emit_math_call(b, row.math, x), x);
-  if (!row.math.empty()) return emit_math_call(b, row.math, x);  // tan, arcsin, ... (exp is an intrinsic: ir_nodes.cpp)
+  if (!row.math.empty()) return emit_math_call(b, row.math, x);  // exp, tan, arcsin, ...
   return nullptr;
 }
 

@@ -1,7 +1,8 @@
 // The function table's functions that are more than one instruction
 // (NOTE: [Function table]), as IR with scalar_ops.h's and node_ops.h's
 // semantics: remainders, shifts, gcd and lcm, integer power, the float
-// helpers that work on a dtype's bits, and calls to the C library.
+// helpers that work on a dtype's bits; calls to the math library are
+// math_calls.h's.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -17,9 +18,5 @@ llvm::Value* emit_binary_function(llvm::IRBuilder<>& b, Op op, DType dtype, llvm
 
 // The unary function `op`, or nullptr (ir_nodes.cpp has the rest).
 llvm::Value* emit_unary_function(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, llvm::Value* x);
-
-// The C library's function `name` ("tan": tanf or tan) on each lane of x
-// (and y, for a function of two arguments).
-llvm::Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x, llvm::Value* y = nullptr);
 
 }  // namespace bcast::jit

@@ -7,6 +7,7 @@
 #include "ir/ir_dtypes.h"
 #include "ir/ir_functions.h"
 #include "ir/ir_ops.h"
+#include "ir/math_calls.h"
 
 namespace bcast::jit {
 namespace {
@@ -54,13 +55,9 @@ llvm::Value* emit_unary(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, llvm::Val
     case UnaryOp::logical_not: return b.CreateNot(truth(b, x));
     case UnaryOp::bit_not: return b.CreateNot(x);
     case UnaryOp::sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
-    case UnaryOp::exp: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
-    case UnaryOp::log: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
-    case UnaryOp::sin: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x);
-    case UnaryOp::cos: return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x);
     case UnaryOp::sigmoid: {
       llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
-      return b.CreateFDiv(one, b.CreateFAdd(one, b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFNeg(x))));
+      return b.CreateFDiv(one, b.CreateFAdd(one, emit_math_call(b, "exp", b.CreateFNeg(x))));
     }
     default: break;
   }

@@ -67,6 +67,27 @@ class X86Target final : public CodegenTarget {
     }
     return out;
   }
+
+  // The x86-64 vector ABI's letters: b SSE2 (128 bits), c AVX (256, no FMA),
+  // d AVX2 (256, FMA), e AVX-512 (512).
+  std::vector<VectorAbiIsa> vector_abi_isas(std::string_view features) const override {
+    auto has = [&](std::string_view name) {
+      const std::string flag = "+" + std::string(name);
+      for (std::size_t start = 0; start < features.size();) {
+        std::size_t end = features.find(',', start);
+        if (end == std::string_view::npos) end = features.size();
+        if (features.substr(start, end - start) == flag) return true;
+        start = end + 1;
+      }
+      return false;
+    };
+    std::vector<VectorAbiIsa> isas;
+    if (has("avx512f") && has("evex512")) isas.push_back({'e', 512, true});
+    if (has("avx2") && has("fma")) isas.push_back({'d', 256, true});
+    if (has("avx")) isas.push_back({'c', 256, false});
+    if (has("sse2")) isas.push_back({'b', 128, false});
+    return isas;
+  }
 };
 
 }  // namespace

@@ -8,11 +8,21 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "codegen_settings.h"
 #include "kernel_key.h"
 
 namespace bcast::jit {
+
+// A build of the GNU vector-function ABI's math functions that code for a
+// target may call (NOTE: [Vector math]): its ISA letter in the mangled name
+// (_ZGV<letter>N16v_expf), its vector width, and whether it computes with FMA.
+struct VectorAbiIsa {
+  char letter;
+  int bits;
+  bool fma;
+};
 
 class CodegenTarget {
  public:
@@ -27,6 +37,9 @@ class CodegenTarget {
   virtual std::string cap_features(const std::string& features, std::string_view /*max_isa*/) const {
     return features;
   }
+  // The vector-ABI builds code with `features` ("+avx2,+fma,...") can call,
+  // widest first; none on a target without a vector ABI.
+  virtual std::vector<VectorAbiIsa> vector_abi_isas(std::string_view /*features*/) const { return {}; }
 };
 
 // The code generator target of an LLVM triple: x86-64, or the generic one.

@@ -16,55 +16,6 @@ namespace bcast::detail {
 
 // ---- unary ops on compute values ----
 
-// NOTE: [Polished cbrt] glibc's f64 cbrt is up to 4 ULP off (2.67 measured
-// at x = 1 - 2**-52 by tests/python/test_math_vs_mpmath.py), past the
-// 2-ULP bound docs/semantics.md states. One Newton step on y**3 = x mends
-// it: y - (y**3 - x) / (3 y**2), with y**3 - x from an FMA and y*y's
-// rounding error (exact), so the step is right to far below an ULP and the
-// result is within about half an ULP. f32's cbrtf is within 1 ULP and kept.
-// jit/ir/ir_functions.cpp emits the same steps (emit_polished_cbrt).
-template <class T>
-T polished_cbrt(T y, T x) {
-  if constexpr (!std::is_same_v<T, double>) {
-    return y;
-  } else {
-    if (!(y != 0 && std::fabs(y) < std::numeric_limits<double>::infinity())) return y;  // 0, inf, NaN
-    const double square = y * y;
-    const double square_error = std::fma(y, y, -square);
-    const double residual = std::fma(square_error, y, std::fma(square, y, -x));  // fused: nothing left to contract
-    return y - residual / (3.0 * square);
-  }
-}
-
-// The C library's function for a row's `math` name (NOTE: [Function table]),
-// in the precision of T (f16 and bf16 compute in float).
-template <UnaryOp U, class T>
-T math_function(T x) {
-  if constexpr (U == UnaryOp::exp) return std::exp(x);
-  else if constexpr (U == UnaryOp::log) return std::log(x);
-  else if constexpr (U == UnaryOp::sin) return std::sin(x);
-  else if constexpr (U == UnaryOp::cos) return std::cos(x);
-  else if constexpr (U == UnaryOp::tanh) return std::tanh(x);
-  else if constexpr (U == UnaryOp::tan) return std::tan(x);
-  else if constexpr (U == UnaryOp::arcsin) return std::asin(x);
-  else if constexpr (U == UnaryOp::arccos) return std::acos(x);
-  else if constexpr (U == UnaryOp::arctan) return std::atan(x);
-  else if constexpr (U == UnaryOp::sinh) return std::sinh(x);
-  else if constexpr (U == UnaryOp::cosh) return std::cosh(x);
-  else if constexpr (U == UnaryOp::arcsinh) return std::asinh(x);
-  else if constexpr (U == UnaryOp::arccosh) return std::acosh(x);
-  else if constexpr (U == UnaryOp::arctanh) return std::atanh(x);
-  else if constexpr (U == UnaryOp::exp2) return std::exp2(x);
-  else if constexpr (U == UnaryOp::expm1) return std::expm1(x);
-  else if constexpr (U == UnaryOp::log2) return std::log2(x);
-  else if constexpr (U == UnaryOp::log10) return std::log10(x);
-  else if constexpr (U == UnaryOp::log1p) return std::log1p(x);
-  else {
-    static_assert(U == UnaryOp::cbrt, "a row with a `math` name needs its function here");
-    return polished_cbrt(std::cbrt(x), x);
-  }
-}
-
 // The distance from x to the next float away from zero, in D's own format
 // (NumPy's spacing for f32 and f64): NaN for infinities and NaN; for +-0 the
 // smallest positive subnormal.
@@ -141,7 +92,7 @@ auto apply_unary(T x) {
   } else {
     static_assert(floating, "the float functions compute in a float dtype (unary_compute_dtype)");
     if constexpr (U == UnaryOp::sqrt) return std::sqrt(x);
-    else if constexpr (U == UnaryOp::sigmoid) return T{1} / (T{1} + std::exp(-x));
+    else if constexpr (U == UnaryOp::sigmoid) return T{1} / (T{1} + math_function<UnaryOp::exp>(-x));
     else return math_function<U>(x);
   }
 }

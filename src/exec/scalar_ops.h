@@ -12,8 +12,27 @@
 #include "bcast/ops.h"
 #include "half.h"
 #include "function_table.h"
+#include "math_library.h"
 
 namespace bcast::detail {
+
+// The row's `math` function (NOTE: [Function table]) in the precision of T
+// (f16 and bf16 compute in float), from the library the JIT's kernels call
+// too (NOTE: [Vector math]): SLEEF's scalar function, else the C library's.
+template <UnaryOp U, class T>
+T math_function(T x) {
+  static_assert(!row(U).math.empty(), "math_function computes the rows with a `math` name");
+  static const math::Unary<T> f = math::unary<T>(row(U).math);
+  return f(x);
+}
+
+template <Op O, class T>
+T math_function(T a, T b) {
+  static_assert(!row(O).math.empty(), "math_function computes the rows with a `math` name");
+  static const math::Binary<T> f = math::binary<T>(row(O).math);
+  return f(a, b);
+}
+
 
 // ---- dtype -> storage type, compute type, load and store ----
 
@@ -123,10 +142,8 @@ bool extremum_picks_a(T a, T b) {
 
 template <class T>
 T power(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) {
-    return ::powf(a, b);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return std::pow(a, b);
+  if constexpr (std::is_floating_point_v<T>) {
+    return math_function<Op::pow>(a, b);
   } else {
     // NumPy's integer power: by squaring, wrapping. A negative exponent is
     // NumPy's ValueError; here 1 ** -n is 1, (-1) ** -n is +-1, else 0.
@@ -180,7 +197,10 @@ T log_add_exp(T a, T b) {
   constexpr T kLn2 = T(0.693147180559945309417232121458176568L), kLog2e = T(1.44269504088896340735992468100189214L);
   if (a == b) return Base2 ? a + T{1} : a + kLn2;
   const T d = a - b;
-  auto tail = [&](T t) { return Base2 ? kLog2e * std::log1p(std::exp2(t)) : std::log1p(std::exp(t)); };
+  auto tail = [&](T t) {
+    if constexpr (Base2) return kLog2e * math_function<UnaryOp::log1p>(math_function<UnaryOp::exp2>(t));
+    else return math_function<UnaryOp::log1p>(math_function<UnaryOp::exp>(t));
+  };
   if (d > 0) return a + tail(-d);
   if (d <= 0) return b + tail(d);
   return d;  // NaN
@@ -297,9 +317,9 @@ auto apply(T a, T b) {
   } else if constexpr (O == Op::fmod) {
     return detail::fmod(a, b);
   } else if constexpr (O == Op::arctan2) {
-    return std::atan2(a, b);
+    return math_function<Op::arctan2>(a, b);
   } else if constexpr (O == Op::hypot) {
-    return std::hypot(a, b);
+    return math_function<Op::hypot>(a, b);
   } else if constexpr (O == Op::copysign) {
     return std::copysign(a, b);
   } else if constexpr (O == Op::logaddexp || O == Op::logaddexp2) {
@@ -313,7 +333,7 @@ auto apply(T a, T b) {
   } else if constexpr (O == Op::left_shift || O == Op::right_shift) {
     return shift(a, b, O == Op::left_shift);
   } else if constexpr (O == Op::float_power) {
-    return std::pow(a, b);
+    return math_function<Op::float_power>(a, b);
   } else {
     static_assert(O == Op::heaviside, "nextafter and ldexp are ScalarOp's: they work on storage and exponents");
     return heaviside(a, b);

@@ -1,0 +1,20 @@
+// Calls to the function table's `math` functions (exp, tan, atan2...) in a
+// kernel, made so that LLVM's loop vectoriser calls SLEEF's vector functions
+// (NOTE: [Vector math]).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <string_view>
+
+namespace bcast::jit {
+
+// The function `name` ("tan": tanf or tan, by x's precision) of x (and y, for
+// a function of two arguments), lane by lane when x is a vector. The scalar
+// call is SLEEF's scalar function and carries the vector variants the
+// kernel's target can call: "tan" on f32 with AVX-512 becomes a call of
+// Sleef_tanf1_u10purecfma marked "_ZGV_LLVM_N16v_Sleef_tanf1_u10purecfma(_ZGVeN16v_tanf),...",
+// which the vectoriser widens. Without SLEEF: the C library's tanf, scalar.
+llvm::Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x, llvm::Value* y = nullptr);
+
+}  // namespace bcast::jit

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Math functions in kernels (NOTE: [Vector math]) against NumPy and numexpr.
+
+One thread, 4 Mi elements: bcast.evaluate("fn(x)") vs NumPy's ufunc vs
+np.copyto of the same bytes (the memory bound), median of 7, elements per ns;
+then four chains on [4096, 1024] f32 against NumPy op by op and numexpr.
+Run:  BCAST_CACHE_DIR=off PYTHONPATH=build/python /usr/bin/python3 tools/bcast-bench-functions.py
+"""
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+import bcast
+
+try:
+    import numexpr
+except ImportError:
+    numexpr = None
+
+REPEATS = 7
+N = 1 << 22
+
+
+def median_ns(fn):
+    fn()  # warm up: compile, fault the pages in
+    times = []
+    for _ in range(REPEATS):
+        t = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t)
+    return statistics.median(times)
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+# name, NumPy ufunc, domain of x (and y), arity
+FUNCTIONS = [
+    ("exp", np.exp, (-80, 80), 1), ("log", np.log, (1e-3, 1e3), 1), ("sin", np.sin, (-10, 10), 1),
+    ("cos", np.cos, (-10, 10), 1), ("tanh", np.tanh, (-10, 10), 1), ("sigmoid", None, (-10, 10), 1),
+    ("tan", np.tan, (-1.5, 1.5), 1), ("arcsin", np.arcsin, (-1, 1), 1), ("expm1", np.expm1, (-5, 5), 1),
+    ("log1p", np.log1p, (-0.99, 10), 1), ("arctan2", np.arctan2, (-10, 10), 2), ("pow", np.power, (0.01, 10), 2),
+]
+
+
+def main():
+    bcast.set_num_threads(1)
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores visible; one thread; NumPy {np.__version__}; "
+          f"numexpr {numexpr.__version__ if numexpr else 'absent'}")
+    rng = np.random.default_rng(1)
+    print("\n| fn | dtype | bcast el/ns | NumPy el/ns | copy el/ns | bcast / NumPy |")
+    print("|---|---|---|---|---|---|")
+    for name, ufunc, (lo, hi), arity in FUNCTIONS:
+        for dtype in (np.float32, np.float64):
+            x = rng.uniform(lo, hi, N).astype(dtype)
+            y = rng.uniform(-10 if name == "arctan2" else -4, 10 if name == "arctan2" else 4, N).astype(dtype)
+            out = np.empty_like(x)
+            text = f"{name}(x, y)" if arity == 2 else f"{name}(x)"
+            ops = {"x": x, "y": y} if arity == 2 else {"x": x}
+            t_b = median_ns(lambda: bcast.evaluate(text, out=out, **ops))
+            if name == "sigmoid":
+                def numpy_fn():
+                    np.negative(x, out=out); np.exp(out, out=out); out += 1; np.divide(1, out, out=out)
+            elif arity == 2:
+                def numpy_fn():
+                    ufunc(x, y, out=out)
+            else:
+                def numpy_fn():
+                    ufunc(x, out=out)
+            t_n = median_ns(numpy_fn)
+            t_c = median_ns(lambda: np.copyto(out, x))
+            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {N / t_c:.2f} | {t_n / t_b:.2f}x |")
+
+    x = rng.standard_normal((4096, 1024)).astype(np.float32) * 3
+    m = x.max(axis=1, keepdims=True)
+    out = np.empty_like(x)
+    tmp = np.empty_like(x)
+    n = x.size
+    if numexpr:
+        numexpr.set_num_threads(1)
+
+    def np_silu():
+        np.negative(x, out=tmp); np.exp(tmp, out=tmp); tmp += 1; np.divide(x, tmp, out=out)
+
+    def np_gelu():
+        np.multiply(x, x, out=tmp); tmp *= x; tmp *= np.float32(0.044715); tmp += x; tmp *= np.float32(0.7978845608)
+        np.tanh(tmp, out=tmp); tmp += 1; np.multiply(x, tmp, out=out); out *= np.float32(0.5)
+
+    def np_softmax():
+        np.subtract(x, m, out=out); np.exp(out, out=out)
+
+    def np_softplus():
+        np.abs(x, out=tmp); np.negative(tmp, out=tmp); np.exp(tmp, out=tmp); np.log1p(tmp, out=tmp)
+        np.maximum(x, 0, out=out); out += tmp
+
+    chains = [
+        ("SiLU", "x * sigmoid(x)", "x / (1 + exp(-x))", np_silu),
+        ("GELU tanh", "0.5 * x * (1 + tanh(0.7978845608 * (x + 0.044715 * x**3)))",
+         "0.5 * x * (1 + tanh(0.7978845608 * (x + 0.044715 * x**3)))", np_gelu),
+        ("softmax numerator", "exp(x - m)", "exp(x - m)", np_softmax),
+        ("softplus", "log1p(exp(-abs(x))) + maximum(x, 0)", "log1p(exp(-abs(x))) + where(x > 0, x, 0)", np_softplus),
+    ]
+    print("\n[4096, 1024] f32, one thread, elements per ns")
+    print("\n| chain | bcast | NumPy op by op | numexpr | bcast / NumPy | bcast / numexpr |")
+    print("|---|---|---|---|---|---|")
+    for name, text, ne_text, numpy_fn in chains:
+        t_b = median_ns(lambda: bcast.evaluate(text, out=out, x=x, m=m))
+        t_n = median_ns(numpy_fn)
+        if numexpr:
+            t_e = median_ns(lambda: numexpr.evaluate(ne_text, local_dict={"x": x, "m": m}, out=out))
+            ne = f"{n / t_e:.2f}"
+            ratio = f"{t_e / t_b:.2f}x"
+        else:
+            ne = ratio = "-"
+        print(f"| {name} | {n / t_b:.2f} | {n / t_n:.2f} | {ne} | {t_n / t_b:.2f}x | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()
