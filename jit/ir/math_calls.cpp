@@ -6,9 +6,12 @@
 #include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "math_guards.h"
 #include "math_library.h"
 #include "target/codegen_target.h"
 
@@ -89,9 +92,8 @@ Value* call_on_slices(llvm::IRBuilder<>& b, const std::vector<Variant>& variants
   return nullptr;
 }
 
-}  // namespace
-
-Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
+// The library's function, no guard.
+Value* emit_library_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
   llvm::Function* kernel = b.GetInsertBlock()->getParent();
   llvm::Type* scalar = x->getType()->getScalarType();
   const int arity = y ? 2 : 1;
@@ -113,6 +115,84 @@ Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Val
   for (unsigned i = 0; i < vector->getNumElements(); ++i)
     out = b.CreateInsertElement(out, call(b.CreateExtractElement(x, i), y ? b.CreateExtractElement(y, i) : nullptr), i);
   return out;
+}
+
+// math::guarded's steps (NOTE: [Math guards]) in IR, in the precision of T.
+template <class T>
+Value* emit_guarded(llvm::IRBuilder<>& b, std::string_view name, Value* x) {
+  using C = math::GuardConstants<T>;
+  const math::Guard g = math::guard_of(name);
+  llvm::Type* type = x->getType();
+  auto constant = [&](double v) { return llvm::ConstantFP::get(type, v); };
+  auto copysign = [&](Value* v, Value* sign) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, v, sign); };
+  Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  Value* argument = x;
+  std::function<Value*(Value*)> finish = [](Value* r) { return r; };
+  Value* taken = nullptr;  // the lanes whose guard changes the argument and the result
+  if (g.log_scale) {
+    llvm::Type* bits_type = b.getIntNTy(sizeof(T) * 8);
+    if (auto* v = llvm::dyn_cast<llvm::VectorType>(type)) bits_type = llvm::VectorType::get(bits_type, v);
+    auto integer = [&](std::int64_t v) { return llvm::ConstantInt::get(bits_type, static_cast<std::uint64_t>(v)); };
+    const std::int64_t exponent_mask = (std::int64_t{1} << (sizeof(T) * 8 - 1 - C::kMantissa)) - 1;
+    Value* exponent = b.CreateSub(b.CreateAnd(b.CreateLShr(b.CreateBitCast(x, bits_type), integer(C::kMantissa)),
+                                              integer(exponent_mask)),
+                                  integer(C::kBias));
+    taken = b.CreateICmpSGE(exponent, integer(C::kScaleAbove));
+    Value* k = b.CreateSub(exponent, integer(C::kScaleTo));
+    Value* down = b.CreateBitCast(b.CreateShl(b.CreateSub(integer(C::kBias), k), integer(C::kMantissa)), type);
+    argument = b.CreateSelect(taken, b.CreateFMul(x, down), x);
+    Value* kf = b.CreateSIToFP(k, type);
+    finish = [&, kf, x](Value* r) {
+      return b.CreateFAdd(b.CreateFAdd(r, copysign(b.CreateFMul(kf, constant(C::kLn2Lo)), x)),
+                          copysign(b.CreateFMul(kf, constant(C::kLn2Hi)), x));
+    };
+  } else if (g.exp_shift && (g.exp_shift_f32 || std::is_same_v<T, double>)) {
+    taken = b.CreateFCmpOGT(g.positive_only ? x : magnitude, constant(C::kShiftAbove));
+    argument = b.CreateSelect(taken, b.CreateFSub(x, copysign(constant(1.0), x)), x);
+    finish = [&](Value* r) {
+      return b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {r, constant(C::kEHi), b.CreateFMul(r, constant(C::kELo))});
+    };
+  }
+  Value* r = emit_library_call(b, name, argument, nullptr);
+  if (taken) r = b.CreateSelect(taken, finish(r), r);
+  if (g.tiny) r = b.CreateSelect(b.CreateFCmpOLT(magnitude, constant(std::numeric_limits<T>::min())), x, r);
+  return r;
+}
+
+// math::guarded_pow's steps.
+Value* emit_guarded_pow(llvm::IRBuilder<>& b, Value* x, Value* y) {
+  llvm::Type* type = x->getType();
+  auto constant = [&](double v) { return llvm::ConstantFP::get(type, v); };
+  Value* r = nullptr;
+  if (type->getScalarType()->isDoubleTy()) {
+    using C = math::GuardConstants<double>;
+    llvm::Type* bits_type = type->getWithNewType(b.getInt64Ty());
+    Value* exponent = b.CreateSub(
+        b.CreateAnd(b.CreateLShr(b.CreateBitCast(x, bits_type), llvm::ConstantInt::get(bits_type, C::kMantissa)),
+                    llvm::ConstantInt::get(bits_type, 0x7ff)),
+        llvm::ConstantInt::get(bits_type, C::kBias));
+    Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    Value* taken = b.CreateAnd(b.CreateFCmpOGT(b.CreateFMul(y, b.CreateSIToFP(exponent, type)), constant(1000.0)),
+                               b.CreateFCmpOLT(magnitude, llvm::ConstantFP::getInfinity(type)));
+    Value* y_magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y);
+    taken = b.CreateAnd(taken, b.CreateFCmpOLT(y_magnitude, constant(0x1p52)));
+    Value* one = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, constant(1.0), y);
+    Value* shifted = emit_library_call(b, "pow", x, b.CreateSelect(taken, b.CreateFSub(y, one), y));
+    Value* back = b.CreateSelect(b.CreateFCmpOGT(y, constant(0.0)), b.CreateFMul(shifted, x), b.CreateFDiv(shifted, x));
+    r = b.CreateSelect(taken, back, shifted);
+  } else {
+    r = emit_library_call(b, "pow", x, y);
+  }
+  Value* identity = b.CreateAnd(b.CreateFCmpOEQ(y, constant(1.0)), b.CreateFCmpORD(x, x));
+  return b.CreateSelect(identity, x, r);
+}
+
+}  // namespace
+
+Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
+  if (y) return name == "pow" ? emit_guarded_pow(b, x, y) : emit_library_call(b, name, x, y);
+  if (x->getType()->getScalarType()->isDoubleTy()) return emit_guarded<double>(b, name, x);
+  return emit_guarded<float>(b, name, x);
 }
 
 }  // namespace bcast::jit

@@ -12,27 +12,29 @@
 #include "bcast/ops.h"
 #include "half.h"
 #include "function_table.h"
+#include "math_guards.h"
 #include "math_library.h"
 
 namespace bcast::detail {
 
 // The row's `math` function (NOTE: [Function table]) in the precision of T
 // (f16 and bf16 compute in float), from the library the JIT's kernels call
-// too (NOTE: [Vector math]): SLEEF's scalar function, else the C library's.
+// too (NOTE: [Vector math]): SLEEF's scalar function, else the C library's,
+// with the guards the kernels take as well (NOTE: [Math guards]).
 template <UnaryOp U, class T>
 T math_function(T x) {
   static_assert(!row(U).math.empty(), "math_function computes the rows with a `math` name");
   static const math::Unary<T> f = math::unary<T>(row(U).math);
-  return f(x);
+  return math::guarded(row(U).math, f, x);
 }
 
 template <Op O, class T>
 T math_function(T a, T b) {
   static_assert(!row(O).math.empty(), "math_function computes the rows with a `math` name");
   static const math::Binary<T> f = math::binary<T>(row(O).math);
-  return f(a, b);
+  if constexpr (O == Op::pow || O == Op::float_power) return math::guarded_pow(f, a, b);
+  else return f(a, b);
 }
-
 
 // ---- dtype -> storage type, compute type, load and store ----
 

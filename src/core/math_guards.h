@@ -1,0 +1,139 @@
+// Where the vector-math library stops short of IEEE's range, and what bcast
+// computes there instead: one row per function, read by the reference
+// evaluator (math_guards::apply, below) and mirrored by the JIT's calls
+// (jit/ir/math_calls.cpp), so that both tiers give the same bits.
+// LLVM-free.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
+namespace bcast::math {
+
+// NOTE: [Math guards] SLEEF 3.5's functions (NOTE: [Vector math]) give up
+// early at the ends of the range, where their intermediates would overflow
+// or underflow; measured with tests/python/test_math_vs_mpmath.py:
+//  - `tiny`: asinh, log1p and f64 tan flush the smallest subnormals to 0.
+//    Below the smallest normal f(x) rounds to x, which bcast returns.
+//  - `log_scale`: asinh and acosh return inf above 2**64 (f32) and 2**512
+//    (f64), log1p above 1e38 and 1e307. There f(x) = log(2x) or log(x) to
+//    the last bit, so bcast computes f(x * 2**-k) + k*ln2 (k*ln2 as an
+//    exact high part plus a low part), with x * 2**-k back in the range
+//    where the library is exact: 2**40 (f32) and 2**300 (f64).
+//  - `exp_shift`: exp (f64) and sinh and cosh (f32 and f64) overflow a few
+//    ULPs to a factor 2 early. Above 88 (f32) and 709 (f64) bcast computes
+//    f(x - 1) * e (x - 1 is exact there; e as a high and a low part, one
+//    rounding), at most 0.5 ULP above the library's own error.
+//  - pow (f64) overflows from about 2**1023.99 (SLEEF's exp's limit
+//    inside it). Where y * exponent(x) > 1000, bcast computes
+//    pow(x, y - 1) * x (y > 0) or pow(x, y + 1) / x (y < 0): y -+ 1 is exact
+//    there (|y| < 2**52; a larger y overflows anyway), and the product one more rounding. pow(x, 1) is x
+//    (but a NaN x, which the library quiets).
+// Each guard is a select, not a branch: a kernel's vector lanes take it
+// alike, and a lane outside the guarded range gets the library's bits.
+struct Guard {
+  std::string_view name;  // the function table's `math` name
+  bool tiny = false;
+  bool log_scale = false;
+  bool exp_shift = false;      // for |x| (sinh, cosh) or, when `positive_only`, x (exp)
+  bool positive_only = false;
+  bool exp_shift_f32 = true;   // false: f64 only (SLEEF's f32 exp is right to the last float)
+};
+
+inline constexpr Guard kGuards[] = {
+    {"asinh", true, true},
+    {"acosh", false, true},
+    {"log1p", true, true},
+    {"tan", true},  // f64 only needs it; harmless in f32
+    {"exp", false, false, true, true, false},
+    {"sinh", false, false, true},
+    {"cosh", false, false, true},
+};
+
+constexpr Guard guard_of(std::string_view name) {
+  for (const Guard& g : kGuards)
+    if (g.name == name) return g;
+  return Guard{name};
+}
+
+// The constants of the guards, per precision.
+template <class T>
+struct GuardConstants;
+template <>
+struct GuardConstants<float> {
+  using Bits = std::uint32_t;
+  static constexpr int kMantissa = 23, kBias = 127;
+  static constexpr int kScaleAbove = 60, kScaleTo = 40;  // log_scale: exponents
+  static constexpr float kShiftAbove = 88.0f;            // exp_shift: |x| above
+  static constexpr float kLn2Hi = 0.693145751953125f;    // 16 bits: k * kLn2Hi is exact for k < 2**7
+  static constexpr float kLn2Lo = 1.42860682030941723e-06f;
+  static constexpr float kEHi = 2.71828174591064453f;    // e = kEHi + kELo to twice float's precision
+  static constexpr float kELo = 8.25484040e-08f;
+};
+template <>
+struct GuardConstants<double> {
+  using Bits = std::uint64_t;
+  static constexpr int kMantissa = 52, kBias = 1023;
+  static constexpr int kScaleAbove = 500, kScaleTo = 300;
+  static constexpr double kShiftAbove = 709.0;
+  static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // 32 bits: k * kLn2Hi is exact for k < 2**21
+  static constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  static constexpr double kEHi = 2.718281828459045090795598298427648842334747314453125;
+  static constexpr double kELo = 1.4456468917292501578e-16;
+};
+
+// x's unbiased binary exponent, from its bits (the smallest subnormals: -bias).
+template <class T>
+int exponent_of(T x) {
+  using C = GuardConstants<T>;
+  using Bits = typename C::Bits;
+  constexpr Bits kMask = (Bits{1} << (sizeof(T) * 8 - 1 - C::kMantissa)) - 1;
+  return static_cast<int>((std::bit_cast<Bits>(x) >> C::kMantissa) & kMask) - C::kBias;
+}
+
+// f(x) with `name`'s guard around it: what the reference evaluator computes
+// and the JIT's calls emit the same steps for (jit/ir/math_calls.cpp).
+template <class T, class F>
+T guarded(std::string_view name, F f, T x) {
+  using C = GuardConstants<T>;
+  using Bits = typename C::Bits;
+  const Guard g = guard_of(name);
+  const T magnitude = std::fabs(x);
+  if (g.tiny && magnitude < std::numeric_limits<T>::min()) return x;
+  if (g.log_scale) {
+    const int exponent = exponent_of(x);
+    if (exponent >= C::kScaleAbove) {
+      const int k = exponent - C::kScaleTo;
+      const T down = std::bit_cast<T>(static_cast<Bits>(C::kBias - k) << C::kMantissa);
+      const T kf = static_cast<T>(k);
+      return (f(x * down) + std::copysign(kf * C::kLn2Lo, x)) + std::copysign(kf * C::kLn2Hi, x);
+    }
+  }
+  if (g.exp_shift && (g.exp_shift_f32 || std::is_same_v<T, double>)) {
+    if ((g.positive_only ? x : magnitude) > C::kShiftAbove) {
+      const T r = f(x - std::copysign(T{1}, x));
+      return std::fma(r, C::kEHi, r * C::kELo);
+    }
+  }
+  return f(x);
+}
+
+// pow's guard (f64: the near-overflow shift; both: pow(x, 1) is x).
+template <class T, class F>
+T guarded_pow(F f, T x, T y) {
+  if (y == T{1} && x == x) return x;  // a NaN goes to the library, which quiets it
+  if constexpr (std::is_same_v<T, double>) {
+    if (y * static_cast<T>(exponent_of(x)) > T{1000} && std::fabs(x) < std::numeric_limits<T>::infinity() &&
+        std::fabs(y) < T{0x1p52}) {
+      const T r = f(x, y - std::copysign(T{1}, y));
+      return y > 0 ? r * x : r / x;
+    }
+  }
+  return f(x, y);
+}
+
+}  // namespace bcast::math
