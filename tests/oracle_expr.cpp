@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <unordered_map>
 
 #include "oracle.h"
 
@@ -282,7 +283,17 @@ class Evaluator {
     Typed t;
   };
 
+  // A node's value; approximate when an operand came from an inexact
+  // function (Expected::approximate).
   Value value(const OracleNode& n) {
+    Value v = exact_value(n);
+    for (const OracleExpr& x : n.args)
+      if (const Expected& arg = last_[x.get()]; arg.ulps > 0 || arg.approximate) v.x.approximate = true;
+    last_[&n] = v.x;
+    return v;
+  }
+
+  Value exact_value(const OracleNode& n) {
     std::vector<Value> a;
     for (const OracleExpr& x : n.args) a.push_back(value(*x));
     std::vector<Typed> types;
@@ -324,6 +335,7 @@ class Evaluator {
   std::span<const TensorView> inputs_;
   Typer typer_;
   const std::vector<std::int64_t>& index_;
+  std::unordered_map<const OracleNode*, Expected> last_;  // each node's value at this index
 };
 
 std::string hex(std::uint64_t bits) {

@@ -546,6 +546,17 @@ Expected binary(Op op, DType d, const Expected& a, const Expected& b) {
     return extremum_picks_a(op == Op::max, float_of(a, d), float_of(b, d)) ? a : b;
   Expected r = element(op, d, bits_of(a, d), bits_of(b, d));
   r.ulps = tolerance(op, d);
+  if ((op == Op::logaddexp || op == Op::logaddexp2) && r.ulps > 0) {
+    // docs/semantics.md: in ULPs of the larger operand where that is larger
+    // than the result (near the result's zero crossing the sum cancels).
+    const double larger = std::max(std::fabs(float_of(a, d)), std::fabs(float_of(b, d)));
+    const double result = std::fabs(float_of(r, d));
+    if (std::isfinite(larger) && std::isfinite(result) && larger > result) {
+      const int apart = std::ilogb(larger) - (result == 0 ? std::ilogb(larger) - 60 : std::ilogb(result));
+      r.ulps = apart >= 31 ? 0xffffffffu : static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                                 std::uint64_t{r.ulps} << apart, 0xffffffffu));
+    }
+  }
   return r;
 }
 

@@ -20,6 +20,12 @@ struct Expected {
   // How many ULPs of the result's dtype a result may be from `bits`: 0 but
   // for a function that is not exact (NOTE: [Vector math]; tolerance()).
   std::uint32_t ulps = 0;
+  // Computed inside an expression from an inexact function's result, which
+  // any later step may amplify without bound (a - b cancels, a comparison or
+  // a cast to an integer decides on it): not judged against this oracle. The
+  // JIT's equality with the reference evaluator and the accuracy tests
+  // (tests/python/test_math_vs_mpmath.py) judge such an element.
+  bool approximate = false;
 };
 
 // The tolerance of an inexact function's result against this oracle, which

@@ -174,6 +174,7 @@ Value* emit_guarded_pow(llvm::IRBuilder<>& b, Value* x, Value* y) {
     Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
     Value* taken = b.CreateAnd(b.CreateFCmpOGT(b.CreateFMul(y, b.CreateSIToFP(exponent, type)), constant(1000.0)),
                                b.CreateFCmpOLT(magnitude, llvm::ConstantFP::getInfinity(type)));
+    taken = b.CreateAnd(taken, b.CreateFCmpOGT(magnitude, constant(0.0)));  // 0 and inf: the library's special cases
     Value* y_magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y);
     taken = b.CreateAnd(taken, b.CreateFCmpOLT(y_magnitude, constant(0x1p52)));
     Value* one = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, constant(1.0), y);
@@ -184,15 +185,32 @@ Value* emit_guarded_pow(llvm::IRBuilder<>& b, Value* x, Value* y) {
     r = emit_library_call(b, "pow", x, y);
   }
   Value* identity = b.CreateAnd(b.CreateFCmpOEQ(y, constant(1.0)), b.CreateFCmpORD(x, x));
-  return b.CreateSelect(identity, x, r);
+  r = b.CreateSelect(identity, x, r);
+  // math::is_signalling on either operand: x + y, a quiet NaN.
+  const unsigned width = type->getScalarSizeInBits();
+  const unsigned mantissa = width == 64 ? 52 : 23;
+  llvm::Type* bits_type = type->getWithNewType(b.getIntNTy(width));
+  auto signalling = [&](Value* v) {
+    Value* quiet_bit = b.CreateAnd(b.CreateBitCast(v, bits_type),
+                                   llvm::ConstantInt::get(bits_type, llvm::APInt::getOneBitSet(width, mantissa - 1)));
+    return b.CreateAnd(b.CreateFCmpUNO(v, v), b.CreateICmpEQ(quiet_bit, llvm::Constant::getNullValue(bits_type)));
+  };
+  return b.CreateSelect(b.CreateOr(signalling(x), signalling(y)), b.CreateFAdd(x, y), r);
+}
+
+// math::one_nan: a NaN result is a NaN operand's, quieted (x + y), else +NaN.
+Value* emit_one_nan(llvm::IRBuilder<>& b, Value* r, Value* x, Value* y) {
+  Value* operand_nan = b.CreateFCmpUNO(x, y);
+  Value* nan = b.CreateSelect(operand_nan, b.CreateFAdd(x, y), llvm::ConstantFP::getQNaN(r->getType()));
+  return b.CreateSelect(b.CreateFCmpUNO(r, r), nan, r);
 }
 
 }  // namespace
 
 Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
-  if (y) return name == "pow" ? emit_guarded_pow(b, x, y) : emit_library_call(b, name, x, y);
-  if (x->getType()->getScalarType()->isDoubleTy()) return emit_guarded<double>(b, name, x);
-  return emit_guarded<float>(b, name, x);
+  if (y) return emit_one_nan(b, name == "pow" ? emit_guarded_pow(b, x, y) : emit_library_call(b, name, x, y), x, y);
+  const bool f64 = x->getType()->getScalarType()->isDoubleTy();
+  return emit_one_nan(b, f64 ? emit_guarded<double>(b, name, x) : emit_guarded<float>(b, name, x), x, x);
 }
 
 }  // namespace bcast::jit

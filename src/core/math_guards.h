@@ -29,10 +29,15 @@ namespace bcast::math {
 //    f(x - 1) * e (x - 1 is exact there; e as a high and a low part, one
 //    rounding), at most 0.5 ULP above the library's own error.
 //  - pow (f64) overflows from about 2**1023.99 (SLEEF's exp's limit
-//    inside it). Where y * exponent(x) > 1000, bcast computes
+//    inside it). Where y * exponent(x) > 1000 (x finite, not 0), bcast computes
 //    pow(x, y - 1) * x (y > 0) or pow(x, y + 1) / x (y < 0): y -+ 1 is exact
 //    there (|y| < 2**52; a larger y overflows anyway), and the product one more rounding. pow(x, 1) is x
-//    (but a NaN x, which the library quiets).
+//    (but a NaN x, which the library quiets). A signalling NaN operand
+//    gives a quiet NaN (docs/semantics.md; SLEEF's pow(1, sNaN) is 1).
+//  - NaN: SLEEF's vector and scalar builds make NaNs of different signs and
+//    payloads (log(-1): -NaN in the AVX-512 build, +NaN in the scalar one),
+//    so every result that is NaN becomes one rule's: a NaN operand's, quieted
+//    (x + y, as the arithmetic gives it), else the positive quiet NaN.
 // Each guard is a select, not a branch: a kernel's vector lanes take it
 // alike, and a lane outside the guarded range gets the library's bits.
 struct Guard {
@@ -95,10 +100,25 @@ int exponent_of(T x) {
   return static_cast<int>((std::bit_cast<Bits>(x) >> C::kMantissa) & kMask) - C::kBias;
 }
 
-// f(x) with `name`'s guard around it: what the reference evaluator computes
+// A NaN result by the NaN rule: an operand's NaN quieted, else +NaN.
+template <class T>
+T one_nan(T r, T x, T y) {
+  if (r == r) return r;
+  return x != x || y != y ? x + y : std::numeric_limits<T>::quiet_NaN();
+}
+
+template <class T, class F>
+T guarded_steps(std::string_view name, F f, T x);
+
+// f(x) with `name`'s guards around it: what the reference evaluator computes
 // and the JIT's calls emit the same steps for (jit/ir/math_calls.cpp).
 template <class T, class F>
 T guarded(std::string_view name, F f, T x) {
+  return one_nan(guarded_steps(name, f, x), x, x);
+}
+
+template <class T, class F>
+T guarded_steps(std::string_view name, F f, T x) {
   using C = GuardConstants<T>;
   using Bits = typename C::Bits;
   const Guard g = guard_of(name);
@@ -122,18 +142,40 @@ T guarded(std::string_view name, F f, T x) {
   return f(x);
 }
 
-// pow's guard (f64: the near-overflow shift; both: pow(x, 1) is x).
+// A function of two operands with the NaN rule.
 template <class T, class F>
-T guarded_pow(F f, T x, T y) {
+T guarded_binary(F f, T x, T y) {
+  return one_nan(f(x, y), x, y);
+}
+
+// A signalling NaN: a NaN whose quiet bit (the mantissa's top) is clear.
+template <class T>
+bool is_signalling(T x) {
+  using C = GuardConstants<T>;
+  using Bits = typename C::Bits;
+  return x != x && (std::bit_cast<Bits>(x) & (Bits{1} << (C::kMantissa - 1))) == 0;
+}
+
+// pow's steps, before the NaN rule.
+template <class T, class F>
+T pow_steps(F f, T x, T y) {
+  if (is_signalling(x) || is_signalling(y)) return x + y;  // IEEE 754 9.2.1 (docs/semantics.md), not C's pow(1, y) = 1
   if (y == T{1} && x == x) return x;  // a NaN goes to the library, which quiets it
   if constexpr (std::is_same_v<T, double>) {
-    if (y * static_cast<T>(exponent_of(x)) > T{1000} && std::fabs(x) < std::numeric_limits<T>::infinity() &&
-        std::fabs(y) < T{0x1p52}) {
+    const T magnitude = std::fabs(x);  // 0 and inf: the library's special cases
+    if (y * static_cast<T>(exponent_of(x)) > T{1000} && magnitude > 0 &&
+        magnitude < std::numeric_limits<T>::infinity() && std::fabs(y) < T{0x1p52}) {
       const T r = f(x, y - std::copysign(T{1}, y));
       return y > 0 ? r * x : r / x;
     }
   }
   return f(x, y);
+}
+
+// pow's guards (f64: the near-overflow shift; both: pow(x, 1) is x).
+template <class T, class F>
+T guarded_pow(F f, T x, T y) {
+  return one_nan(pow_steps(f, x, y), x, y);
 }
 
 }  // namespace bcast::math

@@ -33,7 +33,7 @@ T math_function(T a, T b) {
   static_assert(!row(O).math.empty(), "math_function computes the rows with a `math` name");
   static const math::Binary<T> f = math::binary<T>(row(O).math);
   if constexpr (O == Op::pow || O == Op::float_power) return math::guarded_pow(f, a, b);
-  else return f(a, b);
+  else return math::guarded_binary(f, a, b);
 }
 
 // ---- dtype -> storage type, compute type, load and store ----
