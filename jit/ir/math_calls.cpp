@@ -117,6 +117,20 @@ Value* emit_library_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, 
   return out;
 }
 
+// math::polished_cbrt: one Newton step on y**3 = x.
+Value* emit_polished_cbrt(llvm::IRBuilder<>& b, Value* y, Value* x) {
+  llvm::Type* type = y->getType();
+  auto fma = [&](Value* p, Value* q, Value* r) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {p, q, r}); };
+  Value* square = b.CreateFMul(y, y);
+  Value* square_error = fma(y, y, b.CreateFNeg(square));
+  Value* residual = fma(square_error, y, fma(square, y, b.CreateFNeg(x)));
+  Value* polished = b.CreateFSub(y, b.CreateFDiv(residual, b.CreateFMul(llvm::ConstantFP::get(type, 3.0), square)));
+  Value* finite_nonzero = b.CreateAnd(b.CreateFCmpONE(y, llvm::ConstantFP::get(type, 0.0)),
+                                      b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y),
+                                                      llvm::ConstantFP::getInfinity(type)));
+  return b.CreateSelect(finite_nonzero, polished, y);
+}
+
 // math::guarded's steps (NOTE: [Math guards]) in IR, in the precision of T.
 template <class T>
 Value* emit_guarded(llvm::IRBuilder<>& b, std::string_view name, Value* x) {
@@ -155,6 +169,7 @@ Value* emit_guarded(llvm::IRBuilder<>& b, std::string_view name, Value* x) {
   }
   Value* r = emit_library_call(b, name, argument, nullptr);
   if (taken) r = b.CreateSelect(taken, finish(r), r);
+  if (g.newton_f64 && std::is_same_v<T, double>) r = emit_polished_cbrt(b, r, x);
   if (g.tiny) r = b.CreateSelect(b.CreateFCmpOLT(magnitude, constant(std::numeric_limits<T>::min())), x, r);
   return r;
 }
