@@ -12,6 +12,12 @@
 
 namespace bcast::test {
 
+// The dtypes this oracle computes in: every dtype before c64. It has no
+// complex arithmetic yet; the tests that draw dtypes at random draw these, and
+// tests/python/test_functions_vs_numpy.py holds c64 and c128 to NumPy.
+inline constexpr int kNumRealDTypes = static_cast<int>(DType::c64);
+static_assert(static_cast<int>(DType::c128) == kNumDTypes - 1, "the complex dtypes are the last");
+
 // One expected element: its exact bits, or any quiet NaN where IEEE 754
 // leaves the payload of an arithmetic result open.
 struct Expected {

@@ -1,6 +1,8 @@
 // The generator of random_expr.h.
 #include "random_expr.h"
 
+#include "oracle_values.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -132,7 +134,7 @@ class Generator {
   }
 
   Node cast(int depth) {
-    DType to = static_cast<DType>(pick(0, kNumDTypes - 1));
+    DType to = static_cast<DType>(pick(0, kNumRealDTypes - 1));
     const std::vector<DType>& allowed = o_.dtypes;
     if (std::find(allowed.begin(), allowed.end(), to) == allowed.end()) to = allowed.front();
     const Node x = node(depth + 1);

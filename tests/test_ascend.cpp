@@ -55,7 +55,7 @@ class Ascend : public ::testing::Test {
 // and the instruction; the common ones run on the simulator.
 TEST_F(Ascend, RandomCasesEqualTheOracleOnBothProducts) {
   std::mt19937_64 rng(55);
-  std::uniform_int_distribution<int> op_pick(0, kNumOps - 1), dtype_pick(0, kNumDTypes - 1), blocks(1, 48);
+  std::uniform_int_distribution<int> op_pick(0, kNumOps - 1), dtype_pick(0, test::kNumRealDTypes - 1), blocks(1, 48);
   const std::int64_t ub_sizes[] = {1024, 2048, 4096, 16384, 65536, 196608, 262144};
   int ran = 0, refused = 0;
   for (int i = 0; i < 3000; ++i) {

@@ -127,6 +127,43 @@ TEST_F(Npy, BigEndianFilesLoadConverted) {
   EXPECT_EQ(test::get(u1, 0), 7);
 }
 
+// NumPy's complex64 and complex128 ('<c8', '<c16'): the real part, then the
+// imaginary part. A big-endian file reverses each part's bytes, not the
+// element's (which would swap the parts).
+TEST_F(Npy, ComplexFilesLoadPartByPartAndRoundTrip) {
+  const auto native = [](auto re, auto im) {
+    std::string bytes(2 * sizeof re, '\0');
+    std::memcpy(bytes.data(), &re, sizeof re);
+    std::memcpy(bytes.data() + sizeof re, &im, sizeof im);
+    return bytes;
+  };
+  const auto big_endian = [](auto re, auto im) {
+    std::string bytes;
+    for (auto v : {re, im}) {
+      unsigned char b[sizeof v];
+      std::memcpy(b, &v, sizeof v);
+      bytes += std::string(std::rbegin(b), std::rend(b));
+    }
+    return bytes;
+  };
+  const auto bytes = [](const std::string& s) { return std::vector<std::uint8_t>(s.begin(), s.end()); };
+  const Tensor c8 = load_npy(write_npy("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }",
+                                       native(1.5f, -2.0f) + native(0.25f, 3.0f)));
+  EXPECT_EQ(c8.dtype(), DType::c64);
+  EXPECT_EQ(test::bytes_of(c8), bytes(native(1.5f, -2.0f) + native(0.25f, 3.0f)));
+  const Tensor c16 = load_npy(write_npy("c16.npy", "{'descr': '>c16', 'fortran_order': False, 'shape': (1,), }",
+                                        big_endian(0.1, -7.5)));
+  EXPECT_EQ(c16.dtype(), DType::c128);
+  EXPECT_EQ(test::bytes_of(c16), bytes(native(0.1, -7.5)));
+  for (const Tensor* t : {&c8, &c16}) {
+    const std::string path = (dir_ / "c.npy").string();
+    save_npy(path, *t);
+    const Tensor back = load_npy(path);
+    EXPECT_EQ(back.dtype(), t->dtype());
+    EXPECT_EQ(test::bytes_of(back), test::bytes_of(*t));
+  }
+}
+
 TEST_F(Npy, RefusesBadFilesWithTheReason) {
   const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
   expect_io_error((dir_ / "missing.npy").string(), "cannot open for reading");
@@ -136,7 +173,7 @@ TEST_F(Npy, RefusesBadFilesWithTheReason) {
   expect_io_error(write_npy("trunc.npy", f4, std::string(15, '\0')), "truncated .npy data: shape [2, 2] of f32 needs 16 bytes, the file has 15");
   expect_io_error(write_raw("hdr.npy", std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 17)), "truncated .npy header");
   expect_io_error(write_raw("huge.npy", std::string("\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12)), "above the limit");
-  expect_io_error(write_npy("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "abcdabcd"), "unsupported dtype '<c8'");
+  expect_io_error(write_npy("c32.npy", "{'descr': '<c32', 'fortran_order': False, 'shape': (1,), }", std::string(32, 'a')), "unsupported dtype '<c32'");
   expect_io_error(write_npy("key.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}", "abcd"), "unexpected key 'x'");
   expect_io_error(write_npy("nokey.npy", "{'descr': '<f4', 'shape': (1,), }", "abcd"), "must have 'descr', 'fortran_order' and 'shape'");
   expect_io_error(write_npy("neg.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", "abcd"), "expected a non-negative integer extent");

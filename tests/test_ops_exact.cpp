@@ -350,7 +350,7 @@ TEST(OpSupport, UndefinedPairsAreRefusedWithADTypeError) {
   // exists where the loop is the dtype's own.
   std::size_t defined = 0, numpy_defined = 0, numpy_kernels = 0;
   for (int o = 0; o < kNumOps; ++o)
-    for (int d = 0; d < kNumDTypes; ++d) {
+    for (int d = 0; d < test::kNumRealDTypes; ++d) {
       const auto op = static_cast<Op>(o);
       const auto dtype = static_cast<DType>(d);
       const std::optional<DType> loop = test::oracle_loop(op, dtype);

@@ -186,7 +186,7 @@ std::vector<std::string> calls_of_one_key(Op op) {
 std::vector<std::pair<Op, DType>> supported_pairs() {
   std::vector<std::pair<Op, DType>> pairs;
   for (int o = 0; o < kNumOps; ++o)
-    for (int d = 0; d < kNumDTypes; ++d)
+    for (int d = 0; d < kNumRealDTypes; ++d)
       if (detail::supports(static_cast<Op>(o), static_cast<DType>(d)))
         pairs.emplace_back(static_cast<Op>(o), static_cast<DType>(d));
   return pairs;

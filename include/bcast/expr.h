@@ -36,14 +36,14 @@ namespace bcast {
   X(neg) X(abs) X(sqrt) X(exp) X(log) X(sin) X(cos) X(tanh) X(sigmoid) X(floor) X(ceil) X(round) X(logical_not) \
   X(bit_not) X(positive) X(square) X(reciprocal) X(sign) X(trunc) X(fabs) X(conj) X(copy) X(ones_like) X(tan)     \
   X(arcsin) X(arccos) X(arctan) X(sinh) X(cosh) X(arcsinh) X(arccosh) X(arctanh) X(exp2) X(expm1) X(log2)        \
-  X(log10) X(log1p) X(cbrt) X(deg2rad) X(rad2deg) X(spacing) X(isnan) X(isinf) X(isfinite) X(signbit)
+  X(log10) X(log1p) X(cbrt) X(deg2rad) X(rad2deg) X(spacing) X(isnan) X(isinf) X(isfinite) X(signbit) X(real) X(imag)
 
 enum class UnaryOp : std::uint8_t {
 #define BCAST_UNARY_ENUM(name) name,
   BCAST_FOR_EACH_UNARY_OP(BCAST_UNARY_ENUM)
 #undef BCAST_UNARY_ENUM
 };
-inline constexpr int kNumUnaryOps = 45;
+inline constexpr int kNumUnaryOps = 47;
 
 // where(c, a, b): a where c is true, else b; clamp(x, lo, hi): min(max(x, lo), hi);
 // fma(a, b, c): a * b + c rounded once (integers wrap).

@@ -29,7 +29,7 @@ void add_keys(std::vector<KernelKey>& keys, std::unordered_set<KernelKey, Kernel
   for (const BroadcastPlan& plan : set.plans)
     for (const std::uint64_t threshold : set.thresholds) {
       const KernelKey key = make_kernel_key(target, op, dtype, plan, codegen, threshold);
-      if (seen.insert(key).second) keys.push_back(key);
+      if (provider::emits(key) && seen.insert(key).second) keys.push_back(key);
     }
 }
 

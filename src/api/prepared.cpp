@@ -152,7 +152,8 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   if (!jit_enabled()) return "reference";
-  return call_kernel_key(current_target(), op, dtype, plan_broadcast(out, a, b)).to_string();
+  const KernelKey key = call_kernel_key(current_target(), op, dtype, plan_broadcast(out, a, b));
+  return provider::emits(key) ? key.to_string() : "reference";
 }
 
 

@@ -93,6 +93,7 @@ double load_as_double(DType t, const char* p) {
     case DType::i64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
     case DType::u64: { std::uint64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
     case DType::f64: { double v; std::memcpy(&v, p, 8); return v; }
+    case DType::c64: case DType::c128: break;  // the AI core has no complex type (ascend_type_name)
   }
   return 0;
 }

@@ -12,6 +12,7 @@ struct DTypeInfo {
   std::size_t size;
   bool floating;
   bool integer;
+  bool complex = false;
 };
 
 constexpr std::array<DTypeInfo, kNumDTypes> kDTypes{{
@@ -28,6 +29,8 @@ constexpr std::array<DTypeInfo, kNumDTypes> kDTypes{{
     {DType::u32, "u32", 4, false, true},
     {DType::u64, "u64", 8, false, true},
     {DType::boolean, "bool", 1, false, false},
+    {DType::c64, "c64", 8, false, false, true},
+    {DType::c128, "c128", 16, false, false, true},
 }};
 
 const DTypeInfo& info(DType t) { return kDTypes[static_cast<std::size_t>(t)]; }
@@ -39,6 +42,7 @@ std::string_view dtype_name(DType t) { return info(t).name; }
 bool is_floating(DType t) { return info(t).floating; }
 bool is_integer(DType t) { return info(t).integer; }
 bool is_unsigned(DType t) { return t == DType::u8 || t == DType::u16 || t == DType::u32 || t == DType::u64; }
+bool is_complex(DType t) { return info(t).complex; }
 
 std::optional<DType> parse_dtype(std::string_view name) {
   for (const DTypeInfo& d : kDTypes)

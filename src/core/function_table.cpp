@@ -9,10 +9,10 @@ namespace bcast::detail {
 std::optional<DType> loop_for(const FunctionRow& r, DType d) {
   if (r.loops.contains(d)) return d;
   if (d == DType::boolean && !r.bool_casts) return std::nullopt;
-  // NumPy's order of loops: bool, the integers from narrow to wide, the floats.
+  // NumPy's order of loops: bool, the integers from narrow to wide, the floats, the complex.
   static constexpr DType kOrder[] = {DType::boolean, DType::i8,  DType::u8,  DType::i16, DType::u16,
                                      DType::i32,     DType::u32, DType::i64, DType::u64, DType::f16,
-                                     DType::bf16,    DType::f32, DType::f64};
+                                     DType::bf16,    DType::f32, DType::f64, DType::c64, DType::c128};
   for (DType loop : kOrder)
     if (r.loops.contains(loop) && promote_types(d, loop) == loop) return loop;  // d casts to it safely
   return std::nullopt;

@@ -27,10 +27,13 @@ inline constexpr DTypeSet kFloats{DType::f16, DType::bf16, DType::f32, DType::f6
 inline constexpr DTypeSet kIntegers{DType::i8, DType::i16, DType::i32, DType::i64,
                                     DType::u8, DType::u16, DType::u32, DType::u64};
 inline constexpr DTypeSet kBool{DType::boolean};
-inline constexpr DTypeSet kNumbers = kIntegers | kFloats;
-inline constexpr DTypeSet kAll = kNumbers | kBool;
+inline constexpr DTypeSet kComplex{DType::c64, DType::c128};
+inline constexpr DTypeSet kNumbers = kIntegers | kFloats;  // the real numbers
+inline constexpr DTypeSet kInexact = kFloats | kComplex;
+inline constexpr DTypeSet kAll = kNumbers | kBool | kComplex;
 
 constexpr bool is_floating_dtype(DType d) { return kFloats.contains(d); }
+constexpr bool is_complex_dtype(DType d) { return kComplex.contains(d); }
 
 enum class Arity : std::uint8_t { unary = 1, binary = 2, ternary = 3 };
 
@@ -38,7 +41,8 @@ enum class Arity : std::uint8_t { unary = 1, binary = 2, ternary = 3 };
 enum class Result : std::uint8_t {
   same,          // the loop's dtype
   boolean,       // comparisons, logical ops, predicates
-  true_divide,   // div: floats their own, integers and bool f64 (NumPy's `/`)
+  true_divide,   // div: floats and complex their own, integers and bool f64 (NumPy's `/`)
+  real_part,     // abs, real, imag: a complex loop's real partner (c64: f32), else the loop's dtype
 };
 
 // How exactly the result is computed: 0 is exact (the correctly rounded
@@ -71,12 +75,12 @@ struct FunctionRow {
 // clang-format off
 inline constexpr std::array kBinaryRows = {
   FunctionRow{"add", Arity::binary, 0, "", kAll, true, Result::same, kExact, "", false, "a + b; integers wrap; on bool, or"},
-  FunctionRow{"sub", Arity::binary, 1, "subtract", kNumbers, false, Result::same, kExact, "", false, "a - b; integers wrap; no bool"},
+  FunctionRow{"sub", Arity::binary, 1, "subtract", kNumbers | kComplex, false, Result::same, kExact, "", false, "a - b; integers wrap; no bool"},
   FunctionRow{"mul", Arity::binary, 2, "multiply", kAll, true, Result::same, kExact, "", false, "a * b; integers wrap; on bool, and"},
   FunctionRow{"div", Arity::binary, 3, "divide true_divide", kAll, true, Result::true_divide, kExact, "", false, "a / b; integers and bool in f64"},
   FunctionRow{"max", Arity::binary, 4, "maximum", kAll, true, Result::same, kExact, "", false, "the larger; NaN if either is"},
   FunctionRow{"min", Arity::binary, 5, "minimum", kAll, true, Result::same, kExact, "", false, "the smaller; NaN if either is"},
-  FunctionRow{"pow", Arity::binary, 6, "power", kNumbers, true, Result::same, kUlp1, "pow", false, "a ** b; integers wrap, and a negative integer exponent is an error"},
+  FunctionRow{"pow", Arity::binary, 6, "power", kNumbers | kComplex, true, Result::same, kUlp1, "pow", false, "a ** b; integers wrap, and a negative integer exponent is an error"},
   FunctionRow{"eq", Arity::binary, 7, "equal", kAll, true, Result::boolean, kExact, "", false, "a == b"},
   FunctionRow{"ne", Arity::binary, 8, "not_equal", kAll, true, Result::boolean, kExact, "", false, "a != b"},
   FunctionRow{"lt", Arity::binary, 9, "less", kAll, true, Result::boolean, kExact, "", false, "a < b"},
@@ -105,48 +109,48 @@ inline constexpr std::array kBinaryRows = {
   FunctionRow{"lcm", Arity::binary, 32, "", kIntegers, false, Result::same, kExact, "", false, "least common multiple, >= 0"},
   FunctionRow{"left_shift", Arity::binary, 33, "bitwise_left_shift", kIntegers, true, Result::same, kExact, "", false, "a << b; 0 once b reaches the width"},
   FunctionRow{"right_shift", Arity::binary, 34, "bitwise_right_shift", kIntegers, true, Result::same, kExact, "", false, "a >> b, arithmetic; past the width 0 or -1"},
-  FunctionRow{"float_power", Arity::binary, 35, "", DTypeSet{DType::f64}, true, Result::same, kUlp1, "pow", false, "a ** b in f64"},
+  FunctionRow{"float_power", Arity::binary, 35, "", DTypeSet{DType::f64, DType::c128}, true, Result::same, kUlp1, "pow", false, "a ** b in f64 or c128"},
   FunctionRow{"heaviside", Arity::binary, 36, "", kFloats, true, Result::same, kExact, "", false, "0 for a < 0, b for a == 0, 1 for a > 0"},
 };
 
 inline constexpr std::array kUnaryRows = {
-  FunctionRow{"neg", Arity::unary, 0, "negative", kNumbers, false, Result::same, kExact, "", true, "-x; integers wrap; no bool (use logical_not)"},
-  FunctionRow{"abs", Arity::unary, 1, "absolute", kAll, true, Result::same, kExact, "", true, "|x|; integers wrap (abs(MIN) is MIN)"},
-  FunctionRow{"sqrt", Arity::unary, 2, "", kFloats, true, Result::same, kExact, "", false, "square root, correctly rounded"},
-  FunctionRow{"exp", Arity::unary, 3, "", kFloats, true, Result::same, kUlp1, "exp", false, "e ** x"},
-  FunctionRow{"log", Arity::unary, 4, "", kFloats, true, Result::same, kUlp1, "log", false, "natural logarithm"},
-  FunctionRow{"sin", Arity::unary, 5, "", kFloats, true, Result::same, kUlp1, "sin", false, "sine"},
-  FunctionRow{"cos", Arity::unary, 6, "", kFloats, true, Result::same, kUlp1, "cos", false, "cosine"},
-  FunctionRow{"tanh", Arity::unary, 7, "", kFloats, true, Result::same, kUlp2, "tanh", false, "hyperbolic tangent"},
+  FunctionRow{"neg", Arity::unary, 0, "negative", kNumbers | kComplex, false, Result::same, kExact, "", true, "-x; integers wrap; no bool (use logical_not)"},
+  FunctionRow{"abs", Arity::unary, 1, "absolute", kAll, true, Result::real_part, kExact, "", true, "|x|; integers wrap (abs(MIN) is MIN); complex: hypot of the parts"},
+  FunctionRow{"sqrt", Arity::unary, 2, "", kInexact, true, Result::same, kExact, "", false, "square root, correctly rounded"},
+  FunctionRow{"exp", Arity::unary, 3, "", kInexact, true, Result::same, kUlp1, "exp", false, "e ** x"},
+  FunctionRow{"log", Arity::unary, 4, "", kInexact, true, Result::same, kUlp1, "log", false, "natural logarithm"},
+  FunctionRow{"sin", Arity::unary, 5, "", kInexact, true, Result::same, kUlp1, "sin", false, "sine"},
+  FunctionRow{"cos", Arity::unary, 6, "", kInexact, true, Result::same, kUlp1, "cos", false, "cosine"},
+  FunctionRow{"tanh", Arity::unary, 7, "", kInexact, true, Result::same, kUlp2, "tanh", false, "hyperbolic tangent"},
   FunctionRow{"sigmoid", Arity::unary, 8, "expit", kFloats, true, Result::same, kUlp2, "", false, "1 / (1 + exp(-x))"},
   FunctionRow{"floor", Arity::unary, 9, "", kNumbers, false, Result::same, kExact, "", false, "rounded down; an integer is its own"},
   FunctionRow{"ceil", Arity::unary, 10, "", kNumbers, false, Result::same, kExact, "", false, "rounded up; an integer is its own"},
-  FunctionRow{"round", Arity::unary, 11, "rint", kNumbers, false, Result::same, kExact, "", false, "to the nearest, half to even; an integer is its own"},
+  FunctionRow{"round", Arity::unary, 11, "rint", kNumbers | kComplex, false, Result::same, kExact, "", false, "to the nearest, half to even; an integer is its own"},
   FunctionRow{"logical_not", Arity::unary, 12, "", kAll, true, Result::boolean, kExact, "", false, "x == 0"},
   FunctionRow{"bit_not", Arity::unary, 13, "invert bitwise_not bitwise_invert", kIntegers | kBool, true, Result::same, kExact, "", false, "~x; on bool, not"},
-  FunctionRow{"positive", Arity::unary, 14, "", kNumbers, false, Result::same, kExact, "", true, "+x"},
-  FunctionRow{"square", Arity::unary, 15, "", kNumbers, true, Result::same, kExact, "", false, "x * x; integers wrap"},
-  FunctionRow{"reciprocal", Arity::unary, 16, "", kNumbers, true, Result::same, kExact, "", false, "1 / x; for integers, C's integer division (1 / 0 is 0)"},
-  FunctionRow{"sign", Arity::unary, 17, "", kNumbers, false, Result::same, kExact, "", false, "-1, 0 or 1 (NaN for NaN)"},
+  FunctionRow{"positive", Arity::unary, 14, "", kNumbers | kComplex, false, Result::same, kExact, "", true, "+x"},
+  FunctionRow{"square", Arity::unary, 15, "", kNumbers | kComplex, true, Result::same, kExact, "", false, "x * x; integers wrap"},
+  FunctionRow{"reciprocal", Arity::unary, 16, "", kNumbers | kComplex, true, Result::same, kExact, "", false, "1 / x; for integers, C's integer division (1 / 0 is 0)"},
+  FunctionRow{"sign", Arity::unary, 17, "", kNumbers | kComplex, false, Result::same, kExact, "", false, "-1, 0 or 1 (NaN for NaN); complex: z / |z|"},
   FunctionRow{"trunc", Arity::unary, 18, "", kNumbers, false, Result::same, kExact, "", false, "rounded towards zero; an integer is its own"},
   FunctionRow{"fabs", Arity::unary, 19, "", kFloats, true, Result::same, kExact, "", false, "|x| in a float dtype"},
-  FunctionRow{"conj", Arity::unary, 20, "conjugate", kNumbers, true, Result::same, kExact, "", false, "the complex conjugate: a real number is its own"},
+  FunctionRow{"conj", Arity::unary, 20, "conjugate", kNumbers | kComplex, true, Result::same, kExact, "", false, "the complex conjugate: a real number is its own"},
   FunctionRow{"copy", Arity::unary, 21, "", kAll, true, Result::same, kExact, "", false, "x"},
   FunctionRow{"ones_like", Arity::unary, 22, "", kAll, true, Result::same, kExact, "", false, "1 of x's dtype"},
-  FunctionRow{"tan", Arity::unary, 23, "", kFloats, true, Result::same, kUlp2, "tan", false, "tangent"},
-  FunctionRow{"arcsin", Arity::unary, 24, "asin", kFloats, true, Result::same, kUlp2, "asin", false, "inverse sine; NaN outside [-1, 1]"},
-  FunctionRow{"arccos", Arity::unary, 25, "acos", kFloats, true, Result::same, kUlp2, "acos", false, "inverse cosine; NaN outside [-1, 1]"},
-  FunctionRow{"arctan", Arity::unary, 26, "atan", kFloats, true, Result::same, kUlp2, "atan", false, "inverse tangent"},
-  FunctionRow{"sinh", Arity::unary, 27, "", kFloats, true, Result::same, kUlp2, "sinh", false, "hyperbolic sine"},
-  FunctionRow{"cosh", Arity::unary, 28, "", kFloats, true, Result::same, kUlp2, "cosh", false, "hyperbolic cosine"},
-  FunctionRow{"arcsinh", Arity::unary, 29, "asinh", kFloats, true, Result::same, kUlp2, "asinh", false, "inverse hyperbolic sine"},
-  FunctionRow{"arccosh", Arity::unary, 30, "acosh", kFloats, true, Result::same, kUlp2, "acosh", false, "inverse hyperbolic cosine; NaN below 1"},
-  FunctionRow{"arctanh", Arity::unary, 31, "atanh", kFloats, true, Result::same, kUlp2, "atanh", false, "inverse hyperbolic tangent; NaN outside [-1, 1]"},
-  FunctionRow{"exp2", Arity::unary, 32, "", kFloats, true, Result::same, kUlp2, "exp2", false, "2 ** x"},
-  FunctionRow{"expm1", Arity::unary, 33, "", kFloats, true, Result::same, kUlp2, "expm1", false, "exp(x) - 1, exact near 0"},
-  FunctionRow{"log2", Arity::unary, 34, "", kFloats, true, Result::same, kUlp2, "log2", false, "base-2 logarithm"},
-  FunctionRow{"log10", Arity::unary, 35, "", kFloats, true, Result::same, kUlp2, "log10", false, "base-10 logarithm"},
-  FunctionRow{"log1p", Arity::unary, 36, "", kFloats, true, Result::same, kUlp2, "log1p", false, "log(1 + x), exact near 0"},
+  FunctionRow{"tan", Arity::unary, 23, "", kInexact, true, Result::same, kUlp2, "tan", false, "tangent"},
+  FunctionRow{"arcsin", Arity::unary, 24, "asin", kInexact, true, Result::same, kUlp2, "asin", false, "inverse sine; NaN outside [-1, 1]"},
+  FunctionRow{"arccos", Arity::unary, 25, "acos", kInexact, true, Result::same, kUlp2, "acos", false, "inverse cosine; NaN outside [-1, 1]"},
+  FunctionRow{"arctan", Arity::unary, 26, "atan", kInexact, true, Result::same, kUlp2, "atan", false, "inverse tangent"},
+  FunctionRow{"sinh", Arity::unary, 27, "", kInexact, true, Result::same, kUlp2, "sinh", false, "hyperbolic sine"},
+  FunctionRow{"cosh", Arity::unary, 28, "", kInexact, true, Result::same, kUlp2, "cosh", false, "hyperbolic cosine"},
+  FunctionRow{"arcsinh", Arity::unary, 29, "asinh", kInexact, true, Result::same, kUlp2, "asinh", false, "inverse hyperbolic sine"},
+  FunctionRow{"arccosh", Arity::unary, 30, "acosh", kInexact, true, Result::same, kUlp2, "acosh", false, "inverse hyperbolic cosine; NaN below 1"},
+  FunctionRow{"arctanh", Arity::unary, 31, "atanh", kInexact, true, Result::same, kUlp2, "atanh", false, "inverse hyperbolic tangent; NaN outside [-1, 1]"},
+  FunctionRow{"exp2", Arity::unary, 32, "", kInexact, true, Result::same, kUlp2, "exp2", false, "2 ** x"},
+  FunctionRow{"expm1", Arity::unary, 33, "", kInexact, true, Result::same, kUlp2, "expm1", false, "exp(x) - 1, exact near 0"},
+  FunctionRow{"log2", Arity::unary, 34, "", kInexact, true, Result::same, kUlp2, "log2", false, "base-2 logarithm"},
+  FunctionRow{"log10", Arity::unary, 35, "", kInexact, true, Result::same, kUlp2, "log10", false, "base-10 logarithm"},
+  FunctionRow{"log1p", Arity::unary, 36, "", kInexact, true, Result::same, kUlp2, "log1p", false, "log(1 + x), exact near 0"},
   FunctionRow{"cbrt", Arity::unary, 37, "", kFloats, true, Result::same, kUlp2, "cbrt", false, "cube root"},
   FunctionRow{"deg2rad", Arity::unary, 38, "radians", kFloats, true, Result::same, kExact, "", false, "x * (pi / 180), rounded once as NumPy"},
   FunctionRow{"rad2deg", Arity::unary, 39, "degrees", kFloats, true, Result::same, kExact, "", false, "x * (180 / pi), rounded once as NumPy"},
@@ -155,6 +159,8 @@ inline constexpr std::array kUnaryRows = {
   FunctionRow{"isinf", Arity::unary, 42, "", kAll, true, Result::boolean, kExact, "", false, "x is infinite"},
   FunctionRow{"isfinite", Arity::unary, 43, "", kAll, true, Result::boolean, kExact, "", false, "x is neither infinite nor NaN"},
   FunctionRow{"signbit", Arity::unary, 44, "", kFloats, true, Result::boolean, kExact, "", false, "x's sign bit is set (-0.0 too)"},
+  FunctionRow{"real", Arity::unary, 45, "", kAll, true, Result::real_part, kExact, "", false, "the real part: a real number is its own"},
+  FunctionRow{"imag", Arity::unary, 46, "", kAll, true, Result::real_part, kExact, "", false, "the imaginary part: 0 for a real number"},
 };
 
 inline constexpr std::array kTernaryRows = {
@@ -188,7 +194,8 @@ constexpr bool supports(Op op, DType d) { return has_loop(row(op), d) && !row(op
 constexpr DType result_of(const FunctionRow& r, DType loop) {
   switch (r.result) {
     case Result::boolean: return DType::boolean;
-    case Result::true_divide: return is_floating_dtype(loop) ? loop : DType::f64;
+    case Result::true_divide: return is_floating_dtype(loop) || is_complex_dtype(loop) ? loop : DType::f64;
+    case Result::real_part: return real_part_dtype(loop);
     case Result::same: break;
   }
   return loop;

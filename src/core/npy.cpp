@@ -29,10 +29,11 @@ struct NpyType {
 // '|' and '=' spellings are normalised to '<' before lookup (this is a
 // little-endian host); a '>' (big-endian) file is read and its elements'
 // bytes reversed on load.
-constexpr std::array<NpyType, 12> kNpyTypes{{
+constexpr std::array<NpyType, 14> kNpyTypes{{
     {"<f2", DType::f16}, {"<f4", DType::f32}, {"<f8", DType::f64}, {"<i1", DType::i8},
     {"<i2", DType::i16}, {"<i4", DType::i32}, {"<i8", DType::i64}, {"<u1", DType::u8},
     {"<u2", DType::u16}, {"<u4", DType::u32}, {"<u8", DType::u64}, {"<b1", DType::boolean},
+    {"<c8", DType::c64}, {"<c16", DType::c128},
 }};
 
 struct NpyHeader {
@@ -82,10 +83,10 @@ class HeaderParser {
  private:
   DType dtype_of(const std::string& descr) const {
     std::string little = descr;
-    if (little.size() == 3 && (little[0] == '|' || little[0] == '=' || little[0] == '>')) little[0] = '<';
+    if (little.size() >= 3 && (little[0] == '|' || little[0] == '=' || little[0] == '>')) little[0] = '<';
     for (const NpyType& t : kNpyTypes)
       if (t.descr == little) return t.dtype;
-    fail(ErrorKind::io, "{}: unsupported dtype '{}' (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1, either byte order)",
+    fail(ErrorKind::io, "{}: unsupported dtype '{}' (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1 c8 c16, either byte order)",
          path_, descr);
   }
 
@@ -162,7 +163,7 @@ class HeaderParser {
   std::size_t pos_ = 0;
 };
 
-// A big-endian payload made native: each element's bytes in reverse order.
+// A big-endian payload made native: each value's bytes in reverse order.
 void reverse_element_bytes(unsigned char* data, std::int64_t numel, std::size_t size) {
   if (size == 1) return;
   for (std::int64_t i = 0; i < numel; ++i, data += size) std::reverse(data, data + size);
@@ -227,7 +228,10 @@ Tensor read_npy(std::istream& in, std::uint64_t file_size, const std::string& pa
   Tensor t(h.dtype, h.shape, h.fortran_order ? Order::fortran : Order::c);
   if (!in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(data_bytes)))
     fail(ErrorKind::io, "{}: read error in the data", path);
-  if (h.big_endian) reverse_element_bytes(static_cast<unsigned char*>(t.data()), numel, dtype_size(h.dtype));
+  if (h.big_endian) {  // a complex number's parts are reversed one by one
+    const std::size_t parts = is_complex(h.dtype) ? 2 : 1, size = dtype_size(h.dtype) / parts;
+    reverse_element_bytes(static_cast<unsigned char*>(t.data()), numel * static_cast<std::int64_t>(parts), size);
+  }
   return t;
 }
 

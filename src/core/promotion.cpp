@@ -64,7 +64,7 @@ DType promote_floats(DType a, DType b) {
 }  // namespace
 
 DType smallest_float_for(DType d) {
-  if (is_floating(d)) return d;
+  if (is_floating(d) || is_complex(d)) return d;
   if (d == DType::boolean) return DType::f16;
   switch (dtype_size(d)) {
     case 1: return DType::f16;
@@ -79,7 +79,15 @@ DType promote_types(DType a, DType b) {
 }
 
 DType promote_types(std::span<const DType> dtypes) {
+  const bool any_complex = std::any_of(dtypes.begin(), dtypes.end(), [](DType d) { return is_complex(d); });
   const bool any_float = std::any_of(dtypes.begin(), dtypes.end(), [](DType d) { return is_floating(d); });
+  if (any_complex) {
+    // The complex dtype whose parts hold every operand's values: c64 up to
+    // f32's rank, c128 beyond (c64 with f64 or i32 gives c128).
+    int needed = 0;
+    for (DType d : dtypes) needed = std::max(needed, float_rank(smallest_float_for(real_part_dtype(d))));
+    return needed <= float_rank(DType::f32) ? DType::c64 : DType::c128;
+  }
   DType result = dtypes.empty() ? DType::boolean : dtypes.front();
   if (any_float) {
     // The floats promote among themselves; the integers need a float of a
@@ -104,7 +112,7 @@ DType promote_types(std::span<const DType> dtypes) {
 DType promote_weak(DType d, ScalarKind kind) {
   switch (kind) {
     case ScalarKind::weak_int: return d == DType::boolean ? DType::i64 : d;
-    case ScalarKind::weak_float: return is_floating(d) ? d : DType::f64;
+    case ScalarKind::weak_float: return is_floating(d) || is_complex(d) ? d : DType::f64;
     case ScalarKind::strong: break;
   }
   return d;

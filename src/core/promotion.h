@@ -23,7 +23,10 @@ enum class ScalarKind : std::uint8_t { weak_int, weak_float, strong };
 //     u16 f32; wider integers f64 (i32, f32 -> f64);
 //   - floats give the wider; f16 and bf16 give f32 (bf16 is not NumPy's: it
 //     holds i8 and u8 exactly like f16, and ranks with it: bf16 with u8 or
-//     bool stays bf16).
+//     bool stays bf16);
+//   - a complex dtype with anything gives the complex dtype whose parts hold
+//     both: c64 where every real part fits f32 (c64 with f16, f32, i16), c128
+//     otherwise (c64 with f64 or i32).
 // With several dtypes and any float among them, the result is that rule's
 // float for all of them at once: np.result_type(i8, u8, f16) is f16, where
 // promoting pairwise would give f32.
@@ -31,13 +34,13 @@ enum class ScalarKind : std::uint8_t { weak_int, weak_float, strong };
 DType promote_types(std::span<const DType> dtypes);
 
 // The smallest float that holds every value of an integer or bool dtype
-// exactly; a float dtype is its own. NumPy's loops for the float functions
+// exactly; a float or complex dtype is its own. NumPy's loops for the float functions
 // (sqrt, exp, ...) on integers pick it.
 DType smallest_float_for(DType d);
 
 // What a weak scalar of `kind` makes of the strong dtype `d` it meets: an int
 // leaves every dtype but bool alone (bool gives i64); a float leaves floats
-// alone and turns integers and bool into f64.
+// and complex dtypes alone and turns integers and bool into f64.
 DType promote_weak(DType d, ScalarKind kind);
 
 // The dtype a weak scalar computes in before it meets an array: i64 or f64.

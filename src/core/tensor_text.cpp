@@ -29,8 +29,15 @@ std::string float_text(F v) {
   return std::isnan(v) ? "nan" : fmt::format("{}", v);
 }
 
+// A complex number as Python writes one, without the parentheses: 1-2.5j, nan+infj.
+template <class F>
+std::string complex_text(F re, F im) {
+  const bool minus = !std::isnan(im) && std::signbit(im);
+  return float_text(re) + (minus ? "-" : "+") + float_text(minus ? -im : im) + "j";
+}
+
 // One element: integers as integers, floats as float_text, bools as NumPy's
-// True and False.
+// True and False, complex numbers as complex_text.
 std::string element_text(DType dtype, const char* p) {
   switch (dtype) {
     case DType::f16: return float_text(f16_to_f32(load<std::uint16_t>(p)));
@@ -46,6 +53,8 @@ std::string element_text(DType dtype, const char* p) {
     case DType::u32: return fmt::format("{}", load<std::uint32_t>(p));
     case DType::u64: return fmt::format("{}", load<std::uint64_t>(p));
     case DType::boolean: return load<std::uint8_t>(p) != 0 ? "True" : "False";
+    case DType::c64: return complex_text(load<float>(p), load<float>(p + 4));
+    case DType::c128: return complex_text(load<double>(p), load<double>(p + 8));
   }
   return "?";
 }

@@ -89,6 +89,13 @@ void log_fallback(Outcome outcome, Name&& name) {
   }
 }
 
+// BCAST_LOG_LEVEL=debug: a call whose dtypes the JIT does not emit yet.
+void log_not_emitted(const KernelKey& key) {
+  if (logging::core().should_log(spdlog::level::debug))
+    logging::core().debug("{}: the JIT has no complex kernels yet; the call runs on the reference executor",
+                          key.to_string());
+}
+
 }  // namespace
 
 double wait_budget_us(std::int64_t numel, double fallback_ns) {
@@ -105,6 +112,10 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
   }
   const Target& host = target_for(TargetKind::host);
   const KernelKey key = call_kernel_key(host, op, dtype, plan);
+  if (!provider::emits(key)) {
+    log_not_emitted(key);
+    return {.fn = reference_kernel(op, dtype), .outcome = Outcome::reference};
+  }
   log_variants(key, plan);
   provider::Kernel kernel = provider::kernel_for(key, host, wait_budget_us(plan.numel, kReferenceNsPerElement));
   const Outcome outcome = outcome_of(kernel.source);
@@ -126,6 +137,10 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
   ExprSpecPin spec;  // NOTE: [Interned ids]: k names it until this returns
   const KernelKey k = make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(),
                                            stream_threshold(host), &spec);
+  if (!provider::emits(k)) {
+    log_not_emitted(k);
+    return {};
+  }
   log_variants(k, plan);
   const double fallback_ns = kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(nodes);
   provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns), use);

@@ -16,7 +16,8 @@ namespace {
 using detail::Element;
 
 constexpr std::int64_t kBlock = 256;  // elements per node step: the buffers stay in L1
-constexpr std::size_t kSlot = 8;      // bytes of the widest element
+constexpr std::size_t kSlot = 16;     // bytes of the widest element (c128)
+constexpr std::size_t kScalarSlot = 8;  // bytes of a scalar's slot (NOTE: [Expression kernels])
 
 template <Op O, DType D>
 struct BinaryStep {
@@ -91,8 +92,8 @@ constexpr auto kTernarySteps = [] {
   constexpr auto make = []<std::size_t J>() -> BlockStep {
     constexpr auto op = static_cast<TernaryOp>(J / kNumDTypes);
     constexpr auto d = static_cast<DType>(J % kNumDTypes);
-    if constexpr (op != TernaryOp::where && d == DType::boolean) return nullptr;
-    else return &TernaryStep<op, d>::run;
+    if constexpr (detail::has_loop(detail::row(op), d)) return &TernaryStep<op, d>::run;
+    else return nullptr;
   };
   return table<kNumTernaryOps * kNumDTypes>(make, std::make_index_sequence<kNumTernaryOps * kNumDTypes>());
 }();
@@ -134,7 +135,7 @@ void ExprEvaluator::run_row(std::int64_t n, void* const* row, const std::int64_t
     }
     for (std::size_t j = 0; j < program_.scalars.size(); ++j) {
       const std::size_t size = dtype_size(program_.scalars[j]);
-      const char* value = static_cast<const char*>(scalars) + j * kSlot;
+      const char* value = static_cast<const char*>(scalars) + j * kScalarSlot;
       char* to = buffer(program_.first_scalar() + static_cast<int>(j));
       for (std::int64_t i = 0; i < m; ++i) std::memcpy(to + i * size, value, size);
     }
@@ -154,7 +155,7 @@ void ExprEvaluator::run_row(std::int64_t n, void* const* row, const std::int64_t
 void ExprEvaluator::run(const KernelArgs& args, const void* scalars) const {
   const int operands = 1 + static_cast<int>(program_.inputs.size());
   const int values = program_.first_instr() + static_cast<int>(program_.code.size());
-  std::vector<std::uint64_t> buffers(static_cast<std::size_t>(values) * kBlock);
+  std::vector<std::uint64_t> buffers(static_cast<std::size_t>(values) * kBlock * kSlot / sizeof(std::uint64_t));
   std::array<std::size_t, kMaxOperands> size{};
   size[0] = dtype_size(program_.out_dtype);
   for (int k = 1; k < operands; ++k) size[k] = dtype_size(program_.inputs[k - 1]);

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "bcast/expr.h"
+#include "complex_ops.h"
 #include "scalar_ops.h"
 
 namespace bcast::detail {
@@ -37,8 +38,13 @@ typename Element<D>::storage spacing(typename Element<D>::storage s) {  // NOLIN
 template <UnaryOp U, class T>
 auto apply_unary(T x) {
   constexpr bool floating = std::is_floating_point_v<T>, boolean = std::is_same_v<T, bool>;
-  if constexpr (U == UnaryOp::positive || U == UnaryOp::conj || U == UnaryOp::copy) {
+  if constexpr (is_complex_v<T>) {
+    return complex_ops::unary<U>(x);  // NOTE: [Complex arithmetic]
+  } else if constexpr (U == UnaryOp::positive || U == UnaryOp::conj || U == UnaryOp::copy ||
+                       U == UnaryOp::real) {
     return x;
+  } else if constexpr (U == UnaryOp::imag) {
+    return T{0};
   } else if constexpr (U == UnaryOp::ones_like) {
     return T{1};
   } else if constexpr (U == UnaryOp::square) {
@@ -137,6 +143,16 @@ struct CastElement {
   static typename Out::storage run(typename In::storage s) {
     if constexpr (From == To) {
       return s;
+    } else if constexpr (is_complex_dtype(From) && is_complex_dtype(To)) {
+      return Out::store(static_cast<typename Out::compute>(s));
+    } else if constexpr (is_complex_dtype(From)) {
+      // NumPy's cast of a complex number to a real dtype drops the imaginary
+      // part (with a ComplexWarning); to bool it asks whether either part is nonzero.
+      if constexpr (To == DType::boolean) return Out::store(s.real() != 0 || s.imag() != 0);
+      else return CastElement<real_part_dtype(From), To>::run(s.real());
+    } else if constexpr (is_complex_dtype(To)) {
+      using Part = typename Out::compute::value_type;
+      return Out::store({static_cast<Part>(In::load(s)), Part{0}});  // one rounding, from the value itself
     } else if constexpr (To == DType::boolean) {
       return Out::store(In::load(s) != 0);
     } else if constexpr (is_floating_dtype(From) && !is_floating_dtype(To)) {

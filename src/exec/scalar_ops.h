@@ -10,6 +10,7 @@
 
 #include "bcast/dtype.h"
 #include "bcast/ops.h"
+#include "complex_ops.h"
 #include "half.h"
 #include "function_table.h"
 #include "math_guards.h"
@@ -75,6 +76,8 @@ template <> struct Element<DType::u16> : PlainElement<std::uint16_t, std::uint16
 template <> struct Element<DType::u32> : PlainElement<std::uint32_t, std::uint32_t> {};
 template <> struct Element<DType::u64> : PlainElement<std::uint64_t, std::uint64_t> {};
 template <> struct Element<DType::boolean> : BoolElement {};
+template <> struct Element<DType::c64> : PlainElement<std::complex<float>, std::complex<float>> {};
+template <> struct Element<DType::c128> : PlainElement<std::complex<double>, std::complex<double>> {};
 
 // ---- the ops on compute types ----
 
@@ -269,7 +272,9 @@ bool nan_ignoring_picks_a(T a, T b) {
 template <Op O, class T>
 auto apply(T a, T b) {
   constexpr bool integral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-  if constexpr (O == Op::add) {
+  if constexpr (is_complex_v<T>) {
+    return complex_ops::binary<O>(a, b);  // NOTE: [Complex arithmetic]
+  } else if constexpr (O == Op::add) {
     if constexpr (std::is_same_v<T, bool>) return a || b;
     else if constexpr (integral) return wrapping(a, b, std::plus<>());
     else return a + b;
@@ -374,7 +379,9 @@ struct ScalarOp {
     // max, min, fmax and fmin copy the chosen input's bits, as NumPy's loops
     // do: a signalling NaN of f16 or bf16 must not come back quieted from a
     // float round trip.
-    if constexpr (O == Op::max || O == Op::min) {
+    if constexpr (is_complex_dtype(D)) {
+      return Out::store(apply<O>(In::load(a), In::load(b)));
+    } else if constexpr (O == Op::max || O == Op::min) {
       return extremum_picks_a<O == Op::max>(In::load(a), In::load(b)) ? a : b;
     } else if constexpr ((O == Op::fmax || O == Op::fmin) && is_floating_dtype(D)) {
       return nan_ignoring_picks_a<O == Op::fmax>(In::load(a), In::load(b)) ? a : b;

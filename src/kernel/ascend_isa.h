@@ -95,11 +95,12 @@ inline std::string_view round_mode_name(RoundMode m) {
 }
 
 // Ascend C's name of the element type a bcast dtype is stored as (bool is
-// stored as uint8_t), or nullopt where the AI core has none (f64).
+// stored as uint8_t), or nullopt where the AI core has none (f64, c64, c128).
 inline std::optional<std::string_view> ascend_type_name(DType t) {
   constexpr std::array<std::string_view, kNumDTypes> names{"half",     "bfloat16_t", "float",   "",        "int8_t",
                                                            "int16_t",  "int32_t",    "int64_t", "uint8_t", "uint16_t",
-                                                           "uint32_t", "uint64_t",   "uint8_t"};
+                                                           "uint32_t", "uint64_t",   "uint8_t",  "",
+                                                           ""};
   const std::string_view n = names[static_cast<std::size_t>(t)];
   if (n.empty()) return std::nullopt;
   return n;

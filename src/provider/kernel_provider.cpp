@@ -1,12 +1,14 @@
 // The kernel provider: settings in, kernels out, jit/ behind it.
 #include "kernel_provider.h"
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 
 #include "cache/kernel_cache.h"
 #include "compile/host_compiler.h"
 #include "config.h"
+#include "expr_kernel.h"
 #include "logging.h"
 #include "target/host_description.h"
 
@@ -139,6 +141,16 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us, Us
   }
   if (!kernel) return {.source = KernelSource::failed};
   return kernel_of(std::move(kernel), source_of(how));
+}
+
+bool emits(const KernelKey& key) {
+  if (key.expr == 0) return !is_complex(key.dtype);
+  const ExprProgram& program = expr_kernel_spec(key.expr).program;
+  auto complex = [](DType d) { return is_complex(d); };
+  return std::none_of(program.inputs.begin(), program.inputs.end(), complex) &&
+         std::none_of(program.scalars.begin(), program.scalars.end(), complex) &&
+         std::none_of(program.code.begin(), program.code.end(),
+                      [&](const ExprInstr& s) { return complex(s.in) || complex(s.out); });
 }
 
 void apply_settings() { cache(); }

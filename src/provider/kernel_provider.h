@@ -48,6 +48,11 @@ inline constexpr double kWaitAlways = 1e300;
 enum class Use : std::uint8_t { call, look_up };
 Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = kWaitAlways, Use use = Use::call);
 
+// Whether jit/ emits kernels for the key's dtypes. Not yet for c64 and c128:
+// a call that computes in one runs on the reference evaluator (NOTE: [Complex
+// arithmetic]). Callers ask before kernel_for, which would count a failure.
+bool emits(const KernelKey& key);
+
 // Until no background compile is queued or running.
 void wait_for_compiles();
 

@@ -13,7 +13,7 @@ DType dlpack_dtype(const dl::DataType& t, const char* name) {
   std::optional<DType> dtype;
   if (t.lanes == 1 && t.code == dl::bfloat && t.bits == 16) dtype = DType::bf16;
   if (t.lanes == 1 && t.bits % 8 == 0) {
-    constexpr char kinds[] = {'i', 'u', 'f', '?', '?', '?', 'b'};  // by DLPack's type code
+    constexpr char kinds[] = {'i', 'u', 'f', '?', '?', 'c', 'b'};  // by DLPack's type code
     if (t.code < sizeof kinds && t.code != dl::bfloat) dtype = python::dtype_of(kinds[t.code], t.bits / 8);
   }
   if (!dtype)

@@ -17,7 +17,7 @@ namespace bcast::python {
 
 namespace dl {
 enum DeviceType : std::int32_t { cpu = 1 };
-enum TypeCode : std::uint8_t { int_ = 0, uint = 1, float_ = 2, bfloat = 4, boolean = 6 };
+enum TypeCode : std::uint8_t { int_ = 0, uint = 1, float_ = 2, bfloat = 4, complex = 5, boolean = 6 };
 struct Device {
   std::int32_t device_type;
   std::int32_t device_id;

@@ -22,6 +22,8 @@ int numpy_type(DType dtype) {
     case DType::u32: return NPY_UINT32;
     case DType::u64: return NPY_UINT64;
     case DType::boolean: return NPY_BOOL;
+    case DType::c64: return NPY_COMPLEX64;
+    case DType::c128: return NPY_COMPLEX128;
     case DType::bf16: break;
   }
   detail::fail(ErrorKind::dtype, "result: NumPy has no dtype for {} (make the expression cast it, e.g. f32(...))",
@@ -47,6 +49,10 @@ std::optional<DType> dtype_of(char kind, int bytes) {
       if (bytes == 2) return DType::u16;
       if (bytes == 4) return DType::u32;
       if (bytes == 8) return DType::u64;
+      return std::nullopt;
+    case 'c':
+      if (bytes == 8) return DType::c64;
+      if (bytes == 16) return DType::c128;
       return std::nullopt;
     default: return std::nullopt;
   }
@@ -106,7 +112,7 @@ Operand Operand::of_array(PyArrayObject* array, const char* name, bool output) {
   const std::optional<DType> dtype = bcast_dtype(descr);
   if (!dtype)
     detail::fail(ErrorKind::dtype, "{}: dtype {} is not one bcast computes on (bool, int8..int64, uint8..uint64, "
-                                   "float16, float32, float64)", name, numpy_dtype_text(descr));
+                                   "float16, float32, float64, complex64, complex128)", name, numpy_dtype_text(descr));
   Operand operand;
   operand.owner_ = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(array));
   const bool direct = PyArray_ISALIGNED(array) && PyArray_ISNOTSWAPPED(array) && byte_strides_fit(array);
@@ -148,6 +154,9 @@ Operand Operand::input(PyObject* object, const char* name) {
     number.number_ = weak_int(object, name);
     return number;
   }
+  if (PyComplex_CheckExact(object))  // NEP 50 makes it weak; an expression has no complex scalars yet
+    detail::fail(ErrorKind::dtype, "{}: a Python complex is not yet taken as a weak scalar; pass a NumPy scalar or "
+                                   "array of the complex dtype meant (np.complex64(...), np.complex128(...))", name);
   if (offers_dlpack(object)) {
     Operand operand;
     operand.dlpack_ = std::make_shared<DLPackImport>(object, name);

@@ -52,7 +52,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::FuzzBytes in(data, size);
   const Op op = static_cast<Op>(in.in_range(0, kNumOps - 1));
-  const DType dtype = static_cast<DType>(in.in_range(0, kNumDTypes - 1));
+  const DType dtype = static_cast<DType>(in.in_range(0, test::kNumRealDTypes - 1));
   const auto [sa, sb] = fuzz::decode_shape_pair(in);
   fuzz::FuzzView a = fuzz::decode_view(in, dtype, sa, false);
   fuzz::FuzzView b = fuzz::decode_view(in, dtype, sb, false);

@@ -1,8 +1,9 @@
 """NumPy's elementwise vocabulary through bcast.evaluate, against NumPy as the
 oracle: every single-output ufunc NumPy has (its list read from NumPy, not
-from bcast) under NumPy's name, on every real dtype NumPy has a loop for,
-with random values and the special ones (+-0, +-inf, NaN, subnormals, the
-integers' limits, domain edges).
+from bcast) under NumPy's name, on every dtype NumPy has a loop for (c64 and
+c128 included), with random values and the special ones (+-0, +-inf, NaN,
+subnormals, the integers' limits, domain edges; for complex, every pairing of
+special parts).
 
 - The result's dtype is NumPy's, except DEVIATIONS (docs/semantics.md).
 - Where NumPy refuses a dtype (gcd on floats, -True), bcast refuses it.
@@ -10,7 +11,8 @@ integers' limits, domain edges).
   agree within INEXACT_ULPS[fn] + NUMPY_ULPS: two implementations of a
   function, each within its own bound of the true value (bcast's bound is
   docs/semantics.md's; NumPy's SIMD loops promise up to 4 ULP), with NaN,
-  infinities and zeros in the same places.
+  infinities and zeros in the same places. A complex result is judged part
+  by part.
 """
 import zlib
 
@@ -20,9 +22,11 @@ import pytest
 import bcast
 from numpy_floats import ulp_distance
 
-DTYPES = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32", "f64"]
+DTYPES = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32", "f64", "c64", "c128"]
 NP = {"bool": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16, "i32": np.int32,
-      "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "f16": np.float16, "f32": np.float32, "f64": np.float64}
+      "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "f16": np.float16, "f32": np.float32, "f64": np.float64,
+      "c64": np.complex64, "c128": np.complex128}
+PARTS = {"c64": "f32", "c128": "f64"}  # a complex dtype's parts
 
 # NumPy's single-output elementwise ufuncs, as the issue counts them.
 UFUNCS = sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)
@@ -43,6 +47,7 @@ NUMPY_QUIRKS = {
     "reciprocal": lambda dtype, a: (a == 0) if dtype in ("i32", "i64") else None,
     "nextafter": lambda dtype, a, b: (a == b) if dtype == "f16" else None,
     "spacing": lambda dtype, a: (a < 0) if dtype == "f16" or dtype in ("i8", "u8", "bool") else None,
+    "sign": lambda dtype, a: ~np.isfinite(np.hypot(a.real, a.imag)) if dtype in PARTS else None,
 }
 
 # The bound bcast promises per inexact function (docs/semantics.md), in
@@ -57,13 +62,31 @@ NUMPY_ULPS = 4
 # the sum cancels, and each is within its bound in ULPs of the larger operand.
 CANCELS = {"logaddexp", "logaddexp2"}
 
+# On complex operands (judged part by part): abs is hypot of the parts in
+# bcast, NumPy's AVX-512 loop computes it its own way (within an ULP); sign is
+# NumPy 2's z / |z|, where NumPy 1.24 gave the sign of the real part
+# (complex_sign_numpy_2).
+COMPLEX_INEXACT_ULPS = {"abs": 1, "absolute": 1}
+
 # fmax and fmin order -0 below +0, as max and min do (IEEE 754-2019); NumPy's
 # answer for fmax(-0.0, 0.0) depends on the dtype and on the operands' order.
 ZERO_TIES = {"fmax", "fmin", "maximum", "minimum"}
 
 
+def complex_of(re, im, dtype):
+    """The complex array with these parts (re + 1j * im would turn an infinite
+    part's partner into NaN and a -0.0 imaginary part into +0.0)."""
+    out = np.empty(np.shape(re), dtype)
+    out.real, out.imag = re, im
+    return out
+
+
 def special_values(dtype):
     t = NP[dtype]
+    if dtype in PARTS:  # every pairing of a few of the parts' special values
+        parts = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -2.0, 1e-30, 1e30, 3.0], NP[PARTS[dtype]])
+        re, im = np.meshgrid(parts, parts)
+        return complex_of(re.ravel(), im.ravel(), t)
     if dtype == "bool":
         return np.array([True, False], t)
     if dtype.startswith(("i", "u")):
@@ -77,6 +100,8 @@ def special_values(dtype):
 
 def random_values(rng, dtype, n):
     t = NP[dtype]
+    if dtype in PARTS:
+        return complex_of(random_values(rng, PARTS[dtype], n), random_values(rng, PARTS[dtype], n), t)
     if dtype == "bool":
         return rng.integers(0, 2, n).astype(t)
     if dtype.startswith(("i", "u")):
@@ -97,7 +122,7 @@ def operands(rng, dtype, fn, k):
     a, b = np.meshgrid(s, s)
     a = np.concatenate([a.ravel(), random_values(rng, dtype, 300)])
     b = np.concatenate([b.ravel(), random_values(rng, dtype, 300)])
-    if fn in ("power",) and dtype not in ("f16", "f32", "f64"):
+    if fn in ("power",) and dtype not in ("f16", "f32", "f64", "c64", "c128"):
         b = np.abs(b.astype(np.int64) % 9).astype(NP[dtype])  # NumPy refuses a negative integer exponent
     if fn == "ldexp":
         b = (rng.integers(-40, 40, len(a))).astype(np.int32)
@@ -109,20 +134,44 @@ def numpy_call(fn, args):
         return getattr(np, fn)(*args)
 
 
-def disagreement(fn, got, want, args):
-    """None where every element agrees, else (how many differ, the first index)."""
+def complex_sign_numpy_2(z):
+    """NumPy 2's sign of a complex number, z / |z| (0 for 0), part by part.
+    Where |z| is infinite or NaN NumPy 2 has rules of its own: NUMPY_QUIRKS
+    leaves those out."""
+    with np.errstate(all="ignore"):
+        magnitude = np.hypot(z.real, z.imag)
+        return complex_of(np.where(magnitude == 0, 0, z.real / magnitude),
+                          np.where(magnitude == 0, 0, z.imag / magnitude), z.dtype)
+
+
+def disagreement(fn, got, want, args, complex_args=False):
+    """None where every element agrees, else (how many differ, the first index).
+    A complex result is judged part by part, each as a float result."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype.kind == "c":
+        bad = _bad_elements(fn, got.real, want.real, args, True) | _bad_elements(fn, got.imag, want.imag, args, True)
+    else:
+        bad = _bad_elements(fn, got, want, args, complex_args)
+    if not bad.any():
+        return None
+    return int(bad.sum()), int(np.argwhere(bad)[0][0])
+
+
+def _bad_elements(fn, got, want, args, complex_args=False):
+    """Where got and want disagree, by the module's rules."""
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype.kind != "f":
         bad = got != want
     else:
         bits = f"u{got.itemsize}"
         same = (got.view(bits) == want.view(bits)) | (np.isnan(got) & np.isnan(want))
-        if fn in INEXACT_ULPS:
+        bound = {**INEXACT_ULPS, **COMPLEX_INEXACT_ULPS}.get(fn) if complex_args else INEXACT_ULPS.get(fn)
+        if bound is not None:
             # 0 and the smallest subnormal are 1 ULP apart: exp2(-149.7) is 2**-149 (bcast), 0 (NumPy's f32)
             finite = np.isfinite(got) & np.isfinite(want)
             with np.errstate(all="ignore"):
                 distance = np.where(finite, ulp_distance(got, want), 0)
-            same |= finite & (distance <= INEXACT_ULPS[fn] + NUMPY_ULPS)
+            same |= finite & (distance <= bound + NUMPY_ULPS)
         if fn in CANCELS:  # in ULPs of the larger operand (docs/semantics.md, "Accuracy")
             larger = np.maximum(np.abs(args[0]), np.abs(args[1])).astype(got.dtype)
             with np.errstate(all="ignore"):
@@ -131,9 +180,7 @@ def disagreement(fn, got, want, args):
         bad = ~same
     if fn in ZERO_TIES:  # -0 and +0 tie: either is NumPy's answer somewhere
         bad &= ~((got == 0) & (want == 0))
-    if not bad.any():
-        return None
-    return int(bad.sum()), int(np.argwhere(bad)[0][0])
+    return bad
 
 
 def call_text(fn, k):
@@ -159,7 +206,9 @@ def test_function_on_dtype_equals_numpy(fn, dtype):
         with pytest.raises(TypeError):
             bcast.evaluate(call_text(fn, ufunc.nin), **names)
         return
-    if fn in KEEPS_INTEGERS and dtype != "bool" and not dtype.startswith("f"):
+    if fn == "sign" and dtype in PARTS:
+        want = complex_sign_numpy_2(args[0])
+    if fn in KEEPS_INTEGERS and dtype != "bool" and not dtype.startswith(("f", "c")):
         want = args[0]
     if fn in KEEPS_INTEGERS and dtype == "bool":
         with pytest.raises(Exception, match="not defined"):
@@ -170,7 +219,7 @@ def test_function_on_dtype_equals_numpy(fn, dtype):
     quirk = NUMPY_QUIRKS.get(fn, lambda *_: None)(dtype, *args)
     if quirk is not None:
         got, want, args = got[~quirk], want[~quirk], [a[~quirk] for a in args]
-    bad = disagreement(fn, got, want, args)
+    bad = disagreement(fn, got, want, args, complex_args=dtype in PARTS)
     if bad is not None:
         count, i = bad
         pytest.fail(f"{fn}({dtype}): {count} of {got.size} differ, first at {i}: {fn}"

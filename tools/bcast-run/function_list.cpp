@@ -19,10 +19,13 @@ std::string loops_text(const FunctionRow& r) {
   }();
   const bool floats = r.loops.contains(DType::f16) && r.loops.contains(DType::f32) && r.loops.contains(DType::f64);
   std::string text = all_ints && floats ? "numbers" : all_ints ? "integers" : floats ? "floats" : "";
+  const bool complex = r.loops.contains(DType::c64) && r.loops.contains(DType::c128);
   if (!all_ints && !floats)
     for (int i = 0; i < kNumDTypes; ++i)
-      if (r.loops.contains(static_cast<DType>(i))) text += (text.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(i)));
+      if (r.loops.contains(static_cast<DType>(i)) && !(complex && is_complex_dtype(static_cast<DType>(i))))
+        text += (text.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(i)));
   if (r.loops.contains(DType::boolean) && (all_ints || floats)) text += ", bool";
+  if (complex) text += text.empty() ? "complex" : ", complex";
   if (!r.loops.contains(DType::boolean)) {
     if (!r.bool_casts) text += "; no bool";
     else if (all_ints) text += "; bool as i8";
@@ -35,7 +38,8 @@ std::string loops_text(const FunctionRow& r) {
 std::string result_text(const FunctionRow& r) {
   switch (r.result) {
     case detail::Result::boolean: return "bool";
-    case detail::Result::true_divide: return "floats; f64 for integers";
+    case detail::Result::true_divide: return "floats and complex; f64 for integers";
+    case detail::Result::real_part: return "its loop's; complex: the parts' (c64: f32)";
     case detail::Result::same: break;
   }
   return "its loop's";

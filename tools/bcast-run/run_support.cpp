@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -74,8 +75,8 @@ void fill_with(const TensorView& x, FastBits& bits, F value) {
 
 void fill_random(const TensorView& x, std::mt19937_64& rng) {
   FastBits bits(rng());
-  // Floats uniform in [-10, 10); signed integers in [-100, 100], unsigned in
-  // [0, 255], bools 0 or 1.
+  // Floats (and each part of a complex number) uniform in [-10, 10); signed
+  // integers in [-100, 100], unsigned in [0, 255], bools 0 or 1.
   const auto real = [](std::uint64_t b) { return static_cast<double>(b >> 11) * 0x1p-53 * 20.0 - 10.0; };
   const auto small = [](std::uint64_t b) { return static_cast<int>(b % 201) - 100; };
   switch (x.dtype()) {
@@ -92,6 +93,12 @@ void fill_random(const TensorView& x, std::mt19937_64& rng) {
     case DType::u32: return fill_with<std::uint32_t>(x, bits, [](auto b) { return static_cast<std::uint32_t>(b & 255u); });
     case DType::u64: return fill_with<std::uint64_t>(x, bits, [](auto b) { return static_cast<std::uint64_t>(b & 255u); });
     case DType::boolean: return fill_with<std::uint8_t>(x, bits, [](auto b) { return static_cast<std::uint8_t>(b & 1u); });
+    case DType::c64:
+      return fill_with<std::complex<float>>(x, bits, [&](auto b) {
+        return std::complex<float>(static_cast<float>(real(b)), static_cast<float>(real(bits.next())));
+      });
+    case DType::c128:
+      return fill_with<std::complex<double>>(x, bits, [&](auto b) { return std::complex<double>(real(b), real(bits.next())); });
   }
 }
 

@@ -1,0 +1,226 @@
+// NOTE: [Complex arithmetic] What each function computes on c64 and c128, as
+// NumPy's complex loops compute it, so that the results are NumPy's bits
+// where NumPy's are plain arithmetic (+ - * square conj real imag and the
+// comparisons) and NumPy's special values elsewhere:
+//   - a * b is the schoolbook product, without FMA and without C99 Annex G's
+//     recovery of infinities (which std::complex's operator* performs);
+//   - a / b and 1 / b scale by the larger part of b (Smith's method), with
+//     x / 0 dividing each part by zero;
+//   - ordering is lexicographic: the real parts, then the imaginary parts;
+//     a NaN in either part makes the pair unordered;
+//   - maximum and minimum return the first operand holding a NaN;
+//     fmax and fmin the operand that holds none;
+//   - abs is hypot of the parts (finite for 1e300+1e300j);
+//   - sign is z / |z| (NumPy 2), 0 for 0, and NaN where |z| is infinite in both parts;
+//   - z ** w takes NumPy's path: 1 for w == 0, exact products for small
+//     integer w, the C library's cpow otherwise;
+//   - log2, log10 and exp2 scale log's or exp's argument or result; log1p and
+//     expm1 use NumPy's formulas; the rest are the C library's C99 functions
+//     (csqrt, cexp, clog, csin, ..., catanh), whose branch cuts and special
+//     values are C99 Annex G's.
+// The evaluator runs these; the JIT's complex code is held to them.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <type_traits>
+
+#include "bcast/expr.h"
+#include "bcast/ops.h"
+
+namespace bcast::detail {
+
+template <class T>
+struct IsComplex : std::false_type {};
+template <class P>
+struct IsComplex<std::complex<P>> : std::true_type {};
+template <class T>
+inline constexpr bool is_complex_v = IsComplex<T>::value;
+
+namespace complex_ops {
+
+template <class P>
+using C = std::complex<P>;
+
+template <class P>
+C<P> mul(C<P> a, C<P> b) {
+  const P ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  return {ar * br - ai * bi, ar * bi + ai * br};
+}
+
+template <class P>
+C<P> div(C<P> a, C<P> b) {
+  const P ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  const P abs_br = std::fabs(br), abs_bi = std::fabs(bi);
+  if (abs_br >= abs_bi) {
+    if (abs_br == 0 && abs_bi == 0) return {ar / abs_br, ai / abs_br};  // an infinity or NaN per part
+    const P ratio = bi / br, scale = P{1} / (br + bi * ratio);
+    return {(ar + ai * ratio) * scale, (ai - ar * ratio) * scale};
+  }
+  const P ratio = br / bi, scale = P{1} / (bi + br * ratio);
+  return {(ar * ratio + ai) * scale, (ai * ratio - ar) * scale};
+}
+
+template <class P>
+C<P> reciprocal(C<P> x) {
+  const P r = x.real(), i = x.imag();
+  if (std::fabs(i) <= std::fabs(r)) {
+    const P ratio = i / r, d = r + i * ratio;
+    return {P{1} / d, -ratio / d};
+  }
+  const P ratio = r / i, d = r * ratio + i;
+  return {ratio / d, P{-1} / d};
+}
+
+// Lexicographic order; `strict` for < and >, `greater` for > and >=.
+template <bool greater, bool strict, class P>
+bool ordered(C<P> a, C<P> b) {
+  const P ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  const bool first = greater ? ar > br : ar < br;
+  const bool second = strict ? (greater ? ai > bi : ai < bi) : (greater ? ai >= bi : ai <= bi);
+  return (first && !std::isnan(ai) && !std::isnan(bi)) || (ar == br && second);
+}
+
+template <class P>
+bool has_nan(C<P> x) {
+  return std::isnan(x.real()) || std::isnan(x.imag());
+}
+template <class P>
+bool nonzero(C<P> x) {
+  return x.real() != 0 || x.imag() != 0;
+}
+
+template <class P>
+C<P> sign(C<P> x) {
+  constexpr P kNaN = std::numeric_limits<P>::quiet_NaN();
+  const P r = x.real(), i = x.imag(), magnitude = std::hypot(r, i);
+  if (std::isnan(magnitude)) return {kNaN, kNaN};
+  if (std::isinf(magnitude)) {
+    if (std::isinf(r) && std::isinf(i)) return {kNaN, kNaN};
+    if (std::isinf(r)) return {r > 0 ? P{1} : P{-1}, P{0}};
+    return {P{0}, i > 0 ? P{1} : P{-1}};
+  }
+  if (magnitude == 0) return {P{0}, P{0}};
+  return {r / magnitude, i / magnitude};
+}
+
+template <class P>
+C<P> power(C<P> a, C<P> b) {
+  constexpr P kNaN = std::numeric_limits<P>::quiet_NaN();
+  const P br = b.real(), bi = b.imag();
+  if (br == 0 && bi == 0) return {P{1}, P{0}};
+  if (a.real() == 0 && a.imag() == 0) {
+    if (br > 0 && bi == 0) return {P{0}, P{0}};
+    return {kNaN, kNaN};  // 0 to a negative or complex power is undefined
+  }
+  if (bi == 0 && br == std::trunc(br) && std::fabs(br) < 100) {
+    const auto n = static_cast<int>(br);
+    if (n == 1) return a;
+    if (n == 2) return mul(a, a);
+    if (n == 3) return mul(a, mul(a, a));
+    // Squaring and multiplying over the bits of |n|, then 1 / that for n < 0.
+    C<P> product{P{1}, P{0}}, square = a;
+    for (unsigned bits = static_cast<unsigned>(n < 0 ? -n : n);;) {
+      if ((bits & 1u) != 0) product = mul(product, square);
+      bits >>= 1;
+      if (bits == 0) break;
+      square = mul(square, square);
+    }
+    return n < 0 ? div(C<P>{P{1}, P{0}}, product) : product;
+  }
+  return std::pow(a, b);
+}
+
+template <class P>
+C<P> scale(C<P> x, P k) {
+  return {x.real() * k, x.imag() * k};
+}
+
+// NumPy's log1p: log |1 + z| and the angle of 1 + z.
+template <class P>
+C<P> log1p(C<P> x) {
+  const P re = x.real() + P{1};
+  return {std::log(std::hypot(re, x.imag())), std::atan2(x.imag(), re)};
+}
+
+// NumPy's expm1: the real part through expm1 and a half-angle sine, so that
+// it is exact near 0.
+template <class P>
+C<P> expm1(C<P> x) {
+  const P half_sine = std::sin(x.imag() / 2);
+  return {std::expm1(x.real()) * std::cos(x.imag()) - 2 * half_sine * half_sine, std::exp(x.real()) * std::sin(x.imag())};
+}
+
+template <UnaryOp U, class P>
+auto unary(C<P> x) {
+  constexpr long double kLn2 = 0.693147180559945309417232121458176568L;
+  constexpr long double kLog2E = 1.442695040888963407359924681001892137L;
+  constexpr long double kLog10E = 0.434294481903251827651128918916605082L;
+  if constexpr (U == UnaryOp::positive || U == UnaryOp::copy) return x;
+  else if constexpr (U == UnaryOp::neg) return C<P>{-x.real(), -x.imag()};
+  else if constexpr (U == UnaryOp::conj) return C<P>{x.real(), -x.imag()};
+  else if constexpr (U == UnaryOp::real) return x.real();
+  else if constexpr (U == UnaryOp::imag) return x.imag();
+  else if constexpr (U == UnaryOp::abs) return std::hypot(x.real(), x.imag());
+  else if constexpr (U == UnaryOp::ones_like) return C<P>{P{1}, P{0}};
+  else if constexpr (U == UnaryOp::square) return mul(x, x);
+  else if constexpr (U == UnaryOp::reciprocal) return reciprocal(x);
+  else if constexpr (U == UnaryOp::sign) return sign(x);
+  else if constexpr (U == UnaryOp::round) return C<P>{std::nearbyint(x.real()), std::nearbyint(x.imag())};
+  else if constexpr (U == UnaryOp::logical_not) return !nonzero(x);
+  else if constexpr (U == UnaryOp::isnan) return has_nan(x);
+  else if constexpr (U == UnaryOp::isinf) return std::isinf(x.real()) || std::isinf(x.imag());
+  else if constexpr (U == UnaryOp::isfinite) return std::isfinite(x.real()) && std::isfinite(x.imag());
+  else if constexpr (U == UnaryOp::sqrt) return std::sqrt(x);
+  else if constexpr (U == UnaryOp::exp) return std::exp(x);
+  else if constexpr (U == UnaryOp::exp2) return std::exp(scale(x, static_cast<P>(kLn2)));
+  else if constexpr (U == UnaryOp::expm1) return expm1(x);
+  else if constexpr (U == UnaryOp::log) return std::log(x);
+  else if constexpr (U == UnaryOp::log2) return scale(std::log(x), static_cast<P>(kLog2E));
+  else if constexpr (U == UnaryOp::log10) return scale(std::log(x), static_cast<P>(kLog10E));
+  else if constexpr (U == UnaryOp::log1p) return log1p(x);
+  else if constexpr (U == UnaryOp::sin) return std::sin(x);
+  else if constexpr (U == UnaryOp::cos) return std::cos(x);
+  else if constexpr (U == UnaryOp::tan) return std::tan(x);
+  else if constexpr (U == UnaryOp::sinh) return std::sinh(x);
+  else if constexpr (U == UnaryOp::cosh) return std::cosh(x);
+  else if constexpr (U == UnaryOp::tanh) return std::tanh(x);
+  else if constexpr (U == UnaryOp::arcsin) return std::asin(x);
+  else if constexpr (U == UnaryOp::arccos) return std::acos(x);
+  else if constexpr (U == UnaryOp::arctan) return std::atan(x);
+  else if constexpr (U == UnaryOp::arcsinh) return std::asinh(x);
+  else if constexpr (U == UnaryOp::arccosh) return std::acosh(x);
+  else {
+    static_assert(U == UnaryOp::arctanh, "a unary op without a complex loop (NOTE: [Function table])");
+    return std::atanh(x);
+  }
+}
+
+template <Op O, class P>
+auto binary(C<P> a, C<P> b) {
+  if constexpr (O == Op::add) return C<P>{a.real() + b.real(), a.imag() + b.imag()};
+  else if constexpr (O == Op::sub) return C<P>{a.real() - b.real(), a.imag() - b.imag()};
+  else if constexpr (O == Op::mul) return mul(a, b);
+  else if constexpr (O == Op::div) return div(a, b);
+  else if constexpr (O == Op::pow || O == Op::float_power) return power(a, b);
+  else if constexpr (O == Op::eq) return a.real() == b.real() && a.imag() == b.imag();
+  else if constexpr (O == Op::ne) return a.real() != b.real() || a.imag() != b.imag();
+  else if constexpr (O == Op::lt) return ordered<false, true>(a, b);
+  else if constexpr (O == Op::le) return ordered<false, false>(a, b);
+  else if constexpr (O == Op::gt) return ordered<true, true>(a, b);
+  else if constexpr (O == Op::ge) return ordered<true, false>(a, b);
+  else if constexpr (O == Op::logical_and) return nonzero(a) && nonzero(b);
+  else if constexpr (O == Op::logical_or) return nonzero(a) || nonzero(b);
+  else if constexpr (O == Op::logical_xor) return nonzero(a) != nonzero(b);
+  else if constexpr (O == Op::max) return has_nan(a) || ordered<true, false>(a, b) ? a : b;
+  else if constexpr (O == Op::min) return has_nan(a) || ordered<false, false>(a, b) ? a : b;
+  else if constexpr (O == Op::fmax) return has_nan(b) || ordered<true, false>(a, b) ? a : b;
+  else {
+    static_assert(O == Op::fmin, "a binary op without a complex loop (NOTE: [Function table])");
+    return has_nan(b) || ordered<false, false>(a, b) ? a : b;
+  }
+}
+
+}  // namespace complex_ops
+}  // namespace bcast::detail
