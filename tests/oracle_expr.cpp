@@ -150,7 +150,7 @@ Loops unary_loops(UnaryOp op) {
     case UnaryOp::square: case UnaryOp::reciprocal: case UnaryOp::conj: return Loops::numbers_bool_i8;
     case UnaryOp::bit_not: return Loops::integers_and_bool;
     case UnaryOp::abs: case UnaryOp::logical_not: case UnaryOp::copy: case UnaryOp::ones_like: case UnaryOp::isnan:
-    case UnaryOp::isinf: case UnaryOp::isfinite: return Loops::all;
+    case UnaryOp::isinf: case UnaryOp::isfinite: case UnaryOp::real: case UnaryOp::imag: return Loops::all;
     default: return Loops::floats;  // sqrt exp ... spacing signbit
   }
 }

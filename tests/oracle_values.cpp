@@ -477,8 +477,9 @@ Expected float_spacing(std::uint64_t bits, DType d) {
 
 Expected float_unary(UnaryOp op, DType d, double v) {
   switch (op) {
-    case UnaryOp::positive: case UnaryOp::conj: case UnaryOp::copy: case UnaryOp::fabs:
+    case UnaryOp::positive: case UnaryOp::conj: case UnaryOp::copy: case UnaryOp::fabs: case UnaryOp::real:
       return float_result(op == UnaryOp::fabs ? std::fabs(v) : v, d);
+    case UnaryOp::imag: return float_result(0.0, d);  // a real number's imaginary part
     case UnaryOp::ones_like: return float_result(1.0, d);
     case UnaryOp::square: return float_result(v * v, d);  // exact in double for f32 and smaller; f64 rounds once
     case UnaryOp::reciprocal: return float_result(1.0 / v, d);
@@ -518,7 +519,8 @@ Expected integer_unary(UnaryOp op, DType d, Int a) {
     case UnaryOp::sign: return {wrapped(a > 0 ? 1 : a < 0 ? -1 : 0, f), false};
     case UnaryOp::isnan: case UnaryOp::isinf: return bool_result(false);
     case UnaryOp::isfinite: return bool_result(true);
-    default: return {boolean ? static_cast<std::uint64_t>(a) : wrapped(a, f), false};  // floor ceil round trunc, copies
+    case UnaryOp::imag: return {0, false};
+    default: return {boolean ? static_cast<std::uint64_t>(a) : wrapped(a, f), false};  // floor ceil round trunc, copies, real
   }
 }
 

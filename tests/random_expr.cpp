@@ -112,7 +112,13 @@ class Generator {
     int k = pick(0, o_.transcendental ? kLast : kFirstInexact - 1);
     if (!o_.comparisons && k >= kFirstComparison && k < kFirstInexact) k = pick(0, kFirstComparison - 1);
     const Op op = kOps[k];
-    const Node a = node(depth + 1), b = node(depth + 1);
+    const Node a = node(depth + 1);
+    Node b = node(depth + 1);
+    // NOTE: [Negative integer exponents]: a call reads an integer power's
+    // exponent leaf and refuses a negative one; an exponent computed by a
+    // node (here a copy) keeps the kernel's rule, which the oracle knows.
+    if (op == Op::pow)
+      b = {expr::apply(UnaryOp::copy, b.expr), "copy(" + b.text + ")", oracle_expr::apply(UnaryOp::copy, b.oracle)};
     const std::string name(op_name(op));
     return {expr::apply(op, a.expr, b.expr), name + "(" + a.text + "," + b.text + ")",
             oracle_expr::apply(op, a.oracle, b.oracle)};
@@ -122,7 +128,7 @@ class Generator {
     static constexpr UnaryOp kExact[] = {UnaryOp::neg,    UnaryOp::abs,      UnaryOp::floor,      UnaryOp::ceil,
                                          UnaryOp::round,  UnaryOp::logical_not, UnaryOp::bit_not, UnaryOp::sign,
                                          UnaryOp::square, UnaryOp::trunc,    UnaryOp::reciprocal, UnaryOp::isnan,
-                                         UnaryOp::signbit, UnaryOp::spacing};
+                                         UnaryOp::signbit, UnaryOp::spacing, UnaryOp::real, UnaryOp::imag};
     static constexpr UnaryOp kFunctions[] = {UnaryOp::sqrt,  UnaryOp::exp,    UnaryOp::log,   UnaryOp::sin,
                                              UnaryOp::cos,   UnaryOp::tanh,   UnaryOp::sigmoid, UnaryOp::tan,
                                              UnaryOp::arctan, UnaryOp::expm1, UnaryOp::log1p, UnaryOp::cbrt};

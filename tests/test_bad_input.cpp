@@ -367,6 +367,31 @@ const std::vector<BadCase>& bad_cases() {
       {"gcd_called_by_name_with_a_number",
        [](Fixture& f) { evaluate(call_of(Op::gcd, named_input(f.f32_2x2, "a"), 2), f.f32_2x2); }, ErrorKind::dtype,
        "gcd: not defined for dtype f32 (operands f32 and the Python int 2)", &Fixture::f32_2x2},
+      // NOTE: [Negative integer exponents]: NumPy's ValueError, before anything is written.
+      {"pow_of_integers_with_a_negative_exponent_element",
+       [](Fixture& f) {
+         Tensor e(DType::i8, {2});
+         test::set(e, 0, 2);
+         test::set(e, 1, -3);
+         pow(f.i8_2, e, f.i8_2);
+       },
+       ErrorKind::value,
+       "pow: the exponent b has the negative value -3 (element 1 in C order): integers to negative integer powers "
+       "are not allowed, as in NumPy (make the base or the exponent a float)",
+       &Fixture::i8_2},
+      {"expression_power_of_integers_to_a_negative_scalar",
+       [](Fixture& f) { evaluate(parse_expression("x ** 2 + x ** n", {{"x", f.i8_2}, {"n", -1}}), f.i8_2); },
+       ErrorKind::value,
+       "expression 'x**2+x**n': the exponent n is negative: integers to negative integer powers are not allowed, as "
+       "in NumPy (make the base or the exponent a float)",
+       &Fixture::i8_2},
+      {"expression_attribute_other_than_real_imag_conj",
+       [](Fixture& f) { (void)parse_expression("x.shape", {{"x", f.f32_2}}); }, ErrorKind::value,
+       "expression \"x.shape\": at position 2: after '.' an operand takes real, imag or conj()", kNoOutput},
+      {"bit_and_of_an_integer_array_and_a_weak_complex",
+       [](Fixture& f) { (void)evaluate(parse_expression("x & 2j", {{"x", f.i32_2x2}})); }, ErrorKind::dtype,
+       "expression 'x&2j': bit_and is not defined for dtype c128 (operands i32 and the Python complex 2j)",
+       kNoOutput},
       {"expression_unknown_function_names_the_nearest",
        [](Fixture& f) { (void)parse_expression("log1p_(x)", {{"x", f.f32_2}}); }, ErrorKind::value,
        "expression \"log1p_(x)\": at position 0: unknown function 'log1p_' (did you mean log1p, log10 or log?); "

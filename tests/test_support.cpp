@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <numeric>
 
 #include "kernel_provider.h"
@@ -52,6 +53,8 @@ double get(const TensorView& x, std::int64_t i) {
     case DType::u32: return load<std::uint32_t>(p);
     case DType::u64: return static_cast<double>(load<std::uint64_t>(p));
     case DType::boolean: return load<std::uint8_t>(p);
+    case DType::c64: return load<float>(p);  // the real part
+    case DType::c128: return load<double>(p);
   }
   return 0;
 }
@@ -72,6 +75,21 @@ void set(const TensorView& x, std::int64_t i, double v) {
     case DType::u32: put(p, static_cast<std::uint32_t>(v)); break;
     case DType::u64: put(p, static_cast<std::uint64_t>(v)); break;
     case DType::boolean: put(p, static_cast<std::uint8_t>(v != 0)); break;
+    case DType::c64: put(p, std::complex<float>(static_cast<float>(v), 0.0f)); break;
+    case DType::c128: put(p, std::complex<double>(v, 0.0)); break;
+  }
+}
+
+void keep_in_domain(Op op, const TensorView& b) {
+  if (op != Op::pow || !is_integer(b.dtype()) || is_unsigned(b.dtype())) return;
+  for (std::int64_t i = 0; i < b.numel(); ++i) {
+    char* p = address(b, i);
+    switch (b.dtype()) {
+      case DType::i8: if (const auto v = load<std::int8_t>(p); v < 0) put(p, static_cast<std::int8_t>(-1 - v)); break;
+      case DType::i16: if (const auto v = load<std::int16_t>(p); v < 0) put(p, static_cast<std::int16_t>(-1 - v)); break;
+      case DType::i32: if (const auto v = load<std::int32_t>(p); v < 0) put(p, static_cast<std::int32_t>(-1 - v)); break;
+      default: if (const auto v = load<std::int64_t>(p); v < 0) put(p, static_cast<std::int64_t>(-1 - v)); break;
+    }
   }
 }
 

@@ -30,8 +30,9 @@ class ScopedSetting {
   std::string name_, saved_;
 };
 
-// Element i (C order over the view's index space) as a double, and back.
-// Every value the tests use is exactly representable in the dtype involved.
+// Element i (C order over the view's index space) as a double, and back (a
+// complex element: its real part; set stores v + 0j). Every value the tests
+// use is exactly representable in the dtype involved.
 std::int64_t element_offset(const TensorView& x, std::int64_t i);
 double get(const TensorView& x, std::int64_t i);
 void set(const TensorView& x, std::int64_t i, double v);
@@ -59,6 +60,11 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
                                     std::int64_t max_numel);
 
 void fill_random(const TensorView& x, std::mt19937_64& rng);
+// NOTE: [Negative integer exponents]: a call refuses pow on signed integers
+// with a negative exponent, as NumPy does. A test that draws b at random for
+// every op keeps it in op's domain: each negative v becomes -1 - v (which
+// cannot overflow). Other ops and dtypes are left alone.
+void keep_in_domain(Op op, const TensorView& b);
 
 // op on i32 [n] and [n] for n = 1000, 2000, 3000, random values into
 // sentinel-filled outs: one kernel key (one contiguous level), each time with

@@ -14,6 +14,7 @@
 // "Expressions", has the tables.
 #pragma once
 
+#include <complex>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -85,7 +86,8 @@ class Expr {
   Expr(T value)  // NOLINT
       : Expr(weak_int(static_cast<std::int64_t>(value),
                       std::is_unsigned_v<T> && static_cast<std::uint64_t>(value) > INT64_MAX)) {}
-  Expr(double value);  // NOLINT
+  Expr(double value);                // NOLINT
+  Expr(std::complex<double> value);  // NOLINT: a weak complex, as Python's 2+3j
   // A strong scalar: a 0-d value of `dtype` (a Python bool is one of bool).
   static Expr scalar(double value, DType dtype);
   Expr(bool value);  // NOLINT: a strong bool
@@ -176,10 +178,11 @@ class PreparedExpr {
 };
 PreparedExpr prepare(const Expr& e);
 
-// The CLI's grammar (bcast-run -e): names, numbers (weak scalars), the
-// operators + - * / // ** == != < <= > >= & | ^ ~ and unary -, calls of every
-// node by name (max(a, b), where(c, a, b), exp(x), ...) and dtype names as
-// casts (f32(x)). An Error(value) names the position of a syntax error, of
+// The CLI's grammar (bcast-run -e): names, numbers (weak scalars; 2j and
+// 1.5e-3J imaginary), the operators + - * / // % ** << >> == != < <= > >= & |
+// ^ ~ and unary - and +, calls of every node by name (max(a, b), where(c, a,
+// b), exp(x), ...), dtype names as casts (f32(x)) and NumPy's attributes
+// x.real, x.imag and x.conj(). An Error(value) names the position of a syntax error, of
 // an unknown name, of a byte outside the grammar (which is ASCII), or of
 // NOTE: [Expression limits] exceeded.
 // A named operand: a view (or a tensor's), or a number, a weak scalar.
@@ -189,17 +192,18 @@ class ExprOperand {
   ExprOperand(const Tensor& tensor) : value_(tensor.view()) {}  // NOLINT
   ExprOperand(Tensor&&) = delete;  // a view of a temporary would dangle
   ExprOperand(double value) : value_(value) {}  // NOLINT
+  ExprOperand(std::complex<double> value) : value_(value) {}  // NOLINT: a weak complex
   // An integer must fit i64, as Expr's (an Error(value) otherwise).
   template <std::integral T>
     requires(!std::same_as<T, bool>)
   ExprOperand(T value)  // NOLINT
       : value_(checked(static_cast<std::int64_t>(value),
                        std::is_unsigned_v<T> && static_cast<std::uint64_t>(value) > INT64_MAX)) {}
-  const std::variant<TensorView, double, std::int64_t>& value() const { return value_; }
+  const std::variant<TensorView, double, std::int64_t, std::complex<double>>& value() const { return value_; }
 
  private:
   static std::int64_t checked(std::int64_t value, bool too_large);
-  std::variant<TensorView, double, std::int64_t> value_;
+  std::variant<TensorView, double, std::int64_t, std::complex<double>> value_;
 };
 Expr parse_expression(std::string_view text, const std::map<std::string, ExprOperand, std::less<>>& operands);
 

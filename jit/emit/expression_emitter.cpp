@@ -72,14 +72,14 @@ class ExpressionEmitter {
 
   Value* load(int k, Value* address) { return to_compute(b_, dtype_[k], b_.CreateLoad(element_type_[k], address)); }
 
-  // Scalar j lives in 8-byte slot j of the context, stored in its dtype.
+  // Scalar j lives in ScalarSlot j of the context, stored in its dtype.
   void load_scalars() {
     if (program_.scalars.empty()) return;
     Value* context = field(offsetof(KernelArgs, context), "scalars");
     llvm::LLVMContext& c = b_.getContext();
     for (std::size_t j = 0; j < program_.scalars.size(); ++j) {
       const DType d = program_.scalars[j];
-      Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), context, 8 * j);
+      Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), context, kScalarSlotBytes * j);
       scalars_.push_back(to_compute(b_, d, b_.CreateLoad(storage_type(c, d), slot, "s")));
     }
   }

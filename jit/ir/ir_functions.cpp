@@ -303,7 +303,8 @@ Value* emit_unary_function(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, Value*
   const NumberKind kind = number_kind(dtype);
   const bool floating = kind == NumberKind::floating;
   switch (op) {
-    case UnaryOp::positive: case UnaryOp::conj: case UnaryOp::copy: return x;
+    case UnaryOp::positive: case UnaryOp::conj: case UnaryOp::copy: case UnaryOp::real: return x;
+    case UnaryOp::imag: return kind == NumberKind::boolean ? all_lanes(b, x, false) : constant_like(x, 0);  // a real number's
     case UnaryOp::ones_like:
       return kind == NumberKind::boolean ? all_lanes(b, x, true) : constant_like(x, 1);
     case UnaryOp::square: return floating ? b.CreateFMul(x, x) : b.CreateMul(x, x);

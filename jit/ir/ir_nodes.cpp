@@ -1,8 +1,11 @@
 // Unary ops, casts and ternary ops -> IR (node_ops.h's semantics).
 #include "ir/ir_nodes.h"
 
+#include <fmt/format.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
+
+#include <stdexcept>
 
 #include "ir/ir_dtypes.h"
 #include "ir/ir_functions.h"
@@ -61,7 +64,9 @@ llvm::Value* emit_unary(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, llvm::Val
     }
     default: break;
   }
-  return emit_unary_function(b, op, dtype, x);
+  if (llvm::Value* v = emit_unary_function(b, op, dtype, x)) return v;
+  // A failed compile, which the call survives on the reference executor.
+  throw std::logic_error(fmt::format("the JIT has no IR for {} on {}", unary_name(op), dtype_name(dtype)));
 }
 
 llvm::Value* emit_cast(llvm::IRBuilder<>& b, DType from, DType to, llvm::Value* x) {

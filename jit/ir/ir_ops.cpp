@@ -3,9 +3,11 @@
 // emitters, and the functions of more than one instruction are ir_functions.cpp's.
 #include "ir/ir_ops.h"
 
+#include <fmt/format.h>
 #include <llvm/IR/Intrinsics.h>
 
 #include <array>
+#include <stdexcept>
 
 #include "ir/ir_dtypes.h"
 #include "ir/ir_functions.h"
@@ -155,7 +157,7 @@ llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, l
     }
     case Op::floor_div:
       if (kind == NumberKind::floating) return emit_float_floor_divide(b, x, y);
-      if (kind == NumberKind::boolean) return nullptr;
+      if (kind == NumberKind::boolean) break;
       return emit_floor_divide(b, kind == NumberKind::signed_int, x, y);
     case Op::logical_and: return b.CreateAnd(truth(b, x), truth(b, y));
     case Op::logical_or: return b.CreateOr(truth(b, x), truth(b, y));
@@ -164,7 +166,8 @@ llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, l
   }
   if (llvm::Value* v = emit_binary_function(b, op, dtype, x, y)) return v;
   const Lowering* l = find_lowering(op, kind);
-  if (l == nullptr) return nullptr;
+  // A failed compile, which the call survives on the reference executor.
+  if (l == nullptr) throw std::logic_error(fmt::format("the JIT has no IR for {} on {}", op_name(op), dtype_name(dtype)));
   llvm::Value* v = emit_lowering(b, *l, x, y);
   if (kind == NumberKind::floating && (op == Op::max || op == Op::min)) v = emit_nan_first(b, x, y, v);
   return v;

@@ -107,6 +107,8 @@ Expr Expr::weak_int(std::int64_t value, bool too_large) {
   return scalar_node({.kind = ScalarKind::weak_int, .i = value});
 }
 Expr::Expr(double value) : Expr(scalar_node({.kind = ScalarKind::weak_float, .f = value})) {}
+Expr::Expr(std::complex<double> value)
+    : Expr(scalar_node({.kind = ScalarKind::weak_complex, .dtype = DType::c128, .f = value.real(), .im = value.imag()})) {}
 Expr::Expr(bool value) : Expr(scalar_node({.kind = ScalarKind::strong, .dtype = DType::boolean, .f = value ? 1.0 : 0.0})) {}
 Expr Expr::scalar(double value, DType dtype) {
   if (is_integer(dtype) && !(value == std::trunc(value) && holds(dtype, value)))
@@ -128,6 +130,7 @@ Expr apply(UnaryOp op, const Expr& x) {
       detail::fail(ErrorKind::value, "expression: the integer scalar 9223372036854775808 does not fit i64");
     v.i = -v.i;
     v.f = -v.f;
+    v.im = -v.im;
     return scalar_node(v);
   }
   return op_node(NodeKind::unary, static_cast<std::uint8_t>(op), {x.node()});
@@ -243,7 +246,19 @@ ExprInfo describe(const Expr& e) { return ExprCall(e).info(); }
 
 namespace {
 
+// A number of the grammar: an integer (a weak int), a float (a weak float),
+// or either followed by j or J (a weak complex, imaginary: 2j, 1.5e3J).
+ScalarValue parse_real_number(std::string_view text, std::string_view number, std::size_t at);
+
 ScalarValue parse_number(std::string_view text, std::string_view number, std::size_t at) {
+  if (number.size() < 2 || (number.back() != 'j' && number.back() != 'J')) return parse_real_number(text, number, at);
+  const ScalarValue part = parse_real_number(text, number.substr(0, number.size() - 1), at);
+  const double im = part.kind == ScalarKind::weak_int ? static_cast<double>(part.i) : part.f;
+  // -2j is -(2j), as Python reads it: both parts negated, the real one -0.0.
+  return {.kind = ScalarKind::weak_complex, .dtype = DType::c128, .f = number.front() == '-' ? -0.0 : 0.0, .im = im};
+}
+
+ScalarValue parse_real_number(std::string_view text, std::string_view number, std::size_t at) {
   std::int64_t i = 0;
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), i);
   if (ec == std::errc() && end == number.data() + number.size()) return {.kind = ScalarKind::weak_int, .i = i};
@@ -276,9 +291,7 @@ Expr parse_expression(std::string_view text, const std::map<std::string, ExprOpe
                        quoted_expression(text), at, quoted_expression(name));
         }
         const auto& v = found->second.value();
-        Expr leaf = std::holds_alternative<TensorView>(v) ? Expr(std::get<TensorView>(v))
-                    : std::holds_alternative<double>(v)   ? Expr(std::get<double>(v))
-                                                          : Expr(std::get<std::int64_t>(v));
+        Expr leaf = std::visit([](const auto& x) { return Expr(x); }, v);
         ExprNode named = *leaf.node();
         named.name = std::string(name);
         leaves.push_back(make(std::move(named)));

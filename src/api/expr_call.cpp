@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -18,6 +19,7 @@
 #include "ascend_dispatch.h"
 #include "config.h"
 #include "executor.h"
+#include "exponent_check.h"
 #include "targets.h"
 #include "thread_pool.h"
 #include "node_ops.h"
@@ -28,13 +30,18 @@
 namespace bcast {
 namespace {
 
-// The scalar's value stored in `dtype`, as an 8-byte slot.
-std::uint64_t slot_of(const ScalarValue& v, DType dtype) {
-  std::uint64_t slot = 0;
-  auto put = [&](auto x) { std::memcpy(&slot, &x, sizeof x); };
+// The scalar's value stored in `dtype`, in its slot (kernel_abi.h).
+ScalarSlot slot_of(const ScalarValue& v, DType dtype) {
+  ScalarSlot slot;
+  auto put = [&](auto x) {
+    static_assert(sizeof x <= sizeof slot.bytes);
+    std::memcpy(slot.bytes, &x, sizeof x);
+  };
   const double f = v.kind == ScalarKind::weak_int ? static_cast<double>(v.i) : v.f;
   const bool integral = v.kind == ScalarKind::weak_int;
   switch (dtype) {
+    case DType::c64: put(std::complex<float>(static_cast<float>(f), static_cast<float>(v.im))); break;
+    case DType::c128: put(std::complex<double>(f, v.im)); break;
     case DType::f16: put(f64_to_f16(f)); break;
     case DType::bf16: put(f64_to_bf16(f)); break;
     case DType::f32: put(static_cast<float>(f)); break;
@@ -86,6 +93,8 @@ DType holding_both(DType d, std::int64_t v) {
 std::string value_text(const ScalarValue& v) {
   if (v.kind == ScalarKind::weak_int) return std::to_string(v.i);
   if (v.kind == ScalarKind::weak_float) return fmt::format("{}", v.f);
+  if (v.kind == ScalarKind::weak_complex)  // Python's repr: 2j, (1-2.5j)
+    return v.f == 0 && !std::signbit(v.f) ? fmt::format("{}j", v.im) : fmt::format("({}{:+}j)", v.f, v.im);
   return fmt::format("{}({})", dtype_name(v.dtype), v.f);
 }
 
@@ -104,6 +113,9 @@ std::shared_ptr<Tensor> scalar_as_tensor(const ScalarValue& v) {
   if (dtype == DType::i64) {
     const std::int64_t i = v.i;
     std::memcpy(t->data(), &i, sizeof i);
+  } else if (dtype == DType::c128) {
+    const std::complex<double> c(v.f, v.im);
+    std::memcpy(t->data(), &c, sizeof c);
   } else {
     const double f = v.f;
     std::memcpy(t->data(), &f, sizeof f);
@@ -208,6 +220,36 @@ ExprCall::ExprCall(const Expr& e) {
     if (!fits(scalars_[j].i, check.dtype)) fail_does_not_fit(j, check.dtype);
   }
   for (std::size_t j = 0; j < scalars_.size(); ++j) slots_.push_back(slot_of(scalars_[j], program_.scalars[j]));
+  find_exponents();
+}
+
+// NOTE: [Negative integer exponents]: each signed integer power's exponent,
+// followed back through casts from signed integers (which keep its sign) to
+// a leaf: a scalar is checked now, an input on every run.
+void ExprCall::find_exponents() {
+  for (const ExprInstr& s : program_.code) {
+    if (s.kind != InstrKind::binary || !checks_exponents(static_cast<Op>(s.code), s.in)) continue;
+    int v = s.args[1];
+    while (v >= program_.first_instr()) {
+      const ExprInstr& from = program_.code[static_cast<std::size_t>(v - program_.first_instr())];
+      if (from.kind != InstrKind::cast || !is_integer(from.in) || is_unsigned(from.in)) break;
+      v = from.args[0];
+    }
+    if (v < program_.first_scalar()) {
+      if (std::find(exponent_inputs_.begin(), exponent_inputs_.end(), v) == exponent_inputs_.end())
+        exponent_inputs_.push_back(v);
+    } else if (v < program_.first_instr()) {
+      const auto j = static_cast<std::size_t>(v - program_.first_scalar());
+      const ScalarValue& x = scalars_[j];
+      if (x.kind == ScalarKind::weak_int ? x.i < 0 : x.f < 0) fail_negative_exponent(subject(), scalar_names_[j]);
+    }
+  }
+}
+
+void ExprCall::check_exponent_inputs(const std::vector<TensorView>& inputs) const {
+  for (const int k : exponent_inputs_)
+    if (const std::optional<NegativeElement> at = first_negative(inputs[static_cast<std::size_t>(k)]))
+      fail_negative_exponent(subject(), input_names_[static_cast<std::size_t>(k)], *at);
 }
 
 // NEP 50: "add: 300 does not fit u8 (...)", naming the scalar as the caller
@@ -342,6 +384,7 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
 
 void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
                     const std::vector<TensorView>& inputs, report::Api api) {
+  call.check_exponent_inputs(inputs);
   if (!report::wanted()) {
     run_on_target(call, kernel, plan, out, inputs);
     return;

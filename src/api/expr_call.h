@@ -17,13 +17,14 @@
 
 namespace bcast {
 
-// A scalar leaf's value: a weak int (i), a weak float (f), or a strong value
-// of `dtype` (f).
+// A scalar leaf's value: a weak int (i), a weak float (f), a weak complex
+// (f + im j), or a strong value of `dtype` (f).
 struct ScalarValue {
   ScalarKind kind = ScalarKind::weak_float;
   DType dtype = DType::f64;
   std::int64_t i = 0;
   double f = 0;
+  double im = 0;
 };
 
 namespace detail {
@@ -62,7 +63,7 @@ class ExprCall {
   const std::vector<TensorView>& inputs() const { return inputs_; }
   const ExprProgram& program() const { return program_; }
   const Shape& out_shape() const { return out_shape_; }
-  const std::vector<std::uint64_t>& scalar_slots() const { return slots_; }
+  const std::vector<ScalarSlot>& scalar_slots() const { return slots_; }
   const std::vector<LeafType>& input_types() const { return input_types_; }
   const std::vector<LeafType>& scalar_types() const { return scalar_types_; }
   std::string text() const;  // the expression as the user wrote it: names and values
@@ -74,10 +75,14 @@ class ExprCall {
   // (the call's own, or a prepared run's) but as exactly one of them.
   void validate_out(const TensorView& out, const std::vector<TensorView>& inputs) const;
   Layout new_out_layout() const;
+  // NOTE: [Negative integer exponents]: the inputs that are a signed integer
+  // power's exponent, read for a negative value (an Error(value)).
+  void check_exponent_inputs(const std::vector<TensorView>& inputs) const;
 
  private:
   std::string leaf_name(NodeKind kind, int leaf) const;
   [[noreturn]] void fail_does_not_fit(std::size_t scalar, DType dtype) const;
+  void find_exponents();
 
   ExprGraph graph_;
   std::vector<TensorView> inputs_;
@@ -86,7 +91,8 @@ class ExprCall {
   std::vector<std::string> scalar_names_;
   std::vector<LeafType> input_types_, scalar_types_;
   ExprProgram program_;
-  std::vector<std::uint64_t> slots_;  // each scalar in its program dtype
+  std::vector<ScalarSlot> slots_;     // each scalar in its program dtype
+  std::vector<int> exponent_inputs_;  // find_exponents()
   std::string call_;                  // the op's name for a call_of, else empty
   Shape out_shape_;
   // NOTE: [Scalar expressions] the 0-d tensor that the first scalar of an

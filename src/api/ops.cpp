@@ -14,6 +14,7 @@
 #include "config.h"
 #include "dispatch.h"
 #include "error_messages.h"
+#include "exponent_check.h"
 #include "expr_call.h"
 #include "function_table.h"
 #include "output_layout.h"
@@ -72,6 +73,7 @@ Tensor allocate_output(Op op, DType dtype, const Layout& layout) {
 
 // Runs a validated call: the one `memo` remembers.
 void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
+  check_exponent_data(op, b);  // NOTE: [Negative integer exponents]
   if (!report::wanted()) {
     dispatch(memo.call, a, b, out);
     return;

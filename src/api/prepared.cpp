@@ -7,6 +7,7 @@
 #include "config.h"
 #include "dispatch.h"
 #include "error_messages.h"
+#include "exponent_check.h"
 #include "output_layout.h"
 #include "targets.h"
 #include "thread_pool.h"
@@ -73,6 +74,8 @@ const SelectedKernel& run_prepared_data(const PreparedOp::Impl& p, const void* a
                                         SelectedKernel& scratch) {
   const PlannedCall& call = p.call;
   const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
+  if (checks_exponents(p.op, p.dtype))  // NOTE: [Negative integer exponents]
+    check_exponent_data(p.op, TensorView(const_cast<void*>(b), p.dtype, p.b));
   // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
   // prepared data checks.
   if (runs_direct(call) && p.data.passes(a, b, out)) {

@@ -3,6 +3,7 @@
 #include "ascend_dispatch.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
@@ -132,8 +133,12 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
     return fall_back(trace, "the expression computes nothing (it copies an input)", true);
   std::vector<TensorView> views{out};
   views.insert(views.end(), operands.begin(), operands.end());
-  const auto* slots = static_cast<const std::uint64_t*>(scalar_slots);
-  return run_key(target, key, plan, views, std::span(slots, scalars.size()), trace);
+  // The AI core's scalars are 8-byte words (ascend_abi.h): a slot's first 8
+  // bytes hold every dtype it has (no complex).
+  const auto* slots = static_cast<const ScalarSlot*>(scalar_slots);
+  std::vector<std::uint64_t> words(scalars.size());
+  for (std::size_t j = 0; j < words.size(); ++j) std::memcpy(&words[j], slots[j].bytes, sizeof words[j]);
+  return run_key(target, key, plan, views, words, trace);
 }
 
 }  // namespace bcast

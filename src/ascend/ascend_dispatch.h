@@ -27,7 +27,7 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
 // last one into out's. False, with the reason in the trace and the log, when
 // it cannot run there (as run_on_ascend_target; also an expression that
 // computes nothing, a copy). `structure` and the leaf types are the
-// expression's; `scalar_slots` its scalars' 8-byte slots.
+// expression's; `scalar_slots` its scalars' ScalarSlots (kernel_abi.h).
 bool run_expression_on_ascend_target(const Target& target, const std::string& structure,
                                      const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,
                                      const void* scalar_slots,

@@ -113,11 +113,20 @@ DType promote_weak(DType d, ScalarKind kind) {
   switch (kind) {
     case ScalarKind::weak_int: return d == DType::boolean ? DType::i64 : d;
     case ScalarKind::weak_float: return is_floating(d) || is_complex(d) ? d : DType::f64;
+    case ScalarKind::weak_complex:
+      if (is_complex(d)) return d;
+      return is_floating(d) && float_rank(d) <= float_rank(DType::f32) ? DType::c64 : DType::c128;
     case ScalarKind::strong: break;
   }
   return d;
 }
 
-DType weak_default(ScalarKind kind) { return kind == ScalarKind::weak_float ? DType::f64 : DType::i64; }
+DType weak_default(ScalarKind kind) {
+  switch (kind) {
+    case ScalarKind::weak_float: return DType::f64;
+    case ScalarKind::weak_complex: return DType::c128;
+    default: return DType::i64;
+  }
+}
 
 }  // namespace bcast

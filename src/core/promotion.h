@@ -9,9 +9,10 @@
 
 namespace bcast {
 
-// A scalar's kind as NEP 50 sees it: a weak Python int or float, or a strong
-// value of a dtype (a Python bool is strong: bool is the lowest dtype anyway).
-enum class ScalarKind : std::uint8_t { weak_int, weak_float, strong };
+// A scalar's kind as NEP 50 sees it: a weak Python int, float or complex, or
+// a strong value of a dtype (a Python bool is strong: bool is the lowest dtype
+// anyway).
+enum class ScalarKind : std::uint8_t { weak_int, weak_float, strong, weak_complex };
 
 // NOTE: [Promotion] np.result_type of arrays:
 //   - bool with anything gives the other;
@@ -40,10 +41,12 @@ DType smallest_float_for(DType d);
 
 // What a weak scalar of `kind` makes of the strong dtype `d` it meets: an int
 // leaves every dtype but bool alone (bool gives i64); a float leaves floats
-// and complex dtypes alone and turns integers and bool into f64.
+// and complex dtypes alone and turns integers and bool into f64; a complex
+// leaves complex dtypes alone, lifts a float to its complex partner (f16,
+// bf16 and f32 to c64, f64 to c128) and integers and bool to c128.
 DType promote_weak(DType d, ScalarKind kind);
 
-// The dtype a weak scalar computes in before it meets an array: i64 or f64.
+// The dtype a weak scalar computes in before it meets an array: i64, f64 or c128.
 DType weak_default(ScalarKind kind);
 
 }  // namespace bcast

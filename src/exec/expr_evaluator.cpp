@@ -17,7 +17,6 @@ using detail::Element;
 
 constexpr std::int64_t kBlock = 256;  // elements per node step: the buffers stay in L1
 constexpr std::size_t kSlot = 16;     // bytes of the widest element (c128)
-constexpr std::size_t kScalarSlot = 8;  // bytes of a scalar's slot (NOTE: [Expression kernels])
 
 template <Op O, DType D>
 struct BinaryStep {
@@ -135,7 +134,7 @@ void ExprEvaluator::run_row(std::int64_t n, void* const* row, const std::int64_t
     }
     for (std::size_t j = 0; j < program_.scalars.size(); ++j) {
       const std::size_t size = dtype_size(program_.scalars[j]);
-      const char* value = static_cast<const char*>(scalars) + j * kScalarSlot;
+      const char* value = static_cast<const char*>(scalars) + j * kScalarSlotBytes;
       char* to = buffer(program_.first_scalar() + static_cast<int>(j));
       for (std::int64_t i = 0; i < m; ++i) std::memcpy(to + i * size, value, size);
     }

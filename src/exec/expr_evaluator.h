@@ -19,8 +19,8 @@ class ExprEvaluator {
   explicit ExprEvaluator(ExprProgram program);
 
   // What a kernel's context holds for the evaluator (NOTE: [Kernel ABI]):
-  // the evaluator and the call's scalar values, one 8-byte slot each, the
-  // value stored in the slot's dtype.
+  // the evaluator and the call's scalar values, one ScalarSlot each
+  // (kernel_abi.h), the value stored in the slot's dtype.
   struct Frame {
     const ExprEvaluator* evaluator;
     const void* scalars;

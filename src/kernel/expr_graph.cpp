@@ -317,9 +317,32 @@ class Parser {
   }
 
   int power() {
-    const int base = atom();
+    const int base = attributes(atom());
     if (take_operator(kPower)) return g_.binary(Op::pow, base, unary());  // right-associative
     return base;
+  }
+
+  // NumPy's attributes of an operand, as numexpr takes them: x.real, x.imag
+  // and x.conj(), in any number (z.conj().real).
+  int attributes(int x) {
+    while (take('.')) {
+      skip_space();
+      const std::size_t at = pos_;
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+      const std::string_view name = text_.substr(at, pos_ - at);
+      if (name == "real") {
+        x = g_.unary(UnaryOp::real, x);
+      } else if (name == "imag") {
+        x = g_.unary(UnaryOp::imag, x);
+      } else if (name == "conj") {
+        expect('(');
+        expect(')');
+        x = g_.unary(UnaryOp::conj, x);
+      } else {
+        fail(at, "after '.' an operand takes real, imag or conj()");
+      }
+    }
+    return x;
   }
 
   int atom() {

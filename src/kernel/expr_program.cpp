@@ -59,7 +59,9 @@ class Lowering {
   // is no dtype of the caller's), by name when it is a leaf.
   std::string operand(const ExprGraphNode& n, int k, const Lowered& x) const {
     if (x.kind == ScalarKind::strong) return std::string(dtype_name(x.dtype));
-    const std::string_view what = x.kind == ScalarKind::weak_int ? "Python int" : "Python float";
+    const std::string_view what = x.kind == ScalarKind::weak_int     ? "Python int"
+                                  : x.kind == ScalarKind::weak_float ? "Python float"
+                                                                     : "Python complex";
     if (x.scalar_leaf < 0) return fmt::format("a {}", what);
     const std::string name = namer_ ? namer_(NodeKind::scalar, x.scalar_leaf) : to_text(g_, n.args[k]);
     return fmt::format("the {} {}", what, name);
@@ -111,20 +113,27 @@ class Lowering {
   };
   static Common common_of(std::initializer_list<Lowered> xs) {
     std::vector<DType> strong;
-    bool weak_float = false;
+    bool weak_float = false, weak_complex = false;
     for (const Lowered& x : xs) {
       if (x.kind == ScalarKind::strong) strong.push_back(x.dtype);
       weak_float |= x.kind == ScalarKind::weak_float;
+      weak_complex |= x.kind == ScalarKind::weak_complex;
     }
-    if (strong.empty())
-      return weak_float ? Common{DType::f64, ScalarKind::weak_float} : Common{DType::i64, ScalarKind::weak_int};
+    if (strong.empty()) {
+      const ScalarKind kind = weak_complex ? ScalarKind::weak_complex
+                              : weak_float ? ScalarKind::weak_float
+                                           : ScalarKind::weak_int;
+      return {weak_default(kind), kind};
+    }
     DType d = promote_types(strong);
     for (const Lowered& x : xs)
       if (x.kind != ScalarKind::strong) d = promote_weak(d, x.kind);
     return {d, ScalarKind::strong};
   }
 
-  static ScalarKind weak_kind_of(DType d) { return is_floating(d) ? ScalarKind::weak_float : ScalarKind::weak_int; }
+  static ScalarKind weak_kind_of(DType d) {
+    return is_complex(d) ? ScalarKind::weak_complex : is_floating(d) ? ScalarKind::weak_float : ScalarKind::weak_int;
+  }
 
   Lowered binary(int node, Op op, const Lowered& a, const Lowered& b) {
     const detail::FunctionRow& row = detail::row(op);
@@ -165,7 +174,7 @@ class Lowering {
     const int v = convert(x, compute, false);
     const DType out = detail::unary_result_dtype(op, compute);
     return {emit(InstrKind::unary, static_cast<std::uint8_t>(op), compute, out, {v, -1, -1}), out,
-            stays_weak ? x.kind : ScalarKind::strong};
+            stays_weak ? weak_kind_of(out) : ScalarKind::strong};  // abs(1j) is a Python float
   }
 
   Lowered ternary(int node, TernaryOp op, const Lowered& a, const Lowered& b, const Lowered& c) {
@@ -198,6 +207,7 @@ std::string leaf_type_name(const LeafType& t) {
   switch (t.kind) {
     case ScalarKind::weak_int: return "~int";
     case ScalarKind::weak_float: return "~float";
+    case ScalarKind::weak_complex: return "~complex";
     case ScalarKind::strong: break;
   }
   return std::string(dtype_name(t.dtype));
@@ -206,6 +216,7 @@ std::string leaf_type_name(const LeafType& t) {
 std::optional<LeafType> parse_leaf_type(std::string_view name) {
   if (name == "~int") return LeafType{ScalarKind::weak_int, DType::i64};
   if (name == "~float") return LeafType{ScalarKind::weak_float, DType::f64};
+  if (name == "~complex") return LeafType{ScalarKind::weak_complex, DType::c128};
   if (const std::optional<DType> d = parse_dtype(name)) return LeafType{ScalarKind::strong, *d};
   return std::nullopt;
 }

@@ -18,13 +18,13 @@
 namespace bcast {
 
 // How a leaf enters the lowering: an input is a strong value of its dtype; a
-// scalar is a weak int, a weak float, or a strong value of a dtype.
+// scalar is a weak int, float or complex, or a strong value of a dtype.
 struct LeafType {
   ScalarKind kind = ScalarKind::strong;
   DType dtype = DType::f32;  // for strong leaves
   friend bool operator==(const LeafType&, const LeafType&) = default;
 };
-std::string leaf_type_name(const LeafType& t);  // "f32", "~int", "~float"
+std::string leaf_type_name(const LeafType& t);  // "f32", "~int", "~float", "~complex"
 std::optional<LeafType> parse_leaf_type(std::string_view name);
 
 enum class InstrKind : std::uint8_t { unary, binary, ternary, cast };

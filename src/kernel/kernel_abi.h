@@ -23,10 +23,18 @@ struct KernelArgs {
   std::int64_t* index;           // [rank - 1] odometer start; the kernel may overwrite it
   std::int64_t count;            // outer iterations to run (1 for rank 0 or 1)
   std::int64_t rank;             // levels; JIT kernels know it already from their key
-  const void* context;           // an expression kernel's scalar values (NOTE: [Expression kernels]), or the
+  const void* context;           // an expression kernel's ScalarSlots (NOTE: [Expression kernels]), or the
                                  // reference evaluator's frame; null for an op
 };
 
 using KernelFn = void (*)(const KernelArgs*);
+
+// An expression kernel's scalar j is slot j of KernelArgs::context: its value
+// stored in its program dtype at the slot's start. 16 bytes hold every
+// dtype's value, c128's two parts included.
+struct alignas(16) ScalarSlot {
+  unsigned char bytes[16] = {};
+};
+inline constexpr std::size_t kScalarSlotBytes = sizeof(ScalarSlot);
 
 }  // namespace bcast

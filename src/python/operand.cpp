@@ -1,6 +1,7 @@
 #include "operand.h"
 
 #include <bit>
+#include <complex>
 
 #include "error_messages.h"
 
@@ -139,7 +140,7 @@ Operand Operand::of_array(PyArrayObject* array, const char* name, bool output) {
   return operand;
 }
 
-// NEP 50: only Python's own int and float are weak. NumPy's scalars
+// NEP 50: only Python's own int, float and complex are weak. NumPy's scalars
 // (np.float64 is a subclass of float) are strong values of their dtype: 0-d
 // arrays here, as NumPy 2 reads them.
 Operand Operand::input(PyObject* object, const char* name) {
@@ -154,9 +155,11 @@ Operand Operand::input(PyObject* object, const char* name) {
     number.number_ = weak_int(object, name);
     return number;
   }
-  if (PyComplex_CheckExact(object))  // NEP 50 makes it weak; an expression has no complex scalars yet
-    detail::fail(ErrorKind::dtype, "{}: a Python complex is not yet taken as a weak scalar; pass a NumPy scalar or "
-                                   "array of the complex dtype meant (np.complex64(...), np.complex128(...))", name);
+  if (PyComplex_CheckExact(object)) {
+    Operand number;
+    number.number_ = ExprOperand(std::complex<double>(PyComplex_RealAsDouble(object), PyComplex_ImagAsDouble(object)));
+    return number;
+  }
   if (offers_dlpack(object)) {
     Operand operand;
     operand.dlpack_ = std::make_shared<DLPackImport>(object, name);

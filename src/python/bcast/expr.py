@@ -19,10 +19,11 @@ import numpy as np
 
 from . import _bcast
 
-Operand = Union["Expr", int, float, np.ndarray, Any]
+Operand = Union["Expr", int, float, complex, np.ndarray, Any]
 
 _DTYPES = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16", "int32": "i32",
-           "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool"}
+           "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool",
+           "complex64": "c64", "complex128": "c128"}
 _BCAST_NAMES = set(_DTYPES.values()) | {"bf16"}
 
 
@@ -107,6 +108,13 @@ class Expr:
     def __invert__(self) -> "Expr": return Expr(f"(~{self._text})", self._bound)
     def __abs__(self) -> "Expr": return _call("abs", self)
 
+    # NumPy's attributes of an array, as nodes (a real operand is its own real part, 0 its imaginary).
+    @property
+    def real(self) -> "Expr": return _call("real", self)
+    @property
+    def imag(self) -> "Expr": return _call("imag", self)
+    def conj(self) -> "Expr": return _call("conj", self)
+
 
 def var(name: str) -> Expr:
     """An operand given by name when the expression is evaluated or prepared."""
@@ -124,7 +132,8 @@ def _leaf(value: Operand, bound: dict[str, Any]) -> str:
     if isinstance(value, bool):
         raise TypeError("a Python bool in an expression: use bcast's where() or a bool array")
     # NEP 50: Python's own int and float are weak literals; NumPy's scalars
-    # (np.float64 subclasses float) are strong, bound as 0-d arrays below.
+    # (np.float64 subclasses float) are strong, bound as 0-d arrays below. A
+    # Python complex is bound by name too, and stays weak there.
     if type(value) is int:
         return f"({value})" if value < 0 else str(value)
     if type(value) is float:

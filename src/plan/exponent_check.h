@@ -1,0 +1,43 @@
+// NOTE: [Negative integer exponents] NumPy's integer power refuses a negative
+// exponent ("Integers to negative integer powers are not allowed", a
+// ValueError): 2 ** -1 has no integer value. bcast refuses it too, before
+// anything is written, as an Error(value) naming the exponent and the first
+// negative value:
+//   - a scalar exponent (x ** -1) when the call is built;
+//   - an exponent tensor (x ** y, an operand of a call, prepared or not) on
+//     every run, by reading it: the one pass over data that a call makes
+//     before computing, and only for pow on signed integers.
+// An exponent computed inside an expression (x ** (y - 2)) is not read
+// before the kernel runs: there the kernel's rule holds (1 ** -n is 1,
+// (-1) ** -n is +-1, anything else 0, as C's integer division would give).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "bcast/ops.h"
+#include "bcast/tensor.h"
+
+namespace bcast {
+
+// Whether op computed in `loop` is NumPy's integer power with a signed
+// exponent, which may be negative.
+bool checks_exponents(Op op, DType loop);
+
+// The first negative element of x in C order, with its index; none when x's
+// dtype is not a signed integer or no element is negative.
+struct NegativeElement {
+  std::int64_t index, value;
+};
+std::optional<NegativeElement> first_negative(const TensorView& x);
+
+// "<subject>: the exponent <name> has the negative value -3 (at index 5): ..."
+[[noreturn]] void fail_negative_exponent(std::string_view subject, std::string_view name, NegativeElement at);
+// For a scalar exponent.
+[[noreturn]] void fail_negative_exponent(std::string_view subject, std::string_view name);
+
+// The binary call's check: b, op's exponent, read when op checks exponents.
+void check_exponent_data(Op op, const TensorView& b);
+
+}  // namespace bcast
