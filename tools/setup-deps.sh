@@ -23,6 +23,7 @@ packages=(
   python3-venv python3-pip # `pip install .` into a venv (docs/python.md; the python_pip_install test)
   python3-pytest python3-hypothesis python3-mypy  # its tests (tests/python; mypy's stubtest checks the stubs)
   python3-dask python3-distributed  # bcast.dask (docs/dask.md) and its tests
+  python3-numexpr          # numexpr's own test file runs against bcast.numexpr (tests/e2e/numexpr_own_tests.py)
   python3-matplotlib       # tools/bcast-bench-plot.py (docs/performance.md's picture; a test draws one)
 )
 case "${1:-}" in

@@ -12,7 +12,10 @@ operators and functions are bcast's grammar, which takes numexpr's spellings
   are a ValueError, as they have no meaning for a fused kernel's new output;
 - numexpr's reductions (`sum(...)`, `prod(...)`) are a NotImplementedError
   until bcast has reductions;
-- there is no VML: the vector math is bcast's own (see set_vml_accuracy_mode).
+- there is no VML: the vector math is bcast's own (see set_vml_accuracy_mode);
+- there is no virtual machine: NumExpr and disassemble are a NotImplementedError.
+
+numexpr's own test file runs against this module (tests/e2e/numexpr_own_tests.py).
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ use_vml = False
 _FUNCTIONS = {name for row in _bcast._functions() for name in (row[0], *row[2])}
 _NOT_OPERANDS = _FUNCTIONS | set(_DTYPES.values()) | {"bf16", "True", "False"}
 _REDUCTION = re.compile(r"^\s*(sum|prod)\s*\(")
+_KEYWORD = re.compile(r"(?<![\w.])(and|or|not)(?!\w)")
 _last: dict[str, Any] = {}
 
 
@@ -61,10 +65,30 @@ def _operands(names: list[str], local_dict: Optional[dict], global_dict: Optiona
     return operands
 
 
+def _check_numexpr_grammar(ex: str) -> None:
+    """What numexpr's parser refuses with a TypeError and bcast's grammar would
+    read otherwise or refuse with a ValueError: Python's `and`, `or` and `not`
+    (not array operators) and brackets (list literals and indexing)."""
+    if m := _KEYWORD.search(ex):
+        raise TypeError(f"bcast.numexpr: {m.group()!r} is Python's truth of one object, not an array operator; "
+                        "use & | ~ (as with numexpr)")
+    if "[" in ex:
+        raise TypeError(f"bcast.numexpr: {ex!r}: lists and indexing are not part of numexpr's expressions")
+
+
+def _needs_a_copy(out: Any) -> bool:
+    """An out that bcast cannot write in place (misaligned or byte-swapped),
+    which numexpr writes through its own buffer."""
+    return isinstance(out, np.ndarray) and not (out.flags.aligned and out.dtype.isnative)
+
+
 def _run(ex: str, operands: dict, out: Any) -> Any:
     if _REDUCTION.match(ex):
         raise NotImplementedError(f"bcast.numexpr: {ex!r} is a reduction; bcast has no reductions yet "
                                   "(compute the elementwise part with evaluate, then NumPy's sum or prod)")
+    if _needs_a_copy(out):
+        np.copyto(out, np.asarray(_evaluate(ex, **operands)), casting="safe")
+        return out
     result = _evaluate(ex, out=out, **operands)
     return out if out is not None else np.asarray(result)
 
@@ -80,8 +104,16 @@ def evaluate(ex: str, local_dict: Optional[dict] = None, global_dict: Optional[d
     if casting != "safe":
         raise ValueError(f"bcast.numexpr: casting={casting!r}: only 'safe' is supported (out must have the "
                          "result's dtype)")
+    # numexpr's compiler settings: bcast compiles every expression one way (its
+    # JIT's), whatever numexpr's optimisation level asks.
+    if kwargs.pop("optimization", "aggressive") not in ("none", "moderate", "aggressive"):
+        raise ValueError("bcast.numexpr: optimization must be 'none', 'moderate' or 'aggressive'")
+    # `/` is true division whatever numexpr's truediv says: Python 3's, NumPy's and numexpr 2.8's own default.
+    if kwargs.pop("truediv", "auto") not in ("auto", True, False):
+        raise ValueError("bcast.numexpr: truediv must be 'auto', True or False")
     if kwargs:
         raise TypeError(f"bcast.numexpr: unexpected arguments {sorted(kwargs)}")
+    _check_numexpr_grammar(ex)
     names = _names(ex)
     operands = _operands(names, local_dict, global_dict, 1)
     _last.update(ex=ex, names=names, out=out)
@@ -129,6 +161,19 @@ def set_vml_accuracy_mode(mode: Any) -> None:
 
 def get_vml_version() -> None:
     return None
+
+
+def NumExpr(ex: Any, signature: Any = (), **kwargs: Any) -> Any:  # noqa: N802 (numexpr's name)
+    """numexpr's compiled program for its virtual machine: bcast has no such
+    machine (its kernels are compiled and cached per expression structure)."""
+    raise NotImplementedError("bcast.numexpr: NumExpr compiles for numexpr's virtual machine, which bcast does not "
+                              "have; call evaluate (bcast compiles and caches the kernel itself)")
+
+
+def disassemble(nex: Any) -> Any:
+    """numexpr's virtual-machine program as text: none here (see NumExpr)."""
+    raise NotImplementedError("bcast.numexpr: there is no virtual-machine program to disassemble; "
+                              "bcast.describe(ex, ...) shows the kernel an expression runs")
 
 
 ncores = detect_number_of_cores()
