@@ -62,6 +62,16 @@ def test_u8_normalisation_promotes_as_numpy_2():
     assert np.array_equal(result.compute(), (img.astype(np.float32) - mean) / std)
 
 
+def test_a_python_complex_is_weak_and_complex_arrays_chunk():
+    x = da.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), chunks=(2, 3))
+    z = da.from_array((np.arange(4) * (1 - 2j)).astype(np.complex64), chunks=2)
+    result = bcast.dask.evaluate("x * s + z.conj()", x=x, s=2 - 1j, z=z)
+    want = (np.arange(12, dtype=np.float32).reshape(3, 4) * (2 - 1j)
+            + (np.arange(4) * (1 - 2j)).astype(np.complex64).conj())
+    assert result.dtype == np.complex64 == want.dtype
+    assert np.array_equal(result.compute(), want)
+
+
 def test_what_dask_cannot_chunk_is_said_in_the_error():
     x = da.from_array(np.arange(10.0), chunks=5)
     unknown = x[x > 3]  # chunk sizes known only after computing

@@ -60,7 +60,7 @@ def evaluate(expression: "str | Any", **operands: Any) -> da.Array:
     arrays: dict[str, da.Array] = {}
     numbers: dict[str, Any] = {}
     for name, value in named.items():
-        if isinstance(value, (int, float)):
+        if isinstance(value, (int, float, complex)):  # bcast reads a Python number as NEP 50's weak scalar
             numbers[name] = value
             continue
         array = value if isinstance(value, da.Array) else da.from_array(np.asarray(value), chunks=-1)
