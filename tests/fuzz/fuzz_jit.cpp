@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "bcast/bcast.h"
+#include "exponent_check.h"
 #include "function_table.h"
 #include "fuzz_input.h"
 #include "naive_executor.h"
@@ -89,6 +90,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (e.kind() == ErrorKind::dtype) return 0;
     }
     finding("an op the dtype does not support was not refused", op, dtype, sa, sb);
+  }
+  // NOTE: [Negative integer exponents]: refused, with nothing written; then
+  // the call is checked with b's negatives made non-negative.
+  if (op == Op::pow && first_negative(b.view)) {
+    const std::vector<std::uint8_t> out_before = out.buffer;
+    try {
+      binary(op, a.view, b.view, out.view);
+      finding("a negative integer exponent was not refused", op, dtype, sa, sb);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::value) finding(std::string("refused as the wrong kind: ") + e.what(), op, dtype, sa, sb);
+    }
+    if (out.buffer != out_before) finding("a refused negative exponent wrote to its output", op, dtype, sa, sb);
+    test::keep_in_domain(op, b.view);
   }
   Tensor want(out_dtype, out_shape);
   run_naive(op, a.view, b.view, want);
