@@ -137,7 +137,7 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
   ExprSpecPin spec;  // NOTE: [Interned ids]: k names it until this returns
   const KernelKey k = make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(),
                                            stream_threshold(host), &spec);
-  if (!provider::emits(k)) {
+  if (!provider::emits(spec->program)) {  // the pinned spec: no second look-up of k's
     log_not_emitted(k);
     return {};
   }

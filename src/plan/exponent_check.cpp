@@ -14,26 +14,28 @@ constexpr std::string_view kWhy =
 
 template <class T>
 std::optional<NegativeElement> first_negative_of(const TensorView& x) {
-  // The elements in C order, walked with a running offset per dim.
+  // The elements in C order: the outer dims recursively, each innermost row
+  // one loop (rank 0 is one element, the row of one).
   const int rank = x.rank();
-  const auto* base = static_cast<const char*>(x.data());
   const auto size = static_cast<std::int64_t>(sizeof(T));
+  const std::int64_t row = rank == 0 ? 1 : x.shape()[rank - 1];
+  const std::int64_t step = rank == 0 ? 0 : x.strides()[rank - 1] * size;
   std::int64_t index = 0;
   auto walk = [&](auto&& self, int d, const char* p) -> std::optional<NegativeElement> {
-    if (d == rank) {
-      T v;
-      std::memcpy(&v, p, sizeof v);
-      if (v < 0) return NegativeElement{index, static_cast<std::int64_t>(v)};
-      ++index;
+    if (d >= rank - 1) {
+      for (std::int64_t i = 0; i < row; ++i, ++index, p += step) {
+        T v;
+        std::memcpy(&v, p, sizeof v);
+        if (v < 0) return NegativeElement{index, static_cast<std::int64_t>(v)};
+      }
       return std::nullopt;
     }
-    const std::int64_t step = x.strides()[d] * size;
-    for (std::int64_t i = 0; i < x.shape()[d]; ++i, p += step)
+    for (std::int64_t i = 0; i < x.shape()[d]; ++i, p += x.strides()[d] * size)
       if (auto found = self(self, d + 1, p)) return found;
     return std::nullopt;
   };
   if (x.numel() == 0) return std::nullopt;
-  return walk(walk, 0, base);
+  return walk(walk, 0, static_cast<const char*>(x.data()));
 }
 
 }  // namespace

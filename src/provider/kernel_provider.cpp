@@ -144,8 +144,10 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us, Us
 }
 
 bool emits(const KernelKey& key) {
-  if (key.expr == 0) return !is_complex(key.dtype);
-  const ExprProgram& program = expr_kernel_spec(key.expr).program;
+  return key.expr == 0 ? !is_complex(key.dtype) : emits(expr_kernel_spec(key.expr).program);
+}
+
+bool emits(const ExprProgram& program) {
   auto complex = [](DType d) { return is_complex(d); };
   return std::none_of(program.inputs.begin(), program.inputs.end(), complex) &&
          std::none_of(program.scalars.begin(), program.scalars.end(), complex) &&

@@ -12,6 +12,7 @@
 
 #include "bcast/runtime.h"
 #include "host_target.h"
+#include "expr_program.h"
 #include "kernel_abi.h"
 #include "kernel_key.h"
 #include "target.h"
@@ -52,6 +53,8 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = k
 // a call that computes in one runs on the reference evaluator (NOTE: [Complex
 // arithmetic]). Callers ask before kernel_for, which would count a failure.
 bool emits(const KernelKey& key);
+// The same for an expression key, from its program (the spec the caller pins).
+bool emits(const ExprProgram& program);
 
 // Until no background compile is queued or running.
 void wait_for_compiles();

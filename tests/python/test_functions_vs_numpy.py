@@ -67,6 +67,7 @@ CANCELS = {"logaddexp", "logaddexp2"}
 # NumPy 2's z / |z|, where NumPy 1.24 gave the sign of the real part
 # (complex_sign_numpy_2).
 COMPLEX_INEXACT_ULPS = {"abs": 1, "absolute": 1}
+COMPLEX_BOUNDS = {**INEXACT_ULPS, **COMPLEX_INEXACT_ULPS}  # a function's bound on complex operands
 
 # fmax and fmin order -0 below +0, as max and min do (IEEE 754-2019); NumPy's
 # answer for fmax(-0.0, 0.0) depends on the dtype and on the operands' order.
@@ -165,7 +166,7 @@ def _bad_elements(fn, got, want, args, complex_args=False):
     else:
         bits = f"u{got.itemsize}"
         same = (got.view(bits) == want.view(bits)) | (np.isnan(got) & np.isnan(want))
-        bound = {**INEXACT_ULPS, **COMPLEX_INEXACT_ULPS}.get(fn) if complex_args else INEXACT_ULPS.get(fn)
+        bound = (COMPLEX_BOUNDS if complex_args else INEXACT_ULPS).get(fn)
         if bound is not None:
             # 0 and the smallest subnormal are 1 ULP apart: exp2(-149.7) is 2**-149 (bcast), 0 (NumPy's f32)
             finite = np.isfinite(got) & np.isfinite(want)
