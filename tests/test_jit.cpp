@@ -187,6 +187,28 @@ TEST(GeneratedCode, StreamingExpressionKernelsWriteWholeLinesNonTemporally) {
   }
 }
 
+TEST(GeneratedCode, ComplexKernelsComputeOnVectorsOfParts) {
+  if (!test::host_is_x86_64()) GTEST_SKIP() << "the check knows x86-64 mnemonics only";
+  // NOTE: [Complex in IR]: interleaved c64 and c128 come apart into vectors
+  // of real and imaginary parts by shuffles, and the product is packed
+  // multiplies, no FMA (complex_ops::mul's bits); so is the streaming nest's
+  // line loop, which writes the parts back interleaved, non-temporally.
+  for (const DType d : {DType::c64, DType::c128})
+    for (const std::uint64_t stream : {kNeverStream, std::uint64_t{0}}) {
+      if (stream == 0 && !test::host_streams()) continue;
+      const KernelKey key = expr_key("abs(x0*x1-x0)+real(x1)", {{d, {4096, 1024}}, {d, {1024}}}, {}, stream);
+      ASSERT_NE(key.to_string().find(d == DType::c64 ? ".c64,c64." : ".c128,c128."), std::string::npos) << key.to_string();
+      const std::string assembly = jit::kernel_assembly(key);
+      const std::string p = d == DType::c64 ? "ps" : "pd";
+      const std::string label = key.to_string() + "\n" + assembly;
+      EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?mul)" + p + R"(\b[^\n]*%[xyz]mm)"))) << label;
+      EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?(shufp[sd]|unpck[lh]p[sd]|perm\w*)\b[^\n]*%[xyz]mm)")))
+          << label;
+      EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bvfmadd)"))) << label;
+      if (stream == 0) EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?movnt(ps|pd|dq)\s+%?[xyz]mm)"))) << label;
+    }
+}
+
 TEST(GeneratedCode, UnitStrideF32AddUsesPackedVectorAdds) {
   if (!test::host_is_x86_64()) GTEST_SKIP() << "the packed-add check knows x86-64 mnemonics only";
   // Every x86-64 CPU has SSE2, so a packed add is always available.

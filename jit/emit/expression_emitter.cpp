@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "expr_kernel.h"
+#include "ir/ir_complex.h"
 #include "ir/ir_dtypes.h"
 #include "ir/ir_helpers.h"
 #include "ir/ir_nodes.h"
@@ -53,9 +54,9 @@ class ExpressionEmitter {
       BasicBlock* body = new_block(b_, "scalar");
       b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), body, exit);
       b_.SetInsertPoint(body);
-      std::vector<Value*> in;
+      std::vector<Parts> in;
       for (int k = 1; k < operands_; ++k) in.push_back(load(k, base_[k]));
-      emit_store(b_, dtype_[0], compute(in, 1), base_[0]);
+      store(compute(in, 1), base_[0]);
       b_.CreateBr(exit);
     } else {
       emit_nest(count, exit);
@@ -70,7 +71,20 @@ class ExpressionEmitter {
  private:
   Value* field(std::size_t offset, const char* name) { return load_field(b_, args_, offset, b_.getPtrTy(), name); }
 
-  Value* load(int k, Value* address) { return to_compute(b_, dtype_[k], b_.CreateLoad(element_type_[k], address)); }
+  // Operand k's element at `address` as a compute value (NOTE: [Complex in IR]).
+  Parts load(int k, Value* address) {
+    if (is_complex(dtype_[k])) return load_complex(b_, dtype_[k], address);
+    return {to_compute(b_, dtype_[k], b_.CreateLoad(element_type_[k], address))};
+  }
+
+  void store(Parts value, Value* address) {
+    if (is_complex(dtype_[0])) return store_complex(b_, dtype_[0], value, address);
+    emit_store(b_, dtype_[0], value.re, address);
+  }
+
+  static Parts splat(unsigned lanes, Parts x, llvm::IRBuilder<>& b) {
+    return {b.CreateVectorSplat(lanes, x.re), x.im ? b.CreateVectorSplat(lanes, x.im) : nullptr};
+  }
 
   // Scalar j lives in ScalarSlot j of the context, stored in its dtype.
   void load_scalars() {
@@ -80,17 +94,26 @@ class ExpressionEmitter {
     for (std::size_t j = 0; j < program_.scalars.size(); ++j) {
       const DType d = program_.scalars[j];
       Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), context, kScalarSlotBytes * j);
-      scalars_.push_back(to_compute(b_, d, b_.CreateLoad(storage_type(c, d), slot, "s")));
+      if (is_complex(d)) scalars_.push_back(load_complex(b_, d, slot));
+      else scalars_.push_back({to_compute(b_, d, b_.CreateLoad(storage_type(c, d), slot, "s"))});
     }
   }
 
   // The program on the inputs' compute values (`lanes` of them in vectors):
   // every value in registers, f16 and bf16 rounded after each node.
-  Value* compute(const std::vector<Value*>& inputs, unsigned lanes) {
-    std::vector<Value*> values = inputs;
-    for (Value* s : scalars_) values.push_back(lanes > 1 ? b_.CreateVectorSplat(lanes, s) : s);
+  Parts compute(const std::vector<Parts>& inputs, unsigned lanes) {
+    std::vector<Parts> values = inputs;
+    for (Parts s : scalars_) values.push_back(lanes > 1 ? splat(lanes, s, b_) : s);
     for (const ExprInstr& s : program_.code) {
-      auto arg = [&](int a) { return values[static_cast<std::size_t>(s.args[a])]; };
+      if (is_complex(s.in) || is_complex(s.out)) {
+        const Parts args[3] = {values[static_cast<std::size_t>(s.args[0])],
+                               s.arity() > 1 ? values[static_cast<std::size_t>(s.args[1])] : Parts{},
+                               s.arity() > 2 ? values[static_cast<std::size_t>(s.args[2])] : Parts{}};
+        const Parts v = emit_complex_instr(b_, s, args);
+        values.push_back(v.im ? v : Parts{round_to_storage(b_, s.out, v.re)});
+        continue;
+      }
+      auto arg = [&](int a) { return values[static_cast<std::size_t>(s.args[a])].re; };
       Value* v = nullptr;
       switch (s.kind) {
         case InstrKind::binary: v = emit_op(b_, static_cast<Op>(s.code), s.in, arg(0), arg(1)); break;
@@ -98,7 +121,7 @@ class ExpressionEmitter {
         case InstrKind::cast: v = emit_cast(b_, s.in, s.out, arg(0)); break;
         case InstrKind::ternary: v = emit_ternary(b_, static_cast<TernaryOp>(s.code), s.in, arg(0), arg(1), arg(2)); break;
       }
-      values.push_back(round_to_storage(b_, s.out, v));
+      values.push_back({round_to_storage(b_, s.out, v)});
     }
     return values[static_cast<std::size_t>(program_.result)];
   }
@@ -147,7 +170,7 @@ class ExpressionEmitter {
 
   // The innermost level: one loop, or NOTE: [Streaming stores]'s three.
   void emit_inner_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& inner_stride, Value* n) {
-    std::vector<Value*> fixed(static_cast<std::size_t>(operands_), nullptr);
+    std::vector<Parts> fixed(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k)
       if (spec_.inner[k] == InnerStride::zero) fixed[k] = load(k, row_base[k]);  // repeats: loaded once
     if (!key_.stream) {
@@ -156,7 +179,7 @@ class ExpressionEmitter {
     }
     // Elements up to out's first line boundary one at a time, then whole
     // lines as vectors stored past the caches, then the rest one at a time.
-    const std::int64_t out_bytes = static_cast<std::int64_t>(dtype_size(dtype_[0]));
+    const std::int64_t out_bytes = static_cast<std::int64_t>(dtype_size(dtype_[0]));  // a complex one: both parts
     const std::int64_t lanes = kLineBytes / out_bytes;
     Value* address = b_.CreatePtrToInt(row_base[0], b_.getInt64Ty());
     Value* head = b_.CreateUDiv(b_.CreateAnd(b_.CreateNeg(address), b_.getInt64(kLineBytes - 1)), b_.getInt64(out_bytes));
@@ -171,7 +194,7 @@ class ExpressionEmitter {
   // (`fixed`: the repeated inputs' values). A strided operand keeps a running
   // offset from 0, so begin is 0 whenever one is strided (streaming rows have none).
   void emit_element_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& inner_stride,
-                         const std::vector<Value*>& fixed, Value* begin, Value* end, bool vectorise) {
+                         const std::vector<Parts>& fixed, Value* begin, Value* end, bool vectorise) {
     CountedLoop loop = open_loop(b_, begin, end, "inner");
     std::vector<llvm::PHINode*> running(static_cast<std::size_t>(operands_), nullptr);
     std::vector<Value*> address(static_cast<std::size_t>(operands_), nullptr);
@@ -184,10 +207,10 @@ class ExpressionEmitter {
       if (spec_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
       if (spec_.inner[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
-    std::vector<Value*> in;
-    for (int k = 1; k < operands_; ++k) in.push_back(fixed[k] ? fixed[k] : load(k, address[k]));
+    std::vector<Parts> in;
+    for (int k = 1; k < operands_; ++k) in.push_back(fixed[k].re ? fixed[k] : load(k, address[k]));
     // out's class is unit or strided (out never repeats).
-    emit_store(b_, dtype_[0], compute(in, 1), address[0]);
+    store(compute(in, 1), address[0]);
     for (int k = 0; k < operands_; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], inner_stride[k]), b_.GetInsertBlock());
     close_loop(b_, loop, b_.getInt64(1), vectorise);
@@ -195,22 +218,27 @@ class ExpressionEmitter {
 
   // Whole lines of out [begin, end), `lanes` elements a step: each input a
   // vector (unit) or a splat (repeated), out one aligned non-temporal store.
-  void emit_line_loop(const std::vector<Value*>& row_base, const std::vector<Value*>& fixed, Value* begin, Value* end,
+  void emit_line_loop(const std::vector<Value*>& row_base, const std::vector<Parts>& fixed, Value* begin, Value* end,
                       unsigned lanes) {
     CountedLoop loop = open_loop(b_, begin, end, "lines");
-    std::vector<Value*> in;
+    std::vector<Parts> in;
     for (int k = 1; k < operands_; ++k) {
-      if (fixed[k]) {
-        in.push_back(b_.CreateVectorSplat(lanes, fixed[k]));
+      if (fixed[k].re) {
+        in.push_back(splat(lanes, fixed[k], b_));
+        continue;
+      }
+      Value* address = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
+      if (is_complex(dtype_[k])) {
+        in.push_back(load_complex_vector(b_, dtype_[k], address, lanes));
         continue;
       }
       llvm::Type* vector = llvm::FixedVectorType::get(element_type_[k], lanes);
-      Value* v = b_.CreateAlignedLoad(vector, b_.CreateGEP(element_type_[k], row_base[k], loop.i),
-                                      llvm::Align(dtype_size(dtype_[k])));
-      in.push_back(to_compute(b_, dtype_[k], v));
+      in.push_back({to_compute(b_, dtype_[k], b_.CreateAlignedLoad(vector, address, llvm::Align(dtype_size(dtype_[k]))))});
     }
-    llvm::StoreInst* store =
-        emit_store(b_, dtype_[0], compute(in, lanes), b_.CreateGEP(element_type_[0], row_base[0], loop.i));
+    const Parts result = compute(in, lanes);
+    Value* address = b_.CreateGEP(element_type_[0], row_base[0], loop.i);
+    llvm::StoreInst* store = is_complex(dtype_[0]) ? store_complex_vector(b_, dtype_[0], result, address)
+                                                   : emit_store(b_, dtype_[0], result.re, address);
     make_nontemporal(b_, store, kLineBytes);
     close_loop(b_, loop, b_.getInt64(lanes), /*vectorise=*/false);
   }
@@ -225,7 +253,8 @@ class ExpressionEmitter {
   llvm::Argument* args_ = nullptr;
   std::vector<DType> dtype_;                // out, then each input
   std::vector<llvm::Type*> element_type_;   // storage types, same order
-  std::vector<Value*> base_, scalars_;
+  std::vector<Value*> base_;
+  std::vector<Parts> scalars_;
 };
 
 }  // namespace

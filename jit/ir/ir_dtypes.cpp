@@ -2,12 +2,11 @@
 #include "ir/ir_dtypes.h"
 
 #include <array>
-#include <stdexcept>
 
 namespace bcast::jit {
 namespace {
 
-enum class IRType : std::uint8_t { half, bf16_bits, f32, f64, i1, i8, i16, i32, i64 };
+enum class IRType : std::uint8_t { half, bf16_bits, f32, f64, i1, i8, i16, i32, i64, f32_pair, f64_pair };
 
 struct IRDType {
   DType dtype;
@@ -16,9 +15,8 @@ struct IRDType {
   IRType compute;
 };
 
-// Indexed by DType; the complex dtypes, last, have no row yet (provider::emits
-// keeps their keys from jit/).
-constexpr std::array<IRDType, kNumDTypes - 2> kIRDTypes{{
+// Indexed by DType.
+constexpr std::array<IRDType, kNumDTypes> kIRDTypes{{
     {DType::f16, NumberKind::floating, IRType::half, IRType::f32},
     {DType::bf16, NumberKind::floating, IRType::bf16_bits, IRType::f32},
     {DType::f32, NumberKind::floating, IRType::f32, IRType::f32},
@@ -32,12 +30,18 @@ constexpr std::array<IRDType, kNumDTypes - 2> kIRDTypes{{
     {DType::u32, NumberKind::unsigned_int, IRType::i32, IRType::i32},
     {DType::u64, NumberKind::unsigned_int, IRType::i64, IRType::i64},
     {DType::boolean, NumberKind::boolean, IRType::i8, IRType::i1},
+    {DType::c64, NumberKind::complex, IRType::f32_pair, IRType::f32},
+    {DType::c128, NumberKind::complex, IRType::f64_pair, IRType::f64},
 }};
 
-const IRDType& info(DType d) {
-  if (is_complex(d)) throw std::logic_error("jit/ emits no complex kernels yet (provider::emits)");
-  return kIRDTypes[static_cast<std::size_t>(d)];
+constexpr bool in_dtype_order() {
+  for (std::size_t i = 0; i < kIRDTypes.size(); ++i)
+    if (static_cast<std::size_t>(kIRDTypes[i].dtype) != i) return false;
+  return true;
 }
+static_assert(in_dtype_order(), "kIRDTypes has one row per DType, in DType's order");
+
+const IRDType& info(DType d) { return kIRDTypes[static_cast<std::size_t>(d)]; }
 
 llvm::Type* to_llvm(llvm::LLVMContext& c, IRType t) {
   switch (t) {
@@ -50,6 +54,8 @@ llvm::Type* to_llvm(llvm::LLVMContext& c, IRType t) {
     case IRType::i16: return llvm::Type::getInt16Ty(c);
     case IRType::i32: return llvm::Type::getInt32Ty(c);
     case IRType::i64: return llvm::Type::getInt64Ty(c);
+    case IRType::f32_pair: return llvm::ArrayType::get(llvm::Type::getFloatTy(c), 2);
+    case IRType::f64_pair: return llvm::ArrayType::get(llvm::Type::getDoubleTy(c), 2);
   }
   return nullptr;
 }

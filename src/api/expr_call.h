@@ -77,7 +77,7 @@ class ExprCall {
   Layout new_out_layout() const;
   // NOTE: [Negative integer exponents]: the inputs that are a signed integer
   // power's exponent, read for a negative value (an Error(value)).
-  void check_exponent_inputs(const std::vector<TensorView>& inputs) const;
+  void check_exponent_inputs(const std::vector<TensorView>& inputs, std::int64_t out_elements) const;
 
  private:
   std::string leaf_name(NodeKind kind, int leaf) const;

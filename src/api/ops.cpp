@@ -73,7 +73,7 @@ Tensor allocate_output(Op op, DType dtype, const Layout& layout) {
 
 // Runs a validated call: the one `memo` remembers.
 void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  check_exponent_data(op, b);  // NOTE: [Negative integer exponents]
+  check_exponent_data(op, b, out.numel());  // NOTE: [Negative integer exponents]
   if (!report::wanted()) {
     dispatch(memo.call, a, b, out);
     return;

@@ -75,7 +75,7 @@ const SelectedKernel& run_prepared_data(const PreparedOp::Impl& p, const void* a
   const PlannedCall& call = p.call;
   const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
   if (checks_exponents(p.op, p.dtype))  // NOTE: [Negative integer exponents]
-    check_exponent_data(p.op, TensorView(const_cast<void*>(b), p.dtype, p.b));
+    check_exponent_data(p.op, TensorView(const_cast<void*>(b), p.dtype, p.b), p.out.numel());
   // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
   // prepared data checks.
   if (runs_direct(call) && p.data.passes(a, b, out)) {

@@ -115,7 +115,7 @@ inline constexpr std::array kBinaryRows = {
 
 inline constexpr std::array kUnaryRows = {
   FunctionRow{"neg", Arity::unary, 0, "negative", kNumbers | kComplex, false, Result::same, kExact, "", true, "-x; integers wrap; no bool (use logical_not)"},
-  FunctionRow{"abs", Arity::unary, 1, "absolute", kAll, true, Result::real_part, kExact, "", true, "|x|; integers wrap (abs(MIN) is MIN); complex: hypot of the parts"},
+  FunctionRow{"abs", Arity::unary, 1, "absolute", kAll, true, Result::real_part, kExact, "", true, "|x|; integers wrap (abs(MIN) is MIN); complex: |z| without overflow (c64 through f64)"},
   FunctionRow{"sqrt", Arity::unary, 2, "", kInexact, true, Result::same, kExact, "", false, "square root, correctly rounded"},
   FunctionRow{"exp", Arity::unary, 3, "", kInexact, true, Result::same, kUlp1, "exp", false, "e ** x"},
   FunctionRow{"log", Arity::unary, 4, "", kInexact, true, Result::same, kUlp1, "log", false, "natural logarithm"},

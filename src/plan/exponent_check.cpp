@@ -63,8 +63,8 @@ void fail_negative_exponent(std::string_view subject, std::string_view name) {
   detail::fail(ErrorKind::value, "{}: the exponent {} is negative: {}", subject, name, kWhy);
 }
 
-void check_exponent_data(Op op, const TensorView& b) {
-  if (!checks_exponents(op, b.dtype())) return;
+void check_exponent_data(Op op, const TensorView& b, std::int64_t out_elements) {
+  if (!checks_exponents(op, b.dtype()) || out_elements == 0) return;
   if (const std::optional<NegativeElement> at = first_negative(b)) fail_negative_exponent(detail::row(op).name, "b", *at);
 }
 

@@ -5,8 +5,9 @@
 // negative value:
 //   - a scalar exponent (x ** -1) when the call is built;
 //   - an exponent tensor (x ** y, an operand of a call, prepared or not) on
-//     every run, by reading it: the one pass over data that a call makes
-//     before computing, and only for pow on signed integers.
+//     every run whose output has elements, by reading it: the one pass over
+//     data that a call makes before computing, and only for pow on signed
+//     integers.
 // An exponent computed inside an expression (x ** (y - 2)) is not read
 // before the kernel runs: there the kernel's rule holds (1 ** -n is 1,
 // (-1) ** -n is +-1, anything else 0, as C's integer division would give).
@@ -37,7 +38,9 @@ std::optional<NegativeElement> first_negative(const TensorView& x);
 // For a scalar exponent.
 [[noreturn]] void fail_negative_exponent(std::string_view subject, std::string_view name);
 
-// The binary call's check: b, op's exponent, read when op checks exponents.
-void check_exponent_data(Op op, const TensorView& b);
+// The binary call's check: b, op's exponent, read when op checks exponents
+// and the output has elements (NumPy's loop refuses only what it computes:
+// an empty result raises nothing).
+void check_exponent_data(Op op, const TensorView& b, std::int64_t out_elements);
 
 }  // namespace bcast

@@ -7,6 +7,7 @@
 
 #include "cache/kernel_cache.h"
 #include "compile/host_compiler.h"
+#include "ir/complex_coverage.h"
 #include "config.h"
 #include "expr_kernel.h"
 #include "logging.h"
@@ -148,11 +149,9 @@ bool emits(const KernelKey& key) {
 }
 
 bool emits(const ExprProgram& program) {
-  auto complex = [](DType d) { return is_complex(d); };
-  return std::none_of(program.inputs.begin(), program.inputs.end(), complex) &&
-         std::none_of(program.scalars.begin(), program.scalars.end(), complex) &&
-         std::none_of(program.code.begin(), program.code.end(),
-                      [&](const ExprInstr& s) { return complex(s.in) || complex(s.out); });
+  return std::all_of(program.code.begin(), program.code.end(), [](const ExprInstr& s) {
+    return !(is_complex(s.in) || is_complex(s.out)) || jit::has_complex_ir(s);
+  });
 }
 
 void apply_settings() { cache(); }

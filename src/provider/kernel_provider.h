@@ -49,8 +49,10 @@ inline constexpr double kWaitAlways = 1e300;
 enum class Use : std::uint8_t { call, look_up };
 Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = kWaitAlways, Use use = Use::call);
 
-// Whether jit/ emits kernels for the key's dtypes. Not yet for c64 and c128:
-// a call that computes in one runs on the reference evaluator (NOTE: [Complex
+// Whether jit/ emits a kernel for the key. An expression's complex values
+// have IR for their arithmetic (NOTE: [Complex in IR]), not yet for the
+// complex functions (exp, log, ...), and a binary key of c64 or c128 has none
+// yet: such a call runs on the reference evaluator (NOTE: [Complex
 // arithmetic]). Callers ask before kernel_for, which would count a failure.
 bool emits(const KernelKey& key);
 // The same for an expression key, from its program (the spec the caller pins).

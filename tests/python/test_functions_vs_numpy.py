@@ -225,3 +225,14 @@ def test_function_on_dtype_equals_numpy(fn, dtype):
         count, i = bad
         pytest.fail(f"{fn}({dtype}): {count} of {got.size} differ, first at {i}: {fn}"
                     f"({', '.join(repr(a[i]) for a in args)}) is {got[i]!r} in bcast, {want[i]!r} in NumPy")
+
+
+def test_integer_power_refuses_a_negative_exponent_only_where_it_computes():
+    """NumPy's ValueError comes from its loop: an empty result computes no
+    element and raises nothing (NOTE: [Negative integer exponents])."""
+    base, exponent = np.zeros((0, 2), np.int64), np.array([-1, 2])
+    assert np.power(base, exponent).shape == (0, 2)
+    assert bcast.pow(base, exponent).shape == (0, 2)
+    assert bcast.evaluate("a ** b", a=base, b=exponent).shape == (0, 2)
+    with pytest.raises(ValueError, match="negative value -1"):
+        bcast.pow(np.ones(2, np.int64), exponent)
