@@ -154,6 +154,28 @@ TEST_P(ComplexKernels, UnaryOpsCastsAndWhereGiveTheReferenceBits) {
   }
 }
 
+TEST_P(ComplexKernels, BinaryCallsRunTheTwoInputExpressionKernel) {
+  // ops.cpp's runs_as_expression: bcast::mul(z, w) on c64 is the expression
+  // a*b, whose kernel is compiled and used.
+  const DType d = GetParam();
+  const Tensor values = specials(d);
+  const TensorView column = unsqueeze(values, 1);
+  const std::string key = std::string("expr[x0*x1].") + std::string(dtype_name(d)) + "," + std::string(dtype_name(d));
+  auto uses = [&] {
+    std::uint64_t n = 0;
+    for (const KernelStats& k : kernel_cache_entries())
+      if (k.key.starts_with(key)) n += k.hits + k.misses;
+    return n;
+  };
+  const std::uint64_t before = uses();
+  const Tensor product = mul(column, values);
+  EXPECT_GT(uses(), before) << "no " << key << " kernel served bcast::mul";
+  set_jit_enabled(false);
+  const Tensor reference = mul(column, values);
+  set_jit_enabled(true);
+  EXPECT_EQ(difference(product, reference), "");
+}
+
 TEST_P(ComplexKernels, ComplexFunctionsRunOnTheReferenceEvaluator) {
   // NOTE: [Complex in IR]: no IR yet for the C99 functions of a complex value.
   const Tensor values = specials(GetParam());

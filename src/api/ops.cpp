@@ -111,11 +111,14 @@ DType result_dtype(Op op, DType input) {
 // one-node expression op(a, b): NumPy's promotion (NEP 50) picks the dtype it
 // computes in (u8 - f32 gives f32), and the expression path runs it.
 // A call on a dtype the op has no loop for (arctan2 on i32, which computes
-// in f64) runs the same way.
+// in f64) runs the same way, and so does a call on c64 or c128, whose
+// kernels are the expression's (NOTE: [Complex in IR]).
 // Most calls have a kernel of their own: that bit test decides before loop_for's search.
-bool computes_in_another_dtype(Op op, DType d) { return !detail::supports(op, d) && op_supports(op, d); }
+bool runs_as_expression(Op op, DType d) {
+  return (!detail::supports(op, d) && op_supports(op, d)) || is_complex(d);
+}
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
-  if (a.dtype() != b.dtype() || computes_in_another_dtype(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));
+  if (a.dtype() != b.dtype() || runs_as_expression(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out_is_fresh) {
     Tensor out = allocate_output(op, memo.out_dtype, memo.out);
@@ -131,7 +134,7 @@ Tensor binary(Op op, const TensorView& a, const TensorView& b) {
 }
 
 void binary(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
-  if (a.dtype() != b.dtype() || computes_in_another_dtype(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")), out);
+  if (a.dtype() != b.dtype() || runs_as_expression(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")), out);
   CallMemo& memo = t_memo;
   if (memo.matches(op, a, b) && memo.out == out.layout() && memo.out_dtype == out.dtype()) {
     if (!memo.data.passes(a.data(), b.data(), out.data())) validate_data(op, a, b, out);

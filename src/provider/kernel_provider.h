@@ -51,9 +51,9 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = k
 
 // Whether jit/ emits a kernel for the key. An expression's complex values
 // have IR for their arithmetic (NOTE: [Complex in IR]), not yet for the
-// complex functions (exp, log, ...), and a binary key of c64 or c128 has none
-// yet: such a call runs on the reference evaluator (NOTE: [Complex
-// arithmetic]). Callers ask before kernel_for, which would count a failure.
+// complex functions (exp, log, ...), and a binary key of c64 or c128 (a
+// prepared op's: a plain call runs as an expression) has none yet: such a
+// call runs on the reference evaluator (NOTE: [Complex arithmetic]). Callers ask before kernel_for, which would count a failure.
 bool emits(const KernelKey& key);
 // The same for an expression key, from its program (the spec the caller pins).
 bool emits(const ExprProgram& program);
