@@ -13,11 +13,8 @@ namespace {
 
 // ---- reading and writing raw element bits ----
 
-std::uint64_t bits_at(const TensorView& x, std::int64_t offset) {
-  std::uint64_t bits = 0;  // little-endian: an element is the low bytes
-  std::memcpy(&bits, static_cast<const char*>(x.data()) + offset * static_cast<std::int64_t>(x.element_size()),
-              x.element_size());
-  return bits;
+Expected element(const TensorView& x, std::int64_t offset) {
+  return element_at(static_cast<const char*>(x.data()) + offset * static_cast<std::int64_t>(x.element_size()), x.dtype());
 }
 
 // Offset (in elements) of output index `index` in x, by NumPy's rule: dims
@@ -42,7 +39,7 @@ std::int64_t ordered(std::uint64_t bits, DType d) {
 // Within want.ulps of an inexact function's result (oracle_values.h's
 // tolerance()); NaN and infinities as exactly as any other result; anything
 // where the oracle does not judge (Expected::approximate).
-bool matches(const Expected& want, std::uint64_t got, DType out) {
+bool matches_part(const Expected& want, std::uint64_t got, DType out) {
   if (want.approximate) return true;
   if (want.any_quiet_nan) return is_quiet_nan(got, out);
   if (got == want.bits || want.ulps == 0) return got == want.bits;
@@ -51,13 +48,26 @@ bool matches(const Expected& want, std::uint64_t got, DType out) {
   return (distance < 0 ? -distance : distance) <= static_cast<std::int64_t>(want.ulps);
 }
 
+// A complex element part by part, each within the tolerance.
+bool matches(const Expected& want, const Expected& got, DType out) {
+  if (!is_complex(out)) return matches_part(want, got.bits, out);
+  const DType part = real_part_dtype(out);
+  return matches_part(part_of(want, 0), got.bits, part) && matches_part(part_of(want, 1), got.im_bits, part);
+}
+
 std::string hex(std::uint64_t bits) {
   std::ostringstream s;
   s << "0x" << std::hex << bits;
   return s.str();
 }
 
-std::string describe(const Expected& want) { return want.any_quiet_nan ? "a quiet NaN" : hex(want.bits); }
+std::string describe_part(std::uint64_t bits, bool any_quiet_nan) { return any_quiet_nan ? "a quiet NaN" : hex(bits); }
+
+// "0x3f800000", or "(0x3f800000, a quiet NaN)" for a complex element.
+std::string describe(const Expected& x, DType d) {
+  if (!is_complex(d)) return describe_part(x.bits, x.any_quiet_nan);
+  return "(" + describe_part(x.bits, x.any_quiet_nan) + ", " + describe_part(x.im_bits, x.im_any_quiet_nan) + ")";
+}
 
 }  // namespace
 
@@ -65,9 +75,11 @@ void next_index(std::vector<std::int64_t>& index, const Shape& shape) {
   for (int d = static_cast<int>(shape.size()) - 1; d >= 0 && ++index[d] == shape[d]; --d) index[d] = 0;
 }
 
-std::uint64_t bits_read_at(const TensorView& x, const std::vector<std::int64_t>& index) {
-  return bits_at(x, offset_of(x, index));
+Expected element_read_at(const TensorView& x, const std::vector<std::int64_t>& index) {
+  return element(x, offset_of(x, index));
 }
+
+std::string describe_element(const Expected& x, DType d) { return describe(x, d); }
 
 std::vector<Expected> oracle(Op op, const TensorView& a, const TensorView& b, const Shape& out_shape) {
   std::int64_t count = 1;
@@ -79,7 +91,7 @@ std::vector<Expected> oracle(Op op, const TensorView& a, const TensorView& b, co
   const DType d = oracle_loop(op, a.dtype()).value_or(a.dtype());
   auto operand = [&](const TensorView& x) {  // ldexp's exponent as i64
     const DType to = op == Op::ldexp && &x == &b ? DType::i64 : d;
-    return oracle_values::convert({bits_at(x, offset_of(x, index)), false}, x.dtype(), to);
+    return oracle_values::convert(element(x, offset_of(x, index)), x.dtype(), to);
   };
   for (std::int64_t i = 0; i < count; ++i, next_index(index, out_shape))
     want.push_back(oracle_values::binary(op, d, operand(a), operand(b)));
@@ -93,7 +105,7 @@ namespace {
 std::int64_t first_bad(const std::vector<Expected>& want, const TensorView& got) {
   std::vector<std::int64_t> index(got.shape().size(), 0);
   for (std::size_t i = 0; i < want.size(); ++i, next_index(index, got.shape()))
-    if (!matches(want[i], bits_at(got, offset_of(got, index)), got.dtype())) return static_cast<std::int64_t>(i);
+    if (!matches(want[i], element(got, offset_of(got, index)), got.dtype())) return static_cast<std::int64_t>(i);
   return -1;
 }
 
@@ -104,9 +116,9 @@ std::vector<std::int64_t> index_of(std::int64_t position, const Shape& shape) {
 }
 
 std::string describe_mismatch(const std::vector<Expected>& want, const TensorView& got, std::int64_t bad) {
-  const std::uint64_t bits = bits_at(got, offset_of(got, index_of(bad, got.shape())));
-  return "element " + std::to_string(bad) + " of " + to_string(got.shape()) + " is " + hex(bits) +
-         ", the oracle expects " + describe(want[static_cast<std::size_t>(bad)]);
+  const Expected value = element(got, offset_of(got, index_of(bad, got.shape())));
+  return "element " + std::to_string(bad) + " of " + to_string(got.shape()) + " is " + describe(value, got.dtype()) +
+         ", the oracle expects " + describe(want[static_cast<std::size_t>(bad)], got.dtype());
 }
 
 }  // namespace
@@ -124,7 +136,8 @@ std::string oracle_mismatch(Op op, const TensorView& a, const TensorView& b, con
   if (bad < 0) return "";
   const std::vector<std::int64_t> index = index_of(bad, got.shape());
   return describe_mismatch(want, got, bad) + " (" + std::string(op_name(op)) + " of " +
-         hex(bits_at(a, offset_of(a, index))) + " and " + hex(bits_at(b, offset_of(b, index))) + ")";
+         describe(element(a, offset_of(a, index)), a.dtype()) + " and " +
+         describe(element(b, offset_of(b, index)), b.dtype()) + ")";
 }
 
 void fill_sentinel(const TensorView& x, std::uint8_t byte) {

@@ -37,9 +37,11 @@ std::vector<Expected> oracle(Op op, const TensorView& a, const TensorView& b, co
 std::string oracle_mismatch(Op op, const TensorView& a, const TensorView& b, const TensorView& got);
 std::string oracle_mismatch(const std::vector<Expected>& want, const TensorView& got);
 
-// The bits of the element of x that output index `index` reads, by NumPy's
-// rule: dims align on the right, and a dim of extent 1 reads its element 0.
-std::uint64_t bits_read_at(const TensorView& x, const std::vector<std::int64_t>& index);
+// The element of x that output index `index` reads, by NumPy's rule: dims
+// align on the right, and a dim of extent 1 reads its element 0.
+Expected element_read_at(const TensorView& x, const std::vector<std::int64_t>& index);
+// Its bits in hex, "(re, im)" for a complex one.
+std::string describe_element(const Expected& x, DType d);
 // Advances a C-order index over `shape`.
 void next_index(std::vector<std::int64_t>& index, const Shape& shape);
 

@@ -71,8 +71,20 @@ DType two_integers(DType a, DType b) {
   return dtype_size(u) < 8 ? signed_int(2 * dtype_size(u)) : DType::f64;
 }
 
-// np.result_type of strong dtypes, all at once.
+DType real_result_type(std::span<const DType> dtypes);
+
+// np.result_type of strong dtypes, all at once. With a complex one: the
+// complex dtype whose part holds the result type of the parts and the rest
+// (c64 with f64 or i32 is c128; with f16, bf16, f32 or i16 stays c64).
 DType result_type(std::span<const DType> dtypes) {
+  if (std::none_of(dtypes.begin(), dtypes.end(), [](DType d) { return is_complex(d); })) return real_result_type(dtypes);
+  std::vector<DType> parts;
+  for (const DType d : dtypes) parts.push_back(is_complex(d) ? (d == DType::c64 ? DType::f32 : DType::f64) : d);
+  const DType part = real_result_type(parts);
+  return float_rank(part) == 2 ? DType::c128 : DType::c64;
+}
+
+DType real_result_type(std::span<const DType> dtypes) {
   DType floats = DType::boolean, ints = DType::boolean;
   bool any_float = false, any_int = false;
   for (const DType d : dtypes) {
@@ -118,7 +130,7 @@ Typed common(std::span<const Typed> xs) {
   DType d = result_type(strong);
   for (const Typed& x : xs) {
     if (x.weak == Weak::integer && d == DType::boolean) d = DType::i64;
-    if (x.weak == Weak::floating && !is_floating(d)) d = DType::f64;
+    if (x.weak == Weak::floating && !is_floating(d) && !is_complex(d)) d = DType::f64;
   }
   return {d, Weak::no};
 }
@@ -155,8 +167,36 @@ Loops unary_loops(UnaryOp op) {
   }
 }
 
-// The dtype an operand of dtype d computes in, or nullopt: refused.
+// NumPy 1.24's ufuncs with complex loops ('F' and 'D' among their types).
+bool has_complex_loop(Op op) {
+  switch (op) {
+    case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::pow: case Op::float_power: case Op::eq:
+    case Op::ne: case Op::lt: case Op::le: case Op::gt: case Op::ge: case Op::logical_and: case Op::logical_or:
+    case Op::logical_xor: case Op::max: case Op::min: case Op::fmax: case Op::fmin:
+      return true;
+    default: return false;
+  }
+}
+
+bool has_complex_loop(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::neg: case UnaryOp::positive: case UnaryOp::sign: case UnaryOp::round: case UnaryOp::square:
+    case UnaryOp::reciprocal: case UnaryOp::conj: case UnaryOp::abs: case UnaryOp::logical_not: case UnaryOp::copy:
+    case UnaryOp::ones_like: case UnaryOp::isnan: case UnaryOp::isinf: case UnaryOp::isfinite: case UnaryOp::real:
+    case UnaryOp::imag: case UnaryOp::sqrt: case UnaryOp::exp: case UnaryOp::exp2: case UnaryOp::expm1:
+    case UnaryOp::log: case UnaryOp::log2: case UnaryOp::log10: case UnaryOp::log1p: case UnaryOp::sin:
+    case UnaryOp::cos: case UnaryOp::tan: case UnaryOp::sinh: case UnaryOp::cosh: case UnaryOp::tanh:
+    case UnaryOp::arcsin: case UnaryOp::arccos: case UnaryOp::arctan: case UnaryOp::arcsinh: case UnaryOp::arccosh:
+    case UnaryOp::arctanh:
+      return true;
+    default: return false;
+  }
+}
+
+// The dtype an operand of dtype d computes in, or nullopt: refused. (A
+// complex operand: has_complex_loop decides first.)
 std::optional<DType> loop_dtype(Loops loops, DType d) {
+  if (is_complex(d)) return loops == Loops::f64 ? DType::c128 : d;
   const bool boolean = d == DType::boolean;
   switch (loops) {
     case Loops::all: return d;
@@ -175,14 +215,24 @@ DType binary_result(Op op, DType d) {
   switch (op) {
     case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt: case Op::ge:
     case Op::logical_and: case Op::logical_or: case Op::logical_xor: return DType::boolean;
-    case Op::div: return is_floating(d) ? d : DType::f64;
+    case Op::div: return is_floating(d) || is_complex(d) ? d : DType::f64;
     default: return d;
   }
 }
 
+
 bool is_predicate(UnaryOp op) {
   return op == UnaryOp::logical_not || op == UnaryOp::isnan || op == UnaryOp::isinf || op == UnaryOp::isfinite ||
          op == UnaryOp::signbit;
+}
+
+// A unary op's result dtype from its loop's: a predicate's bool; abs, real
+// and imag of a complex number its part's dtype.
+DType unary_result(UnaryOp op, DType d) {
+  if (is_predicate(op)) return DType::boolean;
+  if (is_complex(d) && (op == UnaryOp::abs || op == UnaryOp::real || op == UnaryOp::imag))
+    return d == DType::c64 ? DType::f32 : DType::f64;
+  return d;
 }
 
 struct Refusal {
@@ -239,6 +289,8 @@ class Typer {
       return {*loop_dtype(Loops::floats, common(a.subspan(0, 1)).dtype)};
     }
     const Typed c = common(a);
+    if (is_complex(c.dtype) && !has_complex_loop(op))
+      refuse(ErrorKind::dtype, std::string(op_name(op)) + " on " + std::string(dtype_name(c.dtype)));
     const std::optional<DType> loop = loop_dtype(binary_loops(op), c.dtype);
     if (!loop) refuse(ErrorKind::dtype, std::string(op_name(op)) + " on " + std::string(dtype_name(c.dtype)));
     check_range(a, *loop);
@@ -250,10 +302,11 @@ class Typer {
   }
 
   static Typed unary(UnaryOp op, const Typed& x) {
-    const std::optional<DType> loop = loop_dtype(unary_loops(op), x.dtype);
+    const std::optional<DType> loop =
+        is_complex(x.dtype) && !has_complex_loop(op) ? std::nullopt : loop_dtype(unary_loops(op), x.dtype);
     if (!loop) refuse(ErrorKind::dtype, std::string(unary_name(op)) + " on " + std::string(dtype_name(x.dtype)));
     const DType d = *loop;
-    const DType out = is_predicate(op) ? DType::boolean : d;
+    const DType out = unary_result(op, d);
     // Python's -x, +x and abs(x) keep a weak scalar weak; NumPy's functions make it strong.
     const bool stays_weak = op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::positive;
     return {out, stays_weak ? x.weak : Weak::no};
@@ -262,8 +315,8 @@ class Typer {
   static Typed ternary(TernaryOp op, std::span<const Typed> a) {
     const std::span<const Typed> values = op == TernaryOp::where ? a.subspan(1) : a;
     const Typed c = common(values);
-    if (op != TernaryOp::where && c.dtype == DType::boolean)
-      refuse(ErrorKind::dtype, std::string(ternary_name(op)) + " on bool");
+    if (op != TernaryOp::where && (c.dtype == DType::boolean || is_complex(c.dtype)))
+      refuse(ErrorKind::dtype, std::string(ternary_name(op)) + " on " + std::string(dtype_name(c.dtype)));
     check_range(values, c.dtype);
     return {c.dtype};  // NumPy's where, clip and fma return arrays: strong
   }
@@ -302,7 +355,7 @@ class Evaluator {
     switch (n.kind) {
       case Kind::input: {
         const TensorView& view = inputs_[static_cast<std::size_t>(n.input)];
-        return {{bits_read_at(view, index_), false}, t};
+        return {element_read_at(view, index_), t};
       }
       case Kind::weak_int: return {oracle_values::of_integer(n.integer, DType::i64), t};
       case Kind::weak_float: return {oracle_values::of_double(n.number, DType::f64), t};
@@ -346,7 +399,10 @@ std::string hex(std::uint64_t bits) {
 
 }  // namespace
 
-std::optional<DType> oracle_loop(Op op, DType d) { return loop_dtype(binary_loops(op), d); }
+std::optional<DType> oracle_loop(Op op, DType d) {
+  if (is_complex(d) && !has_complex_loop(op)) return std::nullopt;
+  return loop_dtype(binary_loops(op), d);
+}
 DType oracle_result(Op op, DType loop) { return binary_result(op, loop); }
 
 OracleTyping oracle_type(const OracleExpr& e, std::span<const DType> inputs) {
@@ -387,7 +443,7 @@ std::string oracle_mismatch(const OracleExpr& e, std::span<const TensorView> inp
   for (std::int64_t i = 0; i < position; ++i) next_index(index, got.shape());
   std::string where = bad + " (inputs";
   for (const TensorView& v : inputs)
-    where += " " + std::string(dtype_name(v.dtype())) + ":" + hex(bits_read_at(v, index));
+    where += " " + std::string(dtype_name(v.dtype())) + ":" + describe_element(element_read_at(v, index), v.dtype());
   return where + ")";
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <type_traits>
 
@@ -417,6 +418,7 @@ Expected float_to_integer(double v, DType d) {
 }
 
 bool truth(const Expected& x, DType d) {
+  if (is_complex(d)) return truth(part_of(x, 0), real_part_dtype(d)) || truth(part_of(x, 1), real_part_dtype(d));
   if (is_floating(d)) {
     const double v = float_of(x, d);
     return std::isnan(v) || v != 0;
@@ -524,11 +526,163 @@ Expected integer_unary(UnaryOp op, DType d, Int a) {
   }
 }
 
+// ---- complex numbers: NumPy's complex loops as docs/semantics.md states
+// them ("Complex numbers"), each arithmetic step rounded to the part's dtype
+// (computed in double, which NOTE: [Oracle precision] makes the IEEE
+// result of that step in f32, and is f64's own) ----
+
+struct Complex {
+  double re, im;  // exact; NaN for a NaN part
+};
+
+class ComplexMath {
+ public:
+  explicit ComplexMath(DType d) : part_(real_part_dtype(d)) {}
+
+  Complex of(const Expected& x) const { return {float_of(part_of(x, 0), part_), float_of(part_of(x, 1), part_)}; }
+  Expected result(Complex z) const;
+  double round(double v) const { return std::isnan(v) ? v : float_of(float_result(v, part_), part_); }
+  DType part() const { return part_; }
+
+  double add(double a, double b) const { return round(a + b); }
+  double sub(double a, double b) const { return round(a - b); }
+  double mul(double a, double b) const { return round(a * b); }
+  double div(double a, double b) const { return round(a / b); }
+
+  // The schoolbook product, each product and sum rounded (no FMA).
+  Complex mul(Complex a, Complex b) const {
+    return {sub(mul(a.re, b.re), mul(a.im, b.im)), add(mul(a.re, b.im), mul(a.im, b.re))};
+  }
+  // Smith's quotient: scaled by b's larger part; b == 0 divides each part by |b.re|.
+  Complex div(Complex a, Complex b) const {
+    const double abs_re = std::fabs(b.re), abs_im = std::fabs(b.im);
+    if (abs_re >= abs_im) {
+      if (abs_re == 0 && abs_im == 0) return {div(a.re, abs_re), div(a.im, abs_re)};
+      const double ratio = div(b.im, b.re), scale = div(1.0, add(b.re, mul(b.im, ratio)));
+      return {mul(add(a.re, mul(a.im, ratio)), scale), mul(sub(a.im, mul(a.re, ratio)), scale)};
+    }
+    const double ratio = div(b.re, b.im), scale = div(1.0, add(b.im, mul(b.re, ratio)));
+    return {mul(add(mul(a.re, ratio), a.im), scale), mul(sub(mul(a.im, ratio), a.re), scale)};
+  }
+  Complex reciprocal(Complex x) const {
+    if (std::fabs(x.im) <= std::fabs(x.re)) {
+      const double ratio = div(x.im, x.re), d = add(x.re, mul(x.im, ratio));
+      return {div(1.0, d), div(-ratio, d)};
+    }
+    const double ratio = div(x.re, x.im), d = add(mul(x.re, ratio), x.im);
+    return {div(ratio, d), div(-1.0, d)};
+  }
+  // |x| from long double's hypot, rounded once to the part.
+  double magnitude(Complex x) const {
+    return round(static_cast<double>(std::hypot(static_cast<long double>(x.re), static_cast<long double>(x.im))));
+  }
+
+ private:
+  DType part_;
+};
+
+// A complex value of two parts.
+Expected parts(const Expected& re, const Expected& im) {
+  return {re.bits, re.any_quiet_nan, 0, false, im.bits, im.any_quiet_nan};
+}
+
+// A part with its sign bit flipped: a NaN keeps its kind, as a negation's does.
+Expected negated(const Expected& part, DType p) {
+  if (part.any_quiet_nan) return part;
+  const FloatFormat f = format_of(p);
+  return {part.bits ^ (std::uint64_t{1} << (f.exponent_bits + f.mantissa_bits)), false};
+}
+
+bool has_nan(Complex x) { return std::isnan(x.re) || std::isnan(x.im); }
+
+Expected ComplexMath::result(Complex z) const { return parts(float_result(z.re, part_), float_result(z.im, part_)); }
+bool nonzero(Complex x) { return has_nan(x) || x.re != 0 || x.im != 0; }
+
+// NumPy's lexicographic order: the real parts decide, then the imaginary
+// ones; a NaN anywhere leaves the pair unordered.
+bool less(Complex a, Complex b, bool or_equal) {
+  const bool ordered_im = !std::isnan(a.im) && !std::isnan(b.im);
+  return (a.re < b.re && ordered_im) || (a.re == b.re && (or_equal ? a.im <= b.im : a.im < b.im));
+}
+
+Expected complex_binary(Op op, DType d, const Expected& a, const Expected& b) {
+  const ComplexMath m(d);
+  const Complex x = m.of(a), y = m.of(b);
+  switch (op) {
+    case Op::add: return m.result({m.add(x.re, y.re), m.add(x.im, y.im)});
+    case Op::sub: return m.result({m.sub(x.re, y.re), m.sub(x.im, y.im)});
+    case Op::mul: return m.result(m.mul(x, y));
+    case Op::div: return m.result(m.div(x, y));
+    case Op::eq: return bool_result(x.re == y.re && x.im == y.im);
+    case Op::ne: return bool_result(!(x.re == y.re && x.im == y.im));
+    case Op::lt: return bool_result(less(x, y, false));
+    case Op::le: return bool_result(less(x, y, true));
+    case Op::gt: return bool_result(less(y, x, false));
+    case Op::ge: return bool_result(less(y, x, true));
+    case Op::logical_and: return bool_result(nonzero(x) && nonzero(y));
+    case Op::logical_or: return bool_result(nonzero(x) || nonzero(y));
+    case Op::logical_xor: return bool_result(nonzero(x) != nonzero(y));
+    // maximum and minimum: the first operand holding a NaN; fmax and fmin:
+    // the one holding none; else the larger (smaller), a on a tie.
+    case Op::max: return has_nan(x) ? a : has_nan(y) ? b : less(y, x, true) ? a : b;
+    case Op::min: return has_nan(x) ? a : has_nan(y) ? b : less(x, y, true) ? a : b;
+    case Op::fmax: return has_nan(y) ? a : has_nan(x) ? b : less(y, x, true) ? a : b;
+    case Op::fmin: return has_nan(y) ? a : has_nan(x) ? b : less(x, y, true) ? a : b;
+    default: {
+      // pow and float_power: the C library's cpow but for NumPy's small
+      // integer exponents; not judged here (tests/python/test_complex.py
+      // holds them to NumPy).
+      Expected r;
+      r.approximate = true;
+      return r;
+    }
+  }
+}
+
+Expected complex_unary(UnaryOp op, DType d, const Expected& x) {
+  const ComplexMath m(d);
+  const Complex z = m.of(x);
+  const DType p = m.part();
+  switch (op) {
+    case UnaryOp::positive: case UnaryOp::copy: return x;
+    case UnaryOp::neg: return parts(negated(part_of(x, 0), p), negated(part_of(x, 1), p));
+    case UnaryOp::conj: return parts(part_of(x, 0), negated(part_of(x, 1), p));
+    case UnaryOp::real: return part_of(x, 0);
+    case UnaryOp::imag: return part_of(x, 1);
+    case UnaryOp::ones_like: return m.result({1.0, 0.0});
+    case UnaryOp::square: return m.result(m.mul(z, z));
+    case UnaryOp::reciprocal: return m.result(m.reciprocal(z));
+    case UnaryOp::round: return m.result({std::nearbyint(z.re), std::nearbyint(z.im)});
+    case UnaryOp::isnan: return bool_result(has_nan(z));
+    case UnaryOp::isinf: return bool_result(std::isinf(z.re) || std::isinf(z.im));
+    case UnaryOp::isfinite: return bool_result(std::isfinite(z.re) && std::isfinite(z.im));
+    case UnaryOp::logical_not: return bool_result(!nonzero(z));
+    case UnaryOp::abs: return float_result(m.magnitude(z), p);
+    case UnaryOp::sign: {  // NumPy 2's z / |z|: 0 for 0; an infinite part's direction; NaN else
+      const double magnitude = m.magnitude(z);
+      if (std::isnan(magnitude) || (std::isinf(z.re) && std::isinf(z.im))) return m.result({NAN, NAN});
+      if (std::isinf(z.re)) return m.result({z.re > 0 ? 1.0 : -1.0, 0.0});
+      if (std::isinf(z.im)) return m.result({0.0, z.im > 0 ? 1.0 : -1.0});
+      if (magnitude == 0) return m.result({0.0, 0.0});
+      return m.result({m.div(z.re, magnitude), m.div(z.im, magnitude)});
+    }
+    default: {
+      // The C99 functions (exp, log, sin, ...): the C library's, whose
+      // per-part error glibc does not bound; not judged here
+      // (tests/python/test_functions_vs_numpy.py holds them to NumPy).
+      Expected r;
+      r.approximate = true;
+      return r;
+    }
+  }
+}
+
 }  // namespace
 
 namespace {
 
 std::uint32_t tolerance_of(const detail::FunctionRow& row, DType d) {
+  if (is_complex(d)) return 0;  // complex_unary sets its own
   if (row.accuracy.exact() || !is_floating(d)) return 0;
   if (d == DType::f16 || d == DType::bf16) return 1;
   const float bound = d == DType::f64 ? row.accuracy.f64_ulp : row.accuracy.f32_ulp;
@@ -543,6 +697,7 @@ std::uint32_t tolerance(UnaryOp op, DType d) { return tolerance_of(detail::row(o
 Expected unary_exact(UnaryOp op, DType d, const Expected& x);
 
 Expected binary(Op op, DType d, const Expected& a, const Expected& b) {
+  if (is_complex(d)) return complex_binary(op, d, a, b);
   // max and min return the chosen input, a NaN standing for any included.
   if ((op == Op::max || op == Op::min) && is_floating(d))
     return extremum_picks_a(op == Op::max, float_of(a, d), float_of(b, d)) ? a : b;
@@ -563,6 +718,14 @@ Expected binary(Op op, DType d, const Expected& a, const Expected& b) {
 }
 
 Expected unary(UnaryOp op, DType d, const Expected& x) {
+  if (is_complex(d)) {
+    Expected r = complex_unary(op, d, x);
+    // |z| (the kernels': within 0.5001 ULP) and z / |z| (a quotient of it),
+    // against this oracle's within half an ULP.
+    if (op == UnaryOp::abs) r.ulps = 1;
+    if (op == UnaryOp::sign) r.ulps = 2;
+    return r;
+  }
   Expected r = unary_exact(op, d, x);
   r.ulps = tolerance(op, d);
   return r;
@@ -596,6 +759,15 @@ Expected ternary(TernaryOp op, DType d, const Expected& a, const Expected& b, co
 Expected convert(const Expected& x, DType from, DType to) {
   if (from == to) return x;
   if (to == DType::boolean) return bool_result(truth(x, from));
+  // NumPy's casts with a complex end: a complex number to a real dtype keeps
+  // its real part; a real number becomes the real part, the imaginary +0.
+  if (is_complex(from) && !is_complex(to)) return convert(part_of(x, 0), real_part_dtype(from), to);
+  if (is_complex(to)) {
+    const DType part = real_part_dtype(to);
+    const Expected re = is_complex(from) ? convert(part_of(x, 0), real_part_dtype(from), part) : convert(x, from, part);
+    const Expected im = is_complex(from) ? convert(part_of(x, 1), real_part_dtype(from), part) : float_result(0.0, part);
+    return parts(re, im);
+  }
   if (is_floating(from)) {
     const double v = float_of(x, from);
     return is_floating(to) ? float_result(v, to) : float_to_integer(v, to);
@@ -612,6 +784,27 @@ Expected of_integer(Int v, DType d) {
 Expected of_double(double v, DType d) { return is_floating(d) ? float_result(v, d) : float_to_integer(v, d); }
 
 }  // namespace oracle_values
+
+Expected element_at(const void* p, DType d) {
+  Expected x;
+  const std::size_t size = dtype_size(d);
+  if (!is_complex(d)) {
+    std::memcpy(&x.bits, p, size);  // little-endian: an element is the low bytes
+    return x;
+  }
+  std::memcpy(&x.bits, p, size / 2);
+  std::memcpy(&x.im_bits, static_cast<const char*>(p) + size / 2, size / 2);
+  return x;
+}
+
+Expected part_of(const Expected& x, int part) {
+  Expected r;
+  r.bits = part == 0 ? x.bits : x.im_bits;
+  r.any_quiet_nan = part == 0 ? x.any_quiet_nan : x.im_any_quiet_nan;
+  r.ulps = x.ulps;
+  r.approximate = x.approximate;
+  return r;
+}
 
 bool is_quiet_nan(std::uint64_t bits, DType dtype) {
   const oracle_values::Float f = oracle_values::decode(bits, oracle_values::format_of(dtype));

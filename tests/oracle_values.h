@@ -12,14 +12,17 @@
 
 namespace bcast::test {
 
-// The dtypes this oracle computes in: every dtype before c64. It has no
-// complex arithmetic yet; the tests that draw dtypes at random draw these, and
-// tests/python/test_functions_vs_numpy.py holds c64 and c128 to NumPy.
+// The real dtypes, before c64 and c128: for the tests of a target that has
+// no complex numbers (the Ascend-style one) or of an operand that cannot be
+// complex.
 inline constexpr int kNumRealDTypes = static_cast<int>(DType::c64);
 static_assert(static_cast<int>(DType::c128) == kNumDTypes - 1, "the complex dtypes are the last");
 
 // One expected element: its exact bits, or any quiet NaN where IEEE 754
-// leaves the payload of an arithmetic result open.
+// leaves the payload of an arithmetic result open. A complex element is two
+// parts, each of the part's float dtype (c64: f32): `bits` and
+// `any_quiet_nan` are its real part, `im_bits` and `im_any_quiet_nan` its
+// imaginary part.
 struct Expected {
   std::uint64_t bits = 0;
   bool any_quiet_nan = false;
@@ -32,7 +35,15 @@ struct Expected {
   // JIT's equality with the reference evaluator and the accuracy tests
   // (tests/python/test_math_vs_mpmath.py) judge such an element.
   bool approximate = false;
+  std::uint64_t im_bits = 0;
+  bool im_any_quiet_nan = false;
 };
+
+// The element of dtype d stored at p (a complex one's two parts), and the
+// expected value's part: 0 the real part, 1 the imaginary one, as a value of
+// the part's dtype (real_part_dtype(d)).
+Expected element_at(const void* p, DType d);
+Expected part_of(const Expected& x, int part);
 
 // The tolerance of an inexact function's result against this oracle, which
 // computes it with the C library in the dtype's precision: bcast promises the

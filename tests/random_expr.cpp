@@ -109,9 +109,12 @@ class Generator {
                                   Op::logical_and, Op::logical_xor, Op::pow,      Op::arctan2,    Op::hypot,
                                   Op::logaddexp};
     constexpr int kFirstComparison = 17, kFirstInexact = 22, kLast = 25;
+    static constexpr Op kComplexOps[] = {Op::add, Op::sub,         Op::mul,         Op::div, Op::max, Op::min,
+                                         Op::fmax, Op::fmin,       Op::eq,          Op::lt,  Op::ge,  Op::logical_and,
+                                         Op::logical_xor, Op::pow};
     int k = pick(0, o_.transcendental ? kLast : kFirstInexact - 1);
     if (!o_.comparisons && k >= kFirstComparison && k < kFirstInexact) k = pick(0, kFirstComparison - 1);
-    const Op op = kOps[k];
+    const Op op = o_.complex_ops ? kComplexOps[pick(0, static_cast<int>(std::size(kComplexOps)) - 1)] : kOps[k];
     const Node a = node(depth + 1);
     Node b = node(depth + 1);
     // NOTE: [Negative integer exponents]: a call reads an integer power's
@@ -132,15 +135,20 @@ class Generator {
     static constexpr UnaryOp kFunctions[] = {UnaryOp::sqrt,  UnaryOp::exp,    UnaryOp::log,   UnaryOp::sin,
                                              UnaryOp::cos,   UnaryOp::tanh,   UnaryOp::sigmoid, UnaryOp::tan,
                                              UnaryOp::arctan, UnaryOp::expm1, UnaryOp::log1p, UnaryOp::cbrt};
+    static constexpr UnaryOp kComplexExact[] = {UnaryOp::neg,  UnaryOp::abs,    UnaryOp::round,
+                                                UnaryOp::logical_not, UnaryOp::sign, UnaryOp::square,
+                                                UnaryOp::reciprocal,  UnaryOp::isnan, UnaryOp::real,
+                                                UnaryOp::imag, UnaryOp::conj, UnaryOp::isinf};
     const bool function = o_.transcendental && pick(0, 2) == 0;
-    const UnaryOp op = function ? kFunctions[pick(0, static_cast<int>(std::size(kFunctions)) - 1)]
-                                : kExact[pick(0, static_cast<int>(std::size(kExact)) - 1)];
+    const UnaryOp op = function         ? kFunctions[pick(0, static_cast<int>(std::size(kFunctions)) - 1)]
+                       : o_.complex_ops ? kComplexExact[pick(0, static_cast<int>(std::size(kComplexExact)) - 1)]
+                                        : kExact[pick(0, static_cast<int>(std::size(kExact)) - 1)];
     const Node x = node(depth + 1);
     return {expr::apply(op, x.expr), std::string(unary_name(op)) + "(" + x.text + ")", oracle_expr::apply(op, x.oracle)};
   }
 
   Node cast(int depth) {
-    DType to = static_cast<DType>(pick(0, kNumRealDTypes - 1));
+    DType to = static_cast<DType>(pick(0, kNumDTypes - 1));
     const std::vector<DType>& allowed = o_.dtypes;
     if (std::find(allowed.begin(), allowed.end(), to) == allowed.end()) to = allowed.front();
     const Node x = node(depth + 1);

@@ -30,6 +30,7 @@ struct ExprCaseOptions {
   bool unary = true, ternary = true, casts = true;
   bool comparisons = true;   // eq lt ge, logical_and logical_xor
   bool strange_views = true;  // sliced, reversed, permuted inputs (else dense, or broadcast to stride 0)
+  bool complex_ops = false;   // only the ops NumPy defines on complex numbers (+ - * / ** comparisons ...)
   int max_depth = 4, max_inputs = 6;
 };
 

@@ -6,6 +6,7 @@
 // tests/e2e/expressions_vs_numpy.py checks bcast against NumPy itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -31,21 +32,37 @@ int nan_kind(std::uint64_t bits, DType d) {
 }
 
 // The first C-order index where got and want differ, or -1: bits equal, or
-// both NaNs of one kind (their payloads may differ).
+// both NaNs of one kind (their payloads may differ); a complex element part
+// by part.
 std::int64_t first_difference(const Tensor& got, const Tensor& want) {
   const std::vector<std::uint8_t> g = test::bytes_of(got), w = test::bytes_of(want);
-  const std::size_t size = dtype_size(got.dtype());
-  for (std::int64_t i = 0; i < got.numel(); ++i) {
-    if (std::memcmp(g.data() + i * size, w.data() + i * size, size) == 0) continue;
+  const DType part = real_part_dtype(got.dtype());
+  const std::size_t size = dtype_size(part), parts = dtype_size(got.dtype()) / size;
+  for (std::size_t p = 0; p < g.size() / size; ++p) {
+    if (std::memcmp(g.data() + p * size, w.data() + p * size, size) == 0) continue;
     std::uint64_t gb = 0, wb = 0;
-    std::memcpy(&gb, g.data() + i * size, size);
-    std::memcpy(&wb, w.data() + i * size, size);
-    if (is_floating(got.dtype()) && nan_kind(gb, got.dtype()) != 0 &&
-        nan_kind(gb, got.dtype()) == nan_kind(wb, got.dtype()))
-      continue;
-    return i;
+    std::memcpy(&gb, g.data() + p * size, size);
+    std::memcpy(&wb, w.data() + p * size, size);
+    if (is_floating(part) && nan_kind(gb, part) != 0 && nan_kind(gb, part) == nan_kind(wb, part)) continue;
+    return static_cast<std::int64_t>(p / parts);
   }
   return -1;
+}
+
+// The case on JIT kernels and on the reference evaluator: each equals the
+// oracle, and the two give the same bits.
+void expect_both_tiers_equal_the_oracle(const test::ExprCase& c, const ExprInfo& info) {
+  const Tensor jit = evaluate(c.expr);
+  set_jit_enabled(false);
+  const Tensor reference = evaluate(c.expr);
+  set_jit_enabled(true);
+  const std::string label = c.text + " = " + info.structure + " on " + info.broadcast_type + " in " + info.kernel;
+  ASSERT_EQ(test::oracle_mismatch(c.oracle, c.views(), jit), "") << label << " (JIT)";
+  ASSERT_EQ(test::oracle_mismatch(c.oracle, c.views(), reference), "") << label << " (reference)";
+  ASSERT_EQ(jit.shape(), reference.shape());
+  const std::int64_t bad = first_difference(jit, reference);
+  ASSERT_EQ(bad, -1) << label << ": element " << bad << " is " << test::get(jit, bad)
+                     << ", the reference evaluator gives " << test::get(reference, bad);
 }
 
 class RandomExpressions : public ::testing::TestWithParam<int> {};
@@ -55,29 +72,46 @@ TEST_P(RandomExpressions, JitAndReferenceEqualTheOracle) {
   // Odd seeds stream every store they can (NOTE: [Streaming stores]).
   const test::ScopedSetting stream("BCAST_STREAM_MIN_BYTES", GetParam() % 2 ? "0" : "auto");
   test::ExprCaseOptions options;
-  for (int d = 0; d < test::kNumRealDTypes; ++d) options.dtypes.push_back(static_cast<DType>(d));
+  for (int d = 0; d < kNumDTypes; ++d) options.dtypes.push_back(static_cast<DType>(d));
   std::set<std::string> structures;
   for (int i = 0; i < 40; ++i) {
     const test::ExprCase c = test::random_expr_case(rng, options);
     const ExprInfo info = describe(c.expr);
-    ASSERT_NE(info.kernel, "reference") << c.text;  // the JIT compiled it
+    // The JIT compiled it; one with complex values may hold a complex
+    // function, which runs on the reference evaluator (NOTE: [Complex in IR]).
+    const bool complex = std::any_of(c.inputs.begin(), c.inputs.end(),
+                                     [](const test::RandomView& v) { return is_complex(v.view.dtype()); }) ||
+                         c.text.find("c64(") != std::string::npos || c.text.find("c128(") != std::string::npos;
+    if (!complex) ASSERT_NE(info.kernel, "reference") << c.text;
     structures.insert(info.structure);
-    const Tensor jit = evaluate(c.expr);
-    set_jit_enabled(false);
-    const Tensor reference = evaluate(c.expr);
-    set_jit_enabled(true);
-    const std::string label = c.text + " = " + info.structure + " on " + info.broadcast_type;
-    ASSERT_EQ(test::oracle_mismatch(c.oracle, c.views(), jit), "") << label << " (JIT)";
-    ASSERT_EQ(test::oracle_mismatch(c.oracle, c.views(), reference), "") << label << " (reference)";
-    ASSERT_EQ(jit.shape(), reference.shape());
-    const std::int64_t bad = first_difference(jit, reference);
-    ASSERT_EQ(bad, -1) << label << ": element " << bad << " is " << test::get(jit, bad)
-                       << ", the reference evaluator gives " << test::get(reference, bad);
+    expect_both_tiers_equal_the_oracle(c, info);
+    if (HasFatalFailure()) return;
   }
   EXPECT_GE(structures.size(), 25u);  // the generator really varies
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomExpressions, ::testing::Range(0, 4));
+
+// Complex inputs and the ops NumPy defines on them (a node that refuses its
+// operands' dtype is drawn again), so the arithmetic, comparisons and casts of complex
+// values (NOTE: [Complex in IR]) meet the oracle's NumPy formulas
+// (oracle_values.cpp) and the reference evaluator's bits, in kernels.
+TEST(RandomComplexExpressions, JitAndReferenceEqualTheOracle) {
+  std::mt19937_64 rng(31);
+  test::ExprCaseOptions options;
+  options.dtypes = {DType::c64, DType::c128};
+  options.transcendental = false;  // the complex functions run on the reference evaluator
+  options.complex_ops = true;
+  int kernels = 0;
+  for (int i = 0; i < 60; ++i) {
+    const test::ExprCase c = test::random_expr_case(rng, options);
+    const ExprInfo info = describe(c.expr);
+    kernels += info.kernel != "reference";
+    expect_both_tiers_equal_the_oracle(c, info);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GE(kernels, 40);  // all but those with a complex power (pow: the C library's cpow)
+}
 
 // Random float values of every kind (random bits: huge, tiny, NaN and
 // infinite; values within two of an integer dtype's limits; small values

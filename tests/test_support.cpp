@@ -169,21 +169,26 @@ ShapeTriple random_broadcast_shapes(std::mt19937_64& rng, int max_rank, std::int
   return t;
 }
 
-bool quiet_nan_at(const TensorView& x, std::int64_t i) {
+// Part `part` of element i (a complex element has two) is a quiet NaN.
+bool quiet_nan_at(const TensorView& x, std::int64_t i, int part) {
+  const DType d = real_part_dtype(x.dtype());
   std::uint64_t bits = 0;
-  std::memcpy(&bits, address(x, i), x.element_size());
-  return is_floating(x.dtype()) && is_quiet_nan(bits, x.dtype());
+  std::memcpy(&bits, static_cast<const char*>(address(x, i)) + part * dtype_size(d), dtype_size(d));
+  return is_floating(d) && is_quiet_nan(bits, d);
 }
 
 std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want) {
-  const bool payload_free = is_floating(got.dtype()) && op != Op::max && op != Op::min;
-  const auto size = static_cast<std::int64_t>(got.element_size());
-  for (std::int64_t i = 0; i < got.numel(); ++i) {
-    if (payload_free && quiet_nan_at(got, i) && quiet_nan_at(want, i)) continue;
-    if (std::memcmp(static_cast<const char*>(got.data()) + element_offset(got, i) * size,
-                    static_cast<const char*>(want.data()) + element_offset(want, i) * size, got.element_size()) != 0)
-      return i;
-  }
+  const DType part = real_part_dtype(got.dtype());
+  const bool payload_free = is_floating(part) && op != Op::max && op != Op::min;
+  const auto part_size = static_cast<std::int64_t>(dtype_size(part));
+  const std::int64_t parts = static_cast<std::int64_t>(got.element_size()) / part_size;
+  for (std::int64_t i = 0; i < got.numel(); ++i)
+    for (int p = 0; p < parts; ++p) {
+      if (payload_free && quiet_nan_at(got, i, p) && quiet_nan_at(want, i, p)) continue;
+      if (std::memcmp(static_cast<const char*>(address(got, i)) + p * part_size,
+                      static_cast<const char*>(address(want, i)) + p * part_size, part_size) != 0)
+        return i;
+    }
   return -1;
 }
 
@@ -223,8 +228,18 @@ void fill_random(const TensorView& x, std::mt19937_64& rng) {
     double v = small(rng);
     if (is_unsigned(x.dtype())) v = std::abs(v) * 6;
     if (x.dtype() == DType::boolean) v = v > 0;
-    if (is_floating(x.dtype())) v /= 4;  // quarters: exact in every float dtype
+    if (is_floating(x.dtype()) || is_complex(x.dtype())) v /= 4;  // quarters: exact in every float dtype
     set(x, i, v);
+    if (is_complex(x.dtype())) {  // and an imaginary part
+      const double im = small(rng) / 4.0;
+      char* p = static_cast<char*>(x.data()) + element_offset(x, i) * static_cast<std::int64_t>(x.element_size());
+      if (x.dtype() == DType::c64) {
+        const auto part = static_cast<float>(im);
+        std::memcpy(p + sizeof part, &part, sizeof part);
+      } else {
+        std::memcpy(p + sizeof im, &im, sizeof im);
+      }
+    }
   }
 }
 

@@ -90,7 +90,7 @@ std::vector<Op> supported_ops(DType dtype);
 
 // Element i of a float view is a NaN with its quiet bit (the top bit of the
 // mantissa) set.
-bool quiet_nan_at(const TensorView& x, std::int64_t i);
+bool quiet_nan_at(const TensorView& x, std::int64_t i, int part = 0);  // a complex element's part 0 or 1
 
 // Index (C order) of the first element where two results of `op` differ, or
 // -1. Bits must be equal, with one exception: both quiet NaNs after an

@@ -293,6 +293,7 @@ void ExprCall::validate_out(const TensorView& out, const std::vector<TensorView>
   if (out.data() == nullptr && out.numel() > 0)
     detail::fail(ErrorKind::value, "{}: out has shape {} but its data pointer is null", subject(),
                  to_string(out.shape()));
+  require_no_self_overlap(subject(), out.layout());
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const TensorView& in = inputs[k];
     const bool same_view = in.data() == out.data() && in.dtype() == out.dtype() && in.layout() == out.layout();

@@ -187,8 +187,9 @@ class Lowering {
               common.dtype, ScalarKind::strong};
     }
     const Common common = common_of({a, b, c});
-    if (common.dtype == DType::boolean)
-      detail::fail(ErrorKind::dtype, "expression {}: {} is not defined for dtype bool", text(node), ternary_name(op));
+    if (!detail::has_loop(detail::row(op), common.dtype))  // bool; complex (no order for clamp, no fma)
+      detail::fail(ErrorKind::dtype, "expression {}: {} is not defined for dtype {}", text(node), ternary_name(op),
+                   dtype_name(common.dtype));
     const int x = convert(a, common.dtype, true), y = convert(b, common.dtype, true), z = convert(c, common.dtype, true);
     return {emit(InstrKind::ternary, static_cast<std::uint8_t>(op), common.dtype, common.dtype, {x, y, z}),
             common.dtype, ScalarKind::strong};

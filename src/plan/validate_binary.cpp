@@ -20,12 +20,14 @@ void require_data(Op op, const TensorView& x, const char* operand) {
          to_string(x.shape()));
 }
 
+}  // namespace
+
 // A sufficient test that no two indices of out share an element: with dims
 // sorted by |stride|, each stride must step past everything the smaller dims
 // reach. Stride 0 over extent > 1 (a broadcast view) always fails it. An
 // empty out writes nothing, whatever its strides (NumPy gives some empty
 // views strides of 0).
-void require_no_self_overlap(Op op, const Layout& out) {
+void require_no_self_overlap(std::string_view subject, const Layout& out) {
   if (out.numel() == 0) return;
   std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (|stride|, extent)
   for (int d = 0; d < out.rank(); ++d)
@@ -34,11 +36,13 @@ void require_no_self_overlap(Op op, const Layout& out) {
   std::int64_t reach = 0;
   for (const auto& [stride, extent] : dims) {
     if (stride <= reach)
-      fail(ErrorKind::value, "{}: out of shape {} and strides {} writes some elements more than once",
-           op_name(op), to_string(out.shape), to_string(out.strides));
+      fail(ErrorKind::value, "{}: out of shape {} and strides {} writes some elements more than once", subject,
+           to_string(out.shape), to_string(out.strides));
     reach += stride * (extent - 1);
   }
 }
+
+namespace {
 
 struct ByteRange {
   std::intptr_t begin, end;  // [begin, end)
@@ -113,7 +117,7 @@ void validate_out_layout(Op op, DType input, const Shape& a_shape, const Shape& 
   if (out_dtype != result)
     fail(ErrorKind::dtype, "{}: out has dtype {} but the result of {} on {} is {}", op_name(op), dtype_name(out_dtype),
          op_name(op), dtype_name(input), dtype_name(result));
-  require_no_self_overlap(op, out);
+  require_no_self_overlap(op_name(op), out);
 }
 
 void validate_data(Op op, const TensorView& a, const TensorView& b, const TensorView& out) {

@@ -1,6 +1,8 @@
 // The rules a binary op call must satisfy before anything runs or is written.
 #pragma once
 
+#include <string_view>
+
 #include "bcast/ops.h"
 #include "bcast/tensor.h"
 
@@ -20,6 +22,11 @@ Shape validate_inputs(Op op, const TensorView& a, const TensorView& b);
 // Checks a caller-supplied out against the inputs and the broadcast shape.
 void validate_out(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
                   const Shape& out_shape);
+
+// Refuses an out that writes some element more than once (a broadcast view,
+// strides that interleave): "<subject>: out of shape [2, 3] and strides [0, 1]
+// writes some elements more than once". Expressions check it too.
+void require_no_self_overlap(std::string_view subject, const Layout& out);
 
 // Memory overlap of two views, by the byte range each can touch.
 bool ranges_overlap(const TensorView& x, const TensorView& y);
