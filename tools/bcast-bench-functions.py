@@ -3,11 +3,13 @@
 
 One thread, 4 Mi elements: bcast.evaluate("fn(x)") vs NumPy's ufunc vs
 np.copyto of the same bytes (the memory bound), median of 7, elements per ns;
-then four chains on [4096, 1024] f32 against NumPy op by op and numexpr.
+then five chains on [4096, 1024] (four f32, one complex64) against NumPy op by
+op and numexpr.
 Run:  BCAST_CACHE_DIR=off PYTHONPATH=build/python /usr/bin/python3 tools/bcast-bench-functions.py
 """
 import os
 import platform
+import re
 import statistics
 import time
 
@@ -111,14 +113,25 @@ def main():
         ("softmax numerator", "exp(x - m)", "exp(x - m)", np_softmax),
         ("softplus", "log1p(exp(-abs(x))) + maximum(x, 0)", "log1p(exp(-abs(x))) + where(x > 0, x, 0)", np_softplus),
     ]
-    print("\n[4096, 1024] f32, one thread, elements per ns")
+    # The complex chain: c64 z, w [4096, 1024], |z * w + 1j| as f32.
+    z = (rng.standard_normal((4096, 1024)) + 1j * rng.standard_normal((4096, 1024))).astype(np.complex64)
+    w = (rng.standard_normal((4096, 1024)) + 1j * rng.standard_normal((4096, 1024))).astype(np.complex64)
+    ctmp = np.empty_like(z)
+
+    def np_complex():
+        np.multiply(z, w, out=ctmp); np.add(ctmp, 1j, out=ctmp); np.abs(ctmp, out=out)
+
+    print("\n[4096, 1024] f32 (the complex chain: c64 inputs, f32 result), one thread, elements per ns")
     print("\n| chain | bcast | NumPy op by op | numexpr | bcast / NumPy | bcast / numexpr |")
     print("|---|---|---|---|---|---|")
+    chains.append(("complex abs(z*w+1j)", "abs(z * w + 1j)", "abs(z * w + 1j)", np_complex))
+    names = {"x": x, "m": m, "z": z, "w": w}
     for name, text, ne_text, numpy_fn in chains:
-        t_b = median_ns(lambda: bcast.evaluate(text, out=out, x=x, m=m))
+        ops = {k: v for k, v in names.items() if re.search(rf"\b{k}\b", text)}
+        t_b = median_ns(lambda: bcast.evaluate(text, out=out, **ops))
         t_n = median_ns(numpy_fn)
         if numexpr:
-            t_e = median_ns(lambda: numexpr.evaluate(ne_text, local_dict={"x": x, "m": m}, out=out, casting="unsafe"))
+            t_e = median_ns(lambda: numexpr.evaluate(ne_text, local_dict=ops, out=out, casting="unsafe"))
             ne = f"{n / t_e:.2f}"
             ratio = f"{t_e / t_b:.2f}x"
         else:
