@@ -139,7 +139,7 @@ Typed common(std::span<const Typed> xs) {
 // where an operand of another dtype goes: a float function takes integers
 // and bool to the smallest float that holds them; an integer function takes
 // bool to i8, unless NumPy refuses bool outright.
-enum class Loops { all, numbers, numbers_bool_i8, floats, f64, integers, integers_bool_i8, integers_and_bool };
+enum class Loops { all, numbers, numbers_bool_i8, floats, f32_f64, f64, integers, integers_bool_i8, integers_and_bool };
 
 Loops binary_loops(Op op) {
   switch (op) {
@@ -148,6 +148,7 @@ Loops binary_loops(Op op) {
     case Op::arctan2: case Op::hypot: case Op::copysign: case Op::nextafter: case Op::ldexp: case Op::logaddexp:
     case Op::logaddexp2: case Op::heaviside: return Loops::floats;
     case Op::float_power: return Loops::f64;
+    case Op::complex: return Loops::f32_f64;
     case Op::gcd: case Op::lcm: return Loops::integers;
     case Op::left_shift: case Op::right_shift: return Loops::integers_bool_i8;
     case Op::bit_and: case Op::bit_or: case Op::bit_xor: return Loops::integers_and_bool;
@@ -204,6 +205,7 @@ std::optional<DType> loop_dtype(Loops loops, DType d) {
     case Loops::numbers_bool_i8: return boolean ? DType::i8 : d;
     case Loops::floats: return is_floating(d) ? d : float_of_rank(float_rank(d));
     case Loops::f64: return DType::f64;
+    case Loops::f32_f64: return float_rank(d) == 2 ? DType::f64 : DType::f32;
     case Loops::integers: if (boolean || is_floating(d)) return std::nullopt; return d;
     case Loops::integers_bool_i8: if (is_floating(d)) return std::nullopt; return boolean ? DType::i8 : d;
     case Loops::integers_and_bool: if (is_floating(d)) return std::nullopt; return d;
@@ -216,6 +218,7 @@ DType binary_result(Op op, DType d) {
     case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt: case Op::ge:
     case Op::logical_and: case Op::logical_or: case Op::logical_xor: return DType::boolean;
     case Op::div: return is_floating(d) || is_complex(d) ? d : DType::f64;
+    case Op::complex: return d == DType::f64 ? DType::c128 : DType::c64;
     default: return d;
   }
 }

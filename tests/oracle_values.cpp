@@ -697,6 +697,7 @@ std::uint32_t tolerance(UnaryOp op, DType d) { return tolerance_of(detail::row(o
 Expected unary_exact(UnaryOp op, DType d, const Expected& x);
 
 Expected binary(Op op, DType d, const Expected& a, const Expected& b) {
+  if (op == Op::complex) return parts(a, b);  // numexpr's complex(a, b): the parts as they are
   if (is_complex(d)) return complex_binary(op, d, a, b);
   // max and min return the chosen input, a NaN standing for any included.
   if ((op == Op::max || op == Op::min) && is_floating(d))

@@ -176,6 +176,32 @@ TEST_P(ComplexKernels, BinaryCallsRunTheTwoInputExpressionKernel) {
   EXPECT_EQ(difference(product, reference), "");
 }
 
+TEST_P(ComplexKernels, ComplexOfTwoRealsKeepsEachPartsBits) {
+  // numexpr's complex(a, b) on every pairing of the special parts (a
+  // signalling NaN too): the result's parts are the operands' bits, in a
+  // kernel as on the reference evaluator.
+  const DType d = GetParam(), part = real_part_dtype(d);
+  const Tensor values = specials(d);
+  const auto n = values.numel();
+  Tensor re(part, {n}), im(part, {n});
+  const std::size_t size = dtype_size(part);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const char* p = static_cast<const char*>(values.data()) + i * 2 * size;
+    std::memcpy(static_cast<char*>(re.data()) + i * size, p, size);
+    std::memcpy(static_cast<char*>(im.data()) + i * size, p + size, size);
+  }
+  std::memcpy(re.data(), d == DType::c64 ? static_cast<const void*>("\x01\x00\x80\x7f") : "\x01\0\0\0\0\0\xf0\x7f", size);
+  const Expr e = expr::complex(Expr(re), Expr(im));
+  expect_kernel_equals_reference(e, "complex on " + std::string(dtype_name(part)));
+  const Tensor got = evaluate(e);
+  ASSERT_EQ(got.dtype(), d);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const char* p = static_cast<const char*>(got.data()) + i * 2 * size;
+    ASSERT_EQ(std::memcmp(p, static_cast<const char*>(re.data()) + i * size, size), 0) << "real part of " << i;
+    ASSERT_EQ(std::memcmp(p + size, static_cast<const char*>(im.data()) + i * size, size), 0) << "imaginary part of " << i;
+  }
+}
+
 TEST_P(ComplexKernels, ComplexFunctionsRunOnTheReferenceEvaluator) {
   // NOTE: [Complex in IR]: no IR yet for the C99 functions of a complex value.
   const Tensor values = specials(GetParam());

@@ -59,7 +59,8 @@ TEST_P(ExecutorKinds, RandomViewsOfEveryOpAndDTypeMatchTheOracleAndNaive) {
       const auto op = static_cast<Op>(o);
       const auto dtype = static_cast<DType>(d);
       if (!detail::supports(op, dtype)) continue;
-      if (is_complex(dtype)) complex_cases += 25;  // calls that run as expressions (NOTE: [Complex in IR])
+      // calls that run as expressions (NOTE: [Complex in IR]): on complex numbers, or making them
+      if (is_complex(dtype) || is_complex(result_dtype(op, dtype))) complex_cases += 25;
       for (int i = 0; i < 25; ++i, ++cases) {
         const test::ShapeTriple s = test::random_broadcast_shapes(rng, 8, 6, 3000);
         test::RandomView a = test::random_view(dtype, s.a, rng), b = test::random_view(dtype, s.b, rng);
@@ -74,9 +75,9 @@ TEST_P(ExecutorKinds, RandomViewsOfEveryOpAndDTypeMatchTheOracleAndNaive) {
   }
   // every pair with a binary kernel, 25 views each (OpSupport checks the pairs against the oracle's NumPy loops),
   // and the complex loops: c128's 19 (+ - * / ** float_power, six comparisons, three logical ops, maximum
-  // minimum fmax fmin), c64's 18 (its float_power computes in c128)
+  // minimum fmax fmin), c64's 18 (its float_power computes in c128), complex(a, b)'s f32 and f64
   EXPECT_EQ(cases - complex_cases, static_cast<int>(test::supported_pairs().size()) * 25);
-  EXPECT_EQ(complex_cases, (19 + 18) * 25);
+  EXPECT_EQ(complex_cases, (19 + 18 + 2) * 25);
 }
 
 INSTANTIATE_TEST_SUITE_P(JitAndReference, ExecutorKinds, ::testing::Bool(),

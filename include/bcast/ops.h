@@ -13,14 +13,14 @@ namespace bcast {
   X(add) X(sub) X(mul) X(div) X(max) X(min) X(pow) X(eq) X(ne) X(lt) X(le) X(gt) \
   X(ge) X(logical_and) X(logical_or) X(logical_xor) X(bit_and) X(bit_or) X(bit_xor) X(floor_div)              \
   X(remainder) X(fmod) X(arctan2) X(hypot) X(copysign) X(nextafter) X(ldexp) X(logaddexp) X(logaddexp2)      \
-  X(fmax) X(fmin) X(gcd) X(lcm) X(left_shift) X(right_shift) X(float_power) X(heaviside)
+  X(fmax) X(fmin) X(gcd) X(lcm) X(left_shift) X(right_shift) X(float_power) X(heaviside) X(complex)
 
 enum class Op : std::uint8_t {
 #define BCAST_OP_ENUM(name) name,
   BCAST_FOR_EACH_OP(BCAST_OP_ENUM)
 #undef BCAST_OP_ENUM
 };
-inline constexpr int kNumOps = 37;
+inline constexpr int kNumOps = 38;
 
 std::string_view op_name(Op op);
 std::optional<Op> parse_op(std::string_view name);

@@ -132,6 +132,7 @@ Parts binary(llvm::IRBuilder<>& b, Op op, Parts x, Parts y) {
     case Op::min: return c.select(c.any(c.has_nan(x), c.ordered(false, false, x, y)), x, y);
     case Op::fmax: return c.select(c.any(c.has_nan(y), c.ordered(true, false, x, y)), x, y);
     case Op::fmin: return c.select(c.any(c.has_nan(y), c.ordered(false, false, x, y)), x, y);
+    case Op::complex: return {x.re, y.re};  // two real operands: the parts as they are
     default: return {};
   }
 }
@@ -182,7 +183,7 @@ bool has_binary_ir(Op op) {
   switch (op) {
     case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::eq: case Op::ne: case Op::lt: case Op::le:
     case Op::gt: case Op::ge: case Op::logical_and: case Op::logical_or: case Op::logical_xor: case Op::max:
-    case Op::min: case Op::fmax: case Op::fmin:
+    case Op::min: case Op::fmax: case Op::fmin: case Op::complex:
       return true;
     default: return false;
   }

@@ -115,7 +115,8 @@ DType result_dtype(Op op, DType input) {
 // kernels are the expression's (NOTE: [Complex in IR]).
 // Most calls have a kernel of their own: that bit test decides before loop_for's search.
 bool runs_as_expression(Op op, DType d) {
-  return (!detail::supports(op, d) && op_supports(op, d)) || is_complex(d);
+  if (!detail::supports(op, d)) return op_supports(op, d);
+  return is_complex(d) || is_complex(detail::result_dtype_of(op, d));  // complex(a, b) makes one
 }
 Tensor binary(Op op, const TensorView& a, const TensorView& b) {
   if (a.dtype() != b.dtype() || runs_as_expression(op, a.dtype())) return evaluate(call_of(op, named_input(a, "a"), named_input(b, "b")));

@@ -43,6 +43,7 @@ enum class Result : std::uint8_t {
   boolean,       // comparisons, logical ops, predicates
   true_divide,   // div: floats and complex their own, integers and bool f64 (NumPy's `/`)
   real_part,     // abs, real, imag: a complex loop's real partner (c64: f32), else the loop's dtype
+  complex_partner,  // complex(a, b): the complex dtype whose parts are the loop's (f32: c64, f64: c128)
 };
 
 // How exactly the result is computed: 0 is exact (the correctly rounded
@@ -111,6 +112,7 @@ inline constexpr std::array kBinaryRows = {
   FunctionRow{"right_shift", Arity::binary, 34, "bitwise_right_shift", kIntegers, true, Result::same, kExact, "", false, "a >> b, arithmetic; past the width 0 or -1"},
   FunctionRow{"float_power", Arity::binary, 35, "", DTypeSet{DType::f64, DType::c128}, true, Result::same, kUlp1, "pow", false, "a ** b in f64 or c128"},
   FunctionRow{"heaviside", Arity::binary, 36, "", kFloats, true, Result::same, kExact, "", false, "0 for a < 0, b for a == 0, 1 for a > 0"},
+  FunctionRow{"complex", Arity::binary, 37, "", DTypeSet{DType::f32, DType::f64}, true, Result::complex_partner, kExact, "", false, "the complex number a + b*1j, parts as they are (numexpr's complex)"},
 };
 
 inline constexpr std::array kUnaryRows = {
@@ -196,6 +198,7 @@ constexpr DType result_of(const FunctionRow& r, DType loop) {
     case Result::boolean: return DType::boolean;
     case Result::true_divide: return is_floating_dtype(loop) || is_complex_dtype(loop) ? loop : DType::f64;
     case Result::real_part: return real_part_dtype(loop);
+    case Result::complex_partner: return loop == DType::f64 ? DType::c128 : DType::c64;
     case Result::same: break;
   }
   return loop;

@@ -387,6 +387,8 @@ struct ScalarOp {
       return nan_ignoring_picks_a<O == Op::fmax>(In::load(a), In::load(b)) ? a : b;
     } else if constexpr (O == Op::nextafter) {
       return next_after<D>(a, b);
+    } else if constexpr (O == Op::complex) {
+      return Out::store({In::load(a), In::load(b)});  // the parts as they are
     } else if constexpr (O == Op::ldexp) {
       constexpr std::int64_t kFar = 100'000;  // past every float's range: the same result as any larger count
       return Out::store(std::ldexp(In::load(a), static_cast<int>(b < -kFar ? -kFar : b > kFar ? kFar : b)));

@@ -45,7 +45,6 @@ EXPECTED_FAILURES = {
     "test_evaluate.test_nan_constant": VM,
     "test_evaluate.test_f32_constant": VM,
     "test_evaluate.test_ex_uses_vml": "numexpr's VML dispatch (numexpr.necompiler); bcast has no VML",
-    "test_evaluate.test_complex_expr": "numexpr's complex(a, b) function, which bcast's grammar lacks yet",
     "test_int32_int64.test_small_int": "numexpr types the literal 2 as int32; NumPy 2 (NEP 50) and bcast give int64",
     "test_uint32_int64.test_small_uint32": "numexpr has no uint32 and widens it to int64; bcast keeps uint32, as NumPy",
 }

@@ -132,3 +132,19 @@ def test_the_python_expr_has_numpys_complex_attributes():
     got = bcast.evaluate((x.conj() * 1j).real + abs(x).astype(np.complex64).imag, z=z)
     assert np.array_equal(got, (z.conj() * 1j).real + np.abs(z).astype(np.complex64).imag)
     assert bcast.evaluate(x.astype(np.complex128), z=z).dtype == np.complex128
+
+
+@pytest.mark.parametrize("dtype, want", [(np.float32, np.complex64), (np.float64, np.complex128),
+                                         (np.int32, np.complex128), (np.float16, np.complex64)])
+def test_complex_of_two_reals_is_numexprs(dtype, want):
+    """numexpr's complex(a, b): a + b*1j with the parts as they are (-0, inf and NaN too)."""
+    if np.issubdtype(dtype, np.integer):
+        x = np.arange(-3, 4, dtype=dtype)
+    else:
+        x = np.array([0.0, -0.0, 1.5, np.inf, -np.inf, np.nan, 3.0]).astype(dtype)
+    y = x[::-1].copy()
+    got = bcast.evaluate("complex(x, y)", x=x, y=y)
+    expected = np.zeros(x.shape, want)
+    expected.real, expected.imag = x, y
+    assert got.dtype == want
+    assert got.tobytes() == expected.tobytes()

@@ -40,6 +40,7 @@ std::string result_text(const FunctionRow& r) {
     case detail::Result::boolean: return "bool";
     case detail::Result::true_divide: return "floats and complex; f64 for integers";
     case detail::Result::real_part: return "its loop's; complex: the parts' (c64: f32)";
+    case detail::Result::complex_partner: return "c64 from f32, c128 from f64";
     case detail::Result::same: break;
   }
   return "its loop's";

@@ -17,6 +17,7 @@ a common grid (unify_chunks).
 """
 from __future__ import annotations
 
+import builtins
 from collections import OrderedDict
 from typing import Any
 
@@ -60,7 +61,8 @@ def evaluate(expression: "str | Any", **operands: Any) -> da.Array:
     arrays: dict[str, da.Array] = {}
     numbers: dict[str, Any] = {}
     for name, value in named.items():
-        if isinstance(value, (int, float, complex)):  # bcast reads a Python number as NEP 50's weak scalar
+        # bcast reads a Python number as NEP 50's weak scalar (builtins': this module's complex() is numexpr's)
+        if isinstance(value, (int, float, builtins.complex)):
             numbers[name] = value
             continue
         array = value if isinstance(value, da.Array) else da.from_array(np.asarray(value), chunks=-1)
