@@ -202,6 +202,19 @@ TEST_P(ComplexKernels, ComplexOfTwoRealsKeepsEachPartsBits) {
   }
 }
 
+TEST(ComplexOfTwoReals, PreparedRunsOnTheReferenceExecutorWithTheSameBits) {
+  // A prepared op's kernel is a binary one: none makes a complex result
+  // (provider::emits), so prepare(complex, f32) runs on the reference
+  // executor; it once reached the binary emitter, which divided by the
+  // element size of [2 x float] (0) and stopped the process with SIGFPE.
+  const Tensor re = test::make(DType::f32, {5}, {0.0, -1.5, 2.0, 1e30, -0.0});
+  const Tensor im = test::make(DType::f32, {5}, {1.0, 0.25, -3.0, 0.0, 7.0});
+  const PreparedOp p = prepare(Op::complex, DType::f32, re.layout(), im.layout());
+  Tensor out(DType::c64, {5});
+  p.run_data(re.data(), im.data(), out.data());
+  EXPECT_EQ(test::bytes_of(out), test::bytes_of(evaluate(expr::complex(Expr(re), Expr(im)))));
+}
+
 TEST_P(ComplexKernels, ComplexFunctionsRunOnTheReferenceEvaluator) {
   // NOTE: [Complex in IR]: no IR yet for the C99 functions of a complex value.
   const Tensor values = specials(GetParam());

@@ -211,7 +211,7 @@ std::vector<std::pair<Op, DType>> supported_pairs() {
   for (int o = 0; o < kNumOps; ++o)
     for (int d = 0; d < kNumRealDTypes; ++d)
       if (detail::supports(static_cast<Op>(o), static_cast<DType>(d)) &&
-          !is_complex(detail::result_dtype_of(static_cast<Op>(o), static_cast<DType>(d))))  // complex(a, b): an expression
+          !is_complex(detail::result_dtype_of(static_cast<Op>(o), static_cast<DType>(d))))
         pairs.emplace_back(static_cast<Op>(o), static_cast<DType>(d));
   return pairs;
 }

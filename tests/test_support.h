@@ -76,7 +76,8 @@ std::vector<std::string> calls_of_one_key(Op op);
 
 // Every (op, dtype) pair that has a binary kernel (two operands of dtype,
 // computed in dtype: not arctan2 on i8, which computes in f16 as an
-// expression), op by op; and the ops of one dtype.
+// expression; no complex operands or result, whose calls are expressions
+// too), op by op; and the ops of one dtype.
 std::vector<std::pair<Op, DType>> supported_pairs();
 
 // The host target's facts, asked at run time from its description (never the

@@ -10,6 +10,7 @@
 #include "ir/complex_coverage.h"
 #include "config.h"
 #include "expr_kernel.h"
+#include "function_table.h"
 #include "logging.h"
 #include "target/host_description.h"
 
@@ -145,7 +146,8 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us, Us
 }
 
 bool emits(const KernelKey& key) {
-  return key.expr == 0 ? !is_complex(key.dtype) : emits(expr_kernel_spec(key.expr).program);
+  if (key.expr != 0) return emits(expr_kernel_spec(key.expr).program);
+  return !is_complex(key.dtype) && !is_complex(detail::result_dtype_of(key.op, key.dtype));  // complex(a, b) makes one
 }
 
 bool emits(const ExprProgram& program) {
