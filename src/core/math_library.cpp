@@ -6,11 +6,6 @@
 #include <string>
 
 namespace bcast::math {
-namespace {
-
-// SLEEF's error bound in its names: u10 (1.0 ULP) for all but hypot, whose
-// most accurate build is u05.
-std::string_view ulp_suffix(std::string_view name) { return name == "hypot" ? "u05" : "u10"; }
 
 bool host_has_fma() {
 #if defined(__x86_64__)
@@ -19,6 +14,12 @@ bool host_has_fma() {
   return false;
 #endif
 }
+
+namespace {
+
+// SLEEF's error bound in its names: u10 (1.0 ULP) for all but hypot, whose
+// most accurate build is u05.
+std::string_view ulp_suffix(std::string_view name) { return name == "hypot" ? "u05" : "u10"; }
 
 Library load() {
   Library lib;

@@ -36,6 +36,9 @@ struct Library {
   std::string why_libm;    // when flavour is libm: why SLEEF is not used
 };
 
+// Whether the host's CPU has fused multiply-add (x86-64's FMA3).
+bool host_has_fma();
+
 // Loaded once per process.
 const Library& library();
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The polynomials of NOTE: [Widened math] (src/core/widened_math.h).
+
+Each is the interpolant of its function at the Chebyshev nodes of its
+interval (near-minimax), solved in mpmath at 200 bits, its coefficients
+rounded to double; printed with the largest relative error of the rounded
+polynomial's result on 20,001 points of the interval, computed as the
+header's recipe computes it (in exact arithmetic, so only the fit's error):
+
+  expm1(r) = r + r**2 g(r),          |r| <= ln2 / 2
+  ln(m)    = 2t + t**3 h(t**2),      t = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt(2))
+
+Run:  /usr/bin/python3 tools/widened-math-fit.py
+"""
+import mpmath as mp
+
+mp.mp.prec = 200
+
+
+def fit(f, a, b, degree):
+    """Coefficients c0..cn (doubles) of the interpolant of f at the Chebyshev nodes of [a, b]."""
+    n = degree + 1
+    nodes = [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (2 * i + 1) / (2 * n)) for i in range(n)]
+    vandermonde = mp.matrix([[x**j for j in range(n)] for x in nodes])
+    c = mp.lu_solve(vandermonde, mp.matrix([f(x) for x in nodes]))
+    return [float(c[j]) for j in range(n)]
+
+
+def horner(c, x):
+    r = mp.mpf(0)
+    for cj in reversed(c):
+        r = r * x + cj
+    return r
+
+
+def worst(true, approx, a, b, points=20001):
+    return max(abs(approx(x) / true(x) - 1) for x in (a + (b - a) * i / (points - 1) for i in range(points))
+               if true(x) != 0)
+
+
+def show(name, c, err):
+    print(f"// {name}: largest relative error 2**{float(mp.log(err, 2)):.1f}")
+    print("{" + ", ".join(float.hex(v) for v in c) + "}")
+
+
+half_ln2 = mp.log(2) / 2
+
+
+def g_true(r):  # (expm1(r) - r) / r**2, its series near 0, where the quotient would cancel
+    return (mp.expm1(r) - r) / r**2 if abs(r) > mp.mpf(2)**-40 else mp.mpf(1) / 2 + r / 6 + r * r / 24
+
+
+g = fit(g_true, -half_ln2, half_ln2, 6)
+show("g, degree 6", g, worst(mp.expm1, lambda r: r + r * r * horner(g, mp.mpf(r)), -half_ln2, half_ln2))
+
+t_max = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
+
+
+def h_true(s):  # (2 atanh(t) / t - 2) / t**2 of s = t**2, its series near 0
+    return (2 * mp.atanh(mp.sqrt(s)) / mp.sqrt(s) - 2) / s if s > mp.mpf(2)**-40 else mp.mpf(2) / 3 + 2 * s / 5
+
+
+h = fit(h_true, 0, t_max**2, 4)
+
+
+def log_of_t(t):
+    return 2 * t + t**3 * horner(h, t * t)
+
+
+show("h, degree 4", h, worst(lambda t: 2 * mp.atanh(t), log_of_t, -t_max, t_max))
