@@ -21,6 +21,11 @@ try:
 except ImportError:
     numexpr = None
 
+try:  # Debian's python3-torch, where installed: its CPU ops are a column
+    import torch
+except ImportError:
+    torch = None
+
 REPEATS = 7
 N = 1 << 22
 
@@ -46,27 +51,38 @@ def cpu_name():
     return platform.processor()
 
 
-# name, NumPy ufunc, domain of x (and y), arity
+# name, NumPy ufunc, domain of x (and y), arity: every function issue 30's
+# section 3 names, sigmoid against NumPy's four ops.
 FUNCTIONS = [
-    ("exp", np.exp, (-80, 80), 1), ("log", np.log, (1e-3, 1e3), 1), ("sin", np.sin, (-10, 10), 1),
-    ("cos", np.cos, (-10, 10), 1), ("tanh", np.tanh, (-10, 10), 1), ("sigmoid", None, (-10, 10), 1),
-    ("tan", np.tan, (-1.5, 1.5), 1), ("arcsin", np.arcsin, (-1, 1), 1), ("expm1", np.expm1, (-5, 5), 1),
-    ("log1p", np.log1p, (-0.99, 10), 1), ("arctan2", np.arctan2, (-10, 10), 2), ("pow", np.power, (0.01, 10), 2),
+    ("exp", np.exp, (-80, 80), 1), ("exp2", np.exp2, (-100, 100), 1), ("expm1", np.expm1, (-5, 5), 1),
+    ("log", np.log, (1e-3, 1e3), 1), ("log2", np.log2, (1e-3, 1e3), 1), ("log10", np.log10, (1e-3, 1e3), 1),
+    ("log1p", np.log1p, (-0.99, 10), 1), ("sin", np.sin, (-10, 10), 1), ("cos", np.cos, (-10, 10), 1),
+    ("tan", np.tan, (-1.5, 1.5), 1), ("arcsin", np.arcsin, (-1, 1), 1), ("arccos", np.arccos, (-1, 1), 1),
+    ("arctan", np.arctan, (-10, 10), 1), ("arctan2", np.arctan2, (-10, 10), 2), ("sinh", np.sinh, (-10, 10), 1),
+    ("cosh", np.cosh, (-10, 10), 1), ("tanh", np.tanh, (-10, 10), 1), ("arcsinh", np.arcsinh, (-10, 10), 1),
+    ("arccosh", np.arccosh, (1, 10), 1), ("arctanh", np.arctanh, (-0.99, 0.99), 1), ("sigmoid", None, (-10, 10), 1),
+    ("cbrt", np.cbrt, (-10, 10), 1), ("hypot", np.hypot, (-10, 10), 2), ("logaddexp", np.logaddexp, (-10, 10), 2),
+    ("logaddexp2", np.logaddexp2, (-10, 10), 2), ("pow", np.power, (0.01, 10), 2),
+    ("float_power", np.float_power, (0.01, 10), 2),
 ]
+# y's domain: x's for the functions of two like arguments, else [-4, 4].
+SAME_DOMAIN = {"arctan2", "hypot", "logaddexp", "logaddexp2"}
 
 
 def main():
     bcast.set_num_threads(1)
+    if torch:
+        torch.set_num_threads(1)
     print(f"CPU: {cpu_name()}, {os.cpu_count()} cores visible; one thread; NumPy {np.__version__}; "
-          f"numexpr {numexpr.__version__ if numexpr else 'absent'}")
+          f"numexpr {numexpr.__version__ if numexpr else 'absent'}; PyTorch {torch.__version__ if torch else 'absent'}")
     rng = np.random.default_rng(1)
-    print("\n| fn | dtype | bcast el/ns | NumPy el/ns | copy el/ns | bcast / NumPy |")
-    print("|---|---|---|---|---|---|")
+    print("\n| fn | dtype | bcast el/ns | NumPy el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
+    print("|---|---|---|---|---|---|---|")
     for name, ufunc, (lo, hi), arity in FUNCTIONS:
         for dtype in (np.float32, np.float64):
             x = rng.uniform(lo, hi, N).astype(dtype)
-            y = rng.uniform(-10 if name == "arctan2" else -4, 10 if name == "arctan2" else 4, N).astype(dtype)
-            out = np.empty_like(x)
+            y = (rng.uniform(lo, hi, N) if name in SAME_DOMAIN else rng.uniform(-4, 4, N)).astype(dtype)
+            out = np.empty(N, np.float64 if name == "float_power" else dtype)
             text = f"{name}(x, y)" if arity == 2 else f"{name}(x)"
             ops = {"x": x, "y": y} if arity == 2 else {"x": x}
             t_b = median_ns(lambda: bcast.evaluate(text, out=out, **ops))
@@ -80,8 +96,17 @@ def main():
                 def numpy_fn():
                     ufunc(x, out=out)
             t_n = median_ns(numpy_fn)
-            t_c = median_ns(lambda: np.copyto(out, x))
-            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {N / t_c:.2f} | {t_n / t_b:.2f}x |")
+            torch_fn = getattr(torch, {"pow": "pow", "arctan2": "atan2"}.get(name, name), None) if torch else None
+            if torch_fn:
+                tx, ty, tout = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(out)
+                args = (tx, ty) if arity == 2 else (tx,)
+                pt = f"{N / median_ns(lambda: torch_fn(*args, out=tout)):.2f}"
+            else:
+                pt = "-"
+            same = np.empty_like(x)
+            t_c = median_ns(lambda: np.copyto(same, x))
+            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {pt} | {N / t_c:.2f} | "
+                  f"{t_n / t_b:.2f}x |")
 
     x = rng.standard_normal((4096, 1024)).astype(np.float32) * 3
     m = x.max(axis=1, keepdims=True)
