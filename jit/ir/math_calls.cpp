@@ -14,7 +14,7 @@
 #include "math_guards.h"
 #include "math_library.h"
 #include "target/codegen_target.h"
-#include "ir/widened_math_ir.h"
+#include "ir/math_recipes_ir.h"
 
 namespace bcast::jit {
 namespace {
@@ -197,7 +197,7 @@ Value* emit_guarded_pow(llvm::IRBuilder<>& b, Value* x, Value* y) {
     Value* shifted = emit_library_call(b, "pow", x, b.CreateSelect(taken, b.CreateFSub(y, one), y));
     Value* back = b.CreateSelect(b.CreateFCmpOGT(y, constant(0.0)), b.CreateFMul(shifted, x), b.CreateFDiv(shifted, x));
     r = b.CreateSelect(taken, back, shifted);
-  } else if (!(r = emit_widened_math(b, "pow", x, y))) {
+  } else if (!(r = emit_math_recipe(b, "pow", x, y))) {
     r = emit_library_call(b, "pow", x, y);
   }
   Value* identity = b.CreateAnd(b.CreateFCmpOEQ(y, constant(1.0)), b.CreateFCmpORD(x, x));
@@ -225,7 +225,7 @@ Value* emit_one_nan(llvm::IRBuilder<>& b, Value* r, Value* x, Value* y) {
 
 Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
   if (y) return emit_one_nan(b, name == "pow" ? emit_guarded_pow(b, x, y) : emit_library_call(b, name, x, y), x, y);
-  if (Value* r = emit_widened_math(b, name, x)) return emit_one_nan(b, r, x, x);
+  if (Value* r = emit_math_recipe(b, name, x)) return emit_one_nan(b, r, x, x);
   const bool f64 = x->getType()->getScalarType()->isDoubleTy();
   return emit_one_nan(b, f64 ? emit_guarded<double>(b, name, x) : emit_guarded<float>(b, name, x), x, x);
 }

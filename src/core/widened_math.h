@@ -1,89 +1,30 @@
-// f32 math functions computed in f64: one recipe per function, written once
-// over a lane type, run by the reference evaluator on doubles and emitted
-// into kernels on LLVM values (jit/ir/widened_math_ir.cpp). LLVM-free.
+// f32 functions computed in f64 (NOTE: [Widened math]): recipes over the
+// lanes of math_lanes.h (NOTE: [Math recipes]). LLVM-free.
 #pragma once
 
-#include <bit>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <limits>
-#include <optional>
-#include <string_view>
+#include "math_lanes.h"
 
-namespace bcast::math::widened {
+namespace bcast::math::recipes {
 
 // NOTE: [Widened math] SLEEF's 1-ULP f32 functions (NOTE: [Vector math])
-// are slow where they work around f32's range and cancellation: tanh, sinh,
-// cosh, expm1, log1p, the inverse hyperbolics and pow. bcast computes those
-// f32 functions in f64 instead, where neither matters: a float widens
-// exactly, each recipe below keeps its relative error under about 2**-35
-// (polynomials on a reduced argument, no cancellation left), and the one
-// rounding to float at the end gives at most 0.5 + 2**-11 ULP, correctly
-// rounded but near halfway points (tests/test_widened_math.cpp checks it
-// against long double on a sweep of every binade). f16 and bf16 compute in
-// f32 and inherit it. Measured on 2026-12-03 (2-core Zen 5 VM, one thread,
-// 4 Mi floats, two runs each): 1.3x to 2.2x SLEEF's speed for those nine;
-// exp2, log2, log10 and cbrt were as fast or slower in f64, and stay SLEEF's.
-//  - One source of truth. A recipe is a template over its lanes: double,
-//    bool and float for the reference evaluator (widened_math.cpp, built
-//    with -ffp-contract=off), llvm::Value wrappers for the JIT, which emits
-//    the same IEEE operations in the same order with no fast-math flags. So
-//    both tiers give the same bits by construction, not by test alone.
-//  - Only + - * /, FMA, sqrt, comparisons, selects, exact integer steps on
-//    the bits (2**n, the split of a double into mantissa and exponent) and
-//    conversions: nothing a vectoriser cannot widen, and no table.
-//  - On a host with FMA only (recipe_for): elsewhere an FMA is a library
-//    call per lane, and SLEEF's builds without FMA are faster.
-//  - Every branch is a select: all lanes run every step.
+// are slow where they work around f32's range and cancellation: sinh, cosh,
+// expm1, log1p, the inverse hyperbolics and pow. bcast computes those f32
+// functions in f64 instead, where neither matters: a float widens exactly,
+// each recipe below keeps its relative error under about 2**-35 (polynomials
+// on a reduced argument, no cancellation left), and the one rounding to
+// float at the end gives at most 0.5 + 2**-11 ULP: correctly rounded but
+// within a thousandth of an ULP of a halfway point. Measured on 2026-12-03
+// (2-core Zen 5 VM, one thread, 4 Mi floats, two runs each): 1.3x to 2.2x
+// SLEEF's speed; exp2, log2, log10 and cbrt were as fast or slower in f64,
+// and stay SLEEF's. But f64 arithmetic on f32 data runs half as many lanes:
+// NumPy's SVML loops stay about twice as fast, which NOTE: [F32 math]'s
+// recipes answer where they exist.
 //  - Special values: by explicit selects at each recipe's end, C99 Annex F
-//    (as NumPy's loops give them); a NaN result then takes NOTE: [Math
-//    guards]'s NaN rule, as the library's functions do.
-
-inline constexpr double kRound = 0x1.8p52;  // v + kRound - kRound: v rounded to an integer (|v| < 2**51), half to even
-inline constexpr double kLog2e = 0x1.71547652b82fep0;
-inline constexpr double kLn2Hi = 0x1.62e42fefa3800p-1;  // 42 bits: n * kLn2Hi is exact for |n| < 2**11
-inline constexpr double kLn2Lo = 0x1.ef35793c76730p-45; // ln 2 - kLn2Hi, rounded
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
-inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// ---- The lanes of the reference evaluator: double, bool and float ----
-// (the JIT's are in jit/ir/widened_math_ir.h; a recipe finds either by its
-// argument's type).
-
-inline double select(bool m, double a, double b) { return m ? a : b; }
-inline double splat(double, double v) { return v; }
-inline double widen(float x) { return x; }
-inline float narrow(double x) { return static_cast<float>(x); }
-inline double fabs(double x) { return std::fabs(x); }
-inline double copysign(double x, double s) { return std::copysign(x, s); }
-inline double sqrt(double x) { return std::sqrt(x); }
-inline double fma(double x, double y, double z) { return std::fma(x, y, z); }
-
-// 2**n for an integral n in [-1022, 1023], from n's bits.
-inline double pow2i(double n) {
-  const auto bits = std::bit_cast<std::uint64_t>(n + kRound);  // n + 2**51 in the low bits
-  return std::bit_cast<double>((bits + 1023) << 52);
-}
-
-// d = m * 2**k with m in [sqrt(1/2), sqrt(2)): d positive, normal, finite.
-template <class V>
-struct Split {
-  V m;
-  V k;
-};
-inline constexpr std::uint64_t kSqrtHalfBits = 0x3fe6a09e667f3bcd;  // sqrt(1/2)'s bits
-inline Split<double> split(double d) {
-  const std::uint64_t u = std::bit_cast<std::uint64_t>(d) - kSqrtHalfBits;
-  const std::int64_t k = static_cast<std::int64_t>(u) >> 52;
-  const double m = std::bit_cast<double>((u & 0x000fffffffffffff) + kSqrtHalfBits);
-  const double kd = std::bit_cast<double>(std::bit_cast<std::uint64_t>(kRound) + static_cast<std::uint64_t>(k)) - kRound;
-  return {m, kd};
-}
+//    (as NumPy's loops give them).
 
 // ---- Cores, in f64 ----
 
-// The polynomials, from tools/widened-math-fit.py (Chebyshev interpolants,
+// The polynomials, from tools/math-recipes-fit.py (Chebyshev interpolants,
 // the script prints each one's largest relative error), Horner with FMA.
 // expm1(r) = r + r**2 g(r) for |r| <= ln2 / 2: within 2**-36.5.
 inline constexpr double kExpm1G[] = {0x1.0000000000000p-1,  0x1.5555556750672p-3,  0x1.5555555c85f99p-5,
@@ -92,13 +33,6 @@ inline constexpr double kExpm1G[] = {0x1.0000000000000p-1,  0x1.5555556750672p-3
 // ln m = 2t + t**3 h(t**2), t = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt(2)): within 2**-43.1.
 inline constexpr double kLogH[] = {0x1.5555555564e96p-1, 0x1.999998cafbf2ap-2, 0x1.249323e4d7fc7p-2,
                                    0x1.c67ada017cf97p-3, 0x1.8c8c11e54d389p-3};
-
-template <class V, std::size_t N>
-V horner(V x, const double (&c)[N]) {
-  V p = splat(x, c[N - 1]);
-  for (std::size_t j = N - 1; j-- > 0;) p = fma(p, x, splat(x, c[j]));
-  return p;
-}
 
 // e**r - 1 for |r| <= ln2 / 2.
 template <class V>
@@ -185,16 +119,6 @@ F log1p_f32(F x) {
   return narrow(select(d == 0.0, d, r));        // -0 stays -0
 }
 
-// tanh |x| = u / (u + 2) with u = e**(2|x|) - 1; tanh 20 is 1 in f64.
-template <class F>
-F tanh_f32(F x) {
-  auto d = widen(x);
-  auto t = fabs(d);
-  t = select(t > 20.0, splat(t, 20.0), t);
-  auto u = expm1_core(2.0 * t);
-  return narrow(copysign(u / (u + 2.0), d));
-}
-
 // sinh |x| = (u + u / (u + 1)) / 2 with u = e**|x| - 1.
 template <class F>
 F sinh_f32(F x) {
@@ -273,60 +197,4 @@ F pow_f32(F x, F y) {
   return narrow(r);
 }
 
-// ---- Which functions have a recipe ----
-
-enum class Recipe { expm1, log1p, tanh, sinh, cosh, asinh, acosh, atanh, pow };  // pow last: the one of two arguments
-
-struct RecipeRow {
-  std::string_view math;  // the function table's `math` name
-  Recipe recipe;
-  int arity;
-};
-
-inline constexpr RecipeRow kRecipes[] = {
-    {"expm1", Recipe::expm1, 1}, {"log1p", Recipe::log1p, 1}, {"tanh", Recipe::tanh, 1},
-    {"sinh", Recipe::sinh, 1},   {"cosh", Recipe::cosh, 1},   {"asinh", Recipe::asinh, 1},
-    {"acosh", Recipe::acosh, 1}, {"atanh", Recipe::atanh, 1}, {"pow", Recipe::pow, 2},
-};
-
-// The f32 recipe of `math` with `arity` arguments, if bcast has one.
-constexpr std::optional<Recipe> f32_recipe(std::string_view math, int arity) {
-  for (const RecipeRow& row : kRecipes)
-    if (row.math == math && row.arity == arity) return row.recipe;
-  return std::nullopt;
-}
-
-// Runs recipe `r` on lanes of type F (float, or the JIT's).
-template <class F>
-F run(Recipe r, F x) {
-  switch (r) {
-    case Recipe::expm1: return expm1_f32(x);
-    case Recipe::log1p: return log1p_f32(x);
-    case Recipe::tanh: return tanh_f32(x);
-    case Recipe::sinh: return sinh_f32(x);
-    case Recipe::cosh: return cosh_f32(x);
-    case Recipe::asinh: return asinh_f32(x);
-    case Recipe::acosh: return acosh_f32(x);
-    case Recipe::atanh: return atanh_f32(x);
-    case Recipe::pow: break;
-  }
-  return x;  // not reached: f32_recipe gives pow for two arguments only
-}
-
-template <class F>
-F run(Recipe r, F x, F y) {
-  return r == Recipe::pow ? pow_f32(x, y) : x;
-}
-
-// The recipe both tiers use for `math` on f32: f32_recipe's, on a host with
-// FMA (math_library.h); none elsewhere.
-std::optional<Recipe> recipe_for(std::string_view math, int arity);
-
-// The reference evaluator's recipes (widened_math.cpp): the f32 function of
-// `math`, or null where bcast has no recipe.
-using UnaryF32 = float (*)(float);
-using BinaryF32 = float (*)(float, float);
-UnaryF32 scalar_unary(std::string_view math);
-BinaryF32 scalar_binary(std::string_view math);
-
-}  // namespace bcast::math::widened
+}  // namespace bcast::math::recipes

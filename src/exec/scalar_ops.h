@@ -15,7 +15,7 @@
 #include "function_table.h"
 #include "math_guards.h"
 #include "math_library.h"
-#include "widened_math.h"
+#include "math_recipes.h"
 
 namespace bcast::detail {
 
@@ -23,12 +23,12 @@ namespace bcast::detail {
 // (f16 and bf16 compute in float), from the library the JIT's kernels call
 // too (NOTE: [Vector math]): SLEEF's scalar function, else the C library's,
 // with the guards the kernels take as well (NOTE: [Math guards]).
-// In f32, NOTE: [Widened math]'s recipe where bcast has one, as the kernels.
+// In f32, NOTE: [Math recipes]' recipe where bcast has one, as the kernels.
 template <UnaryOp U, class T>
 T math_function(T x) {
   static_assert(!row(U).math.empty(), "math_function computes the rows with a `math` name");
   if constexpr (std::is_same_v<T, float>) {
-    static const math::widened::UnaryF32 widened = math::widened::scalar_unary(row(U).math);
+    static const math::recipes::UnaryF32 widened = math::recipes::scalar_unary(row(U).math);
     if (widened) return math::one_nan(widened(x), x, x);
   }
   static const math::Unary<T> f = math::unary<T>(row(U).math);
@@ -39,7 +39,7 @@ template <Op O, class T>
 T math_function(T a, T b) {
   static_assert(!row(O).math.empty(), "math_function computes the rows with a `math` name");
   if constexpr (std::is_same_v<T, float>) {
-    static const math::widened::BinaryF32 widened = math::widened::scalar_binary(row(O).math);
+    static const math::recipes::BinaryF32 widened = math::recipes::scalar_binary(row(O).math);
     if (widened) {
       if constexpr (O == Op::pow || O == Op::float_power) return math::guarded_pow(widened, a, b);
       else return math::guarded_binary(widened, a, b);

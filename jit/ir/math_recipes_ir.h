@@ -1,5 +1,5 @@
-// The f32 recipes of NOTE: [Widened math] (src/core/widened_math.h) emitted
-// into a kernel: the recipes' lanes as LLVM values.
+// bcast's own math functions (NOTE: [Math recipes], src/core/math_recipes.h)
+// emitted into a kernel: the recipes' lanes as LLVM values.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -11,6 +11,6 @@ namespace bcast::jit {
 // The recipe of the function table's `math` function `name` on f32 lanes x
 // (and y), a scalar or a vector; null where bcast has none (then the caller
 // calls the library).
-llvm::Value* emit_widened_math(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x, llvm::Value* y = nullptr);
+llvm::Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x, llvm::Value* y = nullptr);
 
 }  // namespace bcast::jit

@@ -1,10 +1,10 @@
-// The recipes' lanes in IR (widened_math_ir.h, NOTE: [Widened math]): the
+// The recipes' lanes in IR (math_recipes_ir.h, NOTE: [Math recipes]): the
 // operators and helpers a recipe calls, each one IEEE operation, no
 // fast-math flags, so the kernel computes what the reference evaluator's
 // doubles do.
-#include "ir/widened_math_ir.h"
+#include "ir/math_recipes_ir.h"
 
-#include "widened_math.h"
+#include "math_recipes.h"
 
 namespace bcast::jit {
 namespace {
@@ -67,17 +67,23 @@ Value* bits_of(Lanes x) { return x.b->CreateBitCast(x.v, with_scalar(x.v, x.b->g
 Lanes double_of(llvm::IRBuilder<>& b, Value* bits) { return {b.CreateBitCast(bits, with_scalar(bits, b.getDoubleTy())), &b}; }
 Value* i64(Value* like, std::uint64_t v) { return llvm::ConstantInt::get(with_scalar(like, llvm::Type::getInt64Ty(like->getContext())), v); }
 
-// widened::pow2i's steps.
+// recipes::pow2i's steps, in f64 or f32.
 Lanes pow2i(Lanes n) {
   llvm::IRBuilder<>& b = *n.b;
-  Value* bits = bits_of(n + math::widened::kRound);
+  if (n.v->getType()->getScalarType()->isFloatTy()) {
+    Value* bits = b.CreateBitCast((n + 0x1.8p23).v, with_scalar(n.v, b.getInt32Ty()));
+    Value* r = b.CreateShl(b.CreateAdd(bits, llvm::ConstantInt::get(bits->getType(), 127)),
+                           llvm::ConstantInt::get(bits->getType(), 23));
+    return {b.CreateBitCast(r, n.v->getType()), &b};
+  }
+  Value* bits = bits_of(n + math::recipes::kRound);
   return double_of(b, b.CreateShl(b.CreateAdd(bits, i64(bits, 1023)), i64(bits, 52)));
 }
 
-// widened::split's steps.
-math::widened::Split<Lanes> split(Lanes d) {
-  using math::widened::kRound;
-  using math::widened::kSqrtHalfBits;
+// recipes::split's steps.
+math::recipes::Split<Lanes> split(Lanes d) {
+  using math::recipes::kRound;
+  using math::recipes::kSqrtHalfBits;
   llvm::IRBuilder<>& b = *d.b;
   Value* u = b.CreateSub(bits_of(d), i64(d.v, kSqrtHalfBits));
   Value* k = b.CreateAShr(u, i64(u, 52));
@@ -88,12 +94,12 @@ math::widened::Split<Lanes> split(Lanes d) {
 
 }  // namespace
 
-Value* emit_widened_math(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
+Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
   if (!x->getType()->getScalarType()->isFloatTy()) return nullptr;
-  const auto recipe = math::widened::recipe_for(name, y ? 2 : 1);
+  const auto recipe = math::recipes::recipe_for(name, y ? 2 : 1);
   if (!recipe) return nullptr;
   const Lanes lx{x, &b};
-  return (y ? math::widened::run(*recipe, lx, Lanes{y, &b}) : math::widened::run(*recipe, lx)).v;
+  return (y ? math::recipes::run(*recipe, lx, Lanes{y, &b}) : math::recipes::run(*recipe, lx)).v;
 }
 
 }  // namespace bcast::jit

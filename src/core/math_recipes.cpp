@@ -1,13 +1,13 @@
-// The reference evaluator's f32 recipes (NOTE: [Widened math]): the templates
-// of widened_math.h on doubles. Built with -ffp-contract=off (src/CMakeLists.txt):
-// a fused multiply-add here would round once where the kernel rounds twice.
-#include "widened_math.h"
+// The reference evaluator's recipes (NOTE: [Math recipes]): the templates on
+// doubles and floats. Built with -ffp-contract=off (src/CMakeLists.txt): a
+// fused multiply-add here would round once where the kernel rounds twice.
+#include "math_recipes.h"
 
 #include <utility>
 
 #include "math_library.h"
 
-namespace bcast::math::widened {
+namespace bcast::math::recipes {
 namespace {
 
 template <Recipe R>
@@ -39,4 +39,4 @@ UnaryF32 scalar_unary(std::string_view math) {
 
 BinaryF32 scalar_binary(std::string_view math) { return recipe_for(math, 2) ? &binary_pow : nullptr; }
 
-}  // namespace bcast::math::widened
+}  // namespace bcast::math::recipes

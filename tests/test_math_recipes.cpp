@@ -1,11 +1,13 @@
-// The f32 recipes computed in f64 (NOTE: [Widened math]): what their note
-// promises, each checked against an independent computation.
-//  - Accuracy: every result within 0.5 + 2**-10 ULP of long double's value
-//    (x87's 64-bit mantissa: its own error is 2**-40 of an f32 ULP), on a
-//    sweep of the f32 bit patterns (every 4099th: every binade, both signs,
-//    subnormals, infinities, NaNs) and, for pow, on pairs of special and
-//    random operands. Overflow is infinity of the right sign, NaN where the
-//    true value is not a real number.
+// bcast's own math functions (NOTE: [Math recipes]): what each row of
+// kRecipes promises, checked against an independent computation.
+//  - Accuracy: every result within its row's bound (NOTE: [Widened math]'s:
+//    0.5 + 2**-10 ULP) of long double's value (x87's 64-bit mantissa: its
+//    own error is 2**-40 of an f32 ULP), on a sweep of the f32 bit patterns
+//    (every 4099th: every binade, both signs, subnormals, infinities, NaNs;
+//    BCAST_RECIPE_SWEEP_STRIDE=1 takes every one, BCAST_RECIPE_SWEEP_ONLY=tanh
+//    one function, about five minutes each) and, for pow, on pairs of special
+//    and random operands. Overflow is infinity of the right sign, NaN where
+//    the true value is not a real number, and a zero's sign counts.
 //  - Both tiers: a kernel's lanes give the reference evaluator's bits, in the
 //    element loop, a reversed view and the streaming line loop.
 // tests/python/test_math_vs_mpmath.py and test_functions_vs_numpy.py hold
@@ -16,38 +18,46 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "math_library.h"
+#include "math_recipes.h"
 #include "test_support.h"
-#include "widened_math.h"
 
 namespace bcast {
 namespace {
 
-constexpr double kBound = 0.5 + 0x1p-10;  // in ULPs of the true value's binade
-
-// The function table's name, the recipe's `math` name and long double's function.
-struct Row {
+// The function table's name of a recipe's `math` function, and long
+// double's function: the oracle.
+struct Truth {
+  std::string_view math;
   const char* op;
-  const char* math;
-  long double (*truth)(long double);
+  long double (*f)(long double);
 };
 
-const Row kUnary[] = {
+const Truth kTruths[] = {
     {"expm1", "expm1", [](long double x) { return std::expm1(x); }},
     {"log1p", "log1p", [](long double x) { return std::log1p(x); }},
     {"tanh", "tanh", [](long double x) { return std::tanh(x); }},
     {"sinh", "sinh", [](long double x) { return std::sinh(x); }},
     {"cosh", "cosh", [](long double x) { return std::cosh(x); }},
-    {"arcsinh", "asinh", [](long double x) { return std::asinh(x); }},
-    {"arccosh", "acosh", [](long double x) { return std::acosh(x); }},
-    {"arctanh", "atanh", [](long double x) { return std::atanh(x); }},
+    {"asinh", "arcsinh", [](long double x) { return std::asinh(x); }},
+    {"acosh", "arccosh", [](long double x) { return std::acosh(x); }},
+    {"atanh", "arctanh", [](long double x) { return std::atanh(x); }},
 };
+
+const Truth* truth_of(std::string_view math) {
+  for (const Truth& t : kTruths)
+    if (t.math == math) return &t;
+  return nullptr;
+}
 
 // r's distance from the true value t in ULPs of t's f32 binade (subnormals:
 // the smallest subnormal); 0 when both are the same infinity, the same zero
@@ -65,10 +75,17 @@ double ulps(float r, long double t) {
   return static_cast<double>(std::fabs(static_cast<long double>(r) - t) / ulp);
 }
 
-// Every 4099th f32 bit pattern, and the values that end a range.
-std::vector<float> sweep() {
+std::uint64_t sweep_stride() {
+  const char* s = std::getenv("BCAST_RECIPE_SWEEP_STRIDE");
+  const std::uint64_t stride = s ? std::strtoull(s, nullptr, 10) : 0;
+  return stride > 0 ? stride : 4099;
+}
+
+// Every 4099th f32 bit pattern (or BCAST_RECIPE_SWEEP_STRIDE's), and the
+// values that end a range.
+std::vector<float> sweep(std::uint64_t stride = 4099) {
   std::vector<float> xs;
-  for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << 32); bits += 4099)
+  for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << 32); bits += stride)
     xs.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
   for (float v : {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, FLT_MIN, -FLT_MIN, FLT_TRUE_MIN, FLT_MAX, -FLT_MAX, 88.72f,
                   89.5f, -89.5f, 9.0f, 1e-7f, std::nextafter(1.0f, 2.0f), std::nextafter(1.0f, 0.0f),
@@ -78,31 +95,42 @@ std::vector<float> sweep() {
   return xs;
 }
 
-class WidenedMath : public ::testing::Test {
+class MathRecipes : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!math::host_has_fma()) GTEST_SKIP() << "this host has no FMA: the recipes are not used (NOTE: [Widened math])";
+    if (!math::host_has_fma()) GTEST_SKIP() << "this host has no FMA: the recipes are not used (NOTE: [Math recipes])";
   }
 };
 
-TEST_F(WidenedMath, EveryRecipeIsWithinHalfAnUlpAndAHairOfLongDouble) {
-  const std::vector<float> xs = sweep();
-  for (const Row& row : kUnary) {
-    const math::widened::UnaryF32 f = math::widened::scalar_unary(row.math);
+TEST_F(MathRecipes, EveryRecipeIsWithinItsBoundOfLongDouble) {
+  const char* only = std::getenv("BCAST_RECIPE_SWEEP_ONLY");
+  const std::uint64_t stride = sweep_stride();
+  for (const math::recipes::RecipeRow& row : math::recipes::kRecipes) {
+    if (row.arity != 1 || (only && row.math != only)) continue;
+    const Truth* truth = truth_of(row.math);
+    ASSERT_NE(truth, nullptr) << row.math << " has a recipe but no oracle here";
+    const math::recipes::UnaryF32 f = math::recipes::scalar_unary(row.math);
     ASSERT_NE(f, nullptr) << row.math << " has a recipe";
     double worst = 0;
     float worst_x = 0;
-    for (float x : xs) {
-      const double e = ulps(f(x), row.truth(x));
+    std::uint64_t count = 0;
+    for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << 32); bits += stride, ++count) {
+      const float x = std::bit_cast<float>(static_cast<std::uint32_t>(bits));
+      const double e = ulps(f(x), truth->f(x));
       if (e > worst || std::isnan(e)) worst = e, worst_x = x;
     }
-    EXPECT_LE(worst, kBound) << row.op << "(" << worst_x << ") = " << f(worst_x) << ", true "
-                             << static_cast<double>(row.truth(worst_x));
+    for (float x : sweep(std::uint64_t{1} << 33)) {  // the ends of the ranges only
+      const double e = ulps(f(x), truth->f(x));
+      if (e > worst || std::isnan(e)) worst = e, worst_x = x;
+    }
+    if (stride == 1) std::cout << truth->op << ": " << count << " arguments, at most " << worst << " ULP\n";
+    EXPECT_LE(worst, row.bound) << truth->op << "(" << worst_x << ") = " << f(worst_x) << ", true "
+                                << static_cast<double>(truth->f(worst_x));
   }
 }
 
-TEST_F(WidenedMath, PowIsWithinHalfAnUlpAndAHairOfLongDouble) {
-  const math::widened::BinaryF32 f = math::widened::scalar_binary("pow");
+TEST_F(MathRecipes, PowIsWithinItsBoundOfLongDouble) {
+  const math::recipes::BinaryF32 f = math::recipes::scalar_binary("pow");
   ASSERT_NE(f, nullptr);
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> xs = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 0.5f, -0.5f, 3.0f, -3.0f, FLT_TRUE_MIN, FLT_MAX, inf, -inf,
@@ -121,7 +149,7 @@ TEST_F(WidenedMath, PowIsWithinHalfAnUlpAndAHairOfLongDouble) {
       const double e = ulps(f(x, y), t);
       if (e > worst || std::isnan(e)) worst = e, wx = x, wy = y;
     }
-  EXPECT_LE(worst, kBound) << "pow(" << wx << ", " << wy << ") = " << f(wx, wy);
+  EXPECT_LE(worst, math::recipes::kWidened) << "pow(" << wx << ", " << wy << ") = " << f(wx, wy);
 }
 
 // The first element whose bits differ (NaNs: any NaN), or "".
@@ -153,15 +181,15 @@ Tensor f32_tensor(const std::vector<float>& xs) {
   return t;
 }
 
-TEST_F(WidenedMath, KernelsGiveTheReferenceBits) {
+TEST_F(MathRecipes, KernelsGiveTheReferenceBits) {
   const Tensor x = f32_tensor(sweep());
   const TensorView reversed = index(x, {Slice{std::nullopt, std::nullopt, -1}});
   for (const char* stream : {"auto", "0"}) {
     const test::ScopedSetting streaming("BCAST_STREAM_MIN_BYTES", stream);
-    for (const Row& row : kUnary) {
-      const std::string label = std::string(row.op) + ", stream " + stream;
-      expect_kernel_equals_reference(parse_expression(std::string(row.op) + "(x)", {{"x", x}}), label);
-      expect_kernel_equals_reference(parse_expression(std::string(row.op) + "(x)", {{"x", reversed}}), label + ", reversed");
+    for (const Truth& t : kTruths) {
+      const std::string label = std::string(t.op) + ", stream " + stream;
+      expect_kernel_equals_reference(parse_expression(std::string(t.op) + "(x)", {{"x", x}}), label);
+      expect_kernel_equals_reference(parse_expression(std::string(t.op) + "(x)", {{"x", reversed}}), label + ", reversed");
     }
     std::vector<float> bases, exponents;
     std::mt19937 rng(11);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The polynomials of NOTE: [Widened math] (src/core/widened_math.h).
+"""The polynomials of NOTE: [Math recipes]: src/core/widened_math.h's (f64)
+and src/core/f32_math.h's (f32, rounded to float by the recipe).
 
 Each is the interpolant of its function at the Chebyshev nodes of its
 interval (near-minimax), solved in mpmath at 200 bits, its coefficients
@@ -7,10 +8,11 @@ rounded to double; printed with the largest relative error of the rounded
 polynomial's result on 20,001 points of the interval, computed as the
 header's recipe computes it (in exact arithmetic, so only the fit's error):
 
-  expm1(r) = r + r**2 g(r),          |r| <= ln2 / 2
+  expm1(r) = r + r**2 g(r),          |r| <= ln2 / 2        (g: degree 6; f32: 4)
   ln(m)    = 2t + t**3 h(t**2),      t = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt(2))
+  tanh(x)  = x + x**3 p(x**2),       |x| <= 0.9            (f32: degree 6)
 
-Run:  /usr/bin/python3 tools/widened-math-fit.py
+Run:  /usr/bin/python3 tools/math-recipes-fit.py
 """
 import mpmath as mp
 
@@ -68,3 +70,20 @@ def log_of_t(t):
 
 
 show("h, degree 4", h, worst(lambda t: 2 * mp.atanh(t), log_of_t, -t_max, t_max))
+
+# f32 (NOTE: [F32 math]): printed as decimals, rounded to float by the recipe.
+g32 = fit(g_true, -half_ln2, half_ln2, 4)
+show("g32, degree 4", g32, worst(mp.expm1, lambda r: r + r * r * horner(g32, mp.mpf(r)), -half_ln2, half_ln2))
+print("{" + ", ".join(repr(v) for v in g32) + "}")
+
+tanh_end = mp.mpf("0.9")
+
+
+def p_true(s):  # (tanh(x) - x) / x**3 of s = x**2, its series near 0
+    x = mp.sqrt(s)
+    return (mp.tanh(x) - x) / x**3 if s > mp.mpf(2)**-40 else -mp.mpf(1) / 3 + 2 * s / 15
+
+
+p32 = fit(p_true, 0, tanh_end**2, 6)
+show("p32, degree 6", p32, worst(mp.tanh, lambda x: x + x**3 * horner(p32, x * x), mp.mpf(2)**-20, tanh_end))
+print("{" + ", ".join(repr(v) for v in p32) + "}")

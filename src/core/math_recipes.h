@@ -1,0 +1,93 @@
+// bcast's own math functions: which exist, and how each tier runs them
+// (NOTE: [Math recipes]). LLVM-free.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "f32_math.h"
+#include "widened_math.h"
+
+namespace bcast::math::recipes {
+
+// NOTE: [Math recipes] A function SLEEF computes slower than NumPy (NOTE:
+// [Vector math]) may have a recipe of bcast's own: NOTE: [Widened math]'s
+// (f32 computed in f64) or NOTE: [F32 math]'s (f32 in f32), one row below.
+//  - One source of truth. A recipe is a template over its lanes: double,
+//    float and bool for the reference evaluator (math_lanes.h;
+//    math_recipes.cpp, built with -ffp-contract=off), llvm::Value wrappers
+//    for the JIT (jit/ir/math_recipes_ir.cpp), which emits the same IEEE
+//    operations in the same order with no fast-math flags. So both tiers
+//    give the same bits by construction, and the tests check it too.
+//  - Only + - * /, FMA, sqrt, comparisons, selects, exact integer steps on
+//    the bits (2**n, the split of a double into mantissa and exponent) and
+//    conversions: nothing a vectoriser cannot widen, and no table.
+//  - Every branch is a select: all lanes run every step.
+//  - On a host with FMA only (recipe_for): elsewhere an FMA is a library
+//    call per lane, and SLEEF's builds without FMA are faster.
+//  - A NaN result then takes NOTE: [Math guards]'s NaN rule, as the
+//    library's functions do; SLEEF's guards do not apply.
+//  - f16 and bf16 compute in f32 and inherit the f32 recipe.
+// Which one a function gets is measured (docs/architecture.md, "Vector
+// math"); its `bound` row is what tests/test_math_recipes.cpp holds it to.
+
+enum class Recipe { expm1, log1p, tanh, sinh, cosh, asinh, acosh, atanh, pow };  // pow last: the one of two arguments
+
+struct RecipeRow {
+  std::string_view math;  // the function table's `math` name
+  Recipe recipe;
+  int arity;
+  double bound;           // in ULPs of the true value, for every f32 argument
+};
+
+inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, with a margin
+
+inline constexpr RecipeRow kRecipes[] = {
+    {"expm1", Recipe::expm1, 1, kWidened}, {"log1p", Recipe::log1p, 1, kWidened},
+    {"tanh", Recipe::tanh, 1, 1.5},  // f32 arithmetic: 1.35 by its error's bound
+    {"sinh", Recipe::sinh, 1, kWidened},   {"cosh", Recipe::cosh, 1, kWidened},
+    {"asinh", Recipe::asinh, 1, kWidened}, {"acosh", Recipe::acosh, 1, kWidened},
+    {"atanh", Recipe::atanh, 1, kWidened}, {"pow", Recipe::pow, 2, kWidened},
+};
+
+// The f32 recipe of `math` with `arity` arguments, if bcast has one.
+constexpr std::optional<Recipe> f32_recipe(std::string_view math, int arity) {
+  for (const RecipeRow& row : kRecipes)
+    if (row.math == math && row.arity == arity) return row.recipe;
+  return std::nullopt;
+}
+
+// Runs recipe `r` on lanes of type F (float, or the JIT's).
+template <class F>
+F run(Recipe r, F x) {
+  switch (r) {
+    case Recipe::expm1: return expm1_f32(x);
+    case Recipe::log1p: return log1p_f32(x);
+    case Recipe::tanh: return tanh_f32(x);
+    case Recipe::sinh: return sinh_f32(x);
+    case Recipe::cosh: return cosh_f32(x);
+    case Recipe::asinh: return asinh_f32(x);
+    case Recipe::acosh: return acosh_f32(x);
+    case Recipe::atanh: return atanh_f32(x);
+    case Recipe::pow: break;
+  }
+  return x;  // not reached: f32_recipe gives pow for two arguments only
+}
+
+template <class F>
+F run(Recipe r, F x, F y) {
+  return r == Recipe::pow ? pow_f32(x, y) : x;
+}
+
+// The recipe both tiers use for `math` on f32: f32_recipe's, on a host with
+// FMA (math_library.h); none elsewhere.
+std::optional<Recipe> recipe_for(std::string_view math, int arity);
+
+// The reference evaluator's recipes (math_recipes.cpp): the f32 function of
+// `math`, or null where bcast has no recipe.
+using UnaryF32 = float (*)(float);
+using BinaryF32 = float (*)(float, float);
+UnaryF32 scalar_unary(std::string_view math);
+BinaryF32 scalar_binary(std::string_view math);
+
+}  // namespace bcast::math::recipes
