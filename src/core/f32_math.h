@@ -23,16 +23,25 @@ inline constexpr double kTanhP32[] = {-0.3333333274440396, 0.13333261841465857, 
                                       0.02175940978601938, -0.008450872527807168, 0.002759119258875984,
                                       -0.0005203526888253506};
 
-// e**y for y in [0, 20]: y = n ln2 + r (Cody and Waite's two parts of ln2,
+// e**y for y in [0, 88]: y = n ln2 + r (Cody and Waite's two parts of ln2,
 // n * kLn2Hi exact), e**r = 1 + r + r**2 g(r) (kExpm1G32: g within 2**-25.3),
 // times 2**n.
+template <class V>
+struct ScaledExp {
+  V p;  // e**r, in [sqrt(1/2), sqrt(2)]
+  V n;  // e**y = p * 2**n
+};
 template <class F>
-F exp_f32_core(F y) {
+ScaledExp<F> exp_f32_parts(F y) {
   F n = (y * splat(y, kLog2e) + splat(y, 0x1.8p23)) - splat(y, 0x1.8p23);
   F r = fma(n, splat(y, -0x1.62e4p-1), y);
   r = fma(n, splat(y, -0x1.7f7d1cp-20), r);
-  F p = fma(r * r, horner(r, kExpm1G32), r) + splat(y, 1.0);
-  return p * pow2i(n);
+  return {fma(r * r, horner(r, kExpm1G32), r) + splat(y, 1.0), n};
+}
+template <class F>
+F exp_f32_core(F y) {
+  const ScaledExp<F> e = exp_f32_parts(y);
+  return e.p * pow2i(e.n);
 }
 
 // tanh |x|: below 0.9, |x| + |x|**3 p(x**2) (kTanhP32: within 2**-27.7 of
@@ -48,6 +57,20 @@ F tanh_f32(F x) {
   F e = exp_f32_core(tc + tc);
   F large = splat(t, 1.0) - splat(t, 2.0) / (e + splat(t, 1.0));
   return copysign(select(t < splat(t, 0.9), small, large), x);
+}
+
+// cosh |x| = (e + 1/e) / 2 with e = e**|x|; from 20 on, where 1/e is below
+// 2**-57 of e, e / 2 as p * 2**(n - 65) * 2**64, which stays finite up to
+// cosh's own overflow (89.4), past exp's (88.7). NaN passes.
+template <class F>
+F cosh_f32(F x) {
+  F t = fabs(x);
+  F tc = select(t > splat(t, 90.0), splat(t, 90.0), t);  // cosh 90 overflows f32
+  const ScaledExp<F> e = exp_f32_parts(tc);
+  F small_e = e.p * pow2i(select(tc < splat(t, 20.0), e.n, splat(t, 0.0)));
+  F small = fma(small_e, splat(t, 0.5), splat(t, 0.5) / small_e);
+  F large = (e.p * pow2i(e.n - splat(t, 65.0))) * splat(t, 0x1p64);
+  return select(tc < splat(t, 20.0), small, large);
 }
 
 }  // namespace bcast::math::recipes

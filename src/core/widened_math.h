@@ -7,8 +7,9 @@
 namespace bcast::math::recipes {
 
 // NOTE: [Widened math] SLEEF's 1-ULP f32 functions (NOTE: [Vector math])
-// are slow where they work around f32's range and cancellation: sinh, cosh,
-// expm1, log1p, the inverse hyperbolics and pow. bcast computes those f32
+// are slow where they work around f32's range and cancellation: sinh,
+// expm1, log1p, the inverse hyperbolics and pow (and cosh and tanh, which
+// NOTE: [F32 math] now computes). bcast computes those f32
 // functions in f64 instead, where neither matters: a float widens exactly,
 // each recipe below keeps its relative error under about 2**-35 (polynomials
 // on a reduced argument, no cancellation left), and the one rounding to
@@ -127,14 +128,6 @@ F sinh_f32(F x) {
   t = select(t > 100.0, splat(t, 100.0), t);  // sinh 100 overflows f32
   auto u = expm1_core(t);
   return narrow(copysign(0.5 * (u + u / (u + 1.0)), d));
-}
-
-template <class F>
-F cosh_f32(F x) {
-  auto t = fabs(widen(x));
-  t = select(t > 100.0, splat(t, 100.0), t);
-  auto e = exp_core(t);
-  return narrow(0.5 * e + 0.5 / e);
 }
 
 // asinh |x| = log1p(|x| + x**2 / (1 + sqrt(1 + x**2))): no cancellation;
