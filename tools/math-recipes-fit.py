@@ -11,6 +11,7 @@ header's recipe computes it (in exact arithmetic, so only the fit's error):
   expm1(r) = r + r**2 g(r),          |r| <= ln2 / 2        (g: degree 6; f32: 4)
   ln(m)    = 2t + t**3 h(t**2),      t = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt(2))
   tanh(x)  = x + x**3 p(x**2),       |x| <= 0.9            (f32: degree 6)
+  sinh(x)  = x + x**3 q(x**2),       |x| <= 1.5            (f32: degree 4)
 
 Run:  /usr/bin/python3 tools/math-recipes-fit.py
 """
@@ -87,3 +88,15 @@ def p_true(s):  # (tanh(x) - x) / x**3 of s = x**2, its series near 0
 p32 = fit(p_true, 0, tanh_end**2, 6)
 show("p32, degree 6", p32, worst(mp.tanh, lambda x: x + x**3 * horner(p32, x * x), mp.mpf(2)**-20, tanh_end))
 print("{" + ", ".join(repr(v) for v in p32) + "}")
+
+sinh_end = mp.mpf("1.5")
+
+
+def q_true(s):  # (sinh(x) - x) / x**3 of s = x**2, its series near 0
+    x = mp.sqrt(s)
+    return (mp.sinh(x) - x) / x**3 if s > mp.mpf(2)**-40 else mp.mpf(1) / 6 + s / 120
+
+
+q32 = fit(q_true, 0, sinh_end**2, 4)
+show("q32, degree 4", q32, worst(mp.sinh, lambda x: x + x**3 * horner(q32, x * x), mp.mpf(2)**-20, sinh_end))
+print("{" + ", ".join(repr(v) for v in q32) + "}")

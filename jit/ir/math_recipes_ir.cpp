@@ -36,7 +36,6 @@ Lanes operator*(Lanes x, double c) { return x * splat(x, c); }
 Lanes operator+(double c, Lanes x) { return splat(x, c) + x; }
 Lanes operator-(double c, Lanes x) { return splat(x, c) - x; }
 Lanes operator*(double c, Lanes x) { return splat(x, c) * x; }
-Lanes operator/(double c, Lanes x) { return splat(x, c) / x; }
 
 // Ordered comparisons, but != (true for NaN), as C++'s on doubles.
 Mask operator<(Lanes x, Lanes y) { return {x.b->CreateFCmpOLT(x.v, y.v), x.b}; }
@@ -63,34 +62,43 @@ llvm::Type* with_scalar(Value* like, llvm::Type* scalar) { return like->getType(
 Lanes widen(Lanes x) { return {x.b->CreateFPExt(x.v, with_scalar(x.v, x.b->getDoubleTy())), x.b}; }
 Lanes narrow(Lanes x) { return {x.b->CreateFPTrunc(x.v, with_scalar(x.v, x.b->getFloatTy())), x.b}; }
 
-Value* bits_of(Lanes x) { return x.b->CreateBitCast(x.v, with_scalar(x.v, x.b->getInt64Ty())); }
-Lanes double_of(llvm::IRBuilder<>& b, Value* bits) { return {b.CreateBitCast(bits, with_scalar(bits, b.getDoubleTy())), &b}; }
-Value* i64(Value* like, std::uint64_t v) { return llvm::ConstantInt::get(with_scalar(like, llvm::Type::getInt64Ty(like->getContext())), v); }
 
-// recipes::pow2i's steps, in f64 or f32.
-Lanes pow2i(Lanes n) {
-  llvm::IRBuilder<>& b = *n.b;
-  if (n.v->getType()->getScalarType()->isFloatTy()) {
-    Value* bits = b.CreateBitCast((n + 0x1.8p23).v, with_scalar(n.v, b.getInt32Ty()));
-    Value* r = b.CreateShl(b.CreateAdd(bits, llvm::ConstantInt::get(bits->getType(), 127)),
-                           llvm::ConstantInt::get(bits->getType(), 23));
-    return {b.CreateBitCast(r, n.v->getType()), &b};
-  }
-  Value* bits = bits_of(n + math::recipes::kRound);
-  return double_of(b, b.CreateShl(b.CreateAdd(bits, i64(bits, 1023)), i64(bits, 52)));
+// The steps on bits of math_lanes.h, on the lanes' format F.
+template <class F>
+Value* bits_constant(Lanes like, typename math::recipes::Format<F>::Bits v) {
+  llvm::Type* bits = with_scalar(like.v, like.b->getIntNTy(sizeof(F) * 8));
+  return llvm::ConstantInt::get(bits, v);
 }
 
-// recipes::split's steps.
-math::recipes::Split<Lanes> split(Lanes d) {
-  using math::recipes::kRound;
-  using math::recipes::kSqrtHalfBits;
+template <class F>
+Lanes pow2i_in(Lanes n) {
+  using Fmt = math::recipes::Format<F>;
+  llvm::IRBuilder<>& b = *n.b;
+  llvm::Type* bits_type = with_scalar(n.v, b.getIntNTy(sizeof(F) * 8));
+  Value* bits = b.CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type);
+  Value* r = b.CreateShl(b.CreateAdd(bits, bits_constant<F>(n, Fmt::kBias)), bits_constant<F>(n, Fmt::kMantissa));
+  return {b.CreateBitCast(r, n.v->getType()), &b};
+}
+
+template <class F>
+math::recipes::Split<Lanes> split_in(Lanes d) {
+  using Fmt = math::recipes::Format<F>;
+  using Bits = typename Fmt::Bits;
   llvm::IRBuilder<>& b = *d.b;
-  Value* u = b.CreateSub(bits_of(d), i64(d.v, kSqrtHalfBits));
-  Value* k = b.CreateAShr(u, i64(u, 52));
-  Lanes m = double_of(b, b.CreateAdd(b.CreateAnd(u, i64(u, 0x000fffffffffffff)), i64(u, kSqrtHalfBits)));
-  Lanes kd = double_of(b, b.CreateAdd(i64(u, std::bit_cast<std::uint64_t>(kRound)), k)) - kRound;
+  llvm::Type* bits_type = with_scalar(d.v, b.getIntNTy(sizeof(F) * 8));
+  auto to_lanes = [&](Value* bits) { return Lanes{b.CreateBitCast(bits, d.v->getType()), &b}; };
+  Value* u = b.CreateSub(b.CreateBitCast(d.v, bits_type), bits_constant<F>(d, Fmt::kSqrtHalf));
+  Value* k = b.CreateAShr(u, bits_constant<F>(d, Fmt::kMantissa));
+  Lanes m = to_lanes(b.CreateAdd(b.CreateAnd(u, bits_constant<F>(d, (Bits{1} << Fmt::kMantissa) - 1)),
+                                 bits_constant<F>(d, Fmt::kSqrtHalf)));
+  Lanes kd = to_lanes(b.CreateAdd(bits_constant<F>(d, std::bit_cast<Bits>(Fmt::kRound)), k)) -
+             static_cast<double>(Fmt::kRound);
   return {m, kd};
 }
+
+bool is_f32(Lanes x) { return x.v->getType()->getScalarType()->isFloatTy(); }
+Lanes pow2i(Lanes n) { return is_f32(n) ? pow2i_in<float>(n) : pow2i_in<double>(n); }
+math::recipes::Split<Lanes> split(Lanes d) { return is_f32(d) ? split_in<float>(d) : split_in<double>(d); }
 
 }  // namespace
 

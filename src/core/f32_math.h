@@ -23,12 +23,21 @@ inline constexpr double kTanhP32[] = {-0.3333333274440396, 0.13333261841465857, 
                                       0.02175940978601938, -0.008450872527807168, 0.002759119258875984,
                                       -0.0005203526888253506};
 
-// e**y for y in [0, 88]: y = n ln2 + r (Cody and Waite's two parts of ln2,
+inline constexpr double kSinhQ32[] = {0.16666666668524452, 0.008333332920579865, 0.00019841416433958524,
+                                      2.75391216688735e-06, 2.5971333609178057e-08};
+
+// ln(1 + f) = f + f**2 l(f), f in [sqrt(1/2) - 1, sqrt(2) - 1]: within 2**-26.8.
+inline constexpr double kLog1pL32[] = {-0.4999999764977098, 0.33333330028354796, -0.25000781239812697,
+                                       0.20001234461093456, -0.16626645629127462, 0.14204855952571013,
+                                       -0.1312755565128765,  0.1272267278801096,   -0.07673641501674025};
+
+// e**y for y in [-88, 88]: y = n ln2 + r (Cody and Waite's two parts of ln2,
 // n * kLn2Hi exact), e**r = 1 + r + r**2 g(r) (kExpm1G32: g within 2**-25.3),
 // times 2**n.
 template <class V>
 struct ScaledExp {
-  V p;  // e**r, in [sqrt(1/2), sqrt(2)]
+  V q;  // e**r - 1
+  V p;  // e**r, q + 1, in [sqrt(1/2), sqrt(2)]
   V n;  // e**y = p * 2**n
 };
 template <class F>
@@ -36,7 +45,8 @@ ScaledExp<F> exp_f32_parts(F y) {
   F n = (y * splat(y, kLog2e) + splat(y, 0x1.8p23)) - splat(y, 0x1.8p23);
   F r = fma(n, splat(y, -0x1.62e4p-1), y);
   r = fma(n, splat(y, -0x1.7f7d1cp-20), r);
-  return {fma(r * r, horner(r, kExpm1G32), r) + splat(y, 1.0), n};
+  F q = fma(r * r, horner(r, kExpm1G32), r);
+  return {q, q + splat(y, 1.0), n};
 }
 template <class F>
 F exp_f32_core(F y) {
@@ -59,18 +69,63 @@ F tanh_f32(F x) {
   return copysign(select(t < splat(t, 0.9), small, large), x);
 }
 
-// cosh |x| = (e + 1/e) / 2 with e = e**|x|; from 20 on, where 1/e is below
-// 2**-57 of e, e / 2 as p * 2**(n - 65) * 2**64, which stays finite up to
-// cosh's own overflow (89.4), past exp's (88.7). NaN passes.
+// e**|x| / 2 as p * 2**(n - 65) * 2**64: finite up to cosh's and sinh's own
+// overflow (89.4), past e**|x|'s (88.7); t is at most 90.
+template <class F>
+F half_exp_f32(F t) {
+  const ScaledExp<F> e = exp_f32_parts(t);
+  return (e.p * pow2i(e.n - splat(t, 65.0))) * splat(t, 0x1p64);
+}
+
+// cosh |x| = e/2 + 1/(4 (e/2)) with e = e**|x| (once e/2 overflows, 1/inf
+// is 0). NaN passes.
 template <class F>
 F cosh_f32(F x) {
   F t = fabs(x);
-  F tc = select(t > splat(t, 90.0), splat(t, 90.0), t);  // cosh 90 overflows f32
-  const ScaledExp<F> e = exp_f32_parts(tc);
-  F small_e = e.p * pow2i(select(tc < splat(t, 20.0), e.n, splat(t, 0.0)));
-  F small = fma(small_e, splat(t, 0.5), splat(t, 0.5) / small_e);
-  F large = (e.p * pow2i(e.n - splat(t, 65.0))) * splat(t, 0x1p64);
-  return select(tc < splat(t, 20.0), small, large);
+  F half_e = half_exp_f32(select(t > splat(t, 90.0), splat(t, 90.0), t));  // cosh 90 overflows f32
+  return half_e + splat(t, 0.25) / half_e;
+}
+
+// sinh |x|: below 1.5, |x| + |x|**3 q(x**2) (kSinhQ32: within 2**-35 of
+// sinh); above, e/2 - 1/(4 (e/2)) as cosh_f32 (1/e is under a tenth of e:
+// no cancellation to speak of).
+template <class F>
+F sinh_f32(F x) {
+  F t = fabs(x);
+  F t2 = t * t;
+  F small = fma(t * t2, horner(t2, kSinhQ32), t);
+  F half_e = half_exp_f32(select(t > splat(t, 90.0), splat(t, 90.0), t));  // sinh 90 overflows f32
+  return copysign(select(t < splat(t, 1.5), small, half_e - splat(t, 0.25) / half_e), x);
+}
+
+// e**x - 1 = 2**n q + (2**n - 1) with q = e**r - 1 (exactly q where n is
+// 0), one rounding; from n = 65 on e**x, as cosh_f32's e / 2. -0 stays -0.
+template <class F>
+F expm1_f32(F x) {
+  F xc = select(x > splat(x, 90.0), splat(x, 90.0), select(x < splat(x, -20.0), splat(x, -20.0), x));
+  const ScaledExp<F> e = exp_f32_parts(xc);
+  F s = pow2i(select(e.n > splat(x, 64.0), splat(x, 0.0), e.n));
+  F mid = fma(s, e.q, s - splat(x, 1.0));
+  F large = (e.p * pow2i(e.n - splat(x, 64.0))) * splat(x, 0x1p64);
+  return select(x == splat(x, 0.0), x, select(e.n > splat(x, 64.0), large, mid));
+}
+
+// ln(1 + x) = k ln2 + ln m + c: u = 1 + x rounded = m 2**k, ln m = f + f**2
+// l(f) with f = m - 1 exact (no division), and c = (x - (u - 1)) / u, u's
+// rounding error over u (u - 1 is exact where c matters: u in [1/2, 2]).
+// -0 stays -0; -1 is -inf, below it NaN, inf is inf.
+template <class F>
+F log1p_f32(F x) {
+  F u = x + splat(x, 1.0);
+  const Split<F> s = split(u);
+  F f = s.m - splat(x, 1.0);
+  F correction = (x - (u - splat(x, 1.0))) / u;
+  F m_log = fma(f * f, horner(f, kLog1pL32), f + correction);
+  F r = fma(s.k, splat(x, 0x1.62e4p-1), fma(s.k, splat(x, 0x1.7f7d1cp-20), m_log));
+  r = select(u == splat(x, 0.0), splat(x, -kInf), r);
+  r = select(u < splat(x, 0.0), splat(x, kNaN), r);
+  r = select(x == splat(x, kInf), x, r);
+  return select(x == splat(x, 0.0) || x != x, x, r);
 }
 
 }  // namespace bcast::math::recipes

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 namespace bcast::math::recipes {
 
@@ -35,30 +36,49 @@ inline double copysign(double x, double s) { return std::copysign(x, s); }
 inline double sqrt(double x) { return std::sqrt(x); }
 inline double fma(double x, double y, double z) { return std::fma(x, y, z); }
 
-// 2**n for an integral n in [-1022, 1023], from n's bits.
-inline double pow2i(double n) {
-  const auto bits = std::bit_cast<std::uint64_t>(n + kRound);  // n + 2**51 in the low bits
-  return std::bit_cast<double>((bits + 1023) << 52);
-}
+// The formats' constants for the steps on bits, read by both tiers.
+template <class T>
+struct Format;
+template <>
+struct Format<double> {
+  using Bits = std::uint64_t;
+  static constexpr int kMantissa = 52, kBias = 1023;
+  static constexpr double kRound = 0x1.8p52;           // v + kRound: v's integer in the low bits (|v| < 2**51)
+  static constexpr Bits kSqrtHalf = 0x3fe6a09e667f3bcd;  // sqrt(1/2)'s bits
+};
+template <>
+struct Format<float> {
+  using Bits = std::uint32_t;
+  static constexpr int kMantissa = 23, kBias = 127;
+  static constexpr float kRound = 0x1.8p23f;
+  static constexpr Bits kSqrtHalf = 0x3f3504f3;
+};
 
-// 2**n for an integral n in [-126, 127].
-inline float pow2i(float n) {
-  const auto bits = std::bit_cast<std::uint32_t>(n + 0x1.8p23f);  // n + 2**22 in the low bits
-  return std::bit_cast<float>((bits + 127) << 23);
+// 2**n for an integral n in the format's normal exponents, from n's bits.
+template <class T>
+  requires std::is_floating_point_v<T>
+T pow2i(T n) {
+  using F = Format<T>;
+  const auto bits = std::bit_cast<typename F::Bits>(n + F::kRound);  // n + kRound / 3 in the low bits
+  return std::bit_cast<T>(static_cast<typename F::Bits>((bits + F::kBias) << F::kMantissa));
 }
 
 // d = m * 2**k with m in [sqrt(1/2), sqrt(2)): d positive, normal, finite.
 template <class V>
 struct Split {
   V m;
-  V k;
+  V k;  // an integer
 };
-inline constexpr std::uint64_t kSqrtHalfBits = 0x3fe6a09e667f3bcd;  // sqrt(1/2)'s bits
-inline Split<double> split(double d) {
-  const std::uint64_t u = std::bit_cast<std::uint64_t>(d) - kSqrtHalfBits;
-  const std::int64_t k = static_cast<std::int64_t>(u) >> 52;
-  const double m = std::bit_cast<double>((u & 0x000fffffffffffff) + kSqrtHalfBits);
-  const double kd = std::bit_cast<double>(std::bit_cast<std::uint64_t>(kRound) + static_cast<std::uint64_t>(k)) - kRound;
+template <class T>
+  requires std::is_floating_point_v<T>
+Split<T> split(T d) {
+  using F = Format<T>;
+  using Bits = typename F::Bits;
+  using Signed = std::make_signed_t<Bits>;
+  const Bits u = std::bit_cast<Bits>(d) - F::kSqrtHalf;
+  const Signed k = static_cast<Signed>(u) >> F::kMantissa;
+  const T m = std::bit_cast<T>(static_cast<Bits>((u & ((Bits{1} << F::kMantissa) - 1)) + F::kSqrtHalf));
+  const T kd = std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(F::kRound) + static_cast<Bits>(k))) - F::kRound;
   return {m, kd};
 }
 

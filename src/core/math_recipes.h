@@ -42,14 +42,15 @@ struct RecipeRow {
 
 inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, with a margin
 
-// One row per function; the f32-arithmetic rows have the bound (2
-// ULP for both) less what every f32 input gave on 2026-12-03.
+// One row per function. The f32-arithmetic rows (NOTE: [F32 math]) have the
+// issue's bound, 2 ULP (tanh: 1.5); the comment is the most any f32
+// argument gave on 2026-12-03 (BCAST_RECIPE_SWEEP_STRIDE=1).
 inline constexpr RecipeRow kRecipes[] = {
-    {"expm1", Recipe::expm1, 1, kWidened},
-    {"log1p", Recipe::log1p, 1, kWidened},
-    {"tanh", Recipe::tanh, 1, 1.5},  // NOTE: [F32 math]: 1.145 at most on every f32 input
-    {"sinh", Recipe::sinh, 1, kWidened},
-    {"cosh", Recipe::cosh, 1, 2.0},  // NOTE: [F32 math]: 1.542 at most on every f32 input
+    {"expm1", Recipe::expm1, 1, 2.0},  // f32: 1.627
+    {"log1p", Recipe::log1p, 1, 2.0},  // f32: 1.633
+    {"tanh", Recipe::tanh, 1, 1.5},    // f32: 1.145
+    {"sinh", Recipe::sinh, 1, 2.0},    // f32: 1.527
+    {"cosh", Recipe::cosh, 1, 2.0},    // f32: 1.542
     {"asinh", Recipe::asinh, 1, kWidened},
     {"acosh", Recipe::acosh, 1, kWidened},
     {"atanh", Recipe::atanh, 1, kWidened},

@@ -7,9 +7,9 @@
 namespace bcast::math::recipes {
 
 // NOTE: [Widened math] SLEEF's 1-ULP f32 functions (NOTE: [Vector math])
-// are slow where they work around f32's range and cancellation: sinh,
-// expm1, log1p, the inverse hyperbolics and pow (and cosh and tanh, which
-// NOTE: [F32 math] now computes). bcast computes those f32
+// are slow where they work around f32's range and cancellation: the inverse
+// hyperbolics and pow (and expm1, log1p, sinh, cosh and tanh, which NOTE:
+// [F32 math] now computes). bcast computes those f32
 // functions in f64 instead, where neither matters: a float widens exactly,
 // each recipe below keeps its relative error under about 2**-35 (polynomials
 // on a reduced argument, no cancellation left), and the one rounding to
@@ -66,16 +66,6 @@ V exp_core(V x) {
   return pow2i(t.n) * (expm1_series(t.r) + 1.0);
 }
 
-// e**x - 1 with no cancellation: 2**n (e**r - 1) + (2**n - 1), and exactly
-// the series where n is 0 (-0 stays -0).
-template <class V>
-V expm1_core(V x) {
-  const Reduced<V> t = reduce_ln2(clamp_exponent(x));
-  const V q = expm1_series(t.r);
-  const V s = pow2i(t.n);
-  return select(t.n == 0.0, q, s * q + (s - 1.0));
-}
-
 // ln d for d positive, normal and finite (other lanes: any value, which the
 // recipes replace): k ln2 + ln m, with ln m from t = f / (f + 2), f = m - 1
 // exact, |t| < 0.1716.
@@ -106,29 +96,6 @@ V log_specials(V d, V r) {
 }
 
 // ---- The f32 functions ----
-
-template <class F>
-F expm1_f32(F x) {
-  auto d = widen(x);  // beyond +-700 the clamp's value rounds to inf or -1 all the same
-  return narrow(select(d == 0.0, d, expm1_core(d)));  // -0 stays -0 (the series' r + r*r*g is +0)
-}
-
-template <class F>
-F log1p_f32(F x) {
-  auto d = widen(x);
-  auto r = log_specials(d + 1.0, log1p_core(d));  // d + 1 is 0 and inf exactly where 1 + x is
-  return narrow(select(d == 0.0, d, r));        // -0 stays -0
-}
-
-// sinh |x| = (u + u / (u + 1)) / 2 with u = e**|x| - 1.
-template <class F>
-F sinh_f32(F x) {
-  auto d = widen(x);
-  auto t = fabs(d);
-  t = select(t > 100.0, splat(t, 100.0), t);  // sinh 100 overflows f32
-  auto u = expm1_core(t);
-  return narrow(copysign(0.5 * (u + u / (u + 1.0)), d));
-}
 
 // asinh |x| = log1p(|x| + x**2 / (1 + sqrt(1 + x**2))): no cancellation;
 // x**2 of a float is a finite double.
