@@ -13,8 +13,13 @@ import re
 import statistics
 import time
 
-import numpy as np
-import bcast
+# Steady state: each call compiles its full kernel before it runs (NOTE: the
+# default lets first calls run on a quicker tier while LLVM works, which on
+# a busy machine can last through the repeats and halve a row).
+os.environ.setdefault("BCAST_JIT_MODE", "sync")
+
+import numpy as np  # noqa: E402
+import bcast  # noqa: E402
 
 try:
     import numexpr
