@@ -62,7 +62,6 @@ llvm::Type* with_scalar(Value* like, llvm::Type* scalar) { return like->getType(
 Lanes widen(Lanes x) { return {x.b->CreateFPExt(x.v, with_scalar(x.v, x.b->getDoubleTy())), x.b}; }
 Lanes narrow(Lanes x) { return {x.b->CreateFPTrunc(x.v, with_scalar(x.v, x.b->getFloatTy())), x.b}; }
 
-
 // The steps on bits of math_lanes.h, on the lanes' format F.
 template <class F>
 Value* bits_constant(Lanes like, typename math::recipes::Format<F>::Bits v) {

@@ -16,6 +16,10 @@ namespace bcast::math::recipes {
 // Its polynomials come from tools/math-recipes-fit.py's f32 section, the
 // coefficients rounded to float by splat.
 
+// ln 2 in two floats: n * kLn2HiF is exact for |n| < 2**7.
+inline constexpr double kLn2HiF = 0x1.62e4p-1;
+inline constexpr double kLn2LoF = 0x1.7f7d1cp-20;  // ln 2 - kLn2HiF, rounded to float
+
 // From tools/math-recipes-fit.py's f32 section.
 inline constexpr double kExpm1G32[] = {0.5, 0.1666657702559799, 0.041666554662050534, 0.008363173074513711,
                                        0.001392617611993558};
@@ -32,7 +36,7 @@ inline constexpr double kLog1pL32[] = {-0.4999999764977098, 0.33333330028354796,
                                        -0.1312755565128765,  0.1272267278801096,   -0.07673641501674025};
 
 // e**y for y in [-88, 88]: y = n ln2 + r (Cody and Waite's two parts of ln2,
-// n * kLn2Hi exact), e**r = 1 + r + r**2 g(r) (kExpm1G32: g within 2**-25.3),
+// n * kLn2HiF exact), e**r = 1 + r + r**2 g(r) (kExpm1G32: g within 2**-25.3),
 // times 2**n.
 template <class V>
 struct ScaledExp {
@@ -43,8 +47,8 @@ struct ScaledExp {
 template <class F>
 ScaledExp<F> exp_f32_parts(F y) {
   F n = (y * splat(y, kLog2e) + splat(y, 0x1.8p23)) - splat(y, 0x1.8p23);
-  F r = fma(n, splat(y, -0x1.62e4p-1), y);
-  r = fma(n, splat(y, -0x1.7f7d1cp-20), r);
+  F r = fma(n, splat(y, -kLn2HiF), y);
+  r = fma(n, splat(y, -kLn2LoF), r);
   F q = fma(r * r, horner(r, kExpm1G32), r);
   return {q, q + splat(y, 1.0), n};
 }
@@ -121,7 +125,7 @@ F log1p_f32(F x) {
   F f = s.m - splat(x, 1.0);
   F correction = (x - (u - splat(x, 1.0))) / u;
   F m_log = fma(f * f, horner(f, kLog1pL32), f + correction);
-  F r = fma(s.k, splat(x, 0x1.62e4p-1), fma(s.k, splat(x, 0x1.7f7d1cp-20), m_log));
+  F r = fma(s.k, splat(x, kLn2HiF), fma(s.k, splat(x, kLn2LoF), m_log));
   r = select(u == splat(x, 0.0), splat(x, -kInf), r);
   r = select(u < splat(x, 0.0), splat(x, kNaN), r);
   r = select(x == splat(x, kInf), x, r);
