@@ -16,7 +16,7 @@ namespace bcast::math::recipes {
 // Its polynomials come from tools/math-recipes-fit.py's f32 section, the
 // coefficients rounded to float by splat.
 
-// ln 2 in two floats: n * kLn2HiF is exact for |n| < 2**7.
+// ln 2 in two floats, the high one of 17 bits.
 inline constexpr double kLn2HiF = 0x1.62e4p-1;
 inline constexpr double kLn2LoF = 0x1.7f7d1cp-20;  // ln 2 - kLn2HiF, rounded to float
 
@@ -36,7 +36,7 @@ inline constexpr double kLog1pL32[] = {-0.4999999764977098, 0.33333330028354796,
                                        -0.1312755565128765,  0.1272267278801096,   -0.07673641501674025};
 
 // e**y for y in [-88, 88]: y = n ln2 + r (Cody and Waite's two parts of ln2,
-// n * kLn2HiF exact), e**r = 1 + r + r**2 g(r) (kExpm1G32: g within 2**-25.3),
+// y - n * kLn2HiF in one FMA is exact), e**r = 1 + r + r**2 g(r) (kExpm1G32: g within 2**-25.3),
 // times 2**n.
 template <class V>
 struct ScaledExp {
