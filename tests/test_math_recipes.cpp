@@ -65,7 +65,8 @@ const Truth* truth_of(std::string_view math) {
 double ulps(float r, long double t) {
   constexpr double kFar = std::numeric_limits<double>::infinity();
   if (std::isnan(t)) return std::isnan(r) ? 0 : kFar;
-  const long double overflow = static_cast<long double>(FLT_MAX) + std::ldexp(1.0L, 127 - 24);  // rounds to inf from here
+  // From here a value rounds to infinity.
+  const long double overflow = static_cast<long double>(FLT_MAX) + std::ldexp(1.0L, 127 - 24);
   if (std::fabs(t) >= overflow) return std::isinf(r) && std::signbit(r) == std::signbit(t) ? 0 : kFar;
   if (!std::isfinite(r)) return kFar;
   if (t == 0) return r == 0 && std::signbit(r) == std::signbit(t) ? 0 : kFar;  // the zero's sign too
@@ -133,7 +134,8 @@ TEST_F(MathRecipes, PowIsWithinItsBoundOfLongDouble) {
   const math::recipes::BinaryF32 f = math::recipes::scalar_binary("pow");
   ASSERT_NE(f, nullptr);
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> xs = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 0.5f, -0.5f, 3.0f, -3.0f, FLT_TRUE_MIN, FLT_MAX, inf, -inf,
+  std::vector<float> xs = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 0.5f, -0.5f, 3.0f, -3.0f,
+                           FLT_TRUE_MIN, FLT_MAX, inf, -inf,
                            std::nextafter(1.0f, 2.0f), std::nextafter(1.0f, 0.0f)};
   std::vector<float> ys = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 3.0f, -3.0f, 0.5f, -0.5f, 1e10f, -1e10f, 0x1p24f + 2,
                            inf, -inf, 127.5f, -149.25f};
@@ -145,7 +147,8 @@ TEST_F(MathRecipes, PowIsWithinItsBoundOfLongDouble) {
   float wx = 0, wy = 0;
   for (float x : xs)
     for (float y : ys) {
-      const long double t = (x == 1.0f || y == 0.0f) ? 1.0L : std::pow(static_cast<long double>(x), static_cast<long double>(y));
+      const long double t =
+          (x == 1.0f || y == 0.0f) ? 1.0L : std::pow(static_cast<long double>(x), static_cast<long double>(y));
       const double e = ulps(f(x, y), t);
       if (e > worst || std::isnan(e)) worst = e, wx = x, wy = y;
     }
@@ -189,7 +192,8 @@ TEST_F(MathRecipes, KernelsGiveTheReferenceBits) {
     for (const Truth& t : kTruths) {
       const std::string label = std::string(t.op) + ", stream " + stream;
       expect_kernel_equals_reference(parse_expression(std::string(t.op) + "(x)", {{"x", x}}), label);
-      expect_kernel_equals_reference(parse_expression(std::string(t.op) + "(x)", {{"x", reversed}}), label + ", reversed");
+      expect_kernel_equals_reference(parse_expression(std::string(t.op) + "(x)", {{"x", reversed}}),
+                                     label + ", reversed");
     }
     std::vector<float> bases, exponents;
     std::mt19937 rng(11);

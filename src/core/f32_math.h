@@ -35,9 +35,9 @@ inline constexpr double kLog1pL32[] = {-0.4999999764977098, 0.33333330028354796,
                                        0.20001234461093456, -0.16626645629127462, 0.14204855952571013,
                                        -0.1312755565128765,  0.1272267278801096,   -0.07673641501674025};
 
-// e**y for y in [-88, 88]: y = n ln2 + r (Cody and Waite's two parts of ln2,
-// y - n * kLn2HiF in one FMA is exact), e**r = 1 + r + r**2 g(r) (kExpm1G32: g within 2**-25.3),
-// times 2**n.
+// e**y for y in [-88, 88]: y = n ln2 + r (Cody and Waite's two parts of
+// ln2; y - n * kLn2HiF in one FMA is exact), e**r = 1 + r + r**2 g(r)
+// (kExpm1G32: g within 2**-25.3), times 2**n.
 template <class V>
 struct ScaledExp {
   V q;  // e**r - 1
