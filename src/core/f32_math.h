@@ -73,12 +73,19 @@ F tanh_f32(F x) {
   return copysign(select(t < splat(t, 0.9), small, large), x);
 }
 
-// e**|x| / 2 as p * 2**(n - 65) * 2**64: finite up to cosh's and sinh's own
-// overflow (89.4), past e**|x|'s (88.7); t is at most 90.
+// p * 2**n for an integral n in [-62, 191], as p * 2**(n - 64) * 2**64:
+// finite past 2**127 * p where the result is (pow2i alone stops at 127).
+template <class F>
+F times_pow2(F p, F n) {
+  return (p * pow2i(n - splat(p, 64.0))) * splat(p, 0x1p64);
+}
+
+// e**|x| / 2: finite up to cosh's and sinh's own overflow (89.4), past
+// e**|x|'s (88.7); t is at most 90.
 template <class F>
 F half_exp_f32(F t) {
   const ScaledExp<F> e = exp_f32_parts(t);
-  return (e.p * pow2i(e.n - splat(t, 65.0))) * splat(t, 0x1p64);
+  return times_pow2(e.p, e.n - splat(t, 1.0));
 }
 
 // cosh |x| = e/2 + 1/(4 (e/2)) with e = e**|x| (once e/2 overflows, 1/inf
@@ -110,7 +117,7 @@ F expm1_f32(F x) {
   const ScaledExp<F> e = exp_f32_parts(xc);
   F s = pow2i(select(e.n > splat(x, 64.0), splat(x, 0.0), e.n));
   F mid = fma(s, e.q, s - splat(x, 1.0));
-  F large = (e.p * pow2i(e.n - splat(x, 64.0))) * splat(x, 0x1p64);
+  F large = times_pow2(e.p, e.n);
   return select(x == splat(x, 0.0), x, select(e.n > splat(x, 64.0), large, mid));
 }
 

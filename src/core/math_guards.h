@@ -12,6 +12,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "float_format.h"
+
 namespace bcast::math {
 
 // NOTE: [Math guards] SLEEF 3.5's functions (NOTE: [Vector math]) give up
@@ -75,9 +77,7 @@ constexpr Guard guard_of(std::string_view name) {
 template <class T>
 struct GuardConstants;
 template <>
-struct GuardConstants<float> {
-  using Bits = std::uint32_t;
-  static constexpr int kMantissa = 23, kBias = 127;
+struct GuardConstants<float> : FloatFormat<float> {
   static constexpr int kScaleAbove = 60, kScaleTo = 40;  // log_scale: exponents
   static constexpr float kShiftAbove = 88.0f;            // exp_shift: |x| above
   static constexpr float kLn2Hi = 0.693145751953125f;    // 16 bits: k * kLn2Hi is exact for k < 2**7
@@ -86,9 +86,7 @@ struct GuardConstants<float> {
   static constexpr float kELo = 8.25484040e-08f;
 };
 template <>
-struct GuardConstants<double> {
-  using Bits = std::uint64_t;
-  static constexpr int kMantissa = 52, kBias = 1023;
+struct GuardConstants<double> : FloatFormat<double> {
   static constexpr int kScaleAbove = 500, kScaleTo = 300;
   static constexpr double kShiftAbove = 709.0;
   static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // 32 bits: k * kLn2Hi is exact for k < 2**21

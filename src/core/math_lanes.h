@@ -11,6 +11,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "float_format.h"
+
 namespace bcast::math::recipes {
 
 inline constexpr double kRound = 0x1.8p52;  // v + kRound - kRound: v rounded to an integer (|v| < 2**51), half to even
@@ -36,20 +38,17 @@ inline double copysign(double x, double s) { return std::copysign(x, s); }
 inline double sqrt(double x) { return std::sqrt(x); }
 inline double fma(double x, double y, double z) { return std::fma(x, y, z); }
 
-// The formats' constants for the steps on bits, read by both tiers.
+// The formats' constants for the steps on bits, read by both tiers: the
+// layout (float_format.h) and the recipes' own.
 template <class T>
 struct Format;
 template <>
-struct Format<double> {
-  using Bits = std::uint64_t;
-  static constexpr int kMantissa = 52, kBias = 1023;
+struct Format<double> : FloatFormat<double> {
   static constexpr double kRound = 0x1.8p52;           // v + kRound: v's integer in the low bits (|v| < 2**51)
   static constexpr Bits kSqrtHalf = 0x3fe6a09e667f3bcd;  // sqrt(1/2)'s bits
 };
 template <>
-struct Format<float> {
-  using Bits = std::uint32_t;
-  static constexpr int kMantissa = 23, kBias = 127;
+struct Format<float> : FloatFormat<float> {
   static constexpr float kRound = 0x1.8p23f;
   static constexpr Bits kSqrtHalf = 0x3f3504f3;
 };

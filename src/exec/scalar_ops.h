@@ -28,8 +28,8 @@ template <UnaryOp U, class T>
 T math_function(T x) {
   static_assert(!row(U).math.empty(), "math_function computes the rows with a `math` name");
   if constexpr (std::is_same_v<T, float>) {
-    static const math::recipes::UnaryF32 widened = math::recipes::scalar_unary(row(U).math);
-    if (widened) return math::one_nan(widened(x), x, x);
+    static const math::recipes::UnaryF32 recipe = math::recipes::scalar_unary(row(U).math);
+    if (recipe) return math::one_nan(recipe(x), x, x);  // its own range: no guard
   }
   static const math::Unary<T> f = math::unary<T>(row(U).math);
   return math::guarded(row(U).math, f, x);
@@ -38,14 +38,12 @@ T math_function(T x) {
 template <Op O, class T>
 T math_function(T a, T b) {
   static_assert(!row(O).math.empty(), "math_function computes the rows with a `math` name");
-  if constexpr (std::is_same_v<T, float>) {
-    static const math::recipes::BinaryF32 widened = math::recipes::scalar_binary(row(O).math);
-    if (widened) {
-      if constexpr (O == Op::pow || O == Op::float_power) return math::guarded_pow(widened, a, b);
-      else return math::guarded_binary(widened, a, b);
+  static const math::Binary<T> f = [] {
+    if constexpr (std::is_same_v<T, float>) {
+      if (const math::recipes::BinaryF32 recipe = math::recipes::scalar_binary(row(O).math)) return recipe;
     }
-  }
-  static const math::Binary<T> f = math::binary<T>(row(O).math);
+    return math::binary<T>(row(O).math);
+  }();
   if constexpr (O == Op::pow || O == Op::float_power) return math::guarded_pow(f, a, b);
   else return math::guarded_binary(f, a, b);
 }
