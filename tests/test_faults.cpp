@@ -1,9 +1,9 @@
 // Fault injection: each failure bcast can meet (a kernel that will not compile,
 // a disk cache that cannot be read or is full, an output that cannot be
 // allocated, worker threads that cannot start, an ascend-sim kernel that the
-// simulator stops) ends in a correct result or a clear error, with nothing
-// partial left behind. Under the address sanitizer
-// build these also show that no failure path leaks.
+// simulator stops, a kernel that calls a missing function) ends in a correct
+// result or a clear error, with nothing partial left behind. Under the
+// address sanitizer build these also show that no failure path leaks.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -196,6 +196,27 @@ TEST(Faults, AnAscendKernelThatDoesNotCompileRunsOnTheReferenceExecutor) {
   EXPECT_EQ(t.fallback, "no kernel (compilation failed)");
   EXPECT_EQ(log.count("compiling " + t.kernel + " failed"), 1) << log.text();
   EXPECT_EQ(call.wrong(), "");
+}
+
+// NOTE: [Unresolved symbols]: a kernel that calls a function nobody defines
+// is refused before it is linked, and the kernels compiled after it link and
+// run (a failed link used to release the JIT's memory slab under them: the
+// next link wrote to unmapped memory).
+TEST(Faults, AKernelCallingAMissingFunctionIsRefusedAndTheNextKernelsLink) {
+  const test::ScopedSetting no_disk("BCAST_CACHE_DIR", "off");
+  clear_kernel_cache();
+  const test::LogCapture log(logging::jit());
+  const KernelCacheStats before = kernel_cache_stats();
+  {
+    const fault::Armed missing(fault::Fault::missing_symbol);
+    AddCall call;
+    add(call.a, call.b, call.out);
+    EXPECT_EQ(call.wrong(), "");
+  }
+  EXPECT_EQ(kernel_cache_stats().failures - before.failures, 1u);
+  EXPECT_THAT(log.text(), HasSubstr("the kernel calls functions this process does not have: bcast_fault_missing_function"));
+  expect_random_calls_correct(40, 9);  // new kernels, linked into the same memory
+  EXPECT_EQ(kernel_cache_stats().failures - before.failures, 1u) << log.text();
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <llvm/ExecutionEngine/Orc/MapperJITLinkMemoryManager.h>
 #include <llvm/ExecutionEngine/Orc/MemoryMapper.h>
 #include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/OptBisect.h>
 #include <llvm/IR/Verifier.h>
@@ -156,6 +157,14 @@ class HostJit {
           (*jit)->getDataLayout().getGlobalPrefix());
       if (!process) return process.takeError();
       (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+      // The compiler runtime's helpers (__truncdfhf2: f64 to f16) from its
+      // own library: a Python extension's libraries are not in the process's
+      // global scope.
+      std::string error;
+      llvm::sys::DynamicLibrary runtime = llvm::sys::DynamicLibrary::getPermanentLibrary("libgcc_s.so.1", &error);
+      if (runtime.isValid())
+        (*jit)->getMainJITDylib().addGenerator(std::make_unique<llvm::orc::DynamicLibrarySearchGenerator>(
+            runtime, (*jit)->getDataLayout().getGlobalPrefix()));
       instance.reset(new HostJit(std::move(*jit)));
       ready_.store(true, std::memory_order_release);
     }
@@ -349,6 +358,14 @@ std::string module_text(const llvm::Module& module) {
   return text;
 }
 
+// Fault::missing_symbol: the kernel's entry calls a function no library defines.
+void call_missing_function(llvm::Module& module, const std::string& kernel) {
+  llvm::Function* entry = module.getFunction(kernel);
+  if (entry == nullptr || entry->empty()) return;
+  llvm::IRBuilder<> b(&*entry->getEntryBlock().getFirstInsertionPt());
+  b.CreateCall(module.getOrInsertFunction("bcast_fault_missing_function", b.getVoidTy()));
+}
+
 llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, const std::string& dump_dir) {
   const auto start = std::chrono::steady_clock::now();
   if (fault::armed(fault::Fault::compile))
@@ -366,6 +383,7 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, con
   phases.target_machine_us = watch.lap();
   result.symbol = key.to_string();
   KernelModule km = build_module(key, settings, **tm, result.symbol);
+  if (fault::armed(fault::Fault::missing_symbol)) call_missing_function(*km.module, result.symbol);
   phases.emit_ir_us = watch.lap();
   std::string problems;
   llvm::raw_string_ostream problem_stream(problems);
@@ -394,6 +412,33 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, con
   return result;
 }
 
+// NOTE: [Unresolved symbols] A kernel that names a symbol the process does
+// not have is refused before it is linked: LLVM 19's slab memory manager
+// (NOTE: [Compile phases]) releases the whole slab when a link fails after
+// allocating, and the next kernel linked into it would write to unmapped
+// memory. Undefined symbols are looked up where the link would look.
+llvm::Error check_symbols(llvm::orc::LLJIT& jit, const CompiledObject& object) {
+  auto file = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(llvm::StringRef(object.object.data(), object.object.size()), object.symbol));
+  if (!file) return file.takeError();
+  std::string missing;
+  for (const llvm::object::SymbolRef& symbol : (*file)->symbols()) {
+    auto flags = symbol.getFlags();
+    if (!flags) return flags.takeError();
+    if (!(*flags & llvm::object::SymbolRef::SF_Undefined)) continue;
+    auto name = symbol.getName();
+    if (!name) return name.takeError();
+    if (name->empty() || *name == "_GLOBAL_OFFSET_TABLE_") continue;  // JITLink's own
+    auto found = jit.lookupLinkerMangled(jit.getMainJITDylib(), *name);
+    if (found) continue;
+    llvm::consumeError(found.takeError());
+    missing += (missing.empty() ? "" : ", ") + name->str();
+  }
+  if (missing.empty()) return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "the kernel calls functions this process does not have: " + missing);
+}
+
 llvm::Expected<std::shared_ptr<const CompiledKernel>> load_or_error(const CompiledObject& object) {
   const auto start = std::chrono::steady_clock::now();
   Stopwatch watch;
@@ -403,6 +448,7 @@ llvm::Expected<std::shared_ptr<const CompiledKernel>> load_or_error(const Compil
   const double setup_us = watch.lap();
   static std::atomic<std::uint64_t> dylibs{0};
   llvm::orc::LLJIT& lljit = (*jit)->lljit();
+  if (llvm::Error e = check_symbols(lljit, object)) return e;
   auto dylib = lljit.getExecutionSession().createJITDylib("bcast.kernel." + std::to_string(dylibs++));
   if (!dylib) return dylib.takeError();
   dylib->addToLinkOrder(lljit.getMainJITDylib());  // the C library and compiler runtime

@@ -6,15 +6,18 @@
 // its input's global memory), a background compile held at its start until
 // disarmed (every one, or only full ones, so that the quick first tier runs:
 // NOTE: [Tiers]), an isolated compile whose child process
-// aborts as LLVM does on a fatal error (NOTE: [Isolated compiles]).
+// aborts as LLVM does on a fatal error (NOTE: [Isolated compiles]), a kernel
+// that calls a function the process does not have (NOTE: [Unresolved
+// symbols]).
 #pragma once
 
 namespace bcast::fault {
 
 enum class Fault {
-  compile, disk_read, disk_write, allocate, thread_start, ascend_rule, hold_compile, hold_full_compile, child_abort
+  compile, disk_read, disk_write, allocate, thread_start, ascend_rule, hold_compile, hold_full_compile, child_abort,
+  missing_symbol
 };
-inline constexpr int kNumFaults = 9;
+inline constexpr int kNumFaults = 10;
 
 // Arms or disarms one fault for the whole process. Cheap to test when off.
 void set(Fault fault, bool armed);
