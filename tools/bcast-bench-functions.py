@@ -6,10 +6,12 @@ np.copyto of the same bytes (the memory bound), median of 7, elements per ns;
 then five chains on [4096, 1024] (four f32, one complex64) against NumPy op by
 op and numexpr.
 Run:  BCAST_CACHE_DIR=off PYTHONPATH=build/python /usr/bin/python3 tools/bcast-bench-functions.py
+      [--only exp,log] (those functions, then the chains) [--chains] (the chains alone)
 """
 import os
 import platform
 import re
+import sys
 import statistics
 import time
 
@@ -83,7 +85,10 @@ def main():
     rng = np.random.default_rng(1)
     print("\n| fn | dtype | bcast el/ns | NumPy el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
     print("|---|---|---|---|---|---|---|")
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     for name, ufunc, (lo, hi), arity in FUNCTIONS:
+        if "--chains" in sys.argv or (only and name not in only):
+            continue
         for dtype in (np.float32, np.float64):
             x = rng.uniform(lo, hi, N).astype(dtype)
             y = (rng.uniform(lo, hi, N) if name in SAME_DOMAIN else rng.uniform(-4, 4, N)).astype(dtype)

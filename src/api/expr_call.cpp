@@ -25,6 +25,7 @@
 #include "node_ops.h"
 #include "output_layout.h"
 #include "short_rows.h"
+#include "small_powers.h"
 #include "validate_binary.h"
 
 namespace bcast {
@@ -126,6 +127,29 @@ std::shared_ptr<Tensor> scalar_as_tensor(const ScalarValue& v) {
 }  // namespace
 
 ExprCall::ExprCall(const Expr& e) {
+  const std::map<const detail::ExprNode*, int> node_ids = build(e);
+  // NOTE: [Small integer powers]: built again with products for pow, quoted as written.
+  auto value_of = [&](const detail::ExprNode* n) {
+    const auto id = node_ids.find(n);
+    return id == node_ids.end() ? -1 : program_.node_values[static_cast<std::size_t>(id->second)];
+  };
+  const PowLoop pow_loop = [&](const detail::ExprNode* n) -> std::optional<PowTypes> {
+    const int value = value_of(n), base = value_of(n->args[0].get());
+    if (value < program_.first_instr() || base < 0) return std::nullopt;
+    const ExprInstr& s = program_.code[static_cast<std::size_t>(value - program_.first_instr())];
+    if (s.kind != InstrKind::binary || static_cast<Op>(s.code) != Op::pow) return std::nullopt;
+    return PowTypes{s.in, program_.dtype_of(base)};
+  };
+  if (const std::optional<Expr> fast = with_small_powers(e, static_cast<int>(graph_.nodes().size()), pow_loop)) {
+    std::string written = text(), call = call_;
+    *this = ExprCall();
+    build(*fast);
+    written_ = std::move(written);
+    call_ = std::move(call);
+  }
+}
+
+std::map<const detail::ExprNode*, int> ExprCall::build(const Expr& e) {
   // Flatten: each tree node once (shared nodes are one graph node), each
   // distinct view one input. Two names stay two inputs even on one view: a
   // prepared run may give them different data.
@@ -221,6 +245,7 @@ ExprCall::ExprCall(const Expr& e) {
   }
   for (std::size_t j = 0; j < scalars_.size(); ++j) slots_.push_back(slot_of(scalars_[j], program_.scalars[j]));
   find_exponents();
+  return seen;
 }
 
 // NOTE: [Negative integer exponents]: each signed integer power's exponent,
@@ -273,6 +298,7 @@ std::string ExprCall::leaf_name(NodeKind kind, int leaf) const {
 }
 
 std::string ExprCall::text() const {
+  if (!written_.empty()) return written_;
   return "'" + to_text(graph_, graph_.root, [this](NodeKind kind, int leaf) { return leaf_name(kind, leaf); }) + "'";
 }
 

@@ -3,6 +3,7 @@
 // and prepare() all start here.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,7 +67,7 @@ class ExprCall {
   const std::vector<ScalarSlot>& scalar_slots() const { return slots_; }
   const std::vector<LeafType>& input_types() const { return input_types_; }
   const std::vector<LeafType>& scalar_types() const { return scalar_types_; }
-  std::string text() const;  // the expression as the user wrote it: names and values
+  std::string text() const;  // the expression as the user wrote it: names and values, quoted
   // What messages about the call start with: "expression 'x+300'", or the
   // op's name for a call_of ("add").
   std::string subject() const;
@@ -80,6 +81,9 @@ class ExprCall {
   void check_exponent_inputs(const std::vector<TensorView>& inputs, std::int64_t out_elements) const;
 
  private:
+  ExprCall() = default;
+  // Flattens, validates and lowers `e` into this call; each tree node's graph node.
+  std::map<const detail::ExprNode*, int> build(const Expr& e);
   std::string leaf_name(NodeKind kind, int leaf) const;
   [[noreturn]] void fail_does_not_fit(std::size_t scalar, DType dtype) const;
   void find_exponents();
@@ -94,6 +98,7 @@ class ExprCall {
   std::vector<ScalarSlot> slots_;     // each scalar in its program dtype
   std::vector<int> exponent_inputs_;  // find_exponents()
   std::string call_;                  // the op's name for a call_of, else empty
+  std::string written_;               // text() where the graph is not what the caller wrote
   Shape out_shape_;
   // NOTE: [Scalar expressions] the 0-d tensor that the first scalar of an
   // expression without tensors becomes.

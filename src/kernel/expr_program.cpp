@@ -40,6 +40,7 @@ class Lowering {
     for (int i = 0; i < static_cast<int>(g_.nodes().size()); ++i) lowered.push_back(lower(i, lowered));
     const Lowered& root = lowered[static_cast<std::size_t>(g_.root)];
     program_.result = root.value;
+    for (const Lowered& n : lowered) program_.node_values.push_back(n.value);
     program_.out_dtype = root.dtype;
     return std::move(program_);
   }

@@ -46,6 +46,7 @@ struct ExprProgram {
   std::vector<DType> scalars;  // each scalar's dtype in the kernel: i64 or f64 for a weak one
   std::vector<ExprInstr> code;
   std::int32_t result = 0;     // the value stored to out
+  std::vector<std::int32_t> node_values;  // each graph node's value, by the node's index
   DType out_dtype = DType::f32;
   // NEP 50: a weak int that meets an integer dtype must fit it (u8 + 300 is
   // an error); these scalars are checked, by value, before a call runs.
