@@ -1,12 +1,12 @@
 // bcast's own math functions (NOTE: [Math recipes]): what each row of
 // kRecipes promises, checked against an independent computation.
-//  - Accuracy: every result within its row's bound (NOTE: [Widened math]'s:
-//    0.5 + 2**-10 ULP) of long double's value (x87's 64-bit mantissa: its
+//  - Accuracy: every result within its row's bound (2 ULP, tanh 1.5, NOTE:
+//    [Widened math]'s 0.5 + 2**-10) of long double's value (x87's 64-bit mantissa: its
 //    own error is 2**-40 of an f32 ULP), on a sweep of the f32 bit patterns
 //    (every 4099th: every binade, both signs, subnormals, infinities, NaNs;
 //    BCAST_RECIPE_SWEEP_STRIDE=1 takes every one, BCAST_RECIPE_SWEEP_ONLY=tanh
-//    one function, about five minutes each) and, for pow, on pairs of special
-//    and random operands. Overflow is infinity of the right sign, NaN where
+//    one function, five to fifteen minutes each) and, for pow and atan2, on
+//    pairs of special and random operands. Overflow is infinity of the right sign, NaN where
 //    the true value is not a real number, and a zero's sign counts.
 //  - Both tiers: a kernel's lanes give the reference evaluator's bits, in the
 //    element loop, a reversed view and the streaming line loop.
@@ -48,6 +48,13 @@ const Truth kTruths[] = {
     {"tanh", "tanh", [](long double x) { return std::tanh(x); }},
     {"sinh", "sinh", [](long double x) { return std::sinh(x); }},
     {"cosh", "cosh", [](long double x) { return std::cosh(x); }},
+    {"exp2", "exp2", [](long double x) { return std::exp2(x); }},
+    {"log2", "log2", [](long double x) { return std::log2(x); }},
+    {"log10", "log10", [](long double x) { return std::log10(x); }},
+    {"atan", "arctan", [](long double x) { return std::atan(x); }},
+    {"asin", "arcsin", [](long double x) { return std::asin(x); }},
+    {"acos", "arccos", [](long double x) { return std::acos(x); }},
+    {"cbrt", "cbrt", [](long double x) { return std::cbrt(x); }},
     {"asinh", "arcsinh", [](long double x) { return std::asinh(x); }},
     {"acosh", "arccosh", [](long double x) { return std::acosh(x); }},
     {"atanh", "arctanh", [](long double x) { return std::atanh(x); }},
@@ -155,6 +162,29 @@ TEST_F(MathRecipes, PowIsWithinItsBoundOfLongDouble) {
   EXPECT_LE(worst, math::recipes::kWidened) << "pow(" << wx << ", " << wy << ") = " << f(wx, wy);
 }
 
+TEST_F(MathRecipes, Atan2IsWithinItsBoundOfLongDouble) {
+  const math::recipes::BinaryF32 f = math::recipes::scalar_binary("atan2");
+  ASSERT_NE(f, nullptr);
+  const float inf = std::numeric_limits<float>::infinity();
+  // Every pairing of special values (C99 F.9.1.4: signed zeros, infinities),
+  // of values whose quotient is near 1, and random ones of every size.
+  std::vector<float> vs = {0.0f, -0.0f, 1.0f, -1.0f, inf, -inf, FLT_TRUE_MIN, -FLT_TRUE_MIN, FLT_MIN, FLT_MAX, -FLT_MAX,
+                           std::nextafter(1.0f, 2.0f), std::nextafter(1.0f, 0.0f), 0.5f, 2.0f, 3.0f, -7.5f};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-140, 127);
+  for (int i = 0; i < 300; ++i) vs.push_back((i % 2 ? -1.0f : 1.0f) * std::ldexp(mantissa(rng), exponent(rng)));
+  for (int i = 0; i < 100; ++i) vs.push_back(i % 2 ? mantissa(rng) : -mantissa(rng));
+  double worst = 0;
+  float wy = 0, wx = 0;
+  for (float y : vs)
+    for (float x : vs) {
+      const double e = ulps(f(y, x), std::atan2(static_cast<long double>(y), static_cast<long double>(x)));
+      if (e > worst || std::isnan(e)) worst = e, wy = y, wx = x;
+    }
+  EXPECT_LE(worst, 2.0) << "atan2(" << wy << ", " << wx << ") = " << f(wy, wx);
+}
+
 // The first element whose bits differ (NaNs: any NaN), or "".
 std::string difference(const Tensor& jit, const Tensor& reference) {
   const std::vector<std::uint8_t> g = test::bytes_of(jit), w = test::bytes_of(reference);
@@ -203,6 +233,8 @@ TEST_F(MathRecipes, KernelsGiveTheReferenceBits) {
     const Tensor base = f32_tensor(bases), exponent = f32_tensor(exponents);
     expect_kernel_equals_reference(parse_expression("x ** y", {{"x", base}, {"y", exponent}}),
                                    std::string("pow, stream ") + stream);
+    expect_kernel_equals_reference(parse_expression("arctan2(x, y)", {{"x", base}, {"y", exponent}}),
+                                   std::string("arctan2, stream ") + stream);
   }
 }
 

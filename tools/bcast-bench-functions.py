@@ -7,6 +7,7 @@ then five chains on [4096, 1024] (four f32, one complex64) against NumPy op by
 op and numexpr.
 Run:  BCAST_CACHE_DIR=off PYTHONPATH=build/python /usr/bin/python3 tools/bcast-bench-functions.py
       [--only exp,log] (those functions, then the chains) [--chains] (the chains alone)
+      [--threads N] (bcast, numexpr and PyTorch on N threads; NumPy's ufuncs have one)
 """
 import os
 import platform
@@ -77,10 +78,11 @@ SAME_DOMAIN = {"arctan2", "hypot", "logaddexp", "logaddexp2"}
 
 
 def main():
-    bcast.set_num_threads(1)
+    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 1
+    bcast.set_num_threads(threads)
     if torch:
-        torch.set_num_threads(1)
-    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores visible; one thread; NumPy {np.__version__}; "
+        torch.set_num_threads(threads)
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores visible; {threads} thread(s); NumPy {np.__version__}; "
           f"numexpr {numexpr.__version__ if numexpr else 'absent'}; PyTorch {torch.__version__ if torch else 'absent'}")
     rng = np.random.default_rng(1)
     print("\n| fn | dtype | bcast el/ns | NumPy el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
@@ -124,7 +126,7 @@ def main():
     tmp = np.empty_like(x)
     n = x.size
     if numexpr:
-        numexpr.set_num_threads(1)
+        numexpr.set_num_threads(threads)
 
     def np_silu():
         np.negative(x, out=tmp); np.exp(tmp, out=tmp); np.add(tmp, 1, out=tmp); np.divide(x, tmp, out=out)
@@ -156,7 +158,7 @@ def main():
     def np_complex():
         np.multiply(z, w, out=ctmp); np.add(ctmp, 1j, out=ctmp); np.abs(ctmp, out=out)
 
-    print("\n[4096, 1024] f32 (the complex chain: c64 inputs, f32 result), one thread, elements per ns")
+    print(f"\n[4096, 1024] f32 (the complex chain: c64 inputs, f32 result), {threads} thread(s), elements per ns")
     print("\n| chain | bcast | NumPy op by op | numexpr | bcast / NumPy | bcast / numexpr |")
     print("|---|---|---|---|---|---|")
     chains.append(("complex abs(z*w+1j)", "abs(z * w + 1j)", "abs(z * w + 1j)", np_complex))

@@ -12,6 +12,8 @@ header's recipe computes it (in exact arithmetic, so only the fit's error):
   ln(m)    = 2t + t**3 h(t**2),      t = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt(2))
   tanh(x)  = x + x**3 p(x**2),       |x| <= 0.9            (f32: degree 6)
   sinh(x)  = x + x**3 q(x**2),       |x| <= 1.5            (f32: degree 4)
+  atan(z)  = z + z**3 a(z**2),       |z| <= 1              (f32: degree 9)
+  asin(x)  = x + x**3 b(x**2),       |x| <= 1/2            (f32: degree 5)
 
 Run:  /usr/bin/python3 tools/math-recipes-fit.py
 """
@@ -100,3 +102,25 @@ def q_true(s):  # (sinh(x) - x) / x**3 of s = x**2, its series near 0
 q32 = fit(q_true, 0, sinh_end**2, 4)
 show("q32, degree 4", q32, worst(mp.sinh, lambda x: x + x**3 * horner(q32, x * x), mp.mpf(2)**-20, sinh_end))
 print("{" + ", ".join(repr(v) for v in q32) + "}")
+
+# The inverse trigonometric functions' cores (f32): atan(z) = z + z**3 a(z**2)
+# for |z| <= 1 and asin(x) = x + x**3 b(x**2) for |x| <= 1/2.
+half = mp.mpf(1) / 2
+
+
+def a_true(s):  # (atan(z) - z) / z**3 of s = z**2, its series near 0
+    z = mp.sqrt(s)
+    return (mp.atan(z) - z) / z**3 if s > mp.mpf(2)**-40 else -mp.mpf(1) / 3 + s / 5
+
+
+def b_true(s):  # (asin(x) - x) / x**3 of s = x**2, its series near 0
+    x = mp.sqrt(s)
+    return (mp.asin(x) - x) / x**3 if s > mp.mpf(2)**-40 else mp.mpf(1) / 6 + 3 * s / 40
+
+
+a32 = fit(a_true, 0, 1, 9)
+show("a32, degree 9", a32, worst(mp.atan, lambda z: z + z**3 * horner(a32, z * z), mp.mpf(2)**-20, 1))
+print("{" + ", ".join(repr(v) for v in a32) + "}")
+b32 = fit(b_true, 0, half**2, 5)
+show("b32, degree 5", b32, worst(mp.asin, lambda x: x + x**3 * horner(b32, x * x), mp.mpf(2)**-20, half))
+print("{" + ", ".join(repr(v) for v in b32) + "}")

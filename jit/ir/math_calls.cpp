@@ -224,7 +224,11 @@ Value* emit_one_nan(llvm::IRBuilder<>& b, Value* r, Value* x, Value* y) {
 }  // namespace
 
 Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
-  if (y) return emit_one_nan(b, name == "pow" ? emit_guarded_pow(b, x, y) : emit_library_call(b, name, x, y), x, y);
+  if (y) {
+    if (name == "pow") return emit_one_nan(b, emit_guarded_pow(b, x, y), x, y);
+    Value* r = emit_math_recipe(b, name, x, y);
+    return emit_one_nan(b, r ? r : emit_library_call(b, name, x, y), x, y);
+  }
   if (Value* r = emit_math_recipe(b, name, x)) return emit_one_nan(b, r, x, x);
   const bool f64 = x->getType()->getScalarType()->isDoubleTy();
   return emit_one_nan(b, f64 ? emit_guarded<double>(b, name, x) : emit_guarded<float>(b, name, x), x, x);

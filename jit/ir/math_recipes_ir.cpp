@@ -95,9 +95,19 @@ math::recipes::Split<Lanes> split_in(Lanes d) {
   return {m, kd};
 }
 
+template <class F>
+Lanes cbrt_seed_in(Lanes d) {
+  using Fmt = math::recipes::Format<F>;
+  llvm::IRBuilder<>& b = *d.b;
+  llvm::Type* bits_type = with_scalar(d.v, b.getIntNTy(sizeof(F) * 8));
+  Value* third = b.CreateUDiv(b.CreateBitCast(d.v, bits_type), bits_constant<F>(d, 3));
+  return {b.CreateBitCast(b.CreateAdd(third, bits_constant<F>(d, Fmt::kCbrtOffset)), d.v->getType()), &b};
+}
+
 bool is_f32(Lanes x) { return x.v->getType()->getScalarType()->isFloatTy(); }
 Lanes pow2i(Lanes n) { return is_f32(n) ? pow2i_in<float>(n) : pow2i_in<double>(n); }
 math::recipes::Split<Lanes> split(Lanes d) { return is_f32(d) ? split_in<float>(d) : split_in<double>(d); }
+Lanes cbrt_seed(Lanes d) { return cbrt_seed_in<float>(d); }  // the f32 recipes' only
 
 }  // namespace
 

@@ -139,4 +139,85 @@ F log1p_f32(F x) {
   return select(x == splat(x, 0.0) || x != x, x, r);
 }
 
+// ---- Logarithms and 2**x ----
+
+// log2 e, log10 e and ln 2 as a float and the float nearest the rest.
+inline constexpr double kLog2eHiF = 0x1.715476p+0, kLog2eLoF = 0x1.4ae0cp-26;
+inline constexpr double kLog10eHiF = 0x1.bcb7b2p-2, kLog10eLoF = -0x1.5b235ep-27;
+inline constexpr double kLn2F = 0x1.62e43p-1;
+// log10 2 in two parts, the high one of 15 bits: k times it is exact.
+inline constexpr double kLog10TwoHiF = 0x1.344p-2, kLog10TwoLoF = 0x1.3509f8p-18;
+// ln(1 + f) = f + f**2 l(f) (kLog1pL32), scaled: log2(1 + f) = f log2 e + f**2 l2(f).
+inline constexpr auto kLog2L32 = scaled(kLog1pL32, kLog2e);
+inline constexpr auto kLog10L32 = scaled(kLog1pL32, 0x1.bcb7b1526e50ep-2);  // log10 e
+
+// x = (1 + f) 2**k, 1 + f in [sqrt(1/2), sqrt(2)), f exact: x positive and
+// finite (a subnormal is scaled by 2**23 first); other lanes: any value.
+template <class V>
+struct LogParts {
+  V f;
+  V k;  // an integer
+};
+template <class F>
+LogParts<F> log_parts_f32(F x) {
+  auto subnormal = x < splat(x, 0x1p-126);
+  const Split<F> s = split(select(subnormal, x * splat(x, 0x1p23), x));
+  return {s.m - splat(x, 1.0), s.k - select(subnormal, splat(x, 23.0), splat(x, 0.0))};
+}
+
+// log2 x = k + f log2 e + f**2 l2(f): f log2 e in two parts, so that the
+// sum rounds about once. log2 1 is +0.
+template <class F>
+F log2_f32(F x) {
+  const LogParts<F> p = log_parts_f32(x);
+  F tail = fma(p.f, splat(x, kLog2eLoF), p.f * p.f * horner(p.f, kLog2L32));
+  return log_specials(x, p.k + fma(p.f, splat(x, kLog2eHiF), tail));
+}
+
+// log10 x = k log10 2 + f log10 e + f**2 l10(f), each product in two parts.
+template <class F>
+F log10_f32(F x) {
+  const LogParts<F> p = log_parts_f32(x);
+  F tail = fma(p.f, splat(x, kLog10eLoF), p.f * p.f * horner(p.f, kLog10L32));
+  F m_log = fma(p.f, splat(x, kLog10eHiF), tail);
+  return log_specials(x, fma(p.k, splat(x, kLog10TwoHiF), fma(p.k, splat(x, kLog10TwoLoF), m_log)));
+}
+
+// 2**x = 2**n e**t, n = x rounded, t = (x - n) ln 2 in [-ln2/2, ln2/2] (x - n
+// exact), e**t = 1 + t + t**2 g(t) (kExpm1G32); times 2**n in two halves,
+// so that a subnormal result rounds once. x is clamped to [-160, 160],
+// beyond both ends of the finite non-zero results; NaN passes.
+template <class F>
+F exp2_f32(F x) {
+  F xc = select(x > splat(x, 160.0), splat(x, 160.0), select(x < splat(x, -160.0), splat(x, -160.0), x));
+  F n = (xc + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
+  F t = (xc - n) * splat(x, kLn2F);
+  F p = fma(t * t, horner(t, kExpm1G32), t) + splat(x, 1.0);
+  F half = (n * splat(x, 0.5) + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
+  return select(x != x, x, (p * pow2i(half)) * pow2i(n - half));
+}
+
+// ---- Cube root ----
+
+// cbrt |x| from cbrt_seed's estimate (within 4%): one Halley step, y (y**3
+// + 2t) / (2y**3 + t), to within 2**-14, then one Newton step y - (y**3 -
+// t) / 3y**2 whose residual is an FMA on y**2 rounded (its error, 2**-24 of
+// t, is a third of an ULP in the step): within 1 ULP by the errors' bound.
+// t is first scaled into [2**-126, 2**120] by a cube (2**24 or 2**-120),
+// whose root scales the result back exactly. The sign is x's; zeros,
+// infinities and NaN pass.
+template <class F>
+F cbrt_f32(F x) {
+  F t = fabs(x);
+  auto tiny = t < splat(x, 0x1p-126), huge = t > splat(x, 0x1p120);
+  F ts = t * select(tiny, splat(x, 0x1p24), select(huge, splat(x, 0x1p-120), splat(x, 1.0)));
+  F y = cbrt_seed(ts);
+  F y3 = y * y * y;
+  y = y * ((y3 + ts + ts) / (y3 + y3 + ts));
+  F y2 = y * y;
+  y = y - fma(y2, y, -ts) / (splat(x, 3.0) * y2);
+  F r = y * select(tiny, splat(x, 0x1p-8), select(huge, splat(x, 0x1p40), splat(x, 1.0)));
+  return copysign(select(t == splat(x, 0.0) || t == splat(x, kInf) || t != t, t, r), x);
+}
+
 }  // namespace bcast::math::recipes

@@ -4,10 +4,12 @@
 // LLVM-free.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 
@@ -31,6 +33,7 @@ inline float splat(float, double v) { return static_cast<float>(v); }
 inline float fabs(float x) { return std::fabs(x); }
 inline float copysign(float x, float s) { return std::copysign(x, s); }
 inline float fma(float x, float y, float z) { return std::fma(x, y, z); }
+inline float sqrt(float x) { return std::sqrt(x); }
 inline double widen(float x) { return x; }
 inline float narrow(double x) { return static_cast<float>(x); }
 inline double fabs(double x) { return std::fabs(x); }
@@ -51,6 +54,9 @@ template <>
 struct Format<float> : FloatFormat<float> {
   static constexpr float kRound = 0x1.8p23f;
   static constexpr Bits kSqrtHalf = 0x3f3504f3;
+  // cbrt_seed's: (127 - 127/3 - 0.0330624) 2**23, the offset that centres
+  // the bits-over-three estimate's error on [1, 8).
+  static constexpr Bits kCbrtOffset = 0x2a5119f2;
 };
 
 // 2**n for an integral n in the format's normal exponents, from n's bits.
@@ -60,6 +66,15 @@ T pow2i(T n) {
   using F = Format<T>;
   const auto bits = std::bit_cast<typename F::Bits>(n + F::kRound);  // n + kRound / 3 in the low bits
   return std::bit_cast<T>(static_cast<typename F::Bits>((bits + F::kBias) << F::kMantissa));
+}
+
+// cbrt(d) within 4% for d positive, normal and finite: d's bits over
+// three, plus an offset (the exponent divided, the mantissa roughly).
+template <class T>
+  requires std::is_same_v<T, float>
+T cbrt_seed(T d) {
+  using F = Format<T>;
+  return std::bit_cast<T>(static_cast<typename F::Bits>(std::bit_cast<typename F::Bits>(d) / 3 + F::kCbrtOffset));
 }
 
 // d = m * 2**k with m in [sqrt(1/2), sqrt(2)): d positive, normal, finite.
@@ -81,11 +96,31 @@ Split<T> split(T d) {
   return {m, kd};
 }
 
-template <class V, std::size_t N>
-V horner(V x, const double (&c)[N]) {
-  V p = splat(x, c[N - 1]);
-  for (std::size_t j = N - 1; j-- > 0;) p = fma(p, x, splat(x, c[j]));
+// The polynomial of coefficients c (a C array or std::array of doubles, c[0]
+// the constant) at x, with FMA.
+template <class V, class Coefficients>
+V horner(V x, const Coefficients& c) {
+  const std::size_t n = std::size(c);
+  V p = splat(x, c[n - 1]);
+  for (std::size_t j = n - 1; j-- > 0;) p = fma(p, x, splat(x, c[j]));
   return p;
+}
+
+// c's coefficients times k: a polynomial scaled (ln's to log2's).
+template <std::size_t N>
+constexpr std::array<double, N> scaled(const double (&c)[N], double k) {
+  std::array<double, N> r{};
+  for (std::size_t j = 0; j < N; ++j) r[j] = c[j] * k;
+  return r;
+}
+
+// ln d's special values (C99 F.9.3.7) in place of a recipe's lanes r there.
+template <class V>
+V log_specials(V d, V r) {
+  r = select(d == 0.0, splat(d, -kInf), r);
+  r = select(d < 0.0, splat(d, kNaN), r);
+  r = select(d == kInf, d, r);
+  return select(d != d, d, r);
 }
 
 }  // namespace bcast::math::recipes

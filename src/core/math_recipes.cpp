@@ -15,14 +15,25 @@ float unary(float x) {
   return run(R, x);
 }
 
-float binary_pow(float x, float y) { return pow_f32(x, y); }
+template <Recipe R>
+float binary(float x, float y) {
+  return run(R, x, y);
+}
 
-// The instance of `unary` for r: one per enumerator before pow, the only
-// recipe of two arguments (the last).
+// The instance of `unary` (an enumerator before kFirstBinary) or `binary`
+// (from it on) for r.
+constexpr std::size_t kBinaryFrom = static_cast<std::size_t>(kFirstBinary);
+constexpr std::size_t kRecipeCount = static_cast<std::size_t>(Recipe::pow) + 1;
 template <std::size_t... I>
 UnaryF32 unary_of(Recipe r, std::index_sequence<I...>) {
   UnaryF32 fn = nullptr;
   ((r == static_cast<Recipe>(I) ? (fn = &unary<static_cast<Recipe>(I)>, 0) : 0), ...);
+  return fn;
+}
+template <std::size_t... I>
+BinaryF32 binary_of(Recipe r, std::index_sequence<I...>) {
+  BinaryF32 fn = nullptr;
+  ((r == static_cast<Recipe>(kBinaryFrom + I) ? (fn = &binary<static_cast<Recipe>(kBinaryFrom + I)>, 0) : 0), ...);
   return fn;
 }
 
@@ -34,9 +45,12 @@ std::optional<Recipe> recipe_for(std::string_view math, int arity) {
 
 UnaryF32 scalar_unary(std::string_view math) {
   const auto r = recipe_for(math, 1);
-  return r ? unary_of(*r, std::make_index_sequence<static_cast<std::size_t>(Recipe::pow)>{}) : nullptr;
+  return r ? unary_of(*r, std::make_index_sequence<kBinaryFrom>{}) : nullptr;
 }
 
-BinaryF32 scalar_binary(std::string_view math) { return recipe_for(math, 2) ? &binary_pow : nullptr; }
+BinaryF32 scalar_binary(std::string_view math) {
+  const auto r = recipe_for(math, 2);
+  return r ? binary_of(*r, std::make_index_sequence<kRecipeCount - kBinaryFrom>{}) : nullptr;
+}
 
 }  // namespace bcast::math::recipes

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "f32_inverse_trig.h"
 #include "f32_math.h"
 #include "widened_math.h"
 
@@ -31,7 +32,9 @@ namespace bcast::math::recipes {
 // Which one a function gets is measured (docs/architecture.md, "Vector
 // math"); its `bound` row is what tests/test_math_recipes.cpp holds it to.
 
-enum class Recipe { expm1, log1p, tanh, sinh, cosh, asinh, acosh, atanh, pow };  // pow last: the one of two arguments
+// The recipes of one argument, then (from atan2 on) those of two.
+enum class Recipe { expm1, log1p, tanh, sinh, cosh, exp2, log2, log10, atan, asin, acos, cbrt, asinh, acosh, atanh, atan2, pow };
+inline constexpr Recipe kFirstBinary = Recipe::atan2;
 
 struct RecipeRow {
   std::string_view math;  // the function table's `math` name
@@ -51,9 +54,17 @@ inline constexpr RecipeRow kRecipes[] = {
     {"tanh", Recipe::tanh, 1, 1.5},    // f32: 1.145
     {"sinh", Recipe::sinh, 1, 2.0},    // f32: 1.527
     {"cosh", Recipe::cosh, 1, 2.0},    // f32: 1.542
+    {"exp2", Recipe::exp2, 1, 2.0},    // f32: 1.070
+    {"log2", Recipe::log2, 1, 2.0},    // f32: 1.176
+    {"log10", Recipe::log10, 1, 2.0},  // f32: 0.986
+    {"atan", Recipe::atan, 1, 2.0},    // f32: 1.184
+    {"asin", Recipe::asin, 1, 2.0},
+    {"acos", Recipe::acos, 1, 2.0},
+    {"cbrt", Recipe::cbrt, 1, 2.0},    // f32: 0.817
     {"asinh", Recipe::asinh, 1, kWidened},
     {"acosh", Recipe::acosh, 1, kWidened},
     {"atanh", Recipe::atanh, 1, kWidened},
+    {"atan2", Recipe::atan2, 2, 2.0},  // special and random pairs (MathRecipes.Atan2...)
     {"pow", Recipe::pow, 2, kWidened},
 };
 
@@ -73,17 +84,25 @@ F run(Recipe r, F x) {
     case Recipe::tanh: return tanh_f32(x);
     case Recipe::sinh: return sinh_f32(x);
     case Recipe::cosh: return cosh_f32(x);
+    case Recipe::exp2: return exp2_f32(x);
+    case Recipe::log2: return log2_f32(x);
+    case Recipe::log10: return log10_f32(x);
+    case Recipe::atan: return atan_f32(x);
+    case Recipe::asin: return asin_f32(x);
+    case Recipe::acos: return acos_f32(x);
+    case Recipe::cbrt: return cbrt_f32(x);
     case Recipe::asinh: return asinh_f32(x);
     case Recipe::acosh: return acosh_f32(x);
     case Recipe::atanh: return atanh_f32(x);
+    case Recipe::atan2:
     case Recipe::pow: break;
   }
-  return x;  // not reached: f32_recipe gives pow for two arguments only
+  return x;  // not reached: f32_recipe gives these for two arguments only
 }
 
 template <class F>
 F run(Recipe r, F x, F y) {
-  return r == Recipe::pow ? pow_f32(x, y) : x;
+  return r == Recipe::pow ? pow_f32(x, y) : r == Recipe::atan2 ? atan2_f32(x, y) : x;
 }
 
 // The recipe both tiers use for `math` on f32: f32_recipe's, on a host with

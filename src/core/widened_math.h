@@ -16,10 +16,10 @@ namespace bcast::math::recipes {
 // float at the end gives at most 0.5 + 2**-11 ULP: correctly rounded but
 // within a thousandth of an ULP of a halfway point. Measured on 2026-12-03
 // (2-core Zen 5 VM, one thread, 4 Mi floats, two runs each): 1.3x to 2.2x
-// SLEEF's speed; exp2, log2, log10 and cbrt were as fast or slower in f64,
-// and stay SLEEF's. But f64 arithmetic on f32 data runs half as many lanes:
-// NumPy's SVML loops stay about twice as fast, which NOTE: [F32 math]'s
-// recipes answer where they exist.
+// SLEEF's speed; exp2, log2, log10 and cbrt were as fast or slower in f64
+// (NOTE: [F32 math] computes them now). But f64 arithmetic on f32 data runs
+// half as many lanes: NumPy's SVML loops stay about twice as fast, which
+// NOTE: [F32 math]'s recipes answer where they exist.
 //  - Special values: by explicit selects at each recipe's end, C99 Annex F
 //    (as NumPy's loops give them).
 
@@ -84,15 +84,6 @@ template <class V>
 V log1p_core(V v) {
   const V u = v + 1.0;
   return log_core(u) + (v - (u - 1.0)) / u;
-}
-
-// ln d's special values (C99 F.9.3.7) in place of log_core's lanes there.
-template <class V>
-V log_specials(V d, V r) {
-  r = select(d == 0.0, splat(d, -kInf), r);
-  r = select(d < 0.0, splat(d, kNaN), r);
-  r = select(d == kInf, d, r);
-  return select(d != d, d, r);
 }
 
 // ---- The f32 functions ----
