@@ -66,20 +66,22 @@ const Truth* truth_of(std::string_view math) {
   return nullptr;
 }
 
-// r's distance from the true value t in ULPs of t's f32 binade (subnormals:
-// the smallest subnormal); 0 when both are the same infinity, the same zero
-// or both NaN.
-double ulps(float r, long double t) {
+// r's distance from the true value t in ULPs of t's binade in T's format
+// (subnormals: the smallest subnormal); 0 when both are the same infinity,
+// the same zero or both NaN.
+template <class T>
+double ulps(T r, long double t) {
+  using Limits = std::numeric_limits<T>;
   constexpr double kFar = std::numeric_limits<double>::infinity();
   if (std::isnan(t)) return std::isnan(r) ? 0 : kFar;
   // From here a value rounds to infinity.
-  const long double overflow = static_cast<long double>(FLT_MAX) + std::ldexp(1.0L, 127 - 24);
+  const long double overflow = static_cast<long double>(Limits::max()) +
+                               std::ldexp(1.0L, Limits::max_exponent - 1 - Limits::digits);
   if (std::fabs(t) >= overflow) return std::isinf(r) && std::signbit(r) == std::signbit(t) ? 0 : kFar;
   if (!std::isfinite(r)) return kFar;
   if (t == 0) return r == 0 && std::signbit(r) == std::signbit(t) ? 0 : kFar;  // the zero's sign too
-  int e = 0;
-  std::frexp(t, &e);
-  const long double ulp = std::ldexp(1.0L, std::max(e - 24, -149));
+  const int least = Limits::min_exponent - Limits::digits;  // the smallest subnormal's exponent
+  const long double ulp = std::ldexp(1.0L, std::max(std::ilogb(t) - (Limits::digits - 1), least));
   return static_cast<double>(std::fabs(static_cast<long double>(r) - t) / ulp);
 }
 
@@ -114,7 +116,7 @@ TEST_F(MathRecipes, EveryRecipeIsWithinItsBoundOfLongDouble) {
   const char* only = std::getenv("BCAST_RECIPE_SWEEP_ONLY");
   const std::uint64_t stride = sweep_stride();
   for (const math::recipes::RecipeRow& row : math::recipes::kRecipes) {
-    if (row.arity != 1 || (only && row.math != only)) continue;
+    if (row.arity != 1 || row.dtype != DType::f32 || (only && row.math != only)) continue;
     const Truth* truth = truth_of(row.math);
     ASSERT_NE(truth, nullptr) << row.math << " has a recipe but no oracle here";
     const math::recipes::UnaryF32 f = math::recipes::scalar_unary(row.math);
@@ -132,6 +134,36 @@ TEST_F(MathRecipes, EveryRecipeIsWithinItsBoundOfLongDouble) {
       if (e > worst || std::isnan(e)) worst = e, worst_x = x;
     }
     if (stride == 1) std::cout << truth->op << ": " << count << " arguments, at most " << worst << " ULP\n";
+    EXPECT_LE(worst, row.bound) << truth->op << "(" << worst_x << ") = " << f(worst_x) << ", true "
+                                << static_cast<double>(truth->f(worst_x));
+  }
+}
+
+// Doubles: the special ones, random bit patterns (every binade, both
+// signs), and random values near 1 and near the binades' ends.
+std::vector<double> f64_samples() {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> xs = {0.0, -0.0, 1.0, -1.0, 8.0, 27.0, 0.125, DBL_MIN, -DBL_MIN, DBL_TRUE_MIN, DBL_MAX, -DBL_MAX,
+                            inf, -inf, std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0), 0x1p1000, 0x1p-1022 * 3};
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 400000; ++i) xs.push_back(std::bit_cast<double>(rng()));
+  std::uniform_real_distribution<double> near_one(0.5, 8.0);
+  for (int i = 0; i < 100000; ++i) xs.push_back(near_one(rng));
+  return xs;
+}
+
+TEST_F(MathRecipes, EveryF64RecipeIsWithinItsBoundOfLongDouble) {
+  for (const math::recipes::RecipeRow& row : math::recipes::kRecipes) {
+    if (row.dtype != DType::f64) continue;
+    const Truth* truth = truth_of(row.math);
+    ASSERT_NE(truth, nullptr) << row.math << " has a recipe but no oracle here";
+    const math::recipes::UnaryF64 f = math::recipes::scalar_unary_f64(row.math);
+    ASSERT_NE(f, nullptr) << row.math;
+    double worst = 0, worst_x = 0;
+    for (double x : f64_samples()) {
+      const double e = ulps(f(x), truth->f(x));
+      if (e > worst || std::isnan(e)) worst = e, worst_x = x;
+    }
     EXPECT_LE(worst, row.bound) << truth->op << "(" << worst_x << ") = " << f(worst_x) << ", true "
                                 << static_cast<double>(truth->f(worst_x));
   }
@@ -185,18 +217,23 @@ TEST_F(MathRecipes, Atan2IsWithinItsBoundOfLongDouble) {
   EXPECT_LE(worst, 2.0) << "atan2(" << wy << ", " << wx << ") = " << f(wy, wx);
 }
 
-// The first element whose bits differ (NaNs: any NaN), or "".
-std::string difference(const Tensor& jit, const Tensor& reference) {
+// The first element whose bits differ (NaNs: any NaN), or "", in floats
+// of type T.
+template <class T>
+std::string difference_of(const Tensor& jit, const Tensor& reference) {
   const std::vector<std::uint8_t> g = test::bytes_of(jit), w = test::bytes_of(reference);
   if (g.size() != w.size()) return "sizes differ";
-  for (std::size_t at = 0; at < g.size(); at += 4) {
-    float a, b;
-    std::memcpy(&a, g.data() + at, 4);
-    std::memcpy(&b, w.data() + at, 4);
-    if (std::memcmp(&a, &b, 4) != 0 && !(std::isnan(a) && std::isnan(b)))
-      return "element " + std::to_string(at / 4) + ": " + std::to_string(a) + " vs " + std::to_string(b);
+  for (std::size_t at = 0; at < g.size(); at += sizeof(T)) {
+    T a, b;
+    std::memcpy(&a, g.data() + at, sizeof(T));
+    std::memcpy(&b, w.data() + at, sizeof(T));
+    if (std::memcmp(&a, &b, sizeof(T)) != 0 && !(std::isnan(a) && std::isnan(b)))
+      return "element " + std::to_string(at / sizeof(T)) + ": " + std::to_string(a) + " vs " + std::to_string(b);
   }
   return "";
+}
+std::string difference(const Tensor& jit, const Tensor& reference) {
+  return jit.dtype() == DType::f64 ? difference_of<double>(jit, reference) : difference_of<float>(jit, reference);
 }
 
 void expect_kernel_equals_reference(const Expr& e, const std::string& label) {
@@ -235,6 +272,13 @@ TEST_F(MathRecipes, KernelsGiveTheReferenceBits) {
                                    std::string("pow, stream ") + stream);
     expect_kernel_equals_reference(parse_expression("arctan2(x, y)", {{"x", base}, {"y", exponent}}),
                                    std::string("arctan2, stream ") + stream);
+    Tensor doubles(DType::f64, {512});
+    const std::vector<double> samples = f64_samples();
+    std::memcpy(doubles.data(), samples.data(), 512 * sizeof(double));
+    for (const math::recipes::RecipeRow& row : math::recipes::kRecipes)
+      if (row.dtype == DType::f64)
+        expect_kernel_equals_reference(parse_expression(std::string(truth_of(row.math)->op) + "(x)", {{"x", doubles}}),
+                                       std::string(row.math) + " f64, stream " + stream);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "expr_kernel.h"
+#include "function_table.h"
 #include "ir/ir_complex.h"
 #include "ir/ir_dtypes.h"
 #include "ir/ir_helpers.h"
@@ -15,6 +16,7 @@
 #include "ir/odometer.h"
 #include "host_target.h"
 #include "kernel_abi.h"
+#include "math_recipes.h"
 #include "target/codegen_target.h"
 
 namespace bcast::jit {
@@ -24,6 +26,22 @@ using llvm::BasicBlock;
 using llvm::Value;
 
 constexpr std::int64_t kLineBytes = HostTarget::kLineBytes;  // what one streaming store writes
+
+// NOTE: [Math recipes]: a program that runs a recipe inline computes a long
+// chain of dependent steps per vector, which one vector an iteration leaves
+// waiting on latency: its vectorised loop interleaves four (measured on the
+// Zen 5 VM, 4 Mi elements: f32 log2 0.69x -> 0.87x NumPy, arctan 0.98x ->
+// 1.2x). Other programs keep the vectoriser's choice.
+unsigned interleave_for(const ExprProgram& program) {
+  for (const ExprInstr& s : program.code) {
+    if ((s.kind != InstrKind::unary && s.kind != InstrKind::binary) || !is_floating(s.in)) continue;
+    const detail::FunctionRow& row = s.kind == InstrKind::unary ? detail::row(static_cast<UnaryOp>(s.code))
+                                                                : detail::row(static_cast<Op>(s.code));
+    const DType precision = s.in == DType::f64 ? DType::f64 : DType::f32;  // f16 and bf16 compute in f32
+    if (!row.math.empty() && math::recipes::recipe_for(row.math, s.arity(), precision)) return 4;
+  }
+  return 0;
+}
 
 class ExpressionEmitter {
  public:
@@ -213,34 +231,53 @@ class ExpressionEmitter {
     store(compute(in, 1), address[0]);
     for (int k = 0; k < operands_; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], inner_stride[k]), b_.GetInsertBlock());
-    close_loop(b_, loop, b_.getInt64(1), vectorise);
+    close_loop(b_, loop, b_.getInt64(1), vectorise, vectorise ? interleave_for(program_) : 0);
   }
 
-  // Whole lines of out [begin, end), `lanes` elements a step: each input a
-  // vector (unit) or a splat (repeated), out one aligned non-temporal store.
+  // Whole lines of out [begin, end), `lanes` elements a line: in groups of
+  // interleave_for()'s count where the program runs a recipe (the copies'
+  // chains independent, for the scheduler to interleave), then one at a time.
   void emit_line_loop(const std::vector<Value*>& row_base, const std::vector<Parts>& fixed, Value* begin, Value* end,
                       unsigned lanes) {
-    CountedLoop loop = open_loop(b_, begin, end, "lines");
-    std::vector<Parts> in;
-    for (int k = 1; k < operands_; ++k) {
-      if (fixed[k].re) {
-        in.push_back(splat(lanes, fixed[k], b_));
-        continue;
-      }
-      Value* address = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
-      if (is_complex(dtype_[k])) {
-        in.push_back(load_complex_vector(b_, dtype_[k], address, lanes));
-        continue;
-      }
-      llvm::Type* vector = llvm::FixedVectorType::get(element_type_[k], lanes);
-      in.push_back({to_compute(b_, dtype_[k], b_.CreateAlignedLoad(vector, address, llvm::Align(dtype_size(dtype_[k]))))});
+    const unsigned copies = interleave_for(program_);
+    if (copies > 1) {
+      Value* group = b_.getInt64(static_cast<std::int64_t>(copies * lanes));
+      Value* groups_end = b_.CreateAdd(begin, b_.CreateMul(b_.CreateUDiv(b_.CreateSub(end, begin), group), group));
+      emit_lines(row_base, fixed, begin, groups_end, lanes, copies);
+      begin = groups_end;
     }
-    const Parts result = compute(in, lanes);
-    Value* address = b_.CreateGEP(element_type_[0], row_base[0], loop.i);
-    llvm::StoreInst* store = is_complex(dtype_[0]) ? store_complex_vector(b_, dtype_[0], result, address)
-                                                   : emit_store(b_, dtype_[0], result.re, address);
-    make_nontemporal(b_, store, kLineBytes);
-    close_loop(b_, loop, b_.getInt64(lanes), /*vectorise=*/false);
+    emit_lines(row_base, fixed, begin, end, lanes, 1);
+  }
+
+  // Lines [begin, end), `copies` lines a step: each input a vector (unit) or
+  // a splat (repeated), out one aligned non-temporal store a line.
+  void emit_lines(const std::vector<Value*>& row_base, const std::vector<Parts>& fixed, Value* begin, Value* end,
+                  unsigned lanes, unsigned copies) {
+    CountedLoop loop = open_loop(b_, begin, end, "lines");
+    for (unsigned c = 0; c < copies; ++c) {
+      Value* at = c == 0 ? static_cast<Value*>(loop.i) : b_.CreateAdd(loop.i, b_.getInt64(static_cast<std::int64_t>(c * lanes)));
+      std::vector<Parts> in;
+      for (int k = 1; k < operands_; ++k) {
+        if (fixed[k].re) {
+          in.push_back(splat(lanes, fixed[k], b_));
+          continue;
+        }
+        Value* address = b_.CreateGEP(element_type_[k], row_base[k], at);
+        if (is_complex(dtype_[k])) {
+          in.push_back(load_complex_vector(b_, dtype_[k], address, lanes));
+          continue;
+        }
+        llvm::Type* vector = llvm::FixedVectorType::get(element_type_[k], lanes);
+        in.push_back(
+            {to_compute(b_, dtype_[k], b_.CreateAlignedLoad(vector, address, llvm::Align(dtype_size(dtype_[k]))))});
+      }
+      const Parts result = compute(in, lanes);
+      Value* address = b_.CreateGEP(element_type_[0], row_base[0], at);
+      llvm::StoreInst* store = is_complex(dtype_[0]) ? store_complex_vector(b_, dtype_[0], result, address)
+                                                     : emit_store(b_, dtype_[0], result.re, address);
+      make_nontemporal(b_, store, kLineBytes);
+    }
+    close_loop(b_, loop, b_.getInt64(static_cast<std::int64_t>(copies * lanes)), /*vectorise=*/false);
   }
 
   const KernelKey& key_;

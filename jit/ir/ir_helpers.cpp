@@ -1,6 +1,8 @@
 // IR helpers shared by the emitters.
 #include "ir/ir_helpers.h"
 
+#include <vector>
+
 namespace bcast::jit {
 
 llvm::Function* begin_kernel(llvm::IRBuilder<>& b, llvm::Module& module, llvm::FunctionType* type,
@@ -58,15 +60,20 @@ CountedLoop open_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end
   return loop;
 }
 
-void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise) {
+void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise, unsigned interleave) {
   llvm::Value* next = b.CreateAdd(loop.i, step, loop.i->getName() + "_next");
   loop.i->addIncoming(next, b.GetInsertBlock());
   llvm::BranchInst* back = b.CreateCondBr(b.CreateICmpSLT(next, loop.end), loop.i->getParent(), loop.done);
-  if (!vectorise) {
-    llvm::LLVMContext& c = b.getContext();
-    llvm::Metadata* off[] = {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
-                             llvm::ConstantAsMetadata::get(b.getFalse())};
-    llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, off)});
+  llvm::LLVMContext& c = b.getContext();
+  std::vector<llvm::Metadata*> hints{nullptr};  // the loop's own id first
+  auto hint = [&](const char* name, llvm::Constant* value) {
+    llvm::Metadata* pair[] = {llvm::MDString::get(c, name), llvm::ConstantAsMetadata::get(value)};
+    hints.push_back(llvm::MDNode::get(c, pair));
+  };
+  if (!vectorise) hint("llvm.loop.vectorize.enable", b.getFalse());
+  if (vectorise && interleave > 0) hint("llvm.loop.interleave.count", b.getInt32(interleave));
+  if (hints.size() > 1) {
+    llvm::MDNode* id = llvm::MDNode::getDistinct(c, hints);
     id->replaceOperandWith(0, id);
     back->setMetadata(llvm::LLVMContext::MD_loop, id);
   }

@@ -38,6 +38,10 @@ llvm::Value* load_i64(llvm::IRBuilder<>& b, llvm::Value* array, std::int64_t i, 
 // (further PHIs go first); close_loop steps, branches back and leaves the
 // builder after the loop. A loop of a few elements is not vectorised
 // (`vectorise` false): the vectoriser's checks would cost more than they save.
+// A vectorised loop whose body is a long chain of dependent steps (NOTE:
+// [Math recipes]) asks for `interleave` vectors an iteration (0: the
+// vectoriser's choice), so that independent chains fill the pipelines; a
+// loop that is not vectorised ignores it.
 struct CountedLoop {
   llvm::PHINode* i = nullptr;
   llvm::BasicBlock* preheader = nullptr;
@@ -45,7 +49,8 @@ struct CountedLoop {
   llvm::Value* end = nullptr;
 };
 CountedLoop open_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name);
-void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise = true);
+void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise = true,
+                unsigned interleave = 0);
 
 // NOTE: [Streaming stores]: a store of a whole, line-aligned line, written
 // past the caches.

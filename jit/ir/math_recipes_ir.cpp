@@ -104,6 +104,16 @@ Lanes cbrt_seed_in(Lanes d) {
   return {b.CreateBitCast(b.CreateAdd(third, bits_constant<F>(d, Fmt::kCbrtOffset)), d.v->getType()), &b};
 }
 
+Lanes rcbrt_seed(Lanes d) {  // the f64 recipes' only
+  llvm::IRBuilder<>& b = *d.b;
+  llvm::Type* i64 = with_scalar(d.v, b.getInt64Ty());
+  llvm::Type* i32 = with_scalar(d.v, b.getInt32Ty());
+  Value* high = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(d.v, i64), llvm::ConstantInt::get(i64, 32)), i32);
+  Value* seed = b.CreateSub(llvm::ConstantInt::get(i32, math::recipes::kRcbrtOffset),
+                            b.CreateUDiv(high, llvm::ConstantInt::get(i32, 3)));
+  return {b.CreateBitCast(b.CreateShl(b.CreateZExt(seed, i64), llvm::ConstantInt::get(i64, 32)), d.v->getType()), &b};
+}
+
 bool is_f32(Lanes x) { return x.v->getType()->getScalarType()->isFloatTy(); }
 Lanes pow2i(Lanes n) { return is_f32(n) ? pow2i_in<float>(n) : pow2i_in<double>(n); }
 math::recipes::Split<Lanes> split(Lanes d) { return is_f32(d) ? split_in<float>(d) : split_in<double>(d); }
@@ -112,8 +122,9 @@ Lanes cbrt_seed(Lanes d) { return cbrt_seed_in<float>(d); }  // the f32 recipes'
 }  // namespace
 
 Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
-  if (!x->getType()->getScalarType()->isFloatTy()) return nullptr;
-  const auto recipe = math::recipes::recipe_for(name, y ? 2 : 1);
+  llvm::Type* scalar = x->getType()->getScalarType();
+  if (!scalar->isFloatTy() && !scalar->isDoubleTy()) return nullptr;
+  const auto recipe = math::recipes::recipe_for(name, y ? 2 : 1, scalar->isFloatTy() ? DType::f32 : DType::f64);
   if (!recipe) return nullptr;
   const Lanes lx{x, &b};
   return (y ? math::recipes::run(*recipe, lx, Lanes{y, &b}) : math::recipes::run(*recipe, lx)).v;

@@ -209,15 +209,13 @@ F exp2_f32(F x) {
 template <class F>
 F cbrt_f32(F x) {
   F t = fabs(x);
-  auto tiny = t < splat(x, 0x1p-126), huge = t > splat(x, 0x1p120);
-  F ts = t * select(tiny, splat(x, 0x1p24), select(huge, splat(x, 0x1p-120), splat(x, 1.0)));
-  F y = cbrt_seed(ts);
+  const CubeScaled<F> s = scale_by_cube(t, 0x1p-126, 24, 0x1p120, -120);
+  F y = cbrt_seed(s.t);
   F y3 = y * y * y;
-  y = y * ((y3 + ts + ts) / (y3 + y3 + ts));
+  y = y * ((y3 + s.t + s.t) / (y3 + y3 + s.t));
   F y2 = y * y;
-  y = y - fma(y2, y, -ts) / (splat(x, 3.0) * y2);
-  F r = y * select(tiny, splat(x, 0x1p-8), select(huge, splat(x, 0x1p40), splat(x, 1.0)));
-  return copysign(select(t == splat(x, 0.0) || t == splat(x, kInf) || t != t, t, r), x);
+  y = y - fma(y2, y, -s.t) / (splat(x, 3.0) * y2);
+  return cbrt_of(x, t, y * s.back);
 }
 
 }  // namespace bcast::math::recipes

@@ -77,6 +77,18 @@ T cbrt_seed(T d) {
   return std::bit_cast<T>(static_cast<typename F::Bits>(std::bit_cast<typename F::Bits>(d) / 3 + F::kCbrtOffset));
 }
 
+// 1 / cbrt(d) within 3.5% for a double d positive, normal and finite, from
+// its high word (the exponent and 20 mantissa bits): an offset less a third
+// of it (the offset fitted on [1, 8): 2**-4.87 at most). 32-bit steps: a
+// vector divides those by 3 with a multiply, 64-bit ones one lane at a time.
+inline constexpr std::uint32_t kRcbrtOffset = 0x553ef0fe;
+template <class T>
+  requires std::is_same_v<T, double>
+T rcbrt_seed(T d) {
+  const auto high = static_cast<std::uint32_t>(std::bit_cast<std::uint64_t>(d) >> 32);
+  return std::bit_cast<T>(static_cast<std::uint64_t>(kRcbrtOffset - high / 3) << 32);
+}
+
 // d = m * 2**k with m in [sqrt(1/2), sqrt(2)): d positive, normal, finite.
 template <class V>
 struct Split {
@@ -112,6 +124,28 @@ constexpr std::array<double, N> scaled(const double (&c)[N], double k) {
   std::array<double, N> r{};
   for (std::size_t j = 0; j < N; ++j) r[j] = c[j] * k;
   return r;
+}
+
+// For a cube root: t scaled by 2**k (k = up below `low`, down above `high`,
+// else 0: multiples of 3), and 2**(-k/3), which scales its root back exactly.
+template <class V>
+struct CubeScaled {
+  V t;
+  V back;
+};
+template <class V>
+CubeScaled<V> scale_by_cube(V t, double low, int up, double high, int down) {
+  auto tiny = t < splat(t, low), huge = t > splat(t, high);
+  V one = splat(t, 1.0);
+  return {t * select(tiny, splat(t, std::ldexp(1.0, up)), select(huge, splat(t, std::ldexp(1.0, down)), one)),
+          select(tiny, splat(t, std::ldexp(1.0, -up / 3)), select(huge, splat(t, std::ldexp(1.0, -down / 3)), one))};
+}
+
+// cbrt x from the root r of t = |x|: x's sign, and zeros, infinities and
+// NaN as they are.
+template <class V>
+V cbrt_of(V x, V t, V r) {
+  return copysign(select(t == splat(t, 0.0) || t == splat(t, kInf) || t != t, t, r), x);
 }
 
 // ln d's special values (C99 F.9.3.7) in place of a recipe's lanes r there.

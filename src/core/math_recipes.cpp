@@ -10,8 +10,8 @@
 namespace bcast::math::recipes {
 namespace {
 
-template <Recipe R>
-float unary(float x) {
+template <Recipe R, class T>
+T unary(T x) {
   return run(R, x);
 }
 
@@ -20,14 +20,14 @@ float binary(float x, float y) {
   return run(R, x, y);
 }
 
-// The instance of `unary` (an enumerator before kFirstBinary) or `binary`
-// (from it on) for r.
+// The instance of `unary` (an enumerator before kFirstBinary, in float or
+// double) or `binary` (from it on) for r.
 constexpr std::size_t kBinaryFrom = static_cast<std::size_t>(kFirstBinary);
 constexpr std::size_t kRecipeCount = static_cast<std::size_t>(Recipe::pow) + 1;
-template <std::size_t... I>
-UnaryF32 unary_of(Recipe r, std::index_sequence<I...>) {
-  UnaryF32 fn = nullptr;
-  ((r == static_cast<Recipe>(I) ? (fn = &unary<static_cast<Recipe>(I)>, 0) : 0), ...);
+template <class T, std::size_t... I>
+auto unary_of(Recipe r, std::index_sequence<I...>) {
+  T (*fn)(T) = nullptr;
+  ((r == static_cast<Recipe>(I) ? (fn = &unary<static_cast<Recipe>(I), T>, 0) : 0), ...);
   return fn;
 }
 template <std::size_t... I>
@@ -39,18 +39,23 @@ BinaryF32 binary_of(Recipe r, std::index_sequence<I...>) {
 
 }  // namespace
 
-std::optional<Recipe> recipe_for(std::string_view math, int arity) {
-  return host_has_fma() ? f32_recipe(math, arity) : std::nullopt;
+std::optional<Recipe> recipe_for(std::string_view math, int arity, DType dtype) {
+  return host_has_fma() ? recipe_of(math, arity, dtype) : std::nullopt;
 }
 
 UnaryF32 scalar_unary(std::string_view math) {
-  const auto r = recipe_for(math, 1);
-  return r ? unary_of(*r, std::make_index_sequence<kBinaryFrom>{}) : nullptr;
+  const auto r = recipe_for(math, 1, DType::f32);
+  return r ? unary_of<float>(*r, std::make_index_sequence<kBinaryFrom>{}) : nullptr;
 }
 
 BinaryF32 scalar_binary(std::string_view math) {
-  const auto r = recipe_for(math, 2);
+  const auto r = recipe_for(math, 2, DType::f32);
   return r ? binary_of(*r, std::make_index_sequence<kRecipeCount - kBinaryFrom>{}) : nullptr;
+}
+
+UnaryF64 scalar_unary_f64(std::string_view math) {
+  const auto r = recipe_for(math, 1, DType::f64);
+  return r ? unary_of<double>(*r, std::make_index_sequence<kBinaryFrom>{}) : nullptr;
 }
 
 }  // namespace bcast::math::recipes

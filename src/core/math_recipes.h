@@ -4,9 +4,13 @@
 
 #include <optional>
 #include <string_view>
+#include <type_traits>
+
+#include "bcast/dtype.h"
 
 #include "f32_inverse_trig.h"
 #include "f32_math.h"
+#include "f64_math.h"
 #include "widened_math.h"
 
 namespace bcast::math::recipes {
@@ -33,45 +37,49 @@ namespace bcast::math::recipes {
 // math"); its `bound` row is what tests/test_math_recipes.cpp holds it to.
 
 // The recipes of one argument, then (from atan2 on) those of two.
-enum class Recipe { expm1, log1p, tanh, sinh, cosh, exp2, log2, log10, atan, asin, acos, cbrt, asinh, acosh, atanh, atan2, pow };
+enum class Recipe {
+  expm1, log1p, tanh, sinh, cosh, exp2, log2, log10, atan, asin, acos, cbrt, asinh, acosh, atanh, cbrt_f64, atan2, pow
+};
 inline constexpr Recipe kFirstBinary = Recipe::atan2;
 
 struct RecipeRow {
   std::string_view math;  // the function table's `math` name
   Recipe recipe;
   int arity;
-  double bound;           // in ULPs of the true value, for every f32 argument
+  DType dtype;            // f32 or f64: the precision it computes
+  double bound;           // in ULPs of the true value, for every argument
 };
 
 inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, with a margin
 
-// One row per function. The f32-arithmetic rows (NOTE: [F32 math]) have the
-// issue's bound, 2 ULP (tanh: 1.5); the comment is the most any f32
-// argument gave on 2026-12-03 (BCAST_RECIPE_SWEEP_STRIDE=1).
+// One row per function and precision. The f32-arithmetic rows (NOTE: [F32
+// math]) have the issue's bound, 2 ULP (tanh: 1.5); the comment is the most
+// any f32 argument gave on 2026-12-03 (BCAST_RECIPE_SWEEP_STRIDE=1).
 inline constexpr RecipeRow kRecipes[] = {
-    {"expm1", Recipe::expm1, 1, 2.0},  // f32: 1.627
-    {"log1p", Recipe::log1p, 1, 2.0},  // f32: 1.633
-    {"tanh", Recipe::tanh, 1, 1.5},    // f32: 1.145
-    {"sinh", Recipe::sinh, 1, 2.0},    // f32: 1.527
-    {"cosh", Recipe::cosh, 1, 2.0},    // f32: 1.542
-    {"exp2", Recipe::exp2, 1, 2.0},    // f32: 1.070
-    {"log2", Recipe::log2, 1, 2.0},    // f32: 1.176
-    {"log10", Recipe::log10, 1, 2.0},  // f32: 0.986
-    {"atan", Recipe::atan, 1, 2.0},    // f32: 1.184
-    {"asin", Recipe::asin, 1, 2.0},
-    {"acos", Recipe::acos, 1, 2.0},
-    {"cbrt", Recipe::cbrt, 1, 2.0},    // f32: 0.817
-    {"asinh", Recipe::asinh, 1, kWidened},
-    {"acosh", Recipe::acosh, 1, kWidened},
-    {"atanh", Recipe::atanh, 1, kWidened},
-    {"atan2", Recipe::atan2, 2, 2.0},  // special and random pairs (MathRecipes.Atan2...)
-    {"pow", Recipe::pow, 2, kWidened},
+    {"expm1", Recipe::expm1, 1, DType::f32, 2.0},  // f32: 1.627
+    {"log1p", Recipe::log1p, 1, DType::f32, 2.0},  // f32: 1.633
+    {"tanh", Recipe::tanh, 1, DType::f32, 1.5},    // f32: 1.145
+    {"sinh", Recipe::sinh, 1, DType::f32, 2.0},    // f32: 1.527
+    {"cosh", Recipe::cosh, 1, DType::f32, 2.0},    // f32: 1.542
+    {"exp2", Recipe::exp2, 1, DType::f32, 2.0},    // f32: 1.070
+    {"log2", Recipe::log2, 1, DType::f32, 2.0},    // f32: 1.176
+    {"log10", Recipe::log10, 1, DType::f32, 2.0},  // f32: 0.986
+    {"atan", Recipe::atan, 1, DType::f32, 2.0},    // f32: 1.184
+    {"asin", Recipe::asin, 1, DType::f32, 2.0},    // f32: 0.624
+    {"acos", Recipe::acos, 1, DType::f32, 2.0},    // f32: 0.896
+    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0},    // f32: 0.817
+    {"asinh", Recipe::asinh, 1, DType::f32, kWidened},
+    {"acosh", Recipe::acosh, 1, DType::f32, kWidened},
+    {"atanh", Recipe::atanh, 1, DType::f32, kWidened},
+    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0},  // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
+    {"atan2", Recipe::atan2, 2, DType::f32, 2.0},  // special and random pairs (MathRecipes.Atan2...)
+    {"pow", Recipe::pow, 2, DType::f32, kWidened},
 };
 
-// The f32 recipe of `math` with `arity` arguments, if bcast has one.
-constexpr std::optional<Recipe> f32_recipe(std::string_view math, int arity) {
+// The recipe of `math` with `arity` arguments in `dtype`, if bcast has one.
+constexpr std::optional<Recipe> recipe_of(std::string_view math, int arity, DType dtype) {
   for (const RecipeRow& row : kRecipes)
-    if (row.math == math && row.arity == arity) return row.recipe;
+    if (row.math == math && row.arity == arity && row.dtype == dtype) return row.recipe;
   return std::nullopt;
 }
 
@@ -90,14 +98,19 @@ F run(Recipe r, F x) {
     case Recipe::atan: return atan_f32(x);
     case Recipe::asin: return asin_f32(x);
     case Recipe::acos: return acos_f32(x);
-    case Recipe::cbrt: return cbrt_f32(x);
+    case Recipe::cbrt:  // its seed is an f32 step: not instantiated on doubles
+      if constexpr (!std::is_same_v<F, double>) return cbrt_f32(x);
+      break;
     case Recipe::asinh: return asinh_f32(x);
     case Recipe::acosh: return acosh_f32(x);
     case Recipe::atanh: return atanh_f32(x);
+    case Recipe::cbrt_f64:  // its seed is an f64 step: not instantiated on floats
+      if constexpr (!std::is_same_v<F, float>) return cbrt_f64(x);
+      break;
     case Recipe::atan2:
     case Recipe::pow: break;
   }
-  return x;  // not reached: f32_recipe gives these for two arguments only
+  return x;  // not reached: recipe_of gives these for two arguments only
 }
 
 template <class F>
@@ -105,15 +118,17 @@ F run(Recipe r, F x, F y) {
   return r == Recipe::pow ? pow_f32(x, y) : r == Recipe::atan2 ? atan2_f32(x, y) : x;
 }
 
-// The recipe both tiers use for `math` on f32: f32_recipe's, on a host with
-// FMA (math_library.h); none elsewhere.
-std::optional<Recipe> recipe_for(std::string_view math, int arity);
+// The recipe both tiers use for `math` in `dtype`: recipe_of's, on a host
+// with FMA (math_library.h); none elsewhere.
+std::optional<Recipe> recipe_for(std::string_view math, int arity, DType dtype);
 
-// The reference evaluator's recipes (math_recipes.cpp): the f32 function of
-// `math`, or null where bcast has no recipe.
+// The reference evaluator's recipes (math_recipes.cpp): the f32 or f64
+// function of `math`, or null where bcast has no recipe.
 using UnaryF32 = float (*)(float);
 using BinaryF32 = float (*)(float, float);
+using UnaryF64 = double (*)(double);
 UnaryF32 scalar_unary(std::string_view math);
 BinaryF32 scalar_binary(std::string_view math);
+UnaryF64 scalar_unary_f64(std::string_view math);
 
 }  // namespace bcast::math::recipes

@@ -23,13 +23,17 @@ namespace bcast::detail {
 // (f16 and bf16 compute in float), from the library the JIT's kernels call
 // too (NOTE: [Vector math]): SLEEF's scalar function, else the C library's,
 // with the guards the kernels take as well (NOTE: [Math guards]).
-// In f32, NOTE: [Math recipes]' recipe where bcast has one, as the kernels.
+// In f32 and f64, NOTE: [Math recipes]' recipe where bcast has one, as the
+// kernels.
 template <UnaryOp U, class T>
 T math_function(T x) {
   static_assert(!row(U).math.empty(), "math_function computes the rows with a `math` name");
   if constexpr (std::is_same_v<T, float>) {
     static const math::recipes::UnaryF32 recipe = math::recipes::scalar_unary(row(U).math);
     if (recipe) return math::one_nan(recipe(x), x, x);  // its own range: no guard
+  } else if constexpr (std::is_same_v<T, double>) {
+    static const math::recipes::UnaryF64 recipe = math::recipes::scalar_unary_f64(row(U).math);
+    if (recipe) return math::one_nan(recipe(x), x, x);
   }
   static const math::Unary<T> f = math::unary<T>(row(U).math);
   return math::guarded(row(U).math, f, x);
