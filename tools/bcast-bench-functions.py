@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Math functions in kernels (NOTE: [Vector math]) against NumPy and numexpr.
 
-One thread, 4 Mi elements: bcast.evaluate("fn(x)") vs NumPy's ufunc vs
-np.copyto of the same bytes (the memory bound), median of 7, elements per ns;
+One thread, 4 Mi elements: bcast.evaluate("fn(x)") vs NumPy's ufunc, numexpr
+and PyTorch where they have the function, and np.copyto of the same bytes
+(the memory bound), median of 7, elements per ns;
 then five chains on [4096, 1024] (four f32, one complex64) against NumPy op by
 op and numexpr.
 Run:  BCAST_CACHE_DIR=off PYTHONPATH=build/python /usr/bin/python3 tools/bcast-bench-functions.py
@@ -73,6 +74,11 @@ FUNCTIONS = [
     ("logaddexp2", np.logaddexp2, (-10, 10), 2), ("pow", np.power, (0.01, 10), 2),
     ("float_power", np.float_power, (0.01, 10), 2),
 ]
+# numexpr 2.8's functions among them, and its spelling of the others it can
+# write (its 1/(1+exp(-x)) for sigmoid, ** for pow); "-" for the rest.
+NUMEXPR_FUNCTIONS = {"exp", "expm1", "log", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+                     "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"}
+NUMEXPR_TEXT = {"sigmoid": "1 / (1 + exp(-x))", "pow": "x ** y"}
 # y's domain: x's for the functions of two like arguments, else [-4, 4].
 SAME_DOMAIN = {"arctan2", "hypot", "logaddexp", "logaddexp2"}
 
@@ -85,8 +91,10 @@ def main():
     print(f"CPU: {cpu_name()}, {os.cpu_count()} cores visible; {threads} thread(s); NumPy {np.__version__}; "
           f"numexpr {numexpr.__version__ if numexpr else 'absent'}; PyTorch {torch.__version__ if torch else 'absent'}")
     rng = np.random.default_rng(1)
-    print("\n| fn | dtype | bcast el/ns | NumPy el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
-    print("|---|---|---|---|---|---|---|")
+    if numexpr:
+        numexpr.set_num_threads(threads)  # its VML is absent in Debian's build: numexpr computes element by element
+    print("\n| fn | dtype | bcast el/ns | NumPy el/ns | numexpr el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
+    print("|---|---|---|---|---|---|---|---|")
     only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     for name, ufunc, (lo, hi), arity in FUNCTIONS:
         if "--chains" in sys.argv or (only and name not in only):
@@ -115,9 +123,14 @@ def main():
                 pt = f"{N / median_ns(lambda: torch_fn(*args, out=tout)):.2f}"
             else:
                 pt = "-"
+            ne_text = NUMEXPR_TEXT.get(name, text) if name in NUMEXPR_FUNCTIONS or name in NUMEXPR_TEXT else None
+            if numexpr and ne_text:
+                ne = f"{N / median_ns(lambda: numexpr.evaluate(ne_text, local_dict=ops, out=out, casting='unsafe')):.2f}"
+            else:
+                ne = "-"
             same = np.empty_like(x)
             t_c = median_ns(lambda: np.copyto(same, x))
-            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {pt} | {N / t_c:.2f} | "
+            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {ne} | {pt} | {N / t_c:.2f} | "
                   f"{t_n / t_b:.2f}x |")
 
     x = rng.standard_normal((4096, 1024)).astype(np.float32) * 3
@@ -125,8 +138,6 @@ def main():
     out = np.empty_like(x)
     tmp = np.empty_like(x)
     n = x.size
-    if numexpr:
-        numexpr.set_num_threads(threads)
 
     def np_silu():
         np.negative(x, out=tmp); np.exp(tmp, out=tmp); np.add(tmp, 1, out=tmp); np.divide(x, tmp, out=out)

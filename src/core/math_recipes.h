@@ -17,7 +17,8 @@ namespace bcast::math::recipes {
 
 // NOTE: [Math recipes] A function SLEEF computes slower than NumPy (NOTE:
 // [Vector math]) may have a recipe of bcast's own: NOTE: [Widened math]'s
-// (f32 computed in f64) or NOTE: [F32 math]'s (f32 in f32), one row below.
+// (f32 computed in f64), NOTE: [F32 math]'s (f32 in f32) or NOTE: [F64
+// math]'s (f64 in f64), one row below per function and precision.
 //  - One source of truth. A recipe is a template over its lanes: double,
 //    float and bool for the reference evaluator (math_lanes.h;
 //    math_recipes.cpp, built with -ffp-contract=off), llvm::Value wrappers
@@ -25,8 +26,12 @@ namespace bcast::math::recipes {
 //    operations in the same order with no fast-math flags. So both tiers
 //    give the same bits by construction, and the tests check it too.
 //  - Only + - * /, FMA, sqrt, comparisons, selects, exact integer steps on
-//    the bits (2**n, the split of a double into mantissa and exponent) and
-//    conversions: nothing a vectoriser cannot widen, and no table.
+//    the bits (2**n, the split of a float into mantissa and exponent, the
+//    cube roots' seeds) and conversions: nothing a vectoriser cannot widen,
+//    and no table.
+//  - A loop that runs one interleaves four vectors (jit/emit/
+//    expression_emitter.cpp, interleave_for): a recipe is a long chain of
+//    dependent steps.
 //  - Every branch is a select: all lanes run every step.
 //  - On a host with FMA only (recipe_for): elsewhere an FMA is a library
 //    call per lane, and SLEEF's builds without FMA are faster.
@@ -62,9 +67,9 @@ inline constexpr RecipeRow kRecipes[] = {
     {"sinh", Recipe::sinh, 1, DType::f32, 2.0},    // f32: 1.527
     {"cosh", Recipe::cosh, 1, DType::f32, 2.0},    // f32: 1.542
     {"exp2", Recipe::exp2, 1, DType::f32, 2.0},    // f32: 1.070
-    {"log2", Recipe::log2, 1, DType::f32, 2.0},    // f32: 1.176
-    {"log10", Recipe::log10, 1, DType::f32, 2.0},  // f32: 0.986
-    {"atan", Recipe::atan, 1, DType::f32, 2.0},    // f32: 1.184
+    {"log2", Recipe::log2, 1, DType::f32, 2.0},    // f32: 1.416 (Horner: 1.176)
+    {"log10", Recipe::log10, 1, DType::f32, 2.0},  // f32: 1.190 (Horner: 0.986)
+    {"atan", Recipe::atan, 1, DType::f32, 2.0},    // f32: 1.380 (Horner: 1.184)
     {"asin", Recipe::asin, 1, DType::f32, 2.0},    // f32: 0.624
     {"acos", Recipe::acos, 1, DType::f32, 2.0},    // f32: 0.896
     {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0},    // f32: 0.817
