@@ -49,7 +49,7 @@ class ExpressionEmitter {
                     const std::string& symbol)
       : key_(key), module_(module), spec_(expr_kernel_spec(key.expr)), program_(spec_.program),
         b_(module.getContext()), rank_(key.rank),
-        operands_(1 + static_cast<int>(program_.inputs.size())) {
+        operands_(1 + static_cast<int>(program_.inputs.size())), interleave_(interleave_for(program_)) {
     fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);
     fn_->addParamAttr(0, llvm::Attribute::NoCapture);
     fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
@@ -231,7 +231,7 @@ class ExpressionEmitter {
     store(compute(in, 1), address[0]);
     for (int k = 0; k < operands_; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], inner_stride[k]), b_.GetInsertBlock());
-    close_loop(b_, loop, b_.getInt64(1), vectorise, vectorise ? interleave_for(program_) : 0);
+    close_loop(b_, loop, b_.getInt64(1), vectorise, vectorise ? interleave_ : 0);
   }
 
   // Whole lines of out [begin, end), `lanes` elements a line: in groups of
@@ -239,7 +239,7 @@ class ExpressionEmitter {
   // chains independent, for the scheduler to interleave), then one at a time.
   void emit_line_loop(const std::vector<Value*>& row_base, const std::vector<Parts>& fixed, Value* begin, Value* end,
                       unsigned lanes) {
-    const unsigned copies = interleave_for(program_);
+    const unsigned copies = interleave_;
     if (copies > 1) {
       Value* group = b_.getInt64(static_cast<std::int64_t>(copies * lanes));
       Value* groups_end = b_.CreateAdd(begin, b_.CreateMul(b_.CreateUDiv(b_.CreateSub(end, begin), group), group));
@@ -286,6 +286,7 @@ class ExpressionEmitter {
   const ExprProgram& program_;
   llvm::IRBuilder<> b_;
   int rank_, operands_;
+  unsigned interleave_;  // interleave_for(program_)
   llvm::Function* fn_ = nullptr;
   llvm::Argument* args_ = nullptr;
   std::vector<DType> dtype_;                // out, then each input

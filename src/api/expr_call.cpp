@@ -140,6 +140,10 @@ ExprCall::ExprCall(const Expr& e) {
     if (s.kind != InstrKind::binary || static_cast<Op>(s.code) != Op::pow) return std::nullopt;
     return PowTypes{s.in, program_.dtype_of(base)};
   };
+  const bool float_pow = std::any_of(program_.code.begin(), program_.code.end(), [](const ExprInstr& s) {
+    return s.kind == InstrKind::binary && static_cast<Op>(s.code) == Op::pow && is_floating(s.in);
+  });
+  if (!float_pow) return;  // the common case: no tree to walk again
   if (const std::optional<Expr> fast = with_small_powers(e, static_cast<int>(graph_.nodes().size()), pow_loop)) {
     std::string written = text(), call = call_;
     *this = ExprCall();
