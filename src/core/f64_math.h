@@ -12,6 +12,330 @@ namespace bcast::math::recipes {
 // kRecipes, checked against long double (whose own error is 2**-11 of an
 // f64 ULP) on special values and random bit patterns.
 
+// From tools/math-recipes-fit.py's f64 section: e**r = 1 + r + r**2 g(r)
+// on |r| <= ln2 / 2 (within 2**-60.0), and ln(1 + f) = 2t + t**3 h(t**2),
+// t = f / (2 + f), on 1 + f in [sqrt(1/2), sqrt(2)] (within 2**-57.6).
+inline constexpr double kExpG64[] = {
+    0x1.0000000000000p-1,  0x1.5555555555557p-3,  0x1.5555555555556p-5,  0x1.11111111100dfp-7,
+    0x1.6c16c16c162d6p-10, 0x1.a01a01abe62ddp-13, 0x1.a01a01a6d7808p-16, 0x1.71de02375656cp-19,
+    0x1.27e4db67b4303p-22, 0x1.af4ddd84882fep-26, 0x1.1f72fc730b4ffp-29};
+inline constexpr double kLogH64[] = {0x1.5555555555558p-1, 0x1.99999999952e2p-2, 0x1.2492492df148dp-2,
+                                     0x1.c71c62e5800a1p-3, 0x1.7462b4ab2ef6bp-3, 0x1.39fe606542ddep-3,
+                                     0x1.2b584aae78a57p-3};
+
+// e**x = 2**n e**r: n = x log2 e rounded, r = x - n ln 2 in Cody and
+// Waite's two parts (x - n * kLn2Hi is exact), kept as r + r_lo, and e**r =
+// 1 + r + tail with tail = r_lo + r**2 g(r) (g by Estrin's scheme). x in
+// [-760, 710]; other lanes: any value.
+template <class V>
+struct ExpF64 {
+  V n;  // an integer
+  V r;
+  V tail;  // e**x = 2**n (1 + r + tail), |tail| < r**2
+};
+template <class F>
+ExpF64<F> exp_f64_parts(F x) {
+  F n = (x * splat(x, kLog2e) + splat(x, kRound)) - splat(x, kRound);
+  F exact = fma(n, splat(x, -kLn2Hi), x);
+  F r = fma(n, splat(x, -kLn2Lo), exact);
+  F r_lo = fma(n, splat(x, -kLn2Lo), exact - r);
+  return {n, r, fma(r * r, estrin(r, kExpG64), r_lo)};
+}
+
+// 1 + r + tail summed with 1 + r's exact error, so that one rounding
+// dominates (below 1, where an ULP is half 1's, the plain sum reached
+// 1.002 ULP).
+template <class F>
+F exp_f64_mantissa(const ExpF64<F>& e) {
+  F one = splat(e.r, 1.0);
+  F s = one + e.r;
+  return s + (((one - s) + e.r) + e.tail);
+}
+
+// p 2**n for an integral n in [-1100, 1100], in two halves: a subnormal
+// result rounds once, and 2**1024 p stays finite where p < 1.
+template <class F>
+F times_pow2_f64(F p, F n) {
+  F half = (n * splat(p, 0.5) + splat(p, kRound)) - splat(p, kRound);
+  return (p * pow2i(half)) * pow2i(n - half);
+}
+
+// e**x, x clamped to [-760, 710], beyond both ends of the finite non-zero
+// results; NaN passes.
+template <class F>
+F exp_f64(F x) {
+  F xc = select(x > splat(x, 710.0), splat(x, 710.0), select(x < splat(x, -760.0), splat(x, -760.0), x));
+  const ExpF64<F> e = exp_f64_parts(xc);
+  return select(x != x, x, times_pow2_f64(exp_f64_mantissa(e), e.n));
+}
+
+// a + b and its exact rounding error (Knuth's two-sum).
+template <class V>
+struct TwoSum {
+  V sum;
+  V error;
+};
+template <class F>
+TwoSum<F> two_sum(F a, F b) {
+  F sum = a + b;
+  F b_part = sum - a;
+  return {sum, (a - (sum - b_part)) + (b - b_part)};
+}
+
+// e**x - 1 = (2**n - 1) + 2**n r + 2**n tail: the first two exact (n in
+// [-53, 56]), summed with their exact error, then the tail: one rounding
+// dominates. From n = 57 on, e**x (1 is under 2**-57 of it); below -38, -1
+// (e**x is under a quarter of an ULP of 1). -0 stays -0; NaN passes.
+// For n at most 56: e**x - 1 = sum + error, unrounded (error is 2**n tail
+// and sum's rounding error: not always small).
+template <class F>
+TwoSum<F> expm1_f64_sum(const ExpF64<F>& e, F s) {
+  const TwoSum<F> head = two_sum(s - splat(s, 1.0), s * e.r);
+  return {head.sum, fma(s, e.tail, head.error)};
+}
+template <class F>
+F expm1_f64(F x) {
+  F xc = select(x > splat(x, 710.0), splat(x, 710.0), select(x < splat(x, -38.0), splat(x, -38.0), x));
+  const ExpF64<F> e = exp_f64_parts(xc);
+  auto big = e.n > splat(x, 56.0);
+  const TwoSum<F> mid = expm1_f64_sum(e, pow2i(select(big, splat(x, 0.0), e.n)));
+  F r = select(big, times_pow2_f64(exp_f64_mantissa(e), e.n), mid.sum + mid.error);
+  return select(x == splat(x, 0.0), x, r);
+}
+
+// sinh x = x + x**3 q(x**2) on |x| <= 1 (within 2**-56.6).
+inline constexpr double kSinhQ64[] = {0x1.5555555555555p-3,  0x1.11111111110fdp-7,  0x1.a01a01a01ee70p-13,
+                                      0x1.71de3a4e14f40p-19, 0x1.ae6460fae3728p-26, 0x1.611cb330c1fe8p-33,
+                                      0x1.b41232cf9950fp-41};
+
+// e**t / 2 for t in [0, 711]: finite up to cosh's and sinh's own overflow
+// (710.48), past e**t's (709.78).
+template <class F>
+F half_exp_f64(F t) {
+  const ExpF64<F> e = exp_f64_parts(select(t > splat(t, 711.0), splat(t, 711.0), t));
+  return times_pow2_f64(exp_f64_mantissa(e), e.n - splat(t, 1.0));
+}
+
+// cosh |x| = e/2 + 1/(4 (e/2)) with e = e**|x| (once e/2 overflows, 1/inf
+// is 0). NaN passes.
+template <class F>
+F cosh_f64(F x) {
+  F half_e = half_exp_f64(fabs(x));
+  return half_e + splat(x, 0.25) / half_e;
+}
+
+// sinh |x|: below 1, |x| + |x|**3 q(x**2); above, e/2 - 1/(4 (e/2)) as
+// cosh_f64 (1/e is under 0.14 of e: little cancellation). x's sign.
+template <class F>
+F sinh_f64(F x) {
+  F t = fabs(x);
+  F t2 = t * t;
+  F small = fma(t * t2, estrin(t2, kSinhQ64), t);
+  F half_e = half_exp_f64(t);
+  return copysign(select(t < splat(x, 1.0), small, half_e - splat(x, 0.25) / half_e), x);
+}
+
+// tanh |x| = E / (E + 2) with E = e**(2|x|) - 1 in expm1_f64's two parts
+// (0 at 0) and E + 2 in two too: below 2, the quotient q rounded, then
+// corrected by its residual E - q (E + 2) (an FMA, exact) times 1 / (E + 2)
+// = (1 - q) / 2 (the plain quotient reached 2.3 ULP near 0.12); above,
+// where 1 - q loses its bits, 1 - 2 / (E + 2). |x| is clamped to 19.1, from
+// where tanh rounds to 1. x's sign; NaN passes.
+template <class F>
+F tanh_f64(F x) {
+  F t = fabs(x);
+  F tc = select(t > splat(x, 19.1), splat(x, 19.1), t);
+  const ExpF64<F> e = exp_f64_parts(tc + tc);
+  const TwoSum<F> rest = expm1_f64_sum(e, pow2i(e.n));
+  const TwoSum<F> m = two_sum(rest.sum, rest.error);
+  const TwoSum<F> d = two_sum(m.sum, splat(x, 2.0));
+  F q = m.sum / d.sum;
+  F residual = fma(-q, d.sum, m.sum) + fma(-q, d.error + m.error, m.error);
+  F small = fma(residual * (splat(x, 1.0) - q), splat(x, 0.5), q);
+  F large = splat(x, 1.0) - splat(x, 2.0) / d.sum;
+  return copysign(select(tc < splat(x, 2.0), small, large), x);
+}
+
+// ln x = k ln 2 + f + c: x = (1 + f) 2**k with 1 + f in [sqrt(1/2),
+// sqrt(2)) (f exact; a subnormal x is scaled by 2**54 first), and c the
+// small rest of ln(1 + f): with t = f / (2 + f) and R = t**2 h(t**2),
+// ln(1 + f) = 2t + tR, and as f - 2t = tf = (1 - t) f**2 / 2, ln(1 + f) =
+// f - (f**2/2 - t (f**2/2 + R)): the big term f exact, the roundings in
+// the small ones. x positive and finite; other lanes: any value.
+template <class V>
+struct LogF64 {
+  V k;  // an integer
+  V f;
+  V c;  // ln x = k ln 2 + f + c, |c| < f**2 / 2
+};
+template <class F>
+LogF64<F> log_f64_split(F x) {  // k and f; c left 0
+  auto subnormal = x < splat(x, 0x1p-1022);
+  const Split<F> s = split(select(subnormal, x * splat(x, 0x1p54), x));
+  return {s.k - select(subnormal, splat(x, 54.0), splat(x, 0.0)), s.m - splat(x, 1.0), splat(x, 0.0)};
+}
+template <class F>
+F log_f64_rest(F f, F t) {  // c from f and t = f / (2 + f)
+  F t2 = t * t;
+  F half_f2 = splat(f, 0.5) * f * f;
+  return fma(t, half_f2 + t2 * estrin(t2, kLogH64), -half_f2);
+}
+template <class F>
+LogF64<F> log_f64_parts(F x) {
+  LogF64<F> p = log_f64_split(x);
+  p.c = log_f64_rest(p.f, p.f / (p.f + splat(x, 2.0)));
+  return p;
+}
+
+// k ln 2 + f + c: k ln2's high part (exact) plus the rest summed small to
+// large.
+template <class F>
+F log_f64_sum(const LogF64<F>& p) {
+  return fma(p.k, splat(p.f, kLn2Hi), p.f + fma(p.k, splat(p.f, kLn2Lo), p.c));
+}
+template <class F>
+F log_f64(F x) {
+  return log_specials(x, log_f64_sum(log_f64_parts(x)));
+}
+
+// ln u + n / u + k ln 2, one log_f64 for every branch of a function: u
+// in [2**-53, inf), n / u small. With u = (1 + f) 2**k', one division
+// serves both quotients, t = f / (2 + f) and n / u: 1 / ((2 + f)(1 + f)),
+// rounded, times f (1 + f) and n (2 + f) 2**-k'. t is then within about 2
+// ULP, which the result hardly sees: in ln(1 + f) = f - (f**2/2 - t (...))
+// it multiplies terms under f**2 / 2.
+template <class F>
+F log_f64_plus(F u, F n, F k) {
+  LogF64<F> p = log_f64_split(u);
+  F m = p.f + splat(u, 1.0);
+  F two_f = p.f + splat(u, 2.0);
+  F reciprocal = splat(u, 1.0) / (two_f * m);
+  F scale = pow2i(-select(p.k > splat(u, 1000.0), splat(u, 1000.0), p.k));  // u up to 2**1024; n / u is 0 there
+  p.c = log_f64_rest(p.f, p.f * m * reciprocal) + n * two_f * reciprocal * scale;
+  p.k = p.k + k;
+  return log_f64_sum(p);
+}
+
+// ln(1 + a + a_lo) = ln u + c: u = 1 + a rounded and c = ((a - (u - 1)) +
+// a_lo) / u, u's rounding error and a_lo over u (u - 1 is exact where it
+// matters); c's numerator and u, for a caller to divide.
+template <class V>
+struct OnePlus {
+  V u;
+  V numerator;  // c = numerator / u
+};
+template <class F>
+OnePlus<F> one_plus(F a, F a_lo) {
+  F u = a + splat(a, 1.0);
+  return {u, (a - (u - splat(a, 1.0))) + a_lo};
+}
+
+// ln(1 + x); -0 stays -0, -1 is -inf, below it NaN, inf is inf.
+template <class F>
+F log1p_f64(F x) {
+  const OnePlus<F> o = one_plus(x, splat(x, 0.0));
+  F r = log_specials(o.u, log_f64_plus(o.u, o.numerator, splat(x, 0.0)));
+  return select(x == splat(x, 0.0) || x != x, x, r);
+}
+
+// a + b as a sum and its exact error, |a| >= |b| (Dekker's fast two-sum).
+template <class F>
+TwoSum<F> fast_two_sum(F a, F b) {
+  F sum = a + b;
+  return {sum, b - (sum - a)};
+}
+
+// asinh t for t = |x|, one log for every branch:
+// below 2, ln(1 + a) with a = t + t**2 / (1 + sqrt(1 + t**2)) in two parts;
+// up to 2**28, ln(t + sqrt(1 + t**2)) (a sum of positive terms, and ln's
+// condition there under 0.7); above, ln t + ln 2 (1 + t**2 is t**2 there,
+// and would overflow past 2**511). x's sign; zeros, infinities and NaN
+// pass.
+template <class F>
+F asinh_f64(F x) {
+  F t = fabs(x);
+  F one = splat(x, 1.0), zero = splat(x, 0.0);
+  auto huge = t > splat(x, 0x1p28), small = t < splat(x, 2.0);
+  F tm = select(huge || t != t, one, t);  // t**2 stays finite
+  F root = sqrt(fma(tm, tm, one));
+  const TwoSum<F> a = fast_two_sum(tm, tm * tm / (one + root));
+  const OnePlus<F> o = one_plus(a.sum, a.error);
+  F u = select(small, o.u, select(huge, t, tm + root));
+  F r = log_f64_plus(u, select(small, o.numerator, zero), select(huge, one, zero));
+  return copysign(select(t == splat(x, kInf) || t == splat(x, 0.0) || t != t, t, r), x);
+}
+
+// acosh x: below 2, ln(1 + a) with a = d + s, d = x - 1 (exact), s =
+// sqrt(2d + d**2) and its error (2d + d**2's and the root's, by one FMA
+// each, over 2s: near 1, s is most of the result), summed in two parts; up
+// to 2**28, ln(x + sqrt(x**2 - 1)); above, ln x + ln 2. NaN below 1.
+template <class F>
+F acosh_f64(F x) {
+  F one = splat(x, 1.0), zero = splat(x, 0.0);
+  auto huge = x > splat(x, 0x1p28), small = x < splat(x, 2.0);
+  F xm = select(huge || x < one || x != x, splat(x, 2.0), x);
+  F d = xm - one;
+  F v = fma(d, d, d + d);
+  F s = sqrt(v);
+  F s_lo = (fma(-s, s, v) + fma(d, d, (d + d) - v)) / select(d == splat(x, 0.0), one, s + s);  // 0 at x = 1
+  const TwoSum<F> a = fast_two_sum(s, d);
+  const OnePlus<F> o = one_plus(a.sum, a.error + s_lo);
+  F u = select(small, o.u, select(huge, x, xm + sqrt(fma(xm, xm, -one))));
+  F r = log_f64_plus(u, select(small, o.numerator, zero), select(huge, one, zero));
+  r = select(x == splat(x, kInf), x, r);
+  return select(x < one || x != x, splat(x, kNaN), r);
+}
+
+// atanh t = ln(1 + a) / 2 for t = |x|, a = 2t / (1 - t) = 2t + 2t**2 / (1 -
+// t) (the second form below 1/2, fdlibm's split: the quotient's rounding
+// lands on the smaller term, and the sum is kept in two parts); one
+// division for both. +-1 are +-inf, NaN past them; x's sign.
+template <class F>
+F atanh_f64(F x) {
+  F t = fabs(x);
+  F one = splat(x, 1.0);
+  F tm = select(t < one, t, splat(x, 0.5));
+  auto small = tm < splat(x, 0.5);
+  F twice = tm + tm;
+  F q = select(small, twice * tm, twice) / (one - tm);
+  const TwoSum<F> a = fast_two_sum(twice, q);
+  const OnePlus<F> o = one_plus(select(small, a.sum, q), select(small, a.error, splat(x, 0.0)));
+  F r = splat(x, 0.5) * log_f64_plus(o.u, o.numerator, splat(x, 0.0));
+  r = select(t == one, splat(x, kInf), select(t > one, splat(x, kNaN), r));
+  return copysign(select(t == splat(x, 0.0) || t != t, t, r), x);
+}
+
+// log_b x = k log_b 2 + (f + c) log_b e, the sum kept in two parts: f
+// log_b e is a product and its exact error (an FMA), k log_b 2's high part
+// (exact) plus it a sum and its exact error (|k log_b 2| is the larger
+// where k is not 0), and the small terms added to the errors before the
+// last rounding.
+template <class F>
+F log_base_f64(F x, double log_b_e, double log_b_2_hi, double log_b_2_lo) {
+  const LogF64<F> p = log_f64_parts(x);
+  F hi = p.f * splat(x, log_b_e);
+  F lo = fma(p.f, splat(x, log_b_e), -hi);
+  F big = p.k * splat(x, log_b_2_hi);
+  F sum = big + hi;
+  F error = hi - (sum - big);
+  F small = fma(p.c, splat(x, log_b_e), fma(p.k, splat(x, log_b_2_lo), lo));
+  return log_specials(x, sum + (error + small));
+}
+
+// log2 e; log10 e; log10 2 in two parts, the high one of 42 bits (k times
+// it is exact).
+inline constexpr double kLog10e = 0x1.bcb7b1526e50ep-2;
+inline constexpr double kLog10TwoHi = 0x1.34413509f7800p-2, kLog10TwoLo = 0x1.fef311f12b358p-46;
+
+template <class F>
+F log2_f64(F x) {
+  return log_base_f64(x, kLog2e, 1.0, 0.0);
+}
+template <class F>
+F log10_f64(F x) {
+  return log_base_f64(x, kLog10e, kLog10TwoHi, kLog10TwoLo);
+}
+
 // cbrt |x| = t r**2 with r = 1 / cbrt(t): rcbrt_seed's estimate (within
 // 2**-4.87) and three Newton steps r + r (1 - t r**3) / 3, no division, to
 // within 2**-32; then y = t r**2 takes one Newton step y - (y**3 - t) r**2 /
