@@ -121,7 +121,7 @@ TEST_F(MathRecipes, EveryRecipeIsWithinItsBoundOfLongDouble) {
     if (row.arity != 1 || row.dtype != DType::f32 || (only && row.math != only)) continue;
     const Truth* truth = truth_of(row.math);
     ASSERT_NE(truth, nullptr) << row.math << " has a recipe but no oracle here";
-    const math::recipes::UnaryF32 f = math::recipes::scalar_unary(row.math);
+    const math::recipes::Unary<float> f = math::recipes::scalar_unary<float>(row.math);
     ASSERT_NE(f, nullptr) << row.math << " has a recipe";
     double worst = 0;
     float worst_x = 0;
@@ -159,10 +159,10 @@ std::vector<double> f64_samples() {
 
 TEST_F(MathRecipes, EveryF64RecipeIsWithinItsBoundOfLongDouble) {
   for (const math::recipes::RecipeRow& row : math::recipes::kRecipes) {
-    if (row.dtype != DType::f64) continue;
+    if (row.dtype != DType::f64 || row.arity != 1) continue;
     const Truth* truth = truth_of(row.math);
     ASSERT_NE(truth, nullptr) << row.math << " has a recipe but no oracle here";
-    const math::recipes::UnaryF64 f = math::recipes::scalar_unary_f64(row.math);
+    const math::recipes::Unary<double> f = math::recipes::scalar_unary<double>(row.math);
     ASSERT_NE(f, nullptr) << row.math;
     double worst = 0, worst_x = 0;
     for (double x : f64_samples()) {
@@ -176,7 +176,7 @@ TEST_F(MathRecipes, EveryF64RecipeIsWithinItsBoundOfLongDouble) {
 }
 
 TEST_F(MathRecipes, PowIsWithinItsBoundOfLongDouble) {
-  const math::recipes::BinaryF32 f = math::recipes::scalar_binary("pow");
+  const math::recipes::Binary<float> f = math::recipes::scalar_binary<float>("pow");
   ASSERT_NE(f, nullptr);
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> xs = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 0.5f, -0.5f, 3.0f, -3.0f,
@@ -200,27 +200,36 @@ TEST_F(MathRecipes, PowIsWithinItsBoundOfLongDouble) {
   EXPECT_LE(worst, math::recipes::kWidened) << "pow(" << wx << ", " << wy << ") = " << f(wx, wy);
 }
 
-TEST_F(MathRecipes, Atan2IsWithinItsBoundOfLongDouble) {
-  const math::recipes::BinaryF32 f = math::recipes::scalar_binary("atan2");
+// atan2 in T (float or double) on every pairing of special values (C99
+// F.9.1.4: signed zeros, infinities), of values whose quotient is near 1,
+// and random ones of every size; the most it is from long double's.
+template <class T>
+void expect_atan2_within_bound() {
+  using Limits = std::numeric_limits<T>;
+  const math::recipes::Binary<T> f = math::recipes::scalar_binary<T>("atan2");
   ASSERT_NE(f, nullptr);
-  const float inf = std::numeric_limits<float>::infinity();
-  // Every pairing of special values (C99 F.9.1.4: signed zeros, infinities),
-  // of values whose quotient is near 1, and random ones of every size.
-  std::vector<float> vs = {0.0f, -0.0f, 1.0f, -1.0f, inf, -inf, FLT_TRUE_MIN, -FLT_TRUE_MIN, FLT_MIN, FLT_MAX, -FLT_MAX,
-                           std::nextafter(1.0f, 2.0f), std::nextafter(1.0f, 0.0f), 0.5f, 2.0f, 3.0f, -7.5f};
+  const T inf = Limits::infinity(), one = 1;
+  std::vector<T> vs = {0, -T{0}, 1, -1, inf, -inf, Limits::denorm_min(), -Limits::denorm_min(), Limits::min(),
+                       Limits::max(), -Limits::max(), std::nextafter(one, T{2}), std::nextafter(one, T{0}),
+                       T{0.5}, 2, 3, T{-7.5}, T{0.41421356237309503}, T{2.414213562373095}};
   std::mt19937 rng(3);
-  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
-  std::uniform_int_distribution<int> exponent(-140, 127);
-  for (int i = 0; i < 300; ++i) vs.push_back((i % 2 ? -1.0f : 1.0f) * std::ldexp(mantissa(rng), exponent(rng)));
+  std::uniform_real_distribution<T> mantissa(1, 2);
+  std::uniform_int_distribution<int> exponent(Limits::min_exponent - Limits::digits, Limits::max_exponent - 1);
+  for (int i = 0; i < 300; ++i) vs.push_back((i % 2 ? -one : one) * std::ldexp(mantissa(rng), exponent(rng)));
   for (int i = 0; i < 100; ++i) vs.push_back(i % 2 ? mantissa(rng) : -mantissa(rng));
   double worst = 0;
-  float wy = 0, wx = 0;
-  for (float y : vs)
-    for (float x : vs) {
+  T wy = 0, wx = 0;
+  for (T y : vs)
+    for (T x : vs) {
       const double e = ulps(f(y, x), std::atan2(static_cast<long double>(y), static_cast<long double>(x)));
       if (e > worst || std::isnan(e)) worst = e, wy = y, wx = x;
     }
   EXPECT_LE(worst, 2.0) << "atan2(" << wy << ", " << wx << ") = " << f(wy, wx);
+}
+
+TEST_F(MathRecipes, Atan2IsWithinItsBoundOfLongDouble) {
+  expect_atan2_within_bound<float>();
+  expect_atan2_within_bound<double>();
 }
 
 // The first element whose bits differ (NaNs: any NaN), or "", in floats
@@ -284,9 +293,12 @@ TEST_F(MathRecipes, KernelsGiveTheReferenceBits) {
     for (std::size_t i = 0; i < 1024; ++i)
       static_cast<double*>(doubles.data())[i] = samples[i < 32 ? i : i * (samples.size() / 1024)];
     for (const math::recipes::RecipeRow& row : math::recipes::kRecipes)
-      if (row.dtype == DType::f64)
+      if (row.dtype == DType::f64 && row.arity == 1)
         expect_kernel_equals_reference(parse_expression(std::string(truth_of(row.math)->op) + "(x)", {{"x", doubles}}),
                                        std::string(row.math) + " f64, stream " + stream);
+    const TensorView flipped = index(doubles, {Slice{std::nullopt, std::nullopt, -1}});
+    expect_kernel_equals_reference(parse_expression("arctan2(x, y)", {{"x", doubles}, {"y", flipped}}),
+                                   std::string("arctan2 f64, stream ") + stream);
   }
 }
 

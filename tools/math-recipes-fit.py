@@ -15,6 +15,12 @@ header's recipe computes it (in exact arithmetic, so only the fit's error):
   atan(z)  = z + z**3 a(z**2),       |z| <= 1              (f32: degree 9)
   asin(x)  = x + x**3 b(x**2),       |x| <= 1/2            (f32: degree 5)
 
+and src/core/f64_math.h's (f64, NOTE: [F64 math]):
+
+  expm1(r) = r + r**2 g(r),          |r| <= ln2 / 2        (g: degree 10)
+  ln(m)    = 2t + t**3 h(t**2),      as above              (h: degree 6)
+  sinh(x)  = x + x**3 q(x**2),       |x| <= 1              (q: degree 6)
+
 Run:  /usr/bin/python3 tools/math-recipes-fit.py
 """
 import mpmath as mp
@@ -124,3 +130,11 @@ print("{" + ", ".join(repr(v) for v in a32) + "}")
 b32 = fit(b_true, 0, half**2, 5)
 show("b32, degree 5", b32, worst(mp.asin, lambda x: x + x**3 * horner(b32, x * x), mp.mpf(2)**-20, half))
 print("{" + ", ".join(repr(v) for v in b32) + "}")
+
+# f64 (NOTE: [F64 math]): printed as hex doubles.
+g64 = fit(g_true, -half_ln2, half_ln2, 10)
+show("g64, degree 10", g64, worst(mp.expm1, lambda r: r + r * r * horner(g64, mp.mpf(r)), -half_ln2, half_ln2, 4001))
+h64 = fit(h_true, 0, t_max**2, 6)
+show("h64, degree 6", h64, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t**3 * horner(h64, t * t), -t_max, t_max, 4001))
+q64 = fit(q_true, 0, 1, 6)
+show("q64, degree 6", q64, worst(mp.sinh, lambda x: x + x**3 * horner(q64, x * x), mp.mpf(2)**-20, 1, 4001))

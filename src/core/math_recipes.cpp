@@ -15,27 +15,30 @@ T unary(T x) {
   return run(R, x);
 }
 
-template <Recipe R>
-float binary(float x, float y) {
+template <Recipe R, class T>
+T binary(T x, T y) {
   return run(R, x, y);
 }
 
-// The instance of `unary` (an enumerator before kFirstBinary, in float or
-// double) or `binary` (from it on) for r.
+// The instance of `unary` (an enumerator before kFirstBinary) or `binary`
+// (from it on) for r, in T.
 constexpr std::size_t kBinaryFrom = static_cast<std::size_t>(kFirstBinary);
 constexpr std::size_t kRecipeCount = static_cast<std::size_t>(Recipe::pow) + 1;
 template <class T, std::size_t... I>
-auto unary_of(Recipe r, std::index_sequence<I...>) {
-  T (*fn)(T) = nullptr;
+Unary<T> unary_of(Recipe r, std::index_sequence<I...>) {
+  Unary<T> fn = nullptr;
   ((r == static_cast<Recipe>(I) ? (fn = &unary<static_cast<Recipe>(I), T>, 0) : 0), ...);
   return fn;
 }
-template <std::size_t... I>
-BinaryF32 binary_of(Recipe r, std::index_sequence<I...>) {
-  BinaryF32 fn = nullptr;
-  ((r == static_cast<Recipe>(kBinaryFrom + I) ? (fn = &binary<static_cast<Recipe>(kBinaryFrom + I)>, 0) : 0), ...);
+template <class T, std::size_t... I>
+Binary<T> binary_of(Recipe r, std::index_sequence<I...>) {
+  Binary<T> fn = nullptr;
+  ((r == static_cast<Recipe>(kBinaryFrom + I) ? (fn = &binary<static_cast<Recipe>(kBinaryFrom + I), T>, 0) : 0), ...);
   return fn;
 }
+
+constexpr DType precision_of_type(float) { return DType::f32; }
+constexpr DType precision_of_type(double) { return DType::f64; }
 
 }  // namespace
 
@@ -43,19 +46,21 @@ std::optional<Recipe> recipe_for(std::string_view math, int arity, DType dtype) 
   return host_has_fma() ? recipe_of(math, arity, dtype) : std::nullopt;
 }
 
-UnaryF32 scalar_unary(std::string_view math) {
-  const auto r = recipe_for(math, 1, DType::f32);
-  return r ? unary_of<float>(*r, std::make_index_sequence<kBinaryFrom>{}) : nullptr;
+template <class T>
+Unary<T> scalar_unary(std::string_view math) {
+  const auto r = recipe_for(math, 1, precision_of_type(T{}));
+  return r ? unary_of<T>(*r, std::make_index_sequence<kBinaryFrom>{}) : nullptr;
 }
 
-BinaryF32 scalar_binary(std::string_view math) {
-  const auto r = recipe_for(math, 2, DType::f32);
-  return r ? binary_of(*r, std::make_index_sequence<kRecipeCount - kBinaryFrom>{}) : nullptr;
+template <class T>
+Binary<T> scalar_binary(std::string_view math) {
+  const auto r = recipe_for(math, 2, precision_of_type(T{}));
+  return r ? binary_of<T>(*r, std::make_index_sequence<kRecipeCount - kBinaryFrom>{}) : nullptr;
 }
 
-UnaryF64 scalar_unary_f64(std::string_view math) {
-  const auto r = recipe_for(math, 1, DType::f64);
-  return r ? unary_of<double>(*r, std::make_index_sequence<kBinaryFrom>{}) : nullptr;
-}
+template Unary<float> scalar_unary<float>(std::string_view);
+template Unary<double> scalar_unary<double>(std::string_view);
+template Binary<float> scalar_binary<float>(std::string_view);
+template Binary<double> scalar_binary<double>(std::string_view);
 
 }  // namespace bcast::math::recipes

@@ -8,7 +8,7 @@
 
 #include "bcast/dtype.h"
 
-#include "f32_inverse_trig.h"
+#include "inverse_trig.h"
 #include "f32_math.h"
 #include "f64_math.h"
 #include "widened_math.h"
@@ -45,7 +45,7 @@ namespace bcast::math::recipes {
 enum class Recipe {
   expm1, log1p, tanh, sinh, cosh, exp2, log2, log10, atan, asin, acos, cbrt, asinh, acosh, atanh, cbrt_f64, exp_f64,
   log_f64, log2_f64, log10_f64, expm1_f64, sinh_f64, cosh_f64, tanh_f64,
-  log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan2, pow
+  log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, atan2, atan2_f64, pow
 };
 inline constexpr Recipe kFirstBinary = Recipe::atan2;
 
@@ -79,19 +79,23 @@ inline constexpr RecipeRow kRecipes[] = {
     {"acosh", Recipe::acosh, 1, DType::f32, kWidened},
     {"atanh", Recipe::atanh, 1, DType::f32, kWidened},
     {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0},  // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
-    {"exp", Recipe::exp_f64, 1, DType::f64, 1.0},
-    {"log", Recipe::log_f64, 1, DType::f64, 1.0},
-    {"log2", Recipe::log2_f64, 1, DType::f64, 2.0},
-    {"log10", Recipe::log10_f64, 1, DType::f64, 2.0},
-    {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0},
-    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0},
-    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0},
-    {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},
-    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0},
-    {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},
-    {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0},
-    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},
+    {"exp", Recipe::exp_f64, 1, DType::f64, 1.0},      // f64: 0.729
+    {"log", Recipe::log_f64, 1, DType::f64, 1.0},      // f64: 0.774
+    {"log2", Recipe::log2_f64, 1, DType::f64, 2.0},    // f64: 0.965
+    {"log10", Recipe::log10_f64, 1, DType::f64, 2.0},  // f64: 1.017
+    {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0},  // f64: 0.997
+    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0},    // f64: 1.514
+    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0},    // f64: 1.074
+    {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},    // f64: 0.856
+    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0},  // f64: 1.188
+    {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},  // f64: 1.259
+    {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0},  // f64: 1.262
+    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},  // f64: 1.116
+    {"atan", Recipe::atan_f64, 1, DType::f64, 2.0},
+    {"asin", Recipe::asin_f64, 1, DType::f64, 2.0},
+    {"acos", Recipe::acos_f64, 1, DType::f64, 2.0},
     {"atan2", Recipe::atan2, 2, DType::f32, 2.0},  // special and random pairs (MathRecipes.Atan2...)
+    {"atan2", Recipe::atan2_f64, 2, DType::f64, 2.0},
     {"pow", Recipe::pow, 2, DType::f32, kWidened},
 };
 
@@ -102,29 +106,16 @@ constexpr std::optional<Recipe> recipe_of(std::string_view math, int arity, DTyp
   return std::nullopt;
 }
 
-// Runs f64 recipe `r` on lanes of type F (double, or the JIT's).
-template <class F>
-F run_f64(Recipe r, F x) {
-  switch (r) {
-    case Recipe::exp_f64: return exp_f64(x);
-    case Recipe::log_f64: return log_f64(x);
-    case Recipe::log2_f64: return log2_f64(x);
-    case Recipe::log10_f64: return log10_f64(x);
-    case Recipe::expm1_f64: return expm1_f64(x);
-    case Recipe::sinh_f64: return sinh_f64(x);
-    case Recipe::cosh_f64: return cosh_f64(x);
-    case Recipe::tanh_f64: return tanh_f64(x);
-    case Recipe::log1p_f64: return log1p_f64(x);
-    case Recipe::asinh_f64: return asinh_f64(x);
-    case Recipe::acosh_f64: return acosh_f64(x);
-    case Recipe::atanh_f64: return atanh_f64(x);
-    default: return cbrt_f64(x);
-  }
+// The precision recipe `r` computes in: its row's.
+constexpr DType precision_of(Recipe r) {
+  for (const RecipeRow& row : kRecipes)
+    if (row.recipe == r) return row.dtype;
+  return DType::f32;
 }
 
-// Runs recipe `r` on lanes of type F (float, double, or the JIT's).
+// Runs f32 recipe `r` on lanes of type F (float, or the JIT's).
 template <class F>
-F run(Recipe r, F x) {
+F run_f32(Recipe r, F x) {
   switch (r) {
     case Recipe::expm1: return expm1_f32(x);
     case Recipe::log1p: return log1p_f32(x);
@@ -137,36 +128,59 @@ F run(Recipe r, F x) {
     case Recipe::atan: return atan_f32(x);
     case Recipe::asin: return asin_f32(x);
     case Recipe::acos: return acos_f32(x);
-    case Recipe::cbrt:  // its seed is an f32 step: not instantiated on doubles
-      if constexpr (!std::is_same_v<F, double>) return cbrt_f32(x);
-      break;
+    case Recipe::cbrt: return cbrt_f32(x);
     case Recipe::asinh: return asinh_f32(x);
     case Recipe::acosh: return acosh_f32(x);
     case Recipe::atanh: return atanh_f32(x);
-    case Recipe::cbrt_f64:
-    case Recipe::exp_f64:
-    case Recipe::log_f64:
-    case Recipe::log2_f64:
-    case Recipe::log10_f64:
-    case Recipe::expm1_f64:
-    case Recipe::sinh_f64:
-    case Recipe::cosh_f64:
-    case Recipe::tanh_f64:
-    case Recipe::log1p_f64:
-    case Recipe::asinh_f64:
-    case Recipe::acosh_f64:
-    case Recipe::atanh_f64:
-      if constexpr (!std::is_same_v<F, float>) return run_f64(r, x);  // f64 steps: not instantiated on floats
-      break;
-    case Recipe::atan2:
-    case Recipe::pow: break;
+    default: return x;  // not an f32 recipe of one argument
   }
-  return x;  // not reached: recipe_of gives these for two arguments only
+}
+
+// Runs f64 recipe `r` on lanes of type F (double, or the JIT's).
+template <class F>
+F run_f64(Recipe r, F x) {
+  switch (r) {
+    case Recipe::cbrt_f64: return cbrt_f64(x);
+    case Recipe::exp_f64: return exp_f64(x);
+    case Recipe::log_f64: return log_f64(x);
+    case Recipe::log2_f64: return log2_f64(x);
+    case Recipe::log10_f64: return log10_f64(x);
+    case Recipe::expm1_f64: return expm1_f64(x);
+    case Recipe::sinh_f64: return sinh_f64(x);
+    case Recipe::cosh_f64: return cosh_f64(x);
+    case Recipe::tanh_f64: return tanh_f64(x);
+    case Recipe::log1p_f64: return log1p_f64(x);
+    case Recipe::asinh_f64: return asinh_f64(x);
+    case Recipe::acosh_f64: return acosh_f64(x);
+    case Recipe::atanh_f64: return atanh_f64(x);
+    case Recipe::atan_f64: return atan_f64(x);
+    case Recipe::asin_f64: return asin_f64(x);
+    case Recipe::acos_f64: return acos_f64(x);
+    default: return x;  // not an f64 recipe of one argument
+  }
+}
+
+// Runs recipe `r` on lanes of type F (float, double, or the JIT's): each
+// precision's recipes are instantiated on its own lanes only (their steps
+// on bits are the format's).
+template <class F>
+F run(Recipe r, F x) {
+  if (precision_of(r) == DType::f64) {
+    if constexpr (!std::is_same_v<F, float>) return run_f64(r, x);
+  } else {
+    if constexpr (!std::is_same_v<F, double>) return run_f32(r, x);
+  }
+  return x;  // not reached: recipe_of gives each precision its own
 }
 
 template <class F>
 F run(Recipe r, F x, F y) {
-  return r == Recipe::pow ? pow_f32(x, y) : r == Recipe::atan2 ? atan2_f32(x, y) : x;
+  if (r == Recipe::atan2_f64) {
+    if constexpr (!std::is_same_v<F, float>) return atan2_f64(x, y);
+  } else if constexpr (!std::is_same_v<F, double>) {
+    return r == Recipe::pow ? pow_f32(x, y) : atan2_f32(x, y);
+  }
+  return x;
 }
 
 // The recipe both tiers use for `math` in `dtype`: recipe_of's, on a host
@@ -175,11 +189,13 @@ std::optional<Recipe> recipe_for(std::string_view math, int arity, DType dtype);
 
 // The reference evaluator's recipes (math_recipes.cpp): the f32 or f64
 // function of `math`, or null where bcast has no recipe.
-using UnaryF32 = float (*)(float);
-using BinaryF32 = float (*)(float, float);
-using UnaryF64 = double (*)(double);
-UnaryF32 scalar_unary(std::string_view math);
-BinaryF32 scalar_binary(std::string_view math);
-UnaryF64 scalar_unary_f64(std::string_view math);
+template <class T>
+using Unary = T (*)(T);
+template <class T>
+using Binary = T (*)(T, T);
+template <class T>  // float or double
+Unary<T> scalar_unary(std::string_view math);
+template <class T>
+Binary<T> scalar_binary(std::string_view math);
 
 }  // namespace bcast::math::recipes

@@ -28,12 +28,9 @@ namespace bcast::detail {
 template <UnaryOp U, class T>
 T math_function(T x) {
   static_assert(!row(U).math.empty(), "math_function computes the rows with a `math` name");
-  if constexpr (std::is_same_v<T, float>) {
-    static const math::recipes::UnaryF32 recipe = math::recipes::scalar_unary(row(U).math);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    static const math::recipes::Unary<T> recipe = math::recipes::scalar_unary<T>(row(U).math);
     if (recipe) return math::one_nan(recipe(x), x, x);  // its own range: no guard
-  } else if constexpr (std::is_same_v<T, double>) {
-    static const math::recipes::UnaryF64 recipe = math::recipes::scalar_unary_f64(row(U).math);
-    if (recipe) return math::one_nan(recipe(x), x, x);
   }
   static const math::Unary<T> f = math::unary<T>(row(U).math);
   return math::guarded(row(U).math, f, x);
@@ -43,8 +40,8 @@ template <Op O, class T>
 T math_function(T a, T b) {
   static_assert(!row(O).math.empty(), "math_function computes the rows with a `math` name");
   static const math::Binary<T> f = [] {
-    if constexpr (std::is_same_v<T, float>) {
-      if (const math::recipes::BinaryF32 recipe = math::recipes::scalar_binary(row(O).math)) return recipe;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (const math::recipes::Binary<T> recipe = math::recipes::scalar_binary<T>(row(O).math)) return recipe;
     }
     return math::binary<T>(row(O).math);
   }();

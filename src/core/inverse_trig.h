@@ -1,0 +1,229 @@
+// The inverse trigonometric functions atan, atan2, asin and acos in f32
+// arithmetic (NOTE: [F32 math]) and in f64 (NOTE: [F64 math]): recipes over
+// the lanes of math_lanes.h (NOTE: [Math recipes]), one body per function
+// for both precisions, which differ in their polynomials, their constants
+// and how far atan reduces its argument (a precision's `Trig` row).
+// LLVM-free.
+#pragma once
+
+#include "f32_math.h"
+#include "f64_math.h"
+
+namespace bcast::math::recipes {
+
+// ---- The polynomials (tools/math-recipes-fit.py) ----
+
+// atan(q) = q + q**3 a(q**2) for q in [0, 1]: within 2**-29.1.
+inline constexpr double kAtanA32[] = {-0.3333333308107325, 0.19999949321141888, -0.1428400379473353,
+                                      0.11088261628735159, -0.08931826777381315, 0.07031914250029966,
+                                      -0.04896051402709067, 0.026305001110062377, -0.009144629760592396,
+                                      0.0014886919393047597};
+// asin(x) = x + x**3 b(x**2) for |x| <= 1/2: within 2**-29.9.
+inline constexpr double kAsinB32[] = {0.16666666337430908, 0.07500094543497424, 0.04459940152851218,
+                                      0.03110066273549457, 0.017149238357677253, 0.03369084720283012};
+// f64: atan on |q| <= tan(pi/8) (within 2**-57.0), asin on |x| <= 1/2
+// (within 2**-57.4).
+inline constexpr double kAtanA64[] = {-0x1.5555555555555p-2, 0x1.999999999934cp-3,  -0x1.2492492436201p-3,
+                                      0x1.c71c71853d7fap-4,  -0x1.745d0b28a7e37p-4, 0x1.3b1263064f6b9p-4,
+                                      -0x1.10fa77b1a6d57p-4, 0x1.dfe6497e96323p-5,  -0x1.a0999c632b6edp-5,
+                                      0x1.4162c02b1dda3p-5,  -0x1.3a31b1c0fd3b7p-6};
+inline constexpr double kAsinB64[] = {0x1.5555555555556p-3, 0x1.3333333332ecap-4, 0x1.6db6db6e31f13p-5,
+                                      0x1.f1c71c1db0623p-6, 0x1.6e8bb1c8209a2p-6, 0x1.1c4d35cf95421p-6,
+                                      0x1.c9cf07674736ap-7, 0x1.782651caa6547p-7, 0x1.52420b04b37bep-7,
+                                      0x1.65a9c4dfcf8b2p-8, 0x1.1d189408314eep-6, -0x1.e6aaa8a0a04ccp-7,
+                                      0x1.d72b2bc8155f8p-6};
+
+// ---- Each precision's row ----
+
+// f32: pi / 2 and pi as a float and the float nearest the rest; atan(n /
+// d) from q = n / d in [0, 1] and its rounding error q_lo = (n - q d) / d
+// (an FMA), atan(q + q_lo) = q + (q_lo / (1 + q**2) + q**3 a(q**2)), the
+// quotient's correction to first order (1 / (1 + q**2) by a line: the
+// correction is 2**-24 of q, the line within an eighth of it).
+struct Trig32 {
+  static constexpr double kHalfPiHi = 0x1.921fb6p+0, kHalfPiLo = -0x1.777a5cp-25;
+  static constexpr double kPiHi = 0x1.921fb6p+1, kPiLo = -0x1.777a5cp-24;
+
+  // k pi / 2 + sign atan(n / d) for 0 <= n <= d, d > 0 (other lanes: any
+  // value), k = 0, 1, 2 and sign +-1: the sum rounds twice, first the large
+  // part and then the small ones, within 1.2 ULP by the errors' bound.
+  template <class F>
+  static F atan_quotient(F n, F d, F k, F sign) {
+    F q = n / d;
+    F q_lo = fma(-q, d, n) / d;
+    q_lo = select(q_lo == q_lo, q_lo, splat(n, 0.0));  // d infinite: q is 0, exactly
+    F s = q * q;
+    F small = fma(q * s, estrin(s, kAtanA32), fma(s, splat(n, -0.5), splat(n, 1.0)) * q_lo);
+    F large = fma(k, splat(n, kHalfPiHi), sign * q);
+    return large + fma(k, splat(n, kHalfPiLo), sign * small);
+  }
+  template <class F>
+  static F asin_poly(F s) {
+    return horner(s, kAsinB32);
+  }
+};
+
+// f64: pi / 4 in two parts, the high one of 45 bits (small multiples of it
+// are exact); atan(n / d) reduced once more past tan(pi/8), atan(n / d) =
+// pi/4 + atan((n - d) / (n + d)), so that |q| <= tan(pi/8) and a degree-10
+// polynomial serves, and one division: q = num (1 / den), which q_lo, the
+// residual over den, corrects. q_lo takes in the rounding errors of n - d
+// and n + d too (fast two-sums: d >= n; without them, 1.7 ULP), and the sum
+// with k pi / 2 keeps its error (below 1, where an ULP is half the sum's,
+// 1.5 ULP without). n and d are halved near the top of the range, where n
+// + d would overflow, and scaled up near the bottom, where 1 / d would.
+struct Trig64 {
+  static constexpr double kHalfPiHi = 0x1.921fb54442d18p+0, kHalfPiLo = 0x1.1a62633145c07p-54;
+  static constexpr double kPiHi = 0x1.921fb54442d18p+1, kPiLo = 0x1.1a62633145c07p-53;
+  static constexpr double kQuarterPiHi = 0x1.921fb54442d00p-1, kQuarterPiLo = 0x1.8469898cc5170p-49;
+  static constexpr double kTanEighthPi = 0x1.a827999fcef32p-2;
+
+  template <class F>
+  static F atan_quotient(F n, F d, F k, F sign) {
+    F zero = splat(n, 0.0);
+    auto past = n > d * splat(n, kTanEighthPi);
+    F h = select(d > splat(n, 0x1p1022), splat(n, 0.5), select(d < splat(n, 0x1p-1000), splat(n, 0x1p100), splat(n, 1.0)));
+    F nh = n * h, dh = d * h;  // exact
+    const TwoSum<F> minus = fast_two_sum(-dh, nh), plus = fast_two_sum(dh, nh);
+    F num = select(past, minus.sum, nh), den = select(past, plus.sum, dh);
+    F reciprocal = splat(n, 1.0) / den;
+    F q = num * reciprocal;  // within about an ULP; q_lo makes up the rest
+    F q_lo = (fma(-q, den, num) + select(past, minus.error - q * plus.error, zero)) * reciprocal;
+    q_lo = select(q_lo == q_lo, q_lo, zero);  // d infinite: q is 0, exactly
+    F s = q * q;
+    // k pi/2 + sign (pi/4 + atan q) = quarters pi/4 + sign atan q, and
+    // atan(q + q_lo) = q + q_lo / (1 + q**2) + ... (1 / (1 + q**2) by 1 - q**2: within 3%).
+    F quarters = k + k + select(past, sign, zero);
+    F small = fma(q * s, estrin(s, kAtanA64), fma(-s, q_lo, q_lo));
+    F base = quarters * splat(n, kQuarterPiHi);  // exact
+    const TwoSum<F> large = fast_two_sum(base, sign * q);  // |base| >= |q| where base is not 0
+    return large.sum + (large.error + fma(quarters, splat(n, kQuarterPiLo), sign * small));
+  }
+  template <class F>
+  static F asin_poly(F s) {
+    return estrin(s, kAsinB64);
+  }
+};
+
+// ---- Inverse tangents ----
+
+// atan |x| = atan(|x| / 1), or pi/2 - atan(1 / |x|) above 1; the sign is
+// x's. NaN passes (as q), +-inf gives +-pi/2, -0 stays -0.
+template <class P, class F>
+F atan_of(F x) {
+  F t = fabs(x);
+  auto above = t > splat(x, 1.0);
+  F one = splat(x, 1.0), zero = splat(x, 0.0);
+  F r = P::atan_quotient(select(above, one, t), select(above, t, one), select(above, one, zero),
+                         select(above, -one, one));
+  return copysign(select(t == splat(x, kInf), splat(x, P::kHalfPiHi), r), x);
+}
+template <class F>
+F atan_f32(F x) {
+  return atan_of<Trig32>(x);
+}
+template <class F>
+F atan_f64(F x) {
+  return atan_of<Trig64>(x);
+}
+
+// atan2(y, x) from atan(min / max) of |x| and |y|, by quadrant: pi/2 - a
+// where |y| > |x|, then pi - that where x is negative (-0 too), y's sign.
+// C99 F.9.1.4's special values: both zeros (0 or pi), both infinities
+// (pi/4 or 3pi/4), NaN.
+template <class P, class F>
+F atan2_of(F y, F x) {
+  F ax = fabs(x), ay = fabs(y);
+  F one = splat(x, 1.0), zero = splat(x, 0.0);
+  auto steep = ay > ax;
+  auto left = copysign(one, x) < zero;
+  F n = select(steep, ax, ay), d = select(steep, ay, ax);
+  // 0 / 0 is atan 0; inf / inf is atan 1; a finite / inf is 0 already.
+  auto both_zero = d == zero, both_inf = n == splat(x, kInf);
+  n = select(both_inf, one, select(both_zero, zero, n));
+  d = select(both_inf || both_zero, one, d);
+  // k pi/2 + sign a: a (k 0, +), pi/2 - a (1, -), pi - a (2, -), pi/2 + a (1, +).
+  F k = select(steep, one, select(left, splat(x, 2.0), zero));
+  F sign = select(steep, select(left, one, -one), select(left, -one, one));
+  F r = copysign(P::atan_quotient(n, d, k, sign), y);
+  return select(x != x || y != y, x + y, r);
+}
+template <class F>
+F atan2_f32(F y, F x) {
+  return atan2_of<Trig32>(y, x);
+}
+template <class F>
+F atan2_f64(F y, F x) {
+  return atan2_of<Trig64>(y, x);
+}
+
+// ---- Inverse sine and cosine ----
+
+// asin(sqrt(w)) = s + tail for w in [0, 1/4]: s = sqrt(w) rounded, and its
+// error (w - s**2) / 2s (exact in the FMA, to first order) plus s**3 b(w).
+template <class V>
+struct RootAsin {
+  V s;
+  V tail;
+};
+template <class P, class F>
+RootAsin<F> asin_of_root(F w) {
+  F s = sqrt(w);
+  F s_lo = fma(-s, s, w) / (s + s);
+  s_lo = select(s_lo == s_lo, s_lo, splat(w, 0.0));  // w = 0
+  return {s, fma(s * w, P::asin_poly(w), s_lo)};
+}
+
+// k - 2 asin(sqrt(w)) for k (pi/2 or pi) in two parts: k_hi - 2s rounds,
+// and its error (Fast2Sum: k_hi > 2s) joins the small terms, so the result
+// rounds about once.
+template <class F>
+F minus_twice(F k_hi, F k_lo, RootAsin<F> a) {
+  F two_s = a.s + a.s;
+  F large = k_hi - two_s;
+  F error = (k_hi - large) - two_s;
+  return large + (error + (k_lo - (a.tail + a.tail)));
+}
+
+// asin |x|: the series to 1/2, above it pi/2 - 2 asin(sqrt((1 - |x|) / 2))
+// (1 - |x| exact). The sign is x's; NaN and |x| > 1 (a negative root) are NaN.
+template <class P, class F>
+F asin_of(F x) {
+  F t = fabs(x);
+  F s = t * t;
+  F series = fma(t * s, P::asin_poly(s), t);
+  F reduced = minus_twice(splat(x, P::kHalfPiHi), splat(x, P::kHalfPiLo),
+                          asin_of_root<P>((splat(x, 1.0) - t) * splat(x, 0.5)));
+  return copysign(select(t > splat(x, 0.5), reduced, series), x);
+}
+template <class F>
+F asin_f32(F x) {
+  return asin_of<Trig32>(x);
+}
+template <class F>
+F asin_f64(F x) {
+  return asin_of<Trig64>(x);
+}
+
+// acos x: pi/2 - asin x to |x| = 1/2; above, 2 asin(sqrt((1 - x) / 2)), and
+// below -1/2, pi - 2 asin(sqrt((1 + x) / 2)). NaN and |x| > 1 are NaN.
+template <class P, class F>
+F acos_of(F x) {
+  F t = fabs(x);
+  F s = x * x;
+  F middle = splat(x, P::kHalfPiHi) + (splat(x, P::kHalfPiLo) - fma(x * s, P::asin_poly(s), x));
+  const RootAsin<F> a = asin_of_root<P>((splat(x, 1.0) - t) * splat(x, 0.5));
+  F right = (a.s + a.tail) * splat(x, 2.0);
+  F left = minus_twice(splat(x, P::kPiHi), splat(x, P::kPiLo), a);
+  return select(t > splat(x, 0.5), select(x > splat(x, 0.0), right, left), middle);
+}
+template <class F>
+F acos_f32(F x) {
+  return acos_of<Trig32>(x);
+}
+template <class F>
+F acos_f64(F x) {
+  return acos_of<Trig64>(x);
+}
+
+}  // namespace bcast::math::recipes
