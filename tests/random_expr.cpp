@@ -117,11 +117,15 @@ class Generator {
     const Op op = o_.complex_ops ? kComplexOps[pick(0, static_cast<int>(std::size(kComplexOps)) - 1)] : kOps[k];
     const Node a = node(depth + 1);
     Node b = node(depth + 1);
-    // NOTE: [Negative integer exponents]: a call reads an integer power's
-    // exponent leaf and refuses a negative one; an exponent computed by a
-    // node (here a copy) keeps the kernel's rule, which the oracle knows.
-    if (op == Op::pow)
-      b = {expr::apply(UnaryOp::copy, b.expr), "copy(" + b.text + ")", oracle_expr::apply(UnaryOp::copy, b.oracle)};
+    // NOTE: [Negative integer exponents]: a call refuses an integer power
+    // whose exponent has a negative element, a leaf or computed; here the
+    // exponent is computed and never negative, where(b < 0, 0, b).
+    if (op == Op::pow) {
+      const Node negative{expr::apply(Op::lt, b.expr, Expr(0)), "lt(" + b.text + ",0)",
+                          oracle_expr::apply(Op::lt, b.oracle, oracle_expr::weak(std::int64_t{0}))};
+      b = {expr::where(negative.expr, Expr(0), b.expr), "where(" + negative.text + ",0," + b.text + ")",
+           oracle_expr::apply(TernaryOp::where, negative.oracle, oracle_expr::weak(std::int64_t{0}), b.oracle)};
+    }
     const std::string name(op_name(op));
     return {expr::apply(op, a.expr, b.expr), name + "(" + a.text + "," + b.text + ")",
             oracle_expr::apply(op, a.oracle, b.oracle)};

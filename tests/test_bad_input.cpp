@@ -392,6 +392,17 @@ const std::vector<BadCase>& bad_cases() {
        "expression 'x**2+x**n': the exponent n is negative: integers to negative integer powers are not allowed, as "
        "in NumPy (make the base or the exponent a float)",
        &Fixture::i8_2},
+      {"expression_power_of_integers_to_a_computed_negative_exponent",
+       [](Fixture& f) {
+         Tensor n(DType::i8, {2});
+         test::set(n, 0, 3);
+         test::set(n, 1, 1);
+         evaluate(parse_expression("x ** (n - 2)", {{"x", f.i8_2}, {"n", n}}), f.i8_2);
+       },
+       ErrorKind::value,
+       "expression 'x**(n-2)': the exponent n-2 has the negative value -1 (element 1 in C order): integers to "
+       "negative integer powers are not allowed, as in NumPy (make the base or the exponent a float)",
+       &Fixture::i8_2},
       {"expression_attribute_other_than_real_imag_conj",
        [](Fixture& f) { (void)parse_expression("x.shape", {{"x", f.f32_2}}); }, ErrorKind::value,
        "expression \"x.shape\": at position 2: after '.' an operand takes real, imag or conj()", kNoOutput},

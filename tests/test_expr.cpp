@@ -253,6 +253,34 @@ TEST(Expr, ChainsEqualTheirOpsOneByOne) {
   }
 }
 
+// NOTE: [Negative integer exponents]: an exponent computed in the
+// expression is computed first, and a negative element refused before
+// anything is written, on every run of a prepared expression too.
+TEST(Expr, AComputedIntegerExponentIsCheckedOnEveryRun) {
+  Tensor x(DType::i64, {1, 3}), n(DType::i64, {2, 1});
+  for (int i = 0; i < 3; ++i) test::set(x, i, i + 2);  // 2 3 4
+  test::set(n, 0, 1);
+  test::set(n, 1, 3);
+  const PreparedExpr p = prepare(parse_expression("x ** (n - 1)", {{"x", x}, {"n", n}}));
+  const Tensor r = p();
+  const std::int64_t expected[] = {1, 1, 1, 4, 9, 16};  // x ** 0, then x ** 2
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(test::get(r, i), expected[i]) << i;
+  Tensor n2(DType::i64, {2, 1}), out(DType::i64, {2, 3});
+  test::set(n2, 0, 2);
+  test::set(n2, 1, 0);  // n - 1 is -1 here
+  for (int i = 0; i < 6; ++i) test::set(out, i, 7);
+  try {
+    p(std::vector<TensorView>{x.view(), n2.view()}, out);
+    ADD_FAILURE() << "a negative computed exponent was not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::value);
+    EXPECT_NE(std::string(e.what()).find("the exponent n-1 has the negative value -1 (element 3 in C order)"),
+              std::string::npos)
+        << e.what();
+  }
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(test::get(out, i), 7) << "nothing is written";
+}
+
 TEST(Expr, PreparedRunsOnNewDataAndChecksLayouts) {
   std::mt19937_64 rng(9);
   const Tensor u = filled(DType::f32, {64, 1}, rng), v = filled(DType::f32, {1, 64}, rng), w = filled(DType::f32, {64, 64}, rng);

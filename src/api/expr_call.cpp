@@ -19,6 +19,7 @@
 #include "ascend_dispatch.h"
 #include "config.h"
 #include "executor.h"
+#include "expr_evaluator.h"
 #include "exponent_check.h"
 #include "targets.h"
 #include "thread_pool.h"
@@ -254,7 +255,8 @@ std::map<const detail::ExprNode*, int> ExprCall::build(const Expr& e) {
 
 // NOTE: [Negative integer exponents]: each signed integer power's exponent,
 // followed back through casts from signed integers (which keep its sign) to
-// a leaf: a scalar is checked now, an input on every run.
+// a leaf: a scalar is checked now, an input on every run; an exponent
+// computed from inputs (x ** (n - 2)) is computed and read on every run.
 void ExprCall::find_exponents() {
   for (const ExprInstr& s : program_.code) {
     if (s.kind != InstrKind::binary || !checks_exponents(static_cast<Op>(s.code), s.in)) continue;
@@ -264,10 +266,10 @@ void ExprCall::find_exponents() {
       if (from.kind != InstrKind::cast || !is_integer(from.in) || is_unsigned(from.in)) break;
       v = from.args[0];
     }
-    if (v < program_.first_scalar()) {
-      if (std::find(exponent_inputs_.begin(), exponent_inputs_.end(), v) == exponent_inputs_.end())
-        exponent_inputs_.push_back(v);
-    } else if (v < program_.first_instr()) {
+    std::vector<int>& found = v >= program_.first_instr() ? computed_exponents_ : exponent_inputs_;
+    if (v < program_.first_scalar() || v >= program_.first_instr()) {
+      if (std::find(found.begin(), found.end(), v) == found.end()) found.push_back(v);
+    } else {
       const auto j = static_cast<std::size_t>(v - program_.first_scalar());
       const ScalarValue& x = scalars_[j];
       if (x.kind == ScalarKind::weak_int ? x.i < 0 : x.f < 0) fail_negative_exponent(subject(), scalar_names_[j]);
@@ -280,6 +282,41 @@ void ExprCall::check_exponent_inputs(const std::vector<TensorView>& inputs, std:
   for (const int k : exponent_inputs_)
     if (const std::optional<NegativeElement> at = first_negative(inputs[static_cast<std::size_t>(k)]))
       fail_negative_exponent(subject(), input_names_[static_cast<std::size_t>(k)], *at);
+  for (const int v : computed_exponents_) check_computed_exponent(v, inputs);
+}
+
+// Program value `v`, an exponent, computed by the reference evaluator over
+// the call's shape (every element of it meets a base where the output has
+// elements, as NumPy's temporary would), then read; the error names it as
+// the caller wrote it ("the exponent (n - 2) has the negative value -1").
+// Only expressions with such a power pay for it.
+void ExprCall::check_computed_exponent(int v, const std::vector<TensorView>& inputs) const {
+  ExprProgram exponent = program_;
+  exponent.code.resize(static_cast<std::size_t>(v - program_.first_instr() + 1));
+  exponent.result = v;
+  exponent.out_dtype = program_.dtype_of(v);
+  const ExprEvaluator evaluator(exponent);
+  Tensor values(exponent.out_dtype, out_shape_);
+  std::vector<const Layout*> layouts;
+  for (const TensorView& in : inputs) layouts.push_back(&in.layout());
+  const ExprEvaluator::Frame frame{&evaluator, slots_.data()};
+  OperandPointers ptrs;
+  ElementSizes sizes{};
+  ptrs.data[kOut] = values.data();
+  sizes[kOut] = values.element_size();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    ptrs.data[1 + k] = inputs[k].data();
+    sizes[1 + k] = inputs[k].element_size();
+  }
+  ptrs.context = &frame;
+  execute_plan(plan_broadcast(values.layout(), layouts), &ExprEvaluator::kernel, ptrs, sizes, num_threads());
+  const std::optional<NegativeElement> at = first_negative(values);
+  if (!at) return;
+  int node = 0;
+  while (program_.node_values[static_cast<std::size_t>(node)] != v) ++node;
+  const std::string text =
+      to_text(graph_, node, [this](NodeKind kind, int leaf) { return leaf_name(kind, leaf); });
+  fail_negative_exponent(subject(), text, *at);
 }
 
 // NEP 50: "add: 300 does not fit u8 (...)", naming the scalar as the caller

@@ -77,7 +77,8 @@ class ExprCall {
   void validate_out(const TensorView& out, const std::vector<TensorView>& inputs) const;
   Layout new_out_layout() const;
   // NOTE: [Negative integer exponents]: the inputs that are a signed integer
-  // power's exponent, read for a negative value (an Error(value)).
+  // power's exponent, read for a negative value (an Error(value)), and the
+  // exponents computed from them, computed first and read.
   void check_exponent_inputs(const std::vector<TensorView>& inputs, std::int64_t out_elements) const;
 
  private:
@@ -87,6 +88,7 @@ class ExprCall {
   std::string leaf_name(NodeKind kind, int leaf) const;
   [[noreturn]] void fail_does_not_fit(std::size_t scalar, DType dtype) const;
   void find_exponents();
+  void check_computed_exponent(int value, const std::vector<TensorView>& inputs) const;
 
   ExprGraph graph_;
   std::vector<TensorView> inputs_;
@@ -97,6 +99,7 @@ class ExprCall {
   ExprProgram program_;
   std::vector<ScalarSlot> slots_;     // each scalar in its program dtype
   std::vector<int> exponent_inputs_;  // find_exponents()
+  std::vector<int> computed_exponents_;  // the program values of the others
   std::string call_;                  // the op's name for a call_of, else empty
   std::string written_;               // text() where the graph is not what the caller wrote
   Shape out_shape_;

@@ -8,9 +8,13 @@
 //     every run whose output has elements, by reading it: the one pass over
 //     data that a call makes before computing, and only for pow on signed
 //     integers.
-// An exponent computed inside an expression (x ** (y - 2)) is not read
-// before the kernel runs: there the kernel's rule holds (1 ** -n is 1,
-// (-1) ** -n is +-1, anything else 0, as C's integer division would give).
+//   - an exponent computed inside an expression (x ** (y - 2)) on every
+//     run, by computing it first (the reference evaluator over the call's
+//     shape, src/api/expr_call.cpp) and reading that: a second pass, paid
+//     only by expressions that hold such a power.
+// The kernels' own rule (1 ** -n is 1, (-1) ** -n is +-1, anything else 0,
+// as C's integer division would give) is then never reached through the
+// API; it stays defined for the kernels' tests.
 #pragma once
 
 #include <cstdint>
