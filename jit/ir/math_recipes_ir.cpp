@@ -40,6 +40,7 @@ Lanes operator*(double c, Lanes x) { return splat(x, c) * x; }
 // Ordered comparisons, but != (true for NaN), as C++'s on doubles.
 Mask operator<(Lanes x, Lanes y) { return {x.b->CreateFCmpOLT(x.v, y.v), x.b}; }
 Mask operator>(Lanes x, Lanes y) { return {x.b->CreateFCmpOGT(x.v, y.v), x.b}; }
+Mask operator>=(Lanes x, Lanes y) { return {x.b->CreateFCmpOGE(x.v, y.v), x.b}; }
 Mask operator==(Lanes x, Lanes y) { return {x.b->CreateFCmpOEQ(x.v, y.v), x.b}; }
 Mask operator!=(Lanes x, Lanes y) { return {x.b->CreateFCmpUNE(x.v, y.v), x.b}; }
 Mask operator<(Lanes x, double c) { return x < splat(x, c); }
@@ -80,6 +81,22 @@ Lanes pow2i_in(Lanes n) {
 }
 
 template <class F>
+math::recipes::Pow2Halves<Lanes> pow2_halves_in(Lanes n) {
+  using Fmt = math::recipes::Format<F>;
+  using Bits = typename Fmt::Bits;
+  llvm::IRBuilder<>& b = *n.b;
+  llvm::Type* bits_type = with_scalar(n.v, b.getIntNTy(sizeof(F) * 8));
+  Value* i = b.CreateSub(b.CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type),
+                         bits_constant<F>(n, std::bit_cast<Bits>(Fmt::kRound)));
+  Value* h = b.CreateAShr(i, bits_constant<F>(n, 1));
+  auto scale = [&](Value* e) {
+    Value* biased = b.CreateAdd(e, bits_constant<F>(n, Fmt::kBias));
+    return Lanes{b.CreateBitCast(b.CreateShl(biased, bits_constant<F>(n, Fmt::kMantissa)), n.v->getType()), &b};
+  };
+  return {scale(h), scale(b.CreateSub(i, h))};
+}
+
+template <class F>
 math::recipes::Split<Lanes> split_in(Lanes d) {
   using Fmt = math::recipes::Format<F>;
   using Bits = typename Fmt::Bits;
@@ -117,6 +134,9 @@ Lanes rcbrt_seed(Lanes d) {  // the f64 recipes' only
 bool is_f32(Lanes x) { return x.v->getType()->getScalarType()->isFloatTy(); }
 Lanes pow2i(Lanes n) { return is_f32(n) ? pow2i_in<float>(n) : pow2i_in<double>(n); }
 math::recipes::Split<Lanes> split(Lanes d) { return is_f32(d) ? split_in<float>(d) : split_in<double>(d); }
+math::recipes::Pow2Halves<Lanes> pow2_halves(Lanes n) {
+  return is_f32(n) ? pow2_halves_in<float>(n) : pow2_halves_in<double>(n);
+}
 Lanes cbrt_seed(Lanes d) { return cbrt_seed_in<float>(d); }  // the f32 recipes' only
 
 }  // namespace

@@ -66,17 +66,18 @@ F exp_f64_mantissa(const ExpF64<F>& e) {
 // result rounds once, and 2**1024 p stays finite where p < 1.
 template <class F>
 F times_pow2_f64(F p, F n) {
-  F half = (n * splat(p, 0.5) + splat(p, kRound)) - splat(p, kRound);
-  return (p * pow2i(half)) * pow2i(n - half);
+  const Pow2Halves<F> s = pow2_halves(n);
+  return (p * s.first) * s.second;
 }
 
 // e**x, x clamped to [-760, 710], beyond both ends of the finite non-zero
-// results; NaN passes.
+// results. A NaN stays one through every step (both tiers then apply NOTE:
+// [Math guards]' NaN rule: no select for it here).
 template <class F>
 F exp_f64(F x) {
   F xc = select(x > splat(x, 710.0), splat(x, 710.0), select(x < splat(x, -760.0), splat(x, -760.0), x));
   const ExpF64<F> e = exp_f64_parts(xc);
-  return select(x != x, x, times_pow2_f64(exp_f64_mantissa(e), e.n));
+  return times_pow2_f64(exp_f64_mantissa(e), e.n);
 }
 
 // a + b and its exact rounding error (Knuth's two-sum).

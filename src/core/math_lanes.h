@@ -68,6 +68,27 @@ T pow2i(T n) {
   return std::bit_cast<T>(static_cast<typename F::Bits>((bits + F::kBias) << F::kMantissa));
 }
 
+// 2**h and 2**(n - h) with h = floor(n / 2), for an integral n in twice
+// the format's normal exponents: their product is 2**n, and p times one
+// then the other rounds once where p 2**n is subnormal. Integer steps on
+// n's bits, fewer than two pow2i.
+template <class V>
+struct Pow2Halves {
+  V first;
+  V second;
+};
+template <class T>
+  requires std::is_floating_point_v<T>
+Pow2Halves<T> pow2_halves(T n) {
+  using F = Format<T>;
+  using Bits = typename F::Bits;
+  using Signed = std::make_signed_t<Bits>;
+  const auto i = static_cast<Signed>(std::bit_cast<Bits>(n + F::kRound) - std::bit_cast<Bits>(F::kRound));
+  const Signed h = i >> 1;
+  auto scale = [](Signed e) { return std::bit_cast<T>(static_cast<Bits>(static_cast<Bits>(e + F::kBias) << F::kMantissa)); };
+  return {scale(h), scale(i - h)};
+}
+
 // cbrt(d) within 4% for d positive, normal and finite: d's bits over
 // three, plus an offset (the exponent divided, the mantissa roughly).
 template <class T>
@@ -168,13 +189,14 @@ V cbrt_of(V x, V t, V r) {
   return copysign(select(t == splat(t, 0.0) || t == splat(t, kInf) || t != t, t, r), x);
 }
 
-// ln d's special values (C99 F.9.3.7) in place of a recipe's lanes r there.
+// ln d's special values (C99 F.9.3.7) in place of a recipe's lanes r there:
+// -inf at +-0, inf at inf, NaN below 0 and at NaN (any NaN: both tiers then
+// apply NOTE: [Math guards]' NaN rule).
 template <class V>
 V log_specials(V d, V r) {
   r = select(d == 0.0, splat(d, -kInf), r);
-  r = select(d < 0.0, splat(d, kNaN), r);
   r = select(d == kInf, d, r);
-  return select(d != d, d, r);
+  return select(!(d >= splat(d, 0.0)), splat(d, kNaN), r);
 }
 
 }  // namespace bcast::math::recipes
