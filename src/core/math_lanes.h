@@ -129,6 +129,26 @@ Split<T> split(T d) {
   return {m, kd};
 }
 
+// a + b and its exact rounding error (Knuth's two-sum).
+template <class V>
+struct TwoSum {
+  V sum;
+  V error;
+};
+template <class F>
+TwoSum<F> two_sum(F a, F b) {
+  F sum = a + b;
+  F b_part = sum - a;
+  return {sum, (a - (sum - b_part)) + (b - b_part)};
+}
+
+// a + b as a sum and its exact error, |a| >= |b| (Dekker's fast two-sum).
+template <class F>
+TwoSum<F> fast_two_sum(F a, F b) {
+  F sum = a + b;
+  return {sum, b - (sum - a)};
+}
+
 // The polynomial of coefficients c (a C array or std::array of doubles, c[0]
 // the constant) at x, with FMA.
 template <class V, class Coefficients>
