@@ -236,3 +236,15 @@ def test_integer_power_refuses_a_negative_exponent_only_where_it_computes():
     assert bcast.evaluate("a ** b", a=base, b=exponent).shape == (0, 2)
     with pytest.raises(ValueError, match="negative value -1"):
         bcast.pow(np.ones(2, np.int64), exponent)
+
+
+def test_integer_power_refuses_a_computed_negative_exponent():
+    """An exponent computed inside the expression is computed first and read,
+    as NumPy's temporary array would be (NOTE: [Negative integer exponents])."""
+    base, n = np.array([2, 3, 4], np.int64), np.array([[3], [1]], np.int64)
+    with pytest.raises(ValueError):
+        np.power(base, n - 2)
+    with pytest.raises(ValueError, match="the exponent n-2 has the negative value -1"):
+        bcast.evaluate("x ** (n - 2)", x=base, n=n)
+    n_ok = np.array([[3], [2]], np.int64)
+    np.testing.assert_array_equal(bcast.evaluate("x ** (n - 2)", x=base, n=n_ok), np.power(base, n_ok - 2))
