@@ -70,14 +70,20 @@ Value* bits_constant(Lanes like, typename math::recipes::Format<F>::Bits v) {
   return llvm::ConstantInt::get(bits, v);
 }
 
+// math_lanes.h's scale_of: 2**e from the integer e in the low bits.
+template <class F>
+Lanes scale_of_in(Lanes like, Value* bits) {
+  using Fmt = math::recipes::Format<F>;
+  llvm::IRBuilder<>& b = *like.b;
+  Value* r = b.CreateShl(b.CreateAdd(bits, bits_constant<F>(like, Fmt::kBias)), bits_constant<F>(like, Fmt::kMantissa));
+  return {b.CreateBitCast(r, like.v->getType()), &b};
+}
+
 template <class F>
 Lanes pow2i_in(Lanes n) {
   using Fmt = math::recipes::Format<F>;
-  llvm::IRBuilder<>& b = *n.b;
-  llvm::Type* bits_type = with_scalar(n.v, b.getIntNTy(sizeof(F) * 8));
-  Value* bits = b.CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type);
-  Value* r = b.CreateShl(b.CreateAdd(bits, bits_constant<F>(n, Fmt::kBias)), bits_constant<F>(n, Fmt::kMantissa));
-  return {b.CreateBitCast(r, n.v->getType()), &b};
+  llvm::Type* bits_type = with_scalar(n.v, n.b->getIntNTy(sizeof(F) * 8));
+  return scale_of_in<F>(n, n.b->CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type));
 }
 
 template <class F>
@@ -89,11 +95,7 @@ math::recipes::Pow2Halves<Lanes> pow2_halves_in(Lanes n) {
   Value* i = b.CreateSub(b.CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type),
                          bits_constant<F>(n, std::bit_cast<Bits>(Fmt::kRound)));
   Value* h = b.CreateAShr(i, bits_constant<F>(n, 1));
-  auto scale = [&](Value* e) {
-    Value* biased = b.CreateAdd(e, bits_constant<F>(n, Fmt::kBias));
-    return Lanes{b.CreateBitCast(b.CreateShl(biased, bits_constant<F>(n, Fmt::kMantissa)), n.v->getType()), &b};
-  };
-  return {scale(h), scale(b.CreateSub(i, h))};
+  return {scale_of_in<F>(n, h), scale_of_in<F>(n, b.CreateSub(i, h))};
 }
 
 template <class F>

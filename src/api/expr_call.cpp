@@ -125,6 +125,22 @@ std::shared_ptr<Tensor> scalar_as_tensor(const ScalarValue& v) {
   return t;
 }
 
+// A kernel's data pointers and element sizes: out's, then each input's.
+struct Operands {
+  OperandPointers ptrs;
+  ElementSizes sizes{};
+};
+Operands operands_of(const TensorView& out, const std::vector<TensorView>& inputs) {
+  Operands o;
+  o.ptrs.data[kOut] = out.data();
+  o.sizes[kOut] = out.element_size();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    o.ptrs.data[1 + k] = inputs[k].data();
+    o.sizes[1 + k] = inputs[k].element_size();
+  }
+  return o;
+}
+
 }  // namespace
 
 ExprCall::ExprCall(const Expr& e) {
@@ -297,19 +313,10 @@ void ExprCall::check_computed_exponent(int v, const std::vector<TensorView>& inp
   exponent.out_dtype = program_.dtype_of(v);
   const ExprEvaluator evaluator(exponent);
   Tensor values(exponent.out_dtype, out_shape_);
-  std::vector<const Layout*> layouts;
-  for (const TensorView& in : inputs) layouts.push_back(&in.layout());
   const ExprEvaluator::Frame frame{&evaluator, slots_.data()};
-  OperandPointers ptrs;
-  ElementSizes sizes{};
-  ptrs.data[kOut] = values.data();
-  sizes[kOut] = values.element_size();
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    ptrs.data[1 + k] = inputs[k].data();
-    sizes[1 + k] = inputs[k].element_size();
-  }
-  ptrs.context = &frame;
-  execute_plan(plan_broadcast(values.layout(), layouts), &ExprEvaluator::kernel, ptrs, sizes, num_threads());
+  Operands o = operands_of(values.view(), inputs);
+  o.ptrs.context = &frame;
+  execute_plan(plan_for(values.layout()), &ExprEvaluator::kernel, o.ptrs, o.sizes, num_threads());
   const std::optional<NegativeElement> at = first_negative(values);
   if (!at) return;
   int node = 0;
@@ -416,16 +423,9 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
     return;
   if (plan.numel == 0) return record_call_threads(1);
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
-  OperandPointers ptrs;
-  ElementSizes sizes{};
-  ptrs.data[kOut] = out.data();
-  sizes[kOut] = out.element_size();
+  auto [ptrs, sizes] = operands_of(out, inputs);
   std::size_t widest = 1;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    ptrs.data[1 + k] = inputs[k].data();
-    sizes[1 + k] = inputs[k].element_size();
-    widest = std::max(widest, sizes[1 + k]);
-  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) widest = std::max(widest, sizes[1 + k]);
   const bool jit = kernel.jit.fn != nullptr;
   const KernelFn fn = jit ? kernel.jit.fn : &ExprEvaluator::kernel;
   ptrs.context = jit ? static_cast<const void*>(call.scalar_slots().data()) : &frame;

@@ -67,7 +67,7 @@ F tanh_f32(F x) {
   F t = fabs(x);
   F t2 = t * t;
   F small = fma(t * t2, horner(t2, kTanhP32), t);
-  F tc = select(t > splat(t, 10.0), splat(t, 10.0), t);  // tanh rounds to 1 from 9.01
+  F tc = at_most(t, 10.0);  // tanh rounds to 1 from 9.01
   F e = exp_f32_core(tc + tc);
   F large = splat(t, 1.0) - splat(t, 2.0) / (e + splat(t, 1.0));
   return copysign(select(t < splat(t, 0.9), small, large), x);
@@ -93,7 +93,7 @@ F half_exp_f32(F t) {
 template <class F>
 F cosh_f32(F x) {
   F t = fabs(x);
-  F half_e = half_exp_f32(select(t > splat(t, 90.0), splat(t, 90.0), t));  // cosh 90 overflows f32
+  F half_e = half_exp_f32(at_most(t, 90.0));  // cosh 90 overflows f32
   return half_e + splat(t, 0.25) / half_e;
 }
 
@@ -105,7 +105,7 @@ F sinh_f32(F x) {
   F t = fabs(x);
   F t2 = t * t;
   F small = fma(t * t2, horner(t2, kSinhQ32), t);
-  F half_e = half_exp_f32(select(t > splat(t, 90.0), splat(t, 90.0), t));  // sinh 90 overflows f32
+  F half_e = half_exp_f32(at_most(t, 90.0));  // sinh 90 overflows f32
   return copysign(select(t < splat(t, 1.5), small, half_e - splat(t, 0.25) / half_e), x);
 }
 
@@ -113,7 +113,7 @@ F sinh_f32(F x) {
 // 0), one rounding; from n = 65 on e**x, as cosh_f32's e / 2. -0 stays -0.
 template <class F>
 F expm1_f32(F x) {
-  F xc = select(x > splat(x, 90.0), splat(x, 90.0), select(x < splat(x, -20.0), splat(x, -20.0), x));
+  F xc = clamped(x, -20.0, 90.0);
   const ScaledExp<F> e = exp_f32_parts(xc);
   F s = pow2i(select(e.n > splat(x, 64.0), splat(x, 0.0), e.n));
   F mid = fma(s, e.q, s - splat(x, 1.0));
@@ -192,7 +192,7 @@ F log10_f32(F x) {
 // beyond both ends of the finite non-zero results; NaN passes.
 template <class F>
 F exp2_f32(F x) {
-  F xc = select(x > splat(x, 160.0), splat(x, 160.0), select(x < splat(x, -160.0), splat(x, -160.0), x));
+  F xc = clamped(x, -160.0, 160.0);
   F n = (xc + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
   F t = (xc - n) * splat(x, kLn2F);
   F p = fma(t * t, horner(t, kExpm1G32), t) + splat(x, 1.0);

@@ -75,26 +75,26 @@ F times_pow2_f64(F p, F n) {
 // [Math guards]' NaN rule: no select for it here).
 template <class F>
 F exp_f64(F x) {
-  F xc = select(x > splat(x, 710.0), splat(x, 710.0), select(x < splat(x, -760.0), splat(x, -760.0), x));
-  const ExpF64<F> e = exp_f64_parts(xc);
+  const ExpF64<F> e = exp_f64_parts(clamped(x, -760.0, 710.0));
   return times_pow2_f64(exp_f64_mantissa(e), e.n);
 }
 
-// e**x - 1 = (2**n - 1) + 2**n r + 2**n tail: the first two exact (n in
-// [-53, 56]), summed with their exact error, then the tail: one rounding
-// dominates. From n = 57 on, e**x (1 is under 2**-57 of it); below -38, -1
-// (e**x is under a quarter of an ULP of 1). -0 stays -0; NaN passes.
-// For n at most 56: e**x - 1 = sum + error, unrounded (error is 2**n tail
-// and sum's rounding error: not always small).
+// For s = 2**n, n at most 56: e**x - 1 = (2**n - 1) + 2**n r + 2**n tail,
+// the first two exact (n in [-53, 56]) and summed with their exact error:
+// the sum and the rest (2**n tail and that error: not always small),
+// unrounded.
 template <class F>
 TwoSum<F> expm1_f64_sum(const ExpF64<F>& e, F s) {
   const TwoSum<F> head = two_sum(s - splat(s, 1.0), s * e.r);
   return {head.sum, fma(s, e.tail, head.error)};
 }
+
+// e**x - 1 from expm1_f64_sum, rounded once at the end. From n = 57 on,
+// e**x (1 is under 2**-57 of it); below -38, -1 (e**x is under a quarter
+// of an ULP of 1). -0 stays -0; NaN passes.
 template <class F>
 F expm1_f64(F x) {
-  F xc = select(x > splat(x, 710.0), splat(x, 710.0), select(x < splat(x, -38.0), splat(x, -38.0), x));
-  const ExpF64<F> e = exp_f64_parts(xc);
+  const ExpF64<F> e = exp_f64_parts(clamped(x, -38.0, 710.0));
   auto big = e.n > splat(x, 56.0);
   const TwoSum<F> mid = expm1_f64_sum(e, pow2i(select(big, splat(x, 0.0), e.n)));
   F r = select(big, times_pow2_f64(exp_f64_mantissa(e), e.n), mid.sum + mid.error);
@@ -110,7 +110,7 @@ inline constexpr double kSinhQ64[] = {0x1.5555555555555p-3,  0x1.11111111110fdp-
 // (710.48), past e**t's (709.78).
 template <class F>
 F half_exp_f64(F t) {
-  const ExpF64<F> e = exp_f64_parts(select(t > splat(t, 711.0), splat(t, 711.0), t));
+  const ExpF64<F> e = exp_f64_parts(at_most(t, 711.0));
   return times_pow2_f64(exp_f64_mantissa(e), e.n - splat(t, 1.0));
 }
 
@@ -142,7 +142,7 @@ F sinh_f64(F x) {
 template <class F>
 F tanh_f64(F x) {
   F t = fabs(x);
-  F tc = select(t > splat(x, 19.1), splat(x, 19.1), t);
+  F tc = at_most(t, 19.1);
   const ExpF64<F> e = exp_f64_parts(tc + tc);
   const TwoSum<F> rest = expm1_f64_sum(e, pow2i(e.n));
   const TwoSum<F> m = two_sum(rest.sum, rest.error);
@@ -313,11 +313,9 @@ F log_base_f64(F x, double log_b_e, double log_b_2_hi, double log_b_2_lo) {
   const LogF64<F> p = log_f64_parts(x);
   F hi = p.f * splat(x, log_b_e);
   F lo = fma(p.f, splat(x, log_b_e), -hi);
-  F big = p.k * splat(x, log_b_2_hi);
-  F sum = big + hi;
-  F error = hi - (sum - big);
+  const TwoSum<F> head = fast_two_sum(p.k * splat(x, log_b_2_hi), hi);
   F small = fma(p.c, splat(x, log_b_e), fma(p.k, splat(x, log_b_2_lo), lo));
-  return log_specials(x, sum + (error + small));
+  return log_specials(x, head.sum + (head.error + small));
 }
 
 // log2 e; log10 e; log10 2 in two parts, the high one of 42 bits (k times

@@ -6,8 +6,7 @@
 // LLVM-free.
 #pragma once
 
-#include "f32_math.h"
-#include "f64_math.h"
+#include "math_lanes.h"
 
 namespace bcast::math::recipes {
 
@@ -118,14 +117,6 @@ F atan_of(F x) {
                          select(above, -one, one));
   return copysign(select(t == splat(x, kInf), splat(x, P::kHalfPiHi), r), x);
 }
-template <class F>
-F atan_f32(F x) {
-  return atan_of<Trig32>(x);
-}
-template <class F>
-F atan_f64(F x) {
-  return atan_of<Trig64>(x);
-}
 
 // atan2(y, x) from atan(min / max) of |x| and |y|, by quadrant: pi/2 - a
 // where |y| > |x|, then pi - that where x is negative (-0 too), y's sign.
@@ -148,14 +139,6 @@ F atan2_of(F y, F x) {
   F r = copysign(P::atan_quotient(n, d, k, sign), y);
   return select(x != x || y != y, x + y, r);
 }
-template <class F>
-F atan2_f32(F y, F x) {
-  return atan2_of<Trig32>(y, x);
-}
-template <class F>
-F atan2_f64(F y, F x) {
-  return atan2_of<Trig64>(y, x);
-}
 
 // ---- Inverse sine and cosine ----
 
@@ -175,14 +158,12 @@ RootAsin<F> asin_of_root(F w) {
 }
 
 // k - 2 asin(sqrt(w)) for k (pi/2 or pi) in two parts: k_hi - 2s rounds,
-// and its error (Fast2Sum: k_hi > 2s) joins the small terms, so the result
-// rounds about once.
+// and its error (fast_two_sum: k_hi > 2s) joins the small terms, so the
+// result rounds about once.
 template <class F>
 F minus_twice(F k_hi, F k_lo, RootAsin<F> a) {
-  F two_s = a.s + a.s;
-  F large = k_hi - two_s;
-  F error = (k_hi - large) - two_s;
-  return large + (error + (k_lo - (a.tail + a.tail)));
+  const TwoSum<F> large = fast_two_sum(k_hi, -(a.s + a.s));
+  return large.sum + (large.error + (k_lo - (a.tail + a.tail)));
 }
 
 // asin |x|: the series to 1/2, above it pi/2 - 2 asin(sqrt((1 - |x|) / 2))
@@ -196,14 +177,6 @@ F asin_of(F x) {
                           asin_of_root<P>((splat(x, 1.0) - t) * splat(x, 0.5)));
   return copysign(select(t > splat(x, 0.5), reduced, series), x);
 }
-template <class F>
-F asin_f32(F x) {
-  return asin_of<Trig32>(x);
-}
-template <class F>
-F asin_f64(F x) {
-  return asin_of<Trig64>(x);
-}
 
 // acos x: pi/2 - asin x to |x| = 1/2; above, 2 asin(sqrt((1 - x) / 2)), and
 // below -1/2, pi - 2 asin(sqrt((1 + x) / 2)). NaN and |x| > 1 are NaN.
@@ -216,14 +189,6 @@ F acos_of(F x) {
   F right = (a.s + a.tail) * splat(x, 2.0);
   F left = minus_twice(splat(x, P::kPiHi), splat(x, P::kPiLo), a);
   return select(t > splat(x, 0.5), select(x > splat(x, 0.0), right, left), middle);
-}
-template <class F>
-F acos_f32(F x) {
-  return acos_of<Trig32>(x);
-}
-template <class F>
-F acos_f64(F x) {
-  return acos_of<Trig64>(x);
 }
 
 }  // namespace bcast::math::recipes

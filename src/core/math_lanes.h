@@ -59,13 +59,20 @@ struct Format<float> : FloatFormat<float> {
   static constexpr Bits kCbrtOffset = 0x2a5119f2;
 };
 
+// 2**e from the integer e in the low bits of `bits` (higher bits shift out).
+template <class T>
+  requires std::is_floating_point_v<T>
+T scale_of(typename Format<T>::Bits bits) {
+  using F = Format<T>;
+  return std::bit_cast<T>(static_cast<typename F::Bits>((bits + F::kBias) << F::kMantissa));
+}
+
 // 2**n for an integral n in the format's normal exponents, from n's bits.
 template <class T>
   requires std::is_floating_point_v<T>
 T pow2i(T n) {
   using F = Format<T>;
-  const auto bits = std::bit_cast<typename F::Bits>(n + F::kRound);  // n + kRound / 3 in the low bits
-  return std::bit_cast<T>(static_cast<typename F::Bits>((bits + F::kBias) << F::kMantissa));
+  return scale_of<T>(std::bit_cast<typename F::Bits>(n + F::kRound));  // n + kRound: n in the low bits
 }
 
 // 2**h and 2**(n - h) with h = floor(n / 2), for an integral n in twice
@@ -85,8 +92,7 @@ Pow2Halves<T> pow2_halves(T n) {
   using Signed = std::make_signed_t<Bits>;
   const auto i = static_cast<Signed>(std::bit_cast<Bits>(n + F::kRound) - std::bit_cast<Bits>(F::kRound));
   const Signed h = i >> 1;
-  auto scale = [](Signed e) { return std::bit_cast<T>(static_cast<Bits>(static_cast<Bits>(e + F::kBias) << F::kMantissa)); };
-  return {scale(h), scale(i - h)};
+  return {scale_of<T>(static_cast<Bits>(h)), scale_of<T>(static_cast<Bits>(i - h))};
 }
 
 // cbrt(d) within 4% for d positive, normal and finite: d's bits over
@@ -147,6 +153,16 @@ template <class F>
 TwoSum<F> fast_two_sum(F a, F b) {
   F sum = a + b;
   return {sum, b - (sum - a)};
+}
+
+// x limited to [lo, hi], or to at most hi; NaN stays NaN.
+template <class V>
+V clamped(V x, double lo, double hi) {
+  return select(x > splat(x, hi), splat(x, hi), select(x < splat(x, lo), splat(x, lo), x));
+}
+template <class V>
+V at_most(V x, double hi) {
+  return select(x > splat(x, hi), splat(x, hi), x);
 }
 
 // The polynomial of coefficients c (a C array or std::array of doubles, c[0]

@@ -10,9 +10,12 @@
 namespace bcast::math::recipes {
 namespace {
 
+// Each precision's recipes on its own lanes, chosen when compiled (run()'s
+// look-up of the row's precision stays off the per-element path).
 template <Recipe R, class T>
 T unary(T x) {
-  return run(R, x);
+  if constexpr (std::is_same_v<T, double>) return run_f64(R, x);
+  else return run_f32(R, x);
 }
 
 template <Recipe R, class T>

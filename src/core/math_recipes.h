@@ -125,9 +125,9 @@ F run_f32(Recipe r, F x) {
     case Recipe::exp2: return exp2_f32(x);
     case Recipe::log2: return log2_f32(x);
     case Recipe::log10: return log10_f32(x);
-    case Recipe::atan: return atan_f32(x);
-    case Recipe::asin: return asin_f32(x);
-    case Recipe::acos: return acos_f32(x);
+    case Recipe::atan: return atan_of<Trig32>(x);
+    case Recipe::asin: return asin_of<Trig32>(x);
+    case Recipe::acos: return acos_of<Trig32>(x);
     case Recipe::cbrt: return cbrt_f32(x);
     case Recipe::asinh: return asinh_f32(x);
     case Recipe::acosh: return acosh_f32(x);
@@ -153,9 +153,9 @@ F run_f64(Recipe r, F x) {
     case Recipe::asinh_f64: return asinh_f64(x);
     case Recipe::acosh_f64: return acosh_f64(x);
     case Recipe::atanh_f64: return atanh_f64(x);
-    case Recipe::atan_f64: return atan_f64(x);
-    case Recipe::asin_f64: return asin_f64(x);
-    case Recipe::acos_f64: return acos_f64(x);
+    case Recipe::atan_f64: return atan_of<Trig64>(x);
+    case Recipe::asin_f64: return asin_of<Trig64>(x);
+    case Recipe::acos_f64: return acos_of<Trig64>(x);
     default: return x;  // not an f64 recipe of one argument
   }
 }
@@ -176,9 +176,9 @@ F run(Recipe r, F x) {
 template <class F>
 F run(Recipe r, F x, F y) {
   if (r == Recipe::atan2_f64) {
-    if constexpr (!std::is_same_v<F, float>) return atan2_f64(x, y);
+    if constexpr (!std::is_same_v<F, float>) return atan2_of<Trig64>(x, y);
   } else if constexpr (!std::is_same_v<F, double>) {
-    return r == Recipe::pow ? pow_f32(x, y) : atan2_f32(x, y);
+    return r == Recipe::pow ? pow_f32(x, y) : atan2_of<Trig32>(x, y);
   }
   return x;
 }

@@ -53,16 +53,10 @@ Reduced<V> reduce_ln2(V x) {
   return {n, (x - n * kLn2Hi) - n * kLn2Lo};
 }
 
-// x clamped to [-700, 700], where e**x is a finite double; NaN stays.
-template <class V>
-V clamp_exponent(V x) {
-  x = select(x > 700.0, splat(x, 700.0), x);
-  return select(x < -700.0, splat(x, -700.0), x);
-}
-
+// e**x for x clamped to [-700, 700], where e**x is a finite double.
 template <class V>
 V exp_core(V x) {
-  const Reduced<V> t = reduce_ln2(clamp_exponent(x));
+  const Reduced<V> t = reduce_ln2(clamped(x, -700.0, 700.0));
   return pow2i(t.n) * (expm1_series(t.r) + 1.0);
 }
 
