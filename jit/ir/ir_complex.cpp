@@ -10,9 +10,12 @@
 
 #include "bcast/expr.h"
 #include "bcast/ops.h"
+#include "complex_math.h"
+#include "function_table.h"
 #include "ir/ir_dtypes.h"
 #include "ir/ir_nodes.h"
 #include "ir/math_calls.h"
+#include "ir/recipe_lanes.h"
 
 namespace bcast::jit {
 namespace {
@@ -112,6 +115,32 @@ class ComplexIR {
   llvm::IRBuilder<>& b_;
 };
 
+// NOTE: [Complex math]'s real functions in a kernel: the calls the real
+// kernels make, on f64 lanes.
+struct KernelReal {
+  static Lanes call(std::string_view math, Lanes x, Lanes y) { return {emit_math_call(*x.b, math, x.v, y.v), x.b}; }
+  static Lanes call(std::string_view math, Lanes x) { return {emit_math_call(*x.b, math, x.v), x.b}; }
+  static Lanes cos(Lanes x) { return call(detail::row(UnaryOp::cos).math, x); }
+  static Lanes sin(Lanes x) { return call(detail::row(UnaryOp::sin).math, x); }
+  static Lanes sinh(Lanes x) { return call(detail::row(UnaryOp::sinh).math, x); }
+  static Lanes cosh(Lanes x) { return call(detail::row(UnaryOp::cosh).math, x); }
+  static Lanes log(Lanes x) { return call(detail::row(UnaryOp::log).math, x); }
+  static Lanes log1p(Lanes x) { return call(detail::row(UnaryOp::log1p).math, x); }
+  static Lanes atan2(Lanes y, Lanes x) { return call(detail::row(Op::arctan2).math, y, x); }
+  static Lanes hypot(Lanes x, Lanes y) { return call(detail::row(Op::hypot).math, x, y); }
+};
+
+// The recipe of U on x's parts: a c64's widened to f64 and rounded back.
+template <UnaryOp U>
+Parts complex_recipe(llvm::IRBuilder<>& b, Parts x) {
+  const bool c64 = x.re->getType()->getScalarType()->isFloatTy();
+  Lanes re{x.re, &b}, im{x.im, &b};
+  if (c64) re = widen(re), im = widen(im);
+  math::recipes::Parts<Lanes> r = math::recipes::run_complex<U, KernelReal>(math::recipes::Parts<Lanes>{re, im});
+  if (c64) r.re = narrow(r.re), r.im = narrow(r.im);
+  return {r.re.v, r.im.v};
+}
+
 Parts binary(llvm::IRBuilder<>& b, Op op, Parts x, Parts y) {
   ComplexIR c(b);
   switch (op) {
@@ -161,6 +190,16 @@ Parts unary(llvm::IRBuilder<>& b, UnaryOp op, Parts x) {
       Value* inf = llvm::ConstantFP::getInfinity(x.re->getType());
       return {c.all(b.CreateFCmpOLT(c.fabs(x.re), inf), b.CreateFCmpOLT(c.fabs(x.im), inf))};
     }
+    case UnaryOp::exp: return complex_recipe<UnaryOp::exp>(b, x);
+    case UnaryOp::exp2: return complex_recipe<UnaryOp::exp2>(b, x);
+    case UnaryOp::log: return complex_recipe<UnaryOp::log>(b, x);
+    case UnaryOp::log2: return complex_recipe<UnaryOp::log2>(b, x);
+    case UnaryOp::log10: return complex_recipe<UnaryOp::log10>(b, x);
+    case UnaryOp::sqrt: return complex_recipe<UnaryOp::sqrt>(b, x);
+    case UnaryOp::sin: return complex_recipe<UnaryOp::sin>(b, x);
+    case UnaryOp::cos: return complex_recipe<UnaryOp::cos>(b, x);
+    case UnaryOp::sinh: return complex_recipe<UnaryOp::sinh>(b, x);
+    case UnaryOp::cosh: return complex_recipe<UnaryOp::cosh>(b, x);
     default: return {};
   }
 }
@@ -196,7 +235,7 @@ bool has_unary_ir(UnaryOp op) {
     case UnaryOp::sign: case UnaryOp::round: case UnaryOp::logical_not: case UnaryOp::isnan: case UnaryOp::isinf:
     case UnaryOp::isfinite:
       return true;
-    default: return false;
+    default: return math::recipes::has_complex_recipe(op);
   }
 }
 

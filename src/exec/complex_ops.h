@@ -19,9 +19,10 @@
 //   - sign is z / |z| (NumPy 2), 0 for 0, and NaN where |z| is infinite in both parts;
 //   - z ** w takes NumPy's path: 1 for w == 0, exact products for small
 //     integer w, the C library's cpow otherwise;
-//   - log2, log10 and exp2 scale log's or exp's argument or result; log1p and
-//     expm1 use NumPy's formulas; the rest are the C library's C99 functions
-//     (csqrt, cexp, clog, csin, ..., catanh), whose branch cuts and special
+//   - exp, exp2, log, log2, log10, sqrt, sin, cos, sinh and cosh are NOTE:
+//     [Complex math]'s recipes, which the kernels run too; log1p and expm1
+//     use NumPy's formulas; the rest are the C library's C99 functions
+//     (ctan, ctanh, casin, ..., catanh), whose branch cuts and special
 //     values are C99 Annex G's.
 // The evaluator runs these; the JIT's complex code is held to them.
 #pragma once
@@ -33,6 +34,7 @@
 
 #include "bcast/expr.h"
 #include "bcast/ops.h"
+#include "complex_math.h"
 #include "math_guards.h"
 #include "math_library.h"
 
@@ -154,11 +156,6 @@ C<P> power(C<P> a, C<P> b) {
   return std::pow(a, b);
 }
 
-template <class P>
-C<P> scale(C<P> x, P k) {
-  return {x.real() * k, x.imag() * k};
-}
-
 // NumPy's log1p: log |1 + z| and the angle of 1 + z.
 template <class P>
 C<P> log1p(C<P> x) {
@@ -174,11 +171,20 @@ C<P> expm1(C<P> x) {
   return {std::expm1(x.real()) * std::cos(x.imag()) - 2 * half_sine * half_sine, std::exp(x.real()) * std::sin(x.imag())};
 }
 
+// NOTE: [Complex math]'s recipe of U (has_complex_recipe), in f64
+// (complex_functions.cpp).
+template <UnaryOp U>
+C<double> recipe(C<double> z);
+
+// It on a c64 or c128: a c64's parts widened, and rounded back once.
+template <UnaryOp U, class P>
+C<P> by_recipe(C<P> x) {
+  const C<double> r = recipe<U>(C<double>{x.real(), x.imag()});
+  return {static_cast<P>(r.real()), static_cast<P>(r.imag())};
+}
+
 template <UnaryOp U, class P>
 auto unary(C<P> x) {
-  constexpr long double kLn2 = 0.693147180559945309417232121458176568L;
-  constexpr long double kLog2E = 1.442695040888963407359924681001892137L;
-  constexpr long double kLog10E = 0.434294481903251827651128918916605082L;
   if constexpr (U == UnaryOp::positive || U == UnaryOp::copy) return x;
   else if constexpr (U == UnaryOp::neg) return C<P>{-x.real(), -x.imag()};
   else if constexpr (U == UnaryOp::conj) return C<P>{x.real(), -x.imag()};
@@ -194,19 +200,10 @@ auto unary(C<P> x) {
   else if constexpr (U == UnaryOp::isnan) return has_nan(x);
   else if constexpr (U == UnaryOp::isinf) return std::isinf(x.real()) || std::isinf(x.imag());
   else if constexpr (U == UnaryOp::isfinite) return std::isfinite(x.real()) && std::isfinite(x.imag());
-  else if constexpr (U == UnaryOp::sqrt) return std::sqrt(x);
-  else if constexpr (U == UnaryOp::exp) return std::exp(x);
-  else if constexpr (U == UnaryOp::exp2) return std::exp(scale(x, static_cast<P>(kLn2)));
+  else if constexpr (math::recipes::has_complex_recipe(U)) return by_recipe<U>(x);
   else if constexpr (U == UnaryOp::expm1) return expm1(x);
-  else if constexpr (U == UnaryOp::log) return std::log(x);
-  else if constexpr (U == UnaryOp::log2) return scale(std::log(x), static_cast<P>(kLog2E));
-  else if constexpr (U == UnaryOp::log10) return scale(std::log(x), static_cast<P>(kLog10E));
   else if constexpr (U == UnaryOp::log1p) return log1p(x);
-  else if constexpr (U == UnaryOp::sin) return std::sin(x);
-  else if constexpr (U == UnaryOp::cos) return std::cos(x);
   else if constexpr (U == UnaryOp::tan) return std::tan(x);
-  else if constexpr (U == UnaryOp::sinh) return std::sinh(x);
-  else if constexpr (U == UnaryOp::cosh) return std::cosh(x);
   else if constexpr (U == UnaryOp::tanh) return std::tanh(x);
   else if constexpr (U == UnaryOp::arcsin) return std::asin(x);
   else if constexpr (U == UnaryOp::arccos) return std::acos(x);
