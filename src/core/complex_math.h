@@ -8,8 +8,8 @@
 
 namespace bcast::math::recipes {
 
-// NOTE: [Complex math] exp, log, sqrt, sin, cos, sinh and cosh of c64 and
-// c128 (and exp2, log2 and log10, NumPy's scalings of exp and log) are
+// NOTE: [Complex math] exp, exp2, log, sqrt, sin, cos, sinh and cosh of c64
+// and c128 (and log2 and log10, NumPy's scalings of log) are
 // recipes over a complex number's two parts, so that they run in both tiers
 // as NOTE: [Math recipes]' real ones do: a template, instantiated on the
 // reference evaluator's doubles (exec/complex_functions.cpp, built with
@@ -59,26 +59,43 @@ Parts<F> scaled_by_pow2(F p_re, F p_im, F n) {
   return {(p_re * s.first) * s.second, (p_im * s.first) * s.second};
 }
 
-// e**x (c, s) with the 2**n of e**x applied last: finite wherever the true
-// parts are, for x up to 1419 (n 2047; beyond, e**x times the smallest
-// subnormal, 2**-1074, still overflows but for x in (1419, 1454]). `half`
-// makes it e**x / 2 (sinh's and cosh's large x).
+// e**x (c, s), e**x = 2**n (1 + r + tail) as exp_f64_parts splits it, each
+// product rounded once and 2**n applied last: finite wherever the true
+// parts are. `half` makes it
+// e**x / 2 (sinh's and cosh's large x).
 template <class F>
-Parts<F> exp_times(F x, F c, F s, double half) {
-  const ExpF64<F> e = exp_f64_parts(clamped(x, -1400.0, 1418.0));
-  F m = exp_f64_mantissa(e);
-  return scaled_by_pow2(m * c, m * s, e.n - splat(x, half));
+Parts<F> exp_times(const ExpF64<F>& e, F c, F s, double half) {
+  const TwoSum<F> m = exp_f64_mantissa_sum(e);  // the products round once
+  return scaled_by_pow2(fma(m.sum, c, m.error * c), fma(m.sum, s, m.error * s), e.n - splat(c, half));
 }
 
-// exp(x + iy) = e**x (cos y + i sin y). C99 G.6.3.1: y = 0 keeps y
-// (exp(inf + 0i) = inf + 0i); x = inf gives infinite parts of cos y's and
-// sin y's signs, and (inf, NaN) for y infinite or NaN; x = -inf gives
-// zeros, (0, +-0) for y infinite or NaN.
-template <class R, class F>
-Parts<F> exp(Parts<F> z) {
-  F x = z.re, y = z.im;
-  F c = R::cos(y), s = R::sin(y);
-  Parts<F> r = exp_times(x, c, s, 0.0);
+// e**x's parts for x up to 1418 (n 2046; beyond, e**x times the smallest
+// subnormal, 2**-1074, would be finite up to 1454: those give inf).
+template <class F>
+ExpF64<F> exp_complex_parts(F x) {
+  return exp_f64_parts(clamped(x, -1400.0, 1418.0));
+}
+
+// 2**x = 2**n e**(f ln 2) with f = x - n exact and f ln 2 carried in two
+// parts, for exp2's x up to 2046.
+inline constexpr double kLn2Tail = 0x1.abc9e3b39803fp-56;  // ln 2 - kLn2
+template <class F>
+ExpF64<F> exp2_complex_parts(F x) {
+  F t = clamped(x, -2040.0, 2046.0);
+  F n = (t + splat(x, kRound)) - splat(x, kRound);
+  F f = t - n;
+  F r = f * splat(x, kLn2);
+  F r_lo = fma(f, splat(x, kLn2), -r) + f * splat(x, kLn2Tail);
+  return {n, r, fma(r * r, estrin(r, kExpG64), r_lo)};
+}
+
+// e**x (c + i s) with C99 G.6.3.1's special values: y = 0 keeps y
+// (exp(inf + 0i) = inf + 0i); x = inf gives infinite parts of c's and s's
+// signs, and (inf, NaN) for y infinite or NaN; x = -inf gives zeros, (0,
+// +-0) for y infinite or NaN.
+template <class F>
+Parts<F> exp_of(const ExpF64<F>& e, F x, F y, F c, F s) {
+  Parts<F> r = exp_times(e, c, s, 0.0);
   F inf = splat(x, kInf), zero = splat(x, 0.0), nan = splat(x, kNaN);
   auto y_finite = fabs(y) < inf;
   auto x_inf = x == kInf;
@@ -90,11 +107,31 @@ Parts<F> exp(Parts<F> z) {
   return {r.re, select(y == 0.0, y, r.im)};  // cos 0 is 1: the real part is e**x
 }
 
-// log(x + iy) = log |z| + i atan2(y, x). |z| in [1/2, 2]: log1p of
+// exp(x + iy) = e**x (cos y + i sin y).
+template <class R, class F>
+Parts<F> exp(Parts<F> z) {
+  F x = z.re, y = z.im;
+  return exp_of(exp_complex_parts(x), x, y, R::cos(y), R::sin(y));
+}
+
+// exp2(x + iy) = 2**x (cos a + i sin a), a = y ln 2 in two parts (a + a_lo:
+// cos a - a_lo sin a, to first order) while |y| < 2**26, where a_lo**2 is
+// negligible; beyond, a alone, as NumPy's exp(z ln 2).
+template <class R, class F>
+Parts<F> exp2(Parts<F> z) {
+  F x = z.re, y = z.im;
+  F a = y * splat(y, kLn2);
+  F a_lo = select(fabs(y) < splat(y, 0x1p26), fma(y, splat(y, kLn2), -a) + y * splat(y, kLn2Tail), splat(y, 0.0));
+  F cos_a = R::cos(a), sin_a = R::sin(a);
+  return exp_of(exp2_complex_parts(x), x, y, fma(-a_lo, sin_a, cos_a), fma(a_lo, cos_a, sin_a));
+}
+
+// log(x + iy) = log |z| + i atan2(y, x). |z| in [1/16, 16]: log1p of
 // x**2 + y**2 - 1 (the squares split exactly by FMA, the sum carried with
-// its errors), halved; elsewhere log(hypot(x, y)), whose rounding costs at
-// most 0.73 ULP there. An infinite part gives +inf, whatever the other
-// (C99 G.6.3.2); a NaN one NaN.
+// its errors as hi + lo), halved, log1p(hi + lo) taken as log1p(hi) +
+// lo / (1 + hi); elsewhere log(hypot(x, y)), whose rounding costs at most
+// 0.18 ULP there. An infinite part gives +inf, whatever the other (C99
+// G.6.3.2); a NaN one NaN.
 template <class R, class F>
 Parts<F> log(Parts<F> z) {
   F ax = fabs(z.re), ay = fabs(z.im);
@@ -106,10 +143,11 @@ Parts<F> log(Parts<F> z) {
   const TwoSum<F> b = two_sum(a.sum, q);
   const TwoSum<F> c = two_sum(p_error, q_error);
   const TwoSum<F> d = two_sum(b.sum, c.sum);
-  F near = R::log1p(d.sum + ((d.error + b.error) + (c.error + a.error))) * 0.5;
+  const TwoSum<F> e = fast_two_sum(d.sum, (d.error + b.error) + (c.error + a.error));
+  F near = (R::log1p(e.sum) + e.error / (splat(p, 1.0) + e.sum)) * 0.5;
   F far = R::log(R::hypot(ax, ay));
   F squares = p + q;
-  auto near_one = squares >= splat(p, 0.25) && squares <= splat(p, 4.0);
+  auto near_one = squares >= splat(p, 0x1p-8) && squares <= splat(p, 0x1p8);
   F re = select(near_one, near, far);
   F inf = splat(ax, kInf);
   re = select(ax == inf || ay == inf, inf, re);
@@ -149,7 +187,7 @@ Parts<F> sqrt(Parts<F> z) {
 // The products' special values are the callers'.
 template <class R, class F>
 Parts<F> hyperbolic_times(F x, F c, F s) {
-  Parts<F> large = exp_times(fabs(x), c, s, 1.0);
+  Parts<F> large = exp_times(exp_complex_parts(fabs(x)), c, s, 1.0);
   auto is_large = fabs(x) > splat(x, 20.0);
   return {select(is_large, copysign(splat(x, 1.0), x) * large.re, R::sinh(x) * c),
           select(is_large, large.im, R::cosh(x) * s)};
@@ -206,21 +244,23 @@ Parts<F> cos(Parts<F> z) {
   return cosh<R>(Parts<F>{-z.im, z.re});
 }
 
-// NumPy's exp2, log2 and log10 of a complex number: exp(z ln 2), and log's
-// parts times log2(e) or log10(e).
+// NumPy's log2 and log10 of a complex number: log's parts times log2(e) or
+// log10(e), the constant in two parts (k + k_lo) so that each rounds once.
+inline constexpr double kLog2eTail = 0x1.777d0ffda0d24p-56;   // log2(e) - kLog2e
+inline constexpr double kLog10eTail = 0x1.95355baaafad3p-57;   // log10(e) - kLog10e
 template <class F>
-Parts<F> times(Parts<F> z, double k) {
-  return {z.re * splat(z.re, k), z.im * splat(z.re, k)};
+Parts<F> times(Parts<F> z, double k, double k_lo) {
+  return {fma(z.re, splat(z.re, k), z.re * splat(z.re, k_lo)), fma(z.im, splat(z.re, k), z.im * splat(z.re, k_lo))};
 }
 
 // The recipe of `u` (has_complex_recipe) on z's parts, in f64.
 template <UnaryOp U, class R, class F>
 Parts<F> run_complex(Parts<F> z) {
   if constexpr (U == UnaryOp::exp) return exp<R>(z);
-  else if constexpr (U == UnaryOp::exp2) return exp<R>(times(z, kLn2));
+  else if constexpr (U == UnaryOp::exp2) return exp2<R>(z);
   else if constexpr (U == UnaryOp::log) return log<R>(z);
-  else if constexpr (U == UnaryOp::log2) return times(log<R>(z), kLog2e);
-  else if constexpr (U == UnaryOp::log10) return times(log<R>(z), kLog10e);
+  else if constexpr (U == UnaryOp::log2) return times(log<R>(z), kLog2e, kLog2eTail);
+  else if constexpr (U == UnaryOp::log10) return times(log<R>(z), kLog10e, kLog10eTail);
   else if constexpr (U == UnaryOp::sqrt) return sqrt<R>(z);
   else if constexpr (U == UnaryOp::sin) return sin<R>(z);
   else if constexpr (U == UnaryOp::cos) return cos<R>(z);

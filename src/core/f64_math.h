@@ -56,10 +56,15 @@ ExpF64<F> exp_f64_parts(F x) {
 // dominates (below 1, where an ULP is half 1's, the plain sum reached
 // 1.002 ULP).
 template <class F>
-F exp_f64_mantissa(const ExpF64<F>& e) {
+TwoSum<F> exp_f64_mantissa_sum(const ExpF64<F>& e) {  // unrounded: the sum and the rest
   F one = splat(e.r, 1.0);
   F s = one + e.r;
-  return s + (((one - s) + e.r) + e.tail);
+  return {s, ((one - s) + e.r) + e.tail};
+}
+template <class F>
+F exp_f64_mantissa(const ExpF64<F>& e) {
+  const TwoSum<F> m = exp_f64_mantissa_sum(e);
+  return m.sum + m.error;
 }
 
 // p 2**n for an integral n in [-1100, 1100], in two halves: a subnormal
@@ -240,6 +245,9 @@ template <class F>
 F log1p_f64(F x) {
   const OnePlus<F> o = one_plus(x, splat(x, 0.0));
   F r = log_specials(o.u, log_f64_plus(o.u, o.numerator, splat(x, 0.0)));
+  // Below 2**-27, x - x**2 / 2 (x**3 / 3 is under 2**-55 of it): there the
+  // sum above is x through three products, up to an ULP off.
+  r = select(fabs(x) < splat(x, 0x1p-27), fma(x * splat(x, -0.5), x, x), r);
   return select(x == splat(x, 0.0), x, r);  // -0; a NaN is one already
 }
 

@@ -224,3 +224,104 @@ def test_within_bound(fn, dtype, tier):
     assert err <= bound(fn, DTYPES[dtype]), (
         f"{fn} {dtype} ({tier}): {err:.3f} ULP at {at} (arguments, result, true value); "
         f"the bound is {bound(fn, DTYPES[dtype])}")
+
+
+# ---- Complex arguments (NOTE: [Complex math]) ----
+#
+# Each part of the result in ULPs of that part's true value. A c64 computes
+# in f64 and rounds each part once: within half an ULP plus a hair. A c128's
+# parts are products and sums of its real functions' results, so its bounds
+# are those ULPs added: COMPLEX_BOUNDS (docs/semantics.md; the figures by
+# them are the most these samples gave on 2026-12-03, and NumPy's C library
+# on the same arguments). Special values (infinite or NaN parts, and zeros on
+# a branch cut, where mpmath has no signed zero) are NumPy's, which
+# tests/python/test_functions_vs_numpy.py checks.
+C64_BOUND = 0.5 + 2.0 ** -16
+COMPLEX_BOUNDS = {  # c128: bcast, NumPy's C library (on the measuring run's 4,600 arguments)
+    "exp": 1.5,     # 1.30, 1.83
+    "exp2": 2.0,    # 1.74, about 10**6 (z ln 2 rounded)
+    "log": 1.0,     # 1.00, 1.36
+    "log2": 2.5,    # 1.80, 2.06
+    "log10": 2.5,   # 2.14, 2.31
+    "sqrt": 1.5,    # 1.46, 1.46
+    "sin": 2.5,     # 2.21, 2.21
+    "cos": 2.5,     # 2.23, 2.64
+    "sinh": 2.5,    # 1.99, 2.14
+    "cosh": 2.5,    # 2.13, 2.35
+}
+COMPLEX_TRUE = {
+    "exp": mp.exp, "exp2": lambda z: mp.power(2, z), "log": mp.log, "log2": lambda z: mp.log(z) / mp.log(2),
+    "log10": lambda z: mp.log(z) / mp.log(10), "sqrt": mp.sqrt, "sin": mp.sin, "cos": mp.cos, "sinh": mp.sinh,
+    "cosh": mp.cosh,
+}
+# Each part's range over its whole domain: e**x past overflow and
+# underflow, sin y and cos y up to 1e6 (beyond, as the real functions).
+COMPLEX_PART_RANGES = {
+    "exp": (760, 1e6), "exp2": (1100, 1e6), "sinh": (760, 1e6), "cosh": (760, 1e6), "sin": (1e6, 760),
+    "cos": (1e6, 760),
+}
+BRANCH_CUT = {"log", "log2", "log10", "sqrt"}  # on the negative real axis
+# exp2's angle y ln 2 is carried in two parts while |y| < 2**26; beyond, it is
+# rounded to one double, as NumPy's (docs/semantics.md).
+EXP2_ANGLE_LIMIT = 2.0 ** 26
+
+
+def complex_arguments(fn, dtype):
+    part = np.float32 if dtype == np.complex64 else np.float64
+    rng = np.random.default_rng(zlib.crc32(f"{fn} {np.dtype(dtype).name}".encode()))
+    core = rng.uniform(-10, 10, SAMPLES) + 1j * rng.uniform(-10, 10, SAMPLES)
+    re_range, im_range = COMPLEX_PART_RANGES.get(fn, (np.inf, np.inf))
+    whole = (_random_bits(rng, part, SAMPLES, -re_range, re_range).astype(np.float64)
+             + 1j * _random_bits(rng, part, SAMPLES, -im_range, im_range).astype(np.float64))
+    # The unit circle (log's real part cancels there), its multiples of pi/2
+    # scaled up and down (one part's true value near 0), and one part tiny or
+    # huge beside the other.
+    t = rng.uniform(-np.pi, np.pi, 200)
+    circle = np.cos(t) + 1j * np.sin(t)
+    info = np.finfo(part)
+    edges = [0.6 + 0.8j, 1 + 1e-10j, 1 - 1e-9 + 1e-5j, 1j, -1j + 1e-300, 1e-300 + 1e-300j, 1e300 - 1e300j,
+             float(info.max) / 2 + 1j, 1 + 1j * float(info.max) / 4, float(info.tiny) * (1 + 1j),
+             np.pi / 2 * 1j, np.pi * 1j + 1, 100.5 + np.pi / 2 * 1j, np.pi / 2 + 3j, -np.pi / 2 - 30j]
+    z = np.concatenate([core, whole, circle, circle * (1 + float(info.eps)), edges])
+    with np.errstate(over="ignore", invalid="ignore"):  # c64: the huge edges are inf, and left out
+        return z.astype(dtype)
+
+
+_COMPLEX_TRUE_CACHE = {}
+
+
+def complex_worst(fn, dtype, jit):
+    z = complex_arguments(fn, dtype)
+    part = np.float32 if dtype == np.complex64 else np.float64
+    bcast.set_setting("BCAST_JIT", "1" if jit else "0")
+    try:
+        got = np.asarray(bcast.evaluate(f"{fn}(z)", z=z))
+    finally:
+        bcast.set_setting("BCAST_JIT", "1")
+    assert got.dtype == dtype
+    key = (fn, np.dtype(dtype).name)
+    if key not in _COMPLEX_TRUE_CACHE:
+        _COMPLEX_TRUE_CACHE[key] = [COMPLEX_TRUE[fn](mp.mpc(float(v.real), float(v.imag))) for v in z]
+    worst_err, worst_at = 0.0, None
+    for i, true in enumerate(_COMPLEX_TRUE_CACHE[key]):
+        x, y = float(z[i].real), float(z[i].imag)
+        if not (np.isfinite(x) and np.isfinite(y)) or (fn in BRANCH_CUT and y == 0 and x < 0):
+            continue
+        if fn == "exp2" and abs(y) >= EXP2_ANGLE_LIMIT:
+            continue
+        for name, got_part, true_part in (("re", got[i].real, true.real), ("im", got[i].imag, true.imag)):
+            err = ulps_from_true(got_part, true_part, part)
+            if err > worst_err:
+                worst_err, worst_at = err, (complex(x, y), name, complex(got[i]), complex(true))
+    return worst_err, worst_at
+
+
+@pytest.mark.parametrize("tier", ["jit", "reference"])
+@pytest.mark.parametrize("fn", sorted(COMPLEX_TRUE))
+@pytest.mark.parametrize("dtype", ["c64", "c128"])
+def test_complex_within_bound(fn, dtype, tier):
+    t = np.complex64 if dtype == "c64" else np.complex128
+    limit = C64_BOUND if dtype == "c64" else COMPLEX_BOUNDS[fn]
+    err, at = complex_worst(fn, t, tier == "jit")
+    assert err <= limit, (f"{fn} {dtype} ({tier}): {err:.3f} ULP at {at} (argument, part, result, true value); "
+                          f"the bound is {limit}")
