@@ -3,7 +3,9 @@
 // for, on c64 and c128, over every pairing of special parts (zeros of both
 // signs, subnormals, huge values, infinities, NaN), through the element loop,
 // a strided reversed view, a broadcast scalar and the streaming line loop.
-// The ops without IR run on the reference evaluator, and describe says so.
+// So do the complex functions with a recipe (NOTE: [Complex math]), on
+// special and random values. The ops without IR run on the reference
+// evaluator, and describe says so.
 // tests/python/test_complex.py and test_functions_vs_numpy.py hold both to
 // NumPy.
 #include <gtest/gtest.h>
@@ -12,9 +14,11 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "complex_math.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -215,11 +219,54 @@ TEST(ComplexOfTwoReals, PreparedRunsOnTheReferenceExecutorWithTheSameBits) {
   EXPECT_EQ(test::bytes_of(out), test::bytes_of(evaluate(expr::complex(Expr(re), Expr(im)))));
 }
 
-TEST_P(ComplexKernels, ComplexFunctionsRunOnTheReferenceEvaluator) {
-  // NOTE: [Complex in IR]: no IR yet for the C99 functions of a complex value.
+// n complex numbers with parts of random magnitude (2**-40 to 2**40, and a
+// tenth of them on the unit circle, where log's real part cancels).
+Tensor random_complex(DType dtype, std::int64_t n) {
+  std::mt19937_64 rng(static_cast<std::uint64_t>(dtype) * 7919 + 17);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0), exponent(-40.0, 40.0), angle(-3.2, 3.2);
+  Tensor t(dtype, {n});
+  for (std::int64_t i = 0; i < n; ++i) {
+    double re = unit(rng) * std::exp2(exponent(rng)), im = unit(rng) * std::exp2(exponent(rng));
+    if (i % 10 == 0) re = std::cos(angle(rng)), im = std::sin(angle(rng));
+    char* p = static_cast<char*>(t.data()) + i * dtype_size(dtype);
+    if (dtype == DType::c64) {
+      const std::complex<float> v(static_cast<float>(re), static_cast<float>(im));
+      std::memcpy(p, &v, sizeof v);
+    } else {
+      const std::complex<double> v(re, im);
+      std::memcpy(p, &v, sizeof v);
+    }
+  }
+  return t;
+}
+
+// NOTE: [Complex math]: the functions with a recipe.
+const UnaryOp kComplexRecipes[] = {UnaryOp::exp,  UnaryOp::exp2, UnaryOp::log, UnaryOp::log2, UnaryOp::log10,
+                                   UnaryOp::sqrt, UnaryOp::sin,  UnaryOp::cos, UnaryOp::sinh, UnaryOp::cosh};
+
+TEST_P(ComplexKernels, FunctionRecipesGiveTheReferenceBits) {
+  // The kernel and the reference evaluator run one recipe, on vector lanes
+  // and on doubles: the same bits, special parts included.
+  const DType d = GetParam();
+  const Tensor values = specials(d), random = random_complex(d, 1001);
+  const TensorView reversed = index(values, {Slice{std::nullopt, std::nullopt, -1}});
+  for (const UnaryOp op : kComplexRecipes) {
+    ASSERT_TRUE(math::recipes::has_complex_recipe(op)) << unary_name(op);
+    const std::string label = std::string(unary_name(op)) + " on " + std::string(dtype_name(d));
+    expect_kernel_equals_reference(expr::apply(op, Expr(values)), label);
+    expect_kernel_equals_reference(expr::apply(op, Expr(reversed)), label + ", reversed");
+    expect_kernel_equals_reference(expr::apply(op, Expr(random)), label + ", random");
+  }
+}
+
+TEST_P(ComplexKernels, ComplexFunctionsWithoutARecipeRunOnTheReferenceEvaluator) {
+  // NOTE: [Complex math]: tan, the inverse functions and ** are the C
+  // library's, on the reference evaluator for now.
   const Tensor values = specials(GetParam());
-  for (const UnaryOp op : {UnaryOp::exp, UnaryOp::log, UnaryOp::sqrt, UnaryOp::sin, UnaryOp::arctanh})
+  for (const UnaryOp op : {UnaryOp::tan, UnaryOp::tanh, UnaryOp::arcsin, UnaryOp::arctanh, UnaryOp::expm1}) {
+    EXPECT_FALSE(math::recipes::has_complex_recipe(op)) << unary_name(op);
     EXPECT_EQ(describe(expr::apply(op, Expr(values))).kernel, "reference") << unary_name(op);
+  }
   EXPECT_EQ(describe(expr::apply(Op::pow, Expr(values), Expr(values))).kernel, "reference");
 }
 

@@ -210,6 +210,34 @@ TEST(GeneratedCode, ComplexKernelsComputeOnVectorsOfParts) {
     }
 }
 
+TEST(GeneratedCode, ComplexFunctionsComputeOnVectorsAndCallOnlyVectorMath) {
+  // NOTE: [Complex math]: exp, log and sqrt of c64 and c128 are recipes on
+  // packed f64 lanes; the real functions they call (cos, sin, log1p, atan2,
+  // hypot) are SLEEF's vector builds (the scalar ones for a remainder), never
+  // the C library's cexp, clog or csqrt.
+  if (!test::host_is_x86_64() || !test::host_has_feature("avx2") || !test::host_has_feature("fma"))
+    GTEST_SKIP() << "the check knows x86-64's packed mnemonics with AVX2 and FMA";
+  if (math::library().flavour != math::Flavour::sleef_purecfma)
+    GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
+  for (const DType d : {DType::c64, DType::c128})
+    for (const char* fn : {"exp", "log", "sqrt"}) {
+      const KernelKey key = expr_key(std::string(fn) + "(x0)", {{d, {4096, 1024}}});
+      const std::string assembly = jit::kernel_assembly(key);
+      const std::string label = key.to_string() + "\n" + assembly;
+      EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv\w+pd\b[^\n]*%[yz]mm)"))) << label;
+      std::set<std::string> callees;
+      const std::regex named(R"((?:call\w*|movabsq)\s+\$?([A-Za-z_][\w.@]*))");
+      for (auto it = std::sregex_iterator(assembly.begin(), assembly.end(), named); it != std::sregex_iterator(); ++it)
+        callees.insert((*it)[1]);
+      bool vector_call = false;
+      for (const std::string& callee : callees) {
+        EXPECT_TRUE(callee.starts_with("_ZGV") || callee.starts_with("Sleef_")) << callee << "\n" << label;
+        vector_call = vector_call || callee.starts_with("_ZGV");
+      }
+      EXPECT_TRUE(vector_call) << label;
+    }
+}
+
 TEST(GeneratedCode, UnitStrideF32AddUsesPackedVectorAdds) {
   if (!test::host_is_x86_64()) GTEST_SKIP() << "the packed-add check knows x86-64 mnemonics only";
   // Every x86-64 CPU has SSE2, so a packed add is always available.
