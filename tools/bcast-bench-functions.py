@@ -4,10 +4,12 @@
 One thread, 4 Mi elements: bcast.evaluate("fn(x)") vs NumPy's ufunc, numexpr
 and PyTorch where they have the function, and np.copyto of the same bytes
 (the memory bound), median of 7, elements per ns;
-then five chains on [4096, 1024] (four f32, one complex64) against NumPy op by
-op and numexpr.
+then the complex functions with a recipe (NOTE: [Complex math]) on c64 and
+c128 alike, then five chains on [4096, 1024] (four f32, one complex64)
+against NumPy op by op and numexpr.
 Run:  BCAST_CACHE_DIR=off PYTHONPATH=build/python /usr/bin/python3 tools/bcast-bench-functions.py
       [--only exp,log] (those functions, then the chains) [--chains] (the chains alone)
+      [--complex] (the complex functions alone)
       [--threads N] (bcast, numexpr and PyTorch on N threads; NumPy's ufuncs have one)
 """
 import os
@@ -79,8 +81,42 @@ FUNCTIONS = [
 NUMEXPR_FUNCTIONS = {"exp", "expm1", "log", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
                      "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"}
 NUMEXPR_TEXT = {"sigmoid": "1 / (1 + exp(-x))", "pow": "x ** y"}
+# The complex functions with a recipe; numexpr 2.8 has each but exp2 and
+# log2, and computes c64 in c128.
+COMPLEX_FUNCTIONS = ["exp", "exp2", "log", "log2", "log10", "sqrt", "sin", "cos", "sinh", "cosh"]
 # y's domain: x's for the functions of two like arguments, else [-4, 4].
 SAME_DOMAIN = {"arctan2", "hypot", "logaddexp", "logaddexp2"}
+
+
+def complex_rows(rng, only):
+    """The complex functions: parts uniform in [-5, 5], 4 Mi elements; el/ns."""
+    print("\n| fn | dtype | bcast el/ns | NumPy el/ns | numexpr el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in COMPLEX_FUNCTIONS:
+        if only and name not in only:
+            continue
+        for dtype in (np.complex64, np.complex128):
+            z = (rng.uniform(-5, 5, N) + 1j * rng.uniform(-5, 5, N)).astype(dtype)
+            out = np.empty_like(z)
+            ufunc = getattr(np, name)
+            t_b = median_ns(lambda: bcast.evaluate(f"{name}(z)", out=out, z=z))
+            t_n = median_ns(lambda: ufunc(z, out=out))
+            torch_fn = getattr(torch, name, None) if torch else None
+            pt = "-"
+            if torch_fn:
+                tz, tout = torch.from_numpy(z), torch.from_numpy(out)
+                try:
+                    pt = f"{N / median_ns(lambda: torch_fn(tz, out=tout)):.2f}"
+                except RuntimeError:  # PyTorch 1.13 has no complex exp2 or log2
+                    pass
+            if numexpr and name not in ("exp2", "log2"):
+                ne = f"{N / median_ns(lambda: numexpr.evaluate(f'{name}(z)', local_dict={'z': z}, out=out, casting='unsafe')):.2f}"
+            else:
+                ne = "-"
+            same = np.empty_like(z)
+            t_c = median_ns(lambda: np.copyto(same, z))
+            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {ne} | {pt} | {N / t_c:.2f} | "
+                  f"{t_n / t_b:.2f}x |")
 
 
 def main():
@@ -93,11 +129,12 @@ def main():
     rng = np.random.default_rng(1)
     if numexpr:
         numexpr.set_num_threads(threads)  # its VML is absent in Debian's build: numexpr computes element by element
-    print("\n| fn | dtype | bcast el/ns | NumPy el/ns | numexpr el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
-    print("|---|---|---|---|---|---|---|---|")
+    if "--complex" not in sys.argv:
+        print("\n| fn | dtype | bcast el/ns | NumPy el/ns | numexpr el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
+        print("|---|---|---|---|---|---|---|---|")
     only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     for name, ufunc, (lo, hi), arity in FUNCTIONS:
-        if "--chains" in sys.argv or (only and name not in only):
+        if "--chains" in sys.argv or "--complex" in sys.argv or (only and name not in only):
             continue
         for dtype in (np.float32, np.float64):
             x = rng.uniform(lo, hi, N).astype(dtype)
@@ -132,6 +169,11 @@ def main():
             t_c = median_ns(lambda: np.copyto(same, x))
             print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {ne} | {pt} | {N / t_c:.2f} | "
                   f"{t_n / t_b:.2f}x |")
+
+    if "--chains" not in sys.argv:
+        complex_rows(rng, only)
+    if "--complex" in sys.argv:
+        return
 
     x = rng.standard_normal((4096, 1024)).astype(np.float32) * 3
     m = x.max(axis=1, keepdims=True)
