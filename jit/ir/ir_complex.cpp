@@ -126,6 +126,8 @@ struct KernelReal {
   static Lanes cosh(Lanes x) { return call(detail::row(UnaryOp::cosh).math, x); }
   static Lanes log(Lanes x) { return call(detail::row(UnaryOp::log).math, x); }
   static Lanes log1p(Lanes x) { return call(detail::row(UnaryOp::log1p).math, x); }
+  static Lanes exp(Lanes x) { return call(detail::row(UnaryOp::exp).math, x); }
+  static Lanes expm1(Lanes x) { return call(detail::row(UnaryOp::expm1).math, x); }
   static Lanes atan2(Lanes y, Lanes x) { return call(detail::row(Op::arctan2).math, y, x); }
   static Lanes hypot(Lanes x, Lanes y) { return call(detail::row(Op::hypot).math, x, y); }
 };
@@ -200,6 +202,10 @@ Parts unary(llvm::IRBuilder<>& b, UnaryOp op, Parts x) {
     case UnaryOp::cos: return complex_recipe<UnaryOp::cos>(b, x);
     case UnaryOp::sinh: return complex_recipe<UnaryOp::sinh>(b, x);
     case UnaryOp::cosh: return complex_recipe<UnaryOp::cosh>(b, x);
+    case UnaryOp::tan: return complex_recipe<UnaryOp::tan>(b, x);
+    case UnaryOp::tanh: return complex_recipe<UnaryOp::tanh>(b, x);
+    case UnaryOp::log1p: return complex_recipe<UnaryOp::log1p>(b, x);
+    case UnaryOp::expm1: return complex_recipe<UnaryOp::expm1>(b, x);
     default: return {};
   }
 }

@@ -8,11 +8,11 @@
 
 namespace bcast::math::recipes {
 
-// NOTE: [Complex math] exp, exp2, log, sqrt, sin, cos, sinh and cosh of c64
-// and c128 (and log2 and log10, NumPy's scalings of log) are
-// recipes over a complex number's two parts, so that they run in both tiers
-// as NOTE: [Math recipes]' real ones do: a template, instantiated on the
-// reference evaluator's doubles (exec/complex_functions.cpp, built with
+// NOTE: [Complex math] exp, exp2, log, log2, log10, log1p, expm1, sqrt,
+// sin, cos, tan, sinh, cosh and tanh of c64 and c128 are recipes over a
+// complex number's two parts, so that they run in both tiers as NOTE:
+// [Math recipes]' real ones do: a template, instantiated on the reference
+// evaluator's doubles (exec/complex_functions.cpp, built with
 // -ffp-contract=off) and on the JIT's vector lanes (jit/ir/ir_complex.cpp),
 // so a kernel's bits are the reference's by construction.
 //  - They compute in f64: a c64's parts are widened and the results rounded
@@ -24,14 +24,15 @@ namespace bcast::math::recipes {
 //  - Where a part is a product that can overflow or underflow while the
 //    true part is finite (exp's e**x cos y, sinh's e**|x| / 2 sin y), the
 //    factor 2**n is applied after the product (exp_f64_parts).
-//  - log's real part near the unit circle is log1p(x**2 + y**2 - 1) / 2,
-//    the sum carried in two doubles (x**2 and y**2 exact by FMA).
+//  - ln |w| near |w| = 1 (log's, log1p's) is log1p of |w|**2 - 1 carried in
+//    two doubles, the squares split exactly by FMA (sum_of_five).
+//  - expm1 keeps NumPy's form, and log2 and log10 NumPy's scaling of log.
 //  - C99 Annex G's special values, as NumPy's (the C library's) give them,
 //    are selects after the arithmetic; tests/python/test_functions_vs_numpy.py
 //    checks every pairing of special parts against NumPy, and
 //    tests/python/test_math_vs_mpmath.py each part's ULPs against mpmath.
-// tan, tanh, the inverse functions, expm1, log1p and ** of a complex number
-// are the C library's, on the reference executor (docs/semantics.md).
+// The inverse functions and ** of a complex number are the C library's, on
+// the reference executor (docs/semantics.md).
 
 template <class F>
 struct Parts {
@@ -44,6 +45,7 @@ constexpr bool has_complex_recipe(UnaryOp u) {
   switch (u) {
     case UnaryOp::exp: case UnaryOp::exp2: case UnaryOp::log: case UnaryOp::log2: case UnaryOp::log10:
     case UnaryOp::sqrt: case UnaryOp::sin: case UnaryOp::cos: case UnaryOp::sinh: case UnaryOp::cosh:
+    case UnaryOp::tan: case UnaryOp::tanh: case UnaryOp::log1p: case UnaryOp::expm1:
       return true;
     default: return false;
   }
@@ -126,12 +128,41 @@ Parts<F> exp2(Parts<F> z) {
   return exp_of(exp2_complex_parts(x), x, y, fma(-a_lo, sin_a, cos_a), fma(a_lo, cos_a, sin_a));
 }
 
-// log(x + iy) = log |z| + i atan2(y, x). |z| in [1/16, 16]: log1p of
-// x**2 + y**2 - 1 (the squares split exactly by FMA, the sum carried with
-// its errors as hi + lo), halved, log1p(hi + lo) taken as log1p(hi) +
-// lo / (1 + hi); elsewhere log(hypot(x, y)), whose rounding costs at most
-// 0.18 ULP there. An infinite part gives +inf, whatever the other (C99
-// G.6.3.2); a NaN one NaN.
+// t1 + t2 + t3 + t4 + t5 (exact products' parts) as hi + lo: each sum
+// keeps its exact error, and the errors are added last, so that a sum that
+// cancels to far below its terms keeps its digits.
+template <class F>
+TwoSum<F> sum_of_five(F t1, F t2, F t3, F t4, F t5) {
+  const TwoSum<F> a = two_sum(t1, t2);
+  const TwoSum<F> b = two_sum(a.sum, t3);
+  const TwoSum<F> c = two_sum(t4, t5);
+  const TwoSum<F> d = two_sum(b.sum, c.sum);
+  return fast_two_sum(d.sum, (d.error + b.error) + (c.error + a.error));
+}
+
+// ln |w| for |w|**2 = 1 + d.sum + d.error: log1p(hi) + lo / (1 + hi),
+// halved.
+template <class R, class F>
+F half_log1p(const TwoSum<F>& d) {
+  return (R::log1p(d.sum) + d.error / (splat(d.sum, 1.0) + d.sum)) * 0.5;
+}
+
+// ln |u + iv| from |u|**2 + |v|**2 - 1 = d: the near form where |w|**2 is
+// in [1/256, 256], where log(hypot(u, v)) would lose digits to the
+// cancellation, else the far form (its rounding costs at most 0.18 ULP
+// there); +inf for an infinite part, whatever the other (C99 G.6.3.2).
+template <class R, class F>
+F log_modulus(F u, F v, const TwoSum<F>& d) {
+  F squared = splat(u, 1.0) + d.sum;
+  auto near_one = squared >= splat(u, 0x1p-8) && squared <= splat(u, 0x1p8);
+  F r = select(near_one, half_log1p<R>(d), R::log(R::hypot(u, v)));
+  F inf = splat(u, kInf);
+  return select(fabs(u) == inf || fabs(v) == inf, inf, r);
+}
+
+// log(x + iy) = ln |z| + i atan2(y, x), |z|**2 - 1 = x**2 + y**2 - 1 with
+// the larger part first (x**2 - 1 then cancels exactly) and the squares
+// split exactly by FMA.
 template <class R, class F>
 Parts<F> log(Parts<F> z) {
   F ax = fabs(z.re), ay = fabs(z.im);
@@ -139,19 +170,28 @@ Parts<F> log(Parts<F> z) {
   F big = select(y_larger, ay, ax), small = select(y_larger, ax, ay);
   F p = big * big, q = small * small;
   F p_error = fma(big, big, -p), q_error = fma(small, small, -q);
-  const TwoSum<F> a = two_sum(p, splat(p, -1.0));
-  const TwoSum<F> b = two_sum(a.sum, q);
-  const TwoSum<F> c = two_sum(p_error, q_error);
-  const TwoSum<F> d = two_sum(b.sum, c.sum);
-  const TwoSum<F> e = fast_two_sum(d.sum, (d.error + b.error) + (c.error + a.error));
-  F near = (R::log1p(e.sum) + e.error / (splat(p, 1.0) + e.sum)) * 0.5;
-  F far = R::log(R::hypot(ax, ay));
-  F squares = p + q;
-  auto near_one = squares >= splat(p, 0x1p-8) && squares <= splat(p, 0x1p8);
-  F re = select(near_one, near, far);
-  F inf = splat(ax, kInf);
-  re = select(ax == inf || ay == inf, inf, re);
-  return {re, R::atan2(z.im, z.re)};
+  const TwoSum<F> d = sum_of_five(p, splat(p, -1.0), q, p_error, q_error);
+  return {log_modulus<R>(ax, ay, d), R::atan2(z.im, z.re)};
+}
+
+// log1p(x + iy) = ln |1 + z| + i atan2(y, 1 + x), |1 + z|**2 - 1 = 2x +
+// x**2 + y**2: exact near 0, where NumPy's log(hypot(1 + x, y)) keeps
+// none of x's digits.
+template <class R, class F>
+Parts<F> log1p(Parts<F> z) {
+  F x = z.re, y = z.im;
+  F p = x * x, q = y * y;
+  const TwoSum<F> d = sum_of_five(x + x, p, q, fma(x, x, -p), fma(y, y, -q));
+  F u = splat(x, 1.0) + x;
+  return {log_modulus<R>(u, y, d), R::atan2(y, u)};
+}
+
+// NumPy's expm1(x + iy): expm1(x) cos y - 2 sin(y/2)**2 + i e**x sin y.
+template <class R, class F>
+Parts<F> expm1(Parts<F> z) {
+  F x = z.re, y = z.im;
+  F a = R::sin(y * 0.5);
+  return {R::expm1(x) * R::cos(y) - splat(x, 2.0) * a * a, R::exp(x) * R::sin(y)};
 }
 
 // sqrt(x + iy) (Kahan's): t = sqrt((|x| + |z|) / 2), then (t, y / 2t) for
@@ -244,6 +284,35 @@ Parts<F> cos(Parts<F> z) {
   return cosh<R>(Parts<F>{-z.im, z.re});
 }
 
+// tanh(x + iy) = (sinh x cosh x + i sin y cos y) / (sinh**2 x + cos**2 y),
+// the C library's form; past |x| = 22, where tanh x is +-1 to the last bit,
+// (+-1, 4 sin y cos y e**-2|x|) with its 2**n last. C99 G.6.2.6's special
+// values: y infinite or NaN gives (NaN, NaN) for x finite, (x, NaN) for x
+// = 0; x infinite (+-1, 0 with sin 2y's sign), 0 with y's for y infinite or
+// NaN; y = 0 keeps y.
+template <class R, class F>
+Parts<F> tanh(Parts<F> z) {
+  F x = z.re, y = z.im;
+  F sh = R::sinh(x), ch = R::cosh(x), sy = R::sin(y), cy = R::cos(y);
+  F den = fma(sh, sh, cy * cy);
+  F ax = fabs(x), zero = splat(x, 0.0);
+  auto large = ax > splat(x, 22.0);
+  F tiny = exp_times(exp_complex_parts(-(ax + ax)), splat(x, 4.0) * sy * cy, zero, 0.0).re;
+  F re = select(large, copysign(splat(x, 1.0), x), (sh * ch) / den);
+  F im = select(large, tiny, (sy * cy) / den);
+  auto y_finite = fabs(y) < splat(y, kInf);
+  re = select(!y_finite && ax < splat(x, kInf), select(x == 0.0, x, splat(x, kNaN)), re);
+  im = select(ax == kInf && !y_finite, copysign(zero, y), im);
+  return {re, select(y == 0.0, y, im)};
+}
+
+// tan z = -i tanh(iz), iz = -y + ix.
+template <class R, class F>
+Parts<F> tan(Parts<F> z) {
+  const Parts<F> h = tanh<R>(Parts<F>{-z.im, z.re});
+  return {h.im, -h.re};
+}
+
 // NumPy's log2 and log10 of a complex number: log's parts times log2(e) or
 // log10(e), the constant in two parts (k + k_lo) so that each rounds once.
 inline constexpr double kLog2eTail = 0x1.777d0ffda0d24p-56;   // log2(e) - kLog2e
@@ -265,6 +334,10 @@ Parts<F> run_complex(Parts<F> z) {
   else if constexpr (U == UnaryOp::sin) return sin<R>(z);
   else if constexpr (U == UnaryOp::cos) return cos<R>(z);
   else if constexpr (U == UnaryOp::sinh) return sinh<R>(z);
+  else if constexpr (U == UnaryOp::tan) return tan<R>(z);
+  else if constexpr (U == UnaryOp::tanh) return tanh<R>(z);
+  else if constexpr (U == UnaryOp::log1p) return log1p<R>(z);
+  else if constexpr (U == UnaryOp::expm1) return expm1<R>(z);
   else {
     static_assert(U == UnaryOp::cosh, "a unary op without a complex recipe (has_complex_recipe)");
     return cosh<R>(z);

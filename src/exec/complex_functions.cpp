@@ -15,6 +15,8 @@ struct ReferenceReal {
   static double cosh(double x) { return math_function<UnaryOp::cosh>(x); }
   static double log(double x) { return math_function<UnaryOp::log>(x); }
   static double log1p(double x) { return math_function<UnaryOp::log1p>(x); }
+  static double exp(double x) { return math_function<UnaryOp::exp>(x); }
+  static double expm1(double x) { return math_function<UnaryOp::expm1>(x); }
   static double atan2(double y, double x) { return math_function<Op::arctan2>(y, x); }
   static double hypot(double x, double y) { return math_function<Op::hypot>(x, y); }
 };
@@ -37,5 +39,9 @@ template C<double> recipe<UnaryOp::sin>(C<double>);
 template C<double> recipe<UnaryOp::cos>(C<double>);
 template C<double> recipe<UnaryOp::sinh>(C<double>);
 template C<double> recipe<UnaryOp::cosh>(C<double>);
+template C<double> recipe<UnaryOp::tan>(C<double>);
+template C<double> recipe<UnaryOp::tanh>(C<double>);
+template C<double> recipe<UnaryOp::log1p>(C<double>);
+template C<double> recipe<UnaryOp::expm1>(C<double>);
 
 }  // namespace bcast::detail::complex_ops

@@ -19,11 +19,11 @@
 //   - sign is z / |z| (NumPy 2), 0 for 0, and NaN where |z| is infinite in both parts;
 //   - z ** w takes NumPy's path: 1 for w == 0, exact products for small
 //     integer w, the C library's cpow otherwise;
-//   - exp, exp2, log, log2, log10, sqrt, sin, cos, sinh and cosh are NOTE:
-//     [Complex math]'s recipes, which the kernels run too; log1p and expm1
-//     use NumPy's formulas; the rest are the C library's C99 functions
-//     (ctan, ctanh, casin, ..., catanh), whose branch cuts and special
-//     values are C99 Annex G's.
+//   - exp, exp2, log, log2, log10, log1p, expm1, sqrt, sin, cos, tan,
+//     sinh, cosh and tanh are NOTE: [Complex math]'s recipes, which the
+//     kernels run too; the inverse functions are the C library's C99
+//     functions (casin, ..., catanh), whose branch cuts and special values
+//     are C99 Annex G's.
 // The evaluator runs these; the JIT's complex code is held to them.
 #pragma once
 
@@ -156,21 +156,6 @@ C<P> power(C<P> a, C<P> b) {
   return std::pow(a, b);
 }
 
-// NumPy's log1p: log |1 + z| and the angle of 1 + z.
-template <class P>
-C<P> log1p(C<P> x) {
-  const P re = x.real() + P{1};
-  return {std::log(std::hypot(re, x.imag())), std::atan2(x.imag(), re)};
-}
-
-// NumPy's expm1: the real part through expm1 and a half-angle sine, so that
-// it is exact near 0.
-template <class P>
-C<P> expm1(C<P> x) {
-  const P half_sine = std::sin(x.imag() / 2);
-  return {std::expm1(x.real()) * std::cos(x.imag()) - 2 * half_sine * half_sine, std::exp(x.real()) * std::sin(x.imag())};
-}
-
 // NOTE: [Complex math]'s recipe of U (has_complex_recipe), in f64
 // (complex_functions.cpp).
 template <UnaryOp U>
@@ -201,10 +186,6 @@ auto unary(C<P> x) {
   else if constexpr (U == UnaryOp::isinf) return std::isinf(x.real()) || std::isinf(x.imag());
   else if constexpr (U == UnaryOp::isfinite) return std::isfinite(x.real()) && std::isfinite(x.imag());
   else if constexpr (math::recipes::has_complex_recipe(U)) return by_recipe<U>(x);
-  else if constexpr (U == UnaryOp::expm1) return expm1(x);
-  else if constexpr (U == UnaryOp::log1p) return log1p(x);
-  else if constexpr (U == UnaryOp::tan) return std::tan(x);
-  else if constexpr (U == UnaryOp::tanh) return std::tanh(x);
   else if constexpr (U == UnaryOp::arcsin) return std::asin(x);
   else if constexpr (U == UnaryOp::arccos) return std::acos(x);
   else if constexpr (U == UnaryOp::arctan) return std::atan(x);

@@ -52,7 +52,24 @@ NUMPY_QUIRKS = {
     # radians, |z| ULPs and more; bcast's carries z ln 2 in two parts, and
     # tests/python/test_math_vs_mpmath.py holds it to the true value.
     "exp2": lambda dtype, a: np.isfinite(a) & (np.abs(a) > 4) if dtype == "c128" else None,
+    # NumPy's log1p(z) is log(hypot(1 + x, y)): where |1 + z| is near 1 it
+    # loses digits (log1p(1e-30+0j) is 0 there); bcast's sums the squares
+    # exactly, and test_math_vs_mpmath.py judges it.
+    "log1p": lambda dtype, a: np.isfinite(a) & (np.abs(np.abs(a.astype(np.complex128) + 1) - 1) < 0.5)
+    if dtype in PARTS else None,
+    "expm1": lambda dtype, a: expm1_cancels(a) if dtype in PARTS else None,
 }
+
+
+def expm1_cancels(z):
+    """Where NumPy's complex expm1, expm1(x) cos y - 2 sin(y/2)**2 in the
+    parts' dtype, loses 4 or more bits to the difference (bcast computes it
+    in f64, and test_math_vs_mpmath.py judges it), or squares a sin(y/2)
+    that underflows (|y| < 1e-19 in c64: +0 for a real part below 0)."""
+    x, y = z.real.astype(np.float64), z.imag.astype(np.float64)
+    with np.errstate(all="ignore"):
+        first, second = np.expm1(x) * np.cos(y), 2 * np.sin(y / 2) ** 2
+        return np.isfinite(z) & ((np.abs(first - second) < np.abs(first) / 16) | ((x == 0) & (np.abs(y) < 1e-19)))
 
 # The bound bcast promises per inexact function (docs/semantics.md), in
 # ULPs of the result's dtype; NumPy's own loops may be as far on the other side.
