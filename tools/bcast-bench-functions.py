@@ -83,7 +83,8 @@ NUMEXPR_FUNCTIONS = {"exp", "expm1", "log", "log10", "log1p", "sin", "cos", "tan
 NUMEXPR_TEXT = {"sigmoid": "1 / (1 + exp(-x))", "pow": "x ** y"}
 # The complex functions with a recipe; numexpr 2.8 has each but exp2 and
 # log2, and computes c64 in c128.
-COMPLEX_FUNCTIONS = ["exp", "exp2", "log", "log2", "log10", "sqrt", "sin", "cos", "sinh", "cosh"]
+COMPLEX_FUNCTIONS = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "arcsin",
+                     "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"]
 # y's domain: x's for the functions of two like arguments, else [-4, 4].
 SAME_DOMAIN = {"arctan2", "hypot", "logaddexp", "logaddexp2"}
 
@@ -109,7 +110,7 @@ def complex_rows(rng, only):
                     pt = f"{N / median_ns(lambda: torch_fn(tz, out=tout)):.2f}"
                 except RuntimeError:  # PyTorch 1.13 has no complex exp2 or log2
                     pass
-            if numexpr and name not in ("exp2", "log2"):
+            if numexpr and name in NUMEXPR_FUNCTIONS:
                 ne = f"{N / median_ns(lambda: numexpr.evaluate(f'{name}(z)', local_dict={'z': z}, out=out, casting='unsafe')):.2f}"
             else:
                 ne = "-"

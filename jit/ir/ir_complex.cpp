@@ -128,6 +128,9 @@ struct KernelReal {
   static Lanes log1p(Lanes x) { return call(detail::row(UnaryOp::log1p).math, x); }
   static Lanes exp(Lanes x) { return call(detail::row(UnaryOp::exp).math, x); }
   static Lanes expm1(Lanes x) { return call(detail::row(UnaryOp::expm1).math, x); }
+  static Lanes asin(Lanes x) { return call(detail::row(UnaryOp::arcsin).math, x); }
+  static Lanes acos(Lanes x) { return call(detail::row(UnaryOp::arccos).math, x); }
+  static Lanes atan(Lanes x) { return call(detail::row(UnaryOp::arctan).math, x); }
   static Lanes atan2(Lanes y, Lanes x) { return call(detail::row(Op::arctan2).math, y, x); }
   static Lanes hypot(Lanes x, Lanes y) { return call(detail::row(Op::hypot).math, x, y); }
 };
@@ -206,6 +209,12 @@ Parts unary(llvm::IRBuilder<>& b, UnaryOp op, Parts x) {
     case UnaryOp::tanh: return complex_recipe<UnaryOp::tanh>(b, x);
     case UnaryOp::log1p: return complex_recipe<UnaryOp::log1p>(b, x);
     case UnaryOp::expm1: return complex_recipe<UnaryOp::expm1>(b, x);
+    case UnaryOp::arcsin: return complex_recipe<UnaryOp::arcsin>(b, x);
+    case UnaryOp::arccos: return complex_recipe<UnaryOp::arccos>(b, x);
+    case UnaryOp::arctan: return complex_recipe<UnaryOp::arctan>(b, x);
+    case UnaryOp::arcsinh: return complex_recipe<UnaryOp::arcsinh>(b, x);
+    case UnaryOp::arccosh: return complex_recipe<UnaryOp::arccosh>(b, x);
+    case UnaryOp::arctanh: return complex_recipe<UnaryOp::arctanh>(b, x);
     default: return {};
   }
 }

@@ -8,9 +8,10 @@
 
 namespace bcast::math::recipes {
 
-// NOTE: [Complex math] exp, exp2, log, log2, log10, log1p, expm1, sqrt,
-// sin, cos, tan, sinh, cosh and tanh of c64 and c128 are recipes over a
-// complex number's two parts, so that they run in both tiers as NOTE:
+// NOTE: [Complex math] Every unary function NumPy defines on c64 and c128
+// (exp, exp2, log, log2, log10, log1p, expm1, sqrt, sin, cos, tan, sinh,
+// cosh, tanh and the six inverse functions) is a recipe over a complex
+// number's two parts, so that it runs in both tiers as NOTE:
 // [Math recipes]' real ones do: a template, instantiated on the reference
 // evaluator's doubles (exec/complex_functions.cpp, built with
 // -ffp-contract=off) and on the JIT's vector lanes (jit/ir/ir_complex.cpp),
@@ -26,13 +27,15 @@ namespace bcast::math::recipes {
 //    factor 2**n is applied after the product (exp_f64_parts).
 //  - ln |w| near |w| = 1 (log's, log1p's) is log1p of |w|**2 - 1 carried in
 //    two doubles, the squares split exactly by FMA (sum_of_five).
-//  - expm1 keeps NumPy's form, and log2 and log10 NumPy's scaling of log.
+//  - expm1 keeps NumPy's form, and log2 and log10 NumPy's scaling of log;
+//    asin, acos, asinh and acosh share Hull, Fairgrieve and Tang's first
+//    quadrant (arcsine_quadrant), atan and atanh Kahan's form.
 //  - C99 Annex G's special values, as NumPy's (the C library's) give them,
 //    are selects after the arithmetic; tests/python/test_functions_vs_numpy.py
 //    checks every pairing of special parts against NumPy, and
 //    tests/python/test_math_vs_mpmath.py each part's ULPs against mpmath.
-// The inverse functions and ** of a complex number are the C library's, on
-// the reference executor (docs/semantics.md).
+// ** of complex numbers is the C library's cpow, on the reference executor
+// (docs/semantics.md).
 
 template <class F>
 struct Parts {
@@ -45,7 +48,8 @@ constexpr bool has_complex_recipe(UnaryOp u) {
   switch (u) {
     case UnaryOp::exp: case UnaryOp::exp2: case UnaryOp::log: case UnaryOp::log2: case UnaryOp::log10:
     case UnaryOp::sqrt: case UnaryOp::sin: case UnaryOp::cos: case UnaryOp::sinh: case UnaryOp::cosh:
-    case UnaryOp::tan: case UnaryOp::tanh: case UnaryOp::log1p: case UnaryOp::expm1:
+    case UnaryOp::tan: case UnaryOp::tanh: case UnaryOp::log1p: case UnaryOp::expm1: case UnaryOp::arcsin:
+    case UnaryOp::arccos: case UnaryOp::arctan: case UnaryOp::arcsinh: case UnaryOp::arccosh: case UnaryOp::arctanh:
       return true;
     default: return false;
   }
@@ -313,6 +317,152 @@ Parts<F> tan(Parts<F> z) {
   return {h.im, -h.re};
 }
 
+// ---- The inverse functions ----
+
+inline constexpr double kPi = 0x1.921fb54442d18p1, kPiTail = 0x1.1a62633145c07p-53;  // pi = kPi + kPiTail
+inline constexpr double kPiHalf = 0x1.921fb54442d18p0;
+
+// The arcsine and arccosine of x + iy in the first quadrant (x, y >= 0):
+// the real part of asin (or, `Cosine`, acos) and the imaginary part's
+// magnitude, by Hull, Fairgrieve and Tang's algorithm (ACM TOMS 23(3),
+// 1997): r = |z + 1| and s = |z - 1|, A = (r + s) / 2 and B = x / A; the
+// real part asin B (acos B) while B <= 0.6417, else an atan of quotients
+// that do not cancel; the imaginary part log1p(A - 1 + sqrt((A - 1)(A + 1)))
+// with A - 1 from parts that do not cancel while A <= 1.5, else ln(A +
+// sqrt(A**2 - 1)). Past 2**500 (where y**2 would overflow), asin z's
+// asymptote: atan2(x, y) (acos: atan2(y, x)) and ln |z| + ln 2, which also
+// gives the infinities; below y = 2**-500 with x < 1 (where y**2 would
+// underflow), y / sqrt((1 - x)(1 + x)).
+template <bool Cosine, class R, class F>
+Parts<F> arcsine_quadrant(F x, F y) {
+  F one = splat(x, 1.0), half = splat(x, 0.5);
+  F r = R::hypot(x + one, y), s = R::hypot(x - one, y);
+  F a = half * r + half * s;
+  F b = x / a;
+  F y2 = y * y;
+  F to_r = y2 / (r + (x + one));
+  F a_plus_x = a + x;
+  F root = select(x <= splat(x, 1.0), sqrt(half * a_plus_x * (to_r + (s + (one - x)))),
+                  y * sqrt(half * (a_plus_x / (r + (x + one)) + a_plus_x / (s + (x - one)))));
+  auto b_small = b <= splat(x, 0.6417);
+  F re = Cosine ? select(b_small, R::acos(b), R::atan(root / x)) : select(b_small, R::asin(b), R::atan(x / root));
+  F a_minus_one = select(x < splat(x, 1.0), half * (to_r + y2 / (s + (one - x))), half * (to_r + (s + (x - one))));
+  F near = R::log1p(a_minus_one + sqrt(a_minus_one * (a + one)));
+  F far = select(a > splat(x, 0x1p26), R::log(a) + splat(x, kLn2), R::log(a + sqrt(a * a - one)));
+  F im = select(a <= splat(x, 1.5), near, far);
+  im = select(y < splat(x, 0x1p-500) && x < splat(x, 1.0), y / sqrt((one - x) * (one + x)), im);
+  auto huge = x > splat(x, 0x1p500) || y > splat(x, 0x1p500);
+  re = select(huge, Cosine ? R::atan2(y, x) : R::atan2(x, y), re);
+  return {re, select(huge, R::log(R::hypot(x, y)) + splat(x, kLn2), im)};
+}
+
+// pi - v, v in [0, pi/2], with pi in two parts (acos's real part for x < 0).
+template <class F>
+F pi_minus(F v) {
+  return (splat(v, kPi) - v) + splat(v, kPiTail);
+}
+
+template <class F>
+auto is_nan(F v) {
+  return v != v;
+}
+
+// asin(x + iy): the quadrant's, with x's and y's signs; NaN parts as the C
+// library's (C99 G.6.2.2 through casin z = -i casinh(iz)).
+template <class R, class F>
+Parts<F> asin(Parts<F> z) {
+  F x = z.re, y = z.im;
+  const Parts<F> q = arcsine_quadrant<false, R>(fabs(x), fabs(y));
+  F re = copysign(q.re, x), im = copysign(q.im, y);
+  F inf = splat(x, kInf), nan = splat(x, kNaN);
+  auto x_inf = fabs(x) == inf, y_inf = fabs(y) == inf;
+  re = select(is_nan(y), select(x == 0.0, x, nan), re);
+  im = select(is_nan(y) && x_inf, inf, im);
+  return {re, select(is_nan(x) && y_inf, y, im)};
+}
+
+// acos(x + iy): pi minus the quadrant's real part for x < 0, the imaginary
+// part of -y's sign (C99 G.6.1.1).
+template <class R, class F>
+Parts<F> acos(Parts<F> z) {
+  F x = z.re, y = z.im;
+  const Parts<F> q = arcsine_quadrant<true, R>(fabs(x), fabs(y));
+  F re = select(x < 0.0, pi_minus(q.re), q.re), im = copysign(q.im, -y);
+  F inf = splat(x, kInf), nan = splat(x, kNaN);
+  auto x_inf = fabs(x) == inf, y_inf = fabs(y) == inf;
+  re = select(is_nan(y), select(x == 0.0, splat(x, kPiHalf), nan), re);
+  im = select(is_nan(y) && x_inf, -inf, im);
+  return {re, select(is_nan(x) && y_inf, -y, im)};
+}
+
+// asinh(x + iy) = i asin(y - ix): asin(|y| + i|x|)'s parts swapped, with
+// x's and y's signs (C99 G.6.2.2).
+template <class R, class F>
+Parts<F> asinh(Parts<F> z) {
+  F x = z.re, y = z.im;
+  const Parts<F> q = arcsine_quadrant<false, R>(fabs(y), fabs(x));
+  F re = copysign(q.im, x), im = copysign(q.re, y);
+  F inf = splat(x, kInf), nan = splat(x, kNaN);
+  auto x_inf = fabs(x) == inf, y_inf = fabs(y) == inf;
+  re = select(is_nan(y), select(x_inf, x, nan), re);
+  im = select(is_nan(y), nan, im);
+  re = select(is_nan(x) && y_inf, inf, re);
+  return {re, select(is_nan(x), select(y == 0.0, y, nan), im)};
+}
+
+// acosh(x + iy) = acos's imaginary part's magnitude + i acos's real part
+// with y's sign (C99 G.6.2.1).
+template <class R, class F>
+Parts<F> acosh(Parts<F> z) {
+  F x = z.re, y = z.im;
+  const Parts<F> q = arcsine_quadrant<true, R>(fabs(x), fabs(y));
+  F re = q.im, im = copysign(select(x < 0.0, pi_minus(q.re), q.re), y);
+  F inf = splat(x, kInf), nan = splat(x, kNaN);
+  auto x_inf = fabs(x) == inf, y_inf = fabs(y) == inf;
+  re = select(is_nan(y), select(x_inf, inf, nan), re);
+  im = select(is_nan(y), select(x == 0.0, splat(x, kPiHalf), nan), im);
+  re = select(is_nan(x) && y_inf, inf, re);
+  return {re, select(is_nan(x), nan, im)};
+}
+
+// atanh(x + iy), Kahan's form on |x| and |y|, then their signs: the real
+// part log1p(4|x| / ((1 - |x|)**2 + y**2)) / 4, the imaginary part
+// atan2(2|y|, 1 - x**2 - y**2) / 2 with 1 - x**2 - y**2 summed exactly
+// (sum_of_five); past 2**500, |x| / |z|**2 (through hypot(x/2, y/2)) and
+// pi/2; at |x| = 1 with y below 2**-500, (ln 2 - ln |y|) / 2 (C99
+// G.6.2.3).
+template <class R, class F>
+Parts<F> atanh(Parts<F> z) {
+  F x = z.re, y = z.im;
+  F ax = fabs(x), ay = fabs(y);
+  F one = splat(x, 1.0), zero = splat(x, 0.0), inf = splat(x, kInf), nan = splat(x, kNaN);
+  F gap = one - ax;
+  F re = R::log1p((ax + ax + ax + ax) / fma(gap, gap, ay * ay)) * 0.25;
+  F p = ax * ax, q = ay * ay;
+  const TwoSum<F> d = sum_of_five(p, -one, q, fma(ax, ax, -p), fma(ay, ay, -q));
+  F im = R::atan2(ay + ay, zero - (d.sum + d.error)) * 0.5;
+  re = select(ax == 1.0 && ay < splat(x, 0x1p-500), (splat(x, kLn2) - R::log(ay)) * 0.5, re);
+  F h = R::hypot(ax * 0.5, ay * 0.5);
+  auto huge = ax > splat(x, 0x1p500) || ay > splat(x, 0x1p500);
+  re = select(huge, select(ax == inf, zero, ((ax / h) / h) * 0.25), re);
+  im = select(huge, splat(x, kPiHalf), im);
+  re = copysign(re, x);
+  im = copysign(im, y);
+  auto y_inf = ay == inf;
+  re = select(is_nan(y), select(x == 0.0 || ax == inf, copysign(zero, x), nan), re);
+  im = select(is_nan(y), nan, im);
+  re = select(is_nan(x), select(y_inf, zero, nan), re);
+  return {re, select(is_nan(x), select(y_inf, copysign(splat(x, kPiHalf), y), nan), im)};
+}
+
+// atan z = -i atanh(iz), iz = -y + ix; +0 for the imaginary part of an
+// infinite x with a NaN y, as the C library's.
+template <class R, class F>
+Parts<F> atan(Parts<F> z) {
+  const Parts<F> h = atanh<R>(Parts<F>{-z.im, z.re});
+  return {h.im, select(is_nan(z.im) && fabs(z.re) == kInf, splat(z.re, 0.0), -h.re)};
+}
+
 // NumPy's log2 and log10 of a complex number: log's parts times log2(e) or
 // log10(e), the constant in two parts (k + k_lo) so that each rounds once.
 inline constexpr double kLog2eTail = 0x1.777d0ffda0d24p-56;   // log2(e) - kLog2e
@@ -338,6 +488,12 @@ Parts<F> run_complex(Parts<F> z) {
   else if constexpr (U == UnaryOp::tanh) return tanh<R>(z);
   else if constexpr (U == UnaryOp::log1p) return log1p<R>(z);
   else if constexpr (U == UnaryOp::expm1) return expm1<R>(z);
+  else if constexpr (U == UnaryOp::arcsin) return asin<R>(z);
+  else if constexpr (U == UnaryOp::arccos) return acos<R>(z);
+  else if constexpr (U == UnaryOp::arctan) return atan<R>(z);
+  else if constexpr (U == UnaryOp::arcsinh) return asinh<R>(z);
+  else if constexpr (U == UnaryOp::arccosh) return acosh<R>(z);
+  else if constexpr (U == UnaryOp::arctanh) return atanh<R>(z);
   else {
     static_assert(U == UnaryOp::cosh, "a unary op without a complex recipe (has_complex_recipe)");
     return cosh<R>(z);

@@ -17,6 +17,9 @@ struct ReferenceReal {
   static double log1p(double x) { return math_function<UnaryOp::log1p>(x); }
   static double exp(double x) { return math_function<UnaryOp::exp>(x); }
   static double expm1(double x) { return math_function<UnaryOp::expm1>(x); }
+  static double asin(double x) { return math_function<UnaryOp::arcsin>(x); }
+  static double acos(double x) { return math_function<UnaryOp::arccos>(x); }
+  static double atan(double x) { return math_function<UnaryOp::arctan>(x); }
   static double atan2(double y, double x) { return math_function<Op::arctan2>(y, x); }
   static double hypot(double x, double y) { return math_function<Op::hypot>(x, y); }
 };
@@ -43,5 +46,11 @@ template C<double> recipe<UnaryOp::tan>(C<double>);
 template C<double> recipe<UnaryOp::tanh>(C<double>);
 template C<double> recipe<UnaryOp::log1p>(C<double>);
 template C<double> recipe<UnaryOp::expm1>(C<double>);
+template C<double> recipe<UnaryOp::arcsin>(C<double>);
+template C<double> recipe<UnaryOp::arccos>(C<double>);
+template C<double> recipe<UnaryOp::arctan>(C<double>);
+template C<double> recipe<UnaryOp::arcsinh>(C<double>);
+template C<double> recipe<UnaryOp::arccosh>(C<double>);
+template C<double> recipe<UnaryOp::arctanh>(C<double>);
 
 }  // namespace bcast::detail::complex_ops

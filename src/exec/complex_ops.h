@@ -19,11 +19,9 @@
 //   - sign is z / |z| (NumPy 2), 0 for 0, and NaN where |z| is infinite in both parts;
 //   - z ** w takes NumPy's path: 1 for w == 0, exact products for small
 //     integer w, the C library's cpow otherwise;
-//   - exp, exp2, log, log2, log10, log1p, expm1, sqrt, sin, cos, tan,
-//     sinh, cosh and tanh are NOTE: [Complex math]'s recipes, which the
-//     kernels run too; the inverse functions are the C library's C99
-//     functions (casin, ..., catanh), whose branch cuts and special values
-//     are C99 Annex G's.
+//   - the other functions (exp, log, sqrt, sin, ..., arctanh) are NOTE:
+//     [Complex math]'s recipes, which the kernels run too, with C99 Annex
+//     G's branch cuts and special values as the C library gives them.
 // The evaluator runs these; the JIT's complex code is held to them.
 #pragma once
 
@@ -185,15 +183,9 @@ auto unary(C<P> x) {
   else if constexpr (U == UnaryOp::isnan) return has_nan(x);
   else if constexpr (U == UnaryOp::isinf) return std::isinf(x.real()) || std::isinf(x.imag());
   else if constexpr (U == UnaryOp::isfinite) return std::isfinite(x.real()) && std::isfinite(x.imag());
-  else if constexpr (math::recipes::has_complex_recipe(U)) return by_recipe<U>(x);
-  else if constexpr (U == UnaryOp::arcsin) return std::asin(x);
-  else if constexpr (U == UnaryOp::arccos) return std::acos(x);
-  else if constexpr (U == UnaryOp::arctan) return std::atan(x);
-  else if constexpr (U == UnaryOp::arcsinh) return std::asinh(x);
-  else if constexpr (U == UnaryOp::arccosh) return std::acosh(x);
   else {
-    static_assert(U == UnaryOp::arctanh, "a unary op without a complex loop (NOTE: [Function table])");
-    return std::atanh(x);
+    static_assert(math::recipes::has_complex_recipe(U), "a unary op without a complex loop (NOTE: [Function table])");
+    return by_recipe<U>(x);
   }
 }
 

@@ -252,6 +252,12 @@ COMPLEX_BOUNDS = {  # c128: bcast, NumPy's C library (on the measuring run's 4,6
     "tanh": 5.5,    # 5.19, 5.19
     "log1p": 1.5,   # 1.14, about 10**16 (log(hypot(1 + x, y)))
     "expm1": 2.0,   # 1.71, 1.75; the real part in ULPs of its larger term (expm1_terms)
+    "arcsin": 3.0,  # 1.95, 3.36
+    "arccos": 3.0,  # 2.67, 2.48
+    "arctan": 3.0,  # 2.25, 3.59
+    "arcsinh": 3.0,  # 2.13, 2.54
+    "arccosh": 3.0,  # 2.16, 2.84
+    "arctanh": 3.0,  # 2.11, 3.70
 }
 def _wider(f):
     with mp.extraprec(1200):
@@ -262,8 +268,12 @@ COMPLEX_TRUE = {
     "exp": mp.exp, "exp2": lambda z: mp.power(2, z), "log": mp.log, "log2": lambda z: mp.log(z) / mp.log(2),
     "log10": lambda z: mp.log(z) / mp.log(10), "sqrt": mp.sqrt, "sin": mp.sin, "cos": mp.cos, "sinh": mp.sinh,
     "cosh": mp.cosh, "tan": mp.tan, "tanh": mp.tanh,
-    # 1 + z and e**z - 1 cancel: 1,200 more bits reach a part as small as 2**-1074.
+    # 1 + z and e**z - 1 cancel, and so do the inverse functions' sums (asin's
+    # z + sqrt(1 - z**2)): 1,200 more bits reach a part as small as 2**-1074.
     "log1p": lambda z: _wider(lambda: mp.log(1 + z)), "expm1": lambda z: _wider(lambda: mp.expm1(z)),
+    "arcsin": lambda z: _wider(lambda: mp.asin(z)), "arccos": lambda z: _wider(lambda: mp.acos(z)),
+    "arctan": lambda z: _wider(lambda: mp.atan(z)), "arcsinh": lambda z: _wider(lambda: mp.asinh(z)),
+    "arccosh": lambda z: _wider(lambda: mp.acosh(z)), "arctanh": lambda z: _wider(lambda: mp.atanh(z)),
 }
 # Each part's range over its whole domain: e**x past overflow and
 # underflow, sin y and cos y up to 1e6 (beyond, as the real functions).
@@ -271,7 +281,22 @@ COMPLEX_PART_RANGES = {
     "exp": (760, 1e6), "exp2": (1100, 1e6), "sinh": (760, 1e6), "cosh": (760, 1e6), "sin": (1e6, 760),
     "cos": (1e6, 760), "tan": (1e6, np.inf), "tanh": (np.inf, 1e6), "expm1": (760, 1e6),
 }
-BRANCH_CUT = {"log", "log2", "log10", "sqrt"}  # on the negative real axis
+# Zero parts on a branch cut (where mpmath has no signed zero): log's, sqrt's
+# and log1p's on the real axis left of their branch point, the inverse
+# functions' on the real or imaginary axis beyond +-1.
+BRANCH_CUT = {"log", "log2", "log10", "sqrt", "log1p", "arcsin", "arccos", "arctanh", "arccosh", "arcsinh", "arctan"}
+
+
+def on_branch_cut(fn, x, y):
+    if fn in ("log", "log2", "log10", "sqrt"):
+        return y == 0 and x < 0
+    if fn == "log1p":
+        return y == 0 and x < -1
+    if fn in ("arcsin", "arccos", "arctanh"):
+        return y == 0 and abs(x) > 1
+    if fn == "arccosh":
+        return y == 0 and x < 1
+    return x == 0 and abs(y) > 1  # arcsinh, arctan
 # exp2's angle y ln 2 is carried in two parts while |y| < 2**26; beyond, it is
 # rounded to one double, as NumPy's (docs/semantics.md).
 EXP2_ANGLE_LIMIT = 2.0 ** 26
@@ -325,7 +350,7 @@ def complex_worst(fn, dtype, jit):
     worst_err, worst_at = 0.0, None
     for i, true in enumerate(_COMPLEX_TRUE_CACHE[key]):
         x, y = float(z[i].real), float(z[i].imag)
-        if not (np.isfinite(x) and np.isfinite(y)) or (fn in BRANCH_CUT and y == 0 and x < 0):
+        if not (np.isfinite(x) and np.isfinite(y)) or (fn in BRANCH_CUT and on_branch_cut(fn, x, y)):
             continue
         if fn == "exp2" and abs(y) >= EXP2_ANGLE_LIMIT:
             continue
