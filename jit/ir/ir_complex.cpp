@@ -146,6 +146,16 @@ Parts complex_recipe(llvm::IRBuilder<>& b, Parts x) {
   return {r.re.v, r.im.v};
 }
 
+// z ** w's recipe, c64 in f64 as complex_recipe.
+Parts power_recipe(llvm::IRBuilder<>& b, Parts z, Parts w) {
+  const bool c64 = z.re->getType()->getScalarType()->isFloatTy();
+  math::recipes::Parts<Lanes> lz{{z.re, &b}, {z.im, &b}}, lw{{w.re, &b}, {w.im, &b}};
+  if (c64) lz = {widen(lz.re), widen(lz.im)}, lw = {widen(lw.re), widen(lw.im)};
+  math::recipes::Parts<Lanes> r = math::recipes::power<KernelReal>(lz, lw);
+  if (c64) r.re = narrow(r.re), r.im = narrow(r.im);
+  return {r.re.v, r.im.v};
+}
+
 Parts binary(llvm::IRBuilder<>& b, Op op, Parts x, Parts y) {
   ComplexIR c(b);
   switch (op) {
@@ -167,6 +177,8 @@ Parts binary(llvm::IRBuilder<>& b, Op op, Parts x, Parts y) {
     case Op::fmax: return c.select(c.any(c.has_nan(y), c.ordered(true, false, x, y)), x, y);
     case Op::fmin: return c.select(c.any(c.has_nan(y), c.ordered(false, false, x, y)), x, y);
     case Op::complex: return {x.re, y.re};  // two real operands: the parts as they are
+    case Op::pow:
+    case Op::float_power: return power_recipe(b, x, y);
     default: return {};
   }
 }
@@ -237,7 +249,7 @@ bool has_binary_ir(Op op) {
   switch (op) {
     case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::eq: case Op::ne: case Op::lt: case Op::le:
     case Op::gt: case Op::ge: case Op::logical_and: case Op::logical_or: case Op::logical_xor: case Op::max:
-    case Op::min: case Op::fmax: case Op::fmin: case Op::complex:
+    case Op::min: case Op::fmax: case Op::fmin: case Op::complex: case Op::pow: case Op::float_power:
       return true;
     default: return false;
   }

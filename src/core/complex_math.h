@@ -2,6 +2,9 @@
 // LLVM-free.
 #pragma once
 
+#include <array>
+#include <cmath>
+
 #include "bcast/expr.h"
 
 #include "f64_math.h"
@@ -461,6 +464,96 @@ template <class R, class F>
 Parts<F> atan(Parts<F> z) {
   const Parts<F> h = atanh<R>(Parts<F>{-z.im, z.re});
   return {h.im, select(is_nan(z.im) && fabs(z.re) == kInf, splat(z.re, 0.0), -h.re)};
+}
+
+// ---- Powers ----
+
+// complex_ops::mul and complex_ops::div (NOTE: [Complex arithmetic]) on
+// lanes: the schoolbook product without FMA, and Smith's quotient with x / 0
+// dividing each part by zero.
+template <class F>
+Parts<F> mul(Parts<F> a, Parts<F> b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+template <class F>
+Parts<F> div(Parts<F> a, Parts<F> b) {
+  F abs_re = fabs(b.re), abs_im = fabs(b.im), one = splat(a.re, 1.0);
+  F ratio_re = b.im / b.re, scale_re = one / (b.re + b.im * ratio_re);
+  const Parts<F> by_re{(a.re + a.im * ratio_re) * scale_re, (a.im - a.re * ratio_re) * scale_re};
+  F ratio_im = b.re / b.im, scale_im = one / (b.im + b.re * ratio_im);
+  const Parts<F> by_im{(a.re * ratio_im + a.im) * scale_im, (a.im * ratio_im - a.re) * scale_im};
+  auto zero = abs_re == 0.0 && abs_im == 0.0;
+  const Parts<F> by_zero{a.re / abs_re, a.im / abs_re};
+  auto re_larger = abs_re >= abs_im;
+  return {select(re_larger, select(zero, by_zero.re, by_re.re), by_im.re),
+          select(re_larger, select(zero, by_zero.im, by_re.im), by_im.im)};
+}
+
+template <class F, class M>
+Parts<F> select(M m, Parts<F> a, Parts<F> b) {
+  return {select(m, a.re, b.re), select(m, a.im, b.im)};
+}
+
+// a * b with C99 Annex G's recovery of infinities (G.5.1, the C library's
+// complex product): where the schoolbook product is NaN in both parts but
+// an operand is infinite (or a partial product overflowed), the infinite
+// parts become +-1, NaN parts of the other operand +-0, and the product is
+// taken again times inf.
+template <class F>
+Parts<F> mul_annex_g(Parts<F> a, Parts<F> b) {
+  F ac = a.re * b.re, bd = a.im * b.im, ad = a.re * b.im, bc = a.im * b.re;
+  Parts<F> r{ac - bd, ad + bc};
+  F inf = splat(ac, kInf), one = splat(ac, 1.0), zero = splat(ac, 0.0);
+  auto is_inf = [&](F v) { return fabs(v) == inf; };
+  auto unit = [&](F v) { return copysign(select(is_inf(v), one, zero), v); };
+  auto zero_if_nan = [&](F v) { return select(is_nan(v), copysign(zero, v), v); };
+  auto a_inf = is_inf(a.re) || is_inf(a.im), b_inf = is_inf(b.re) || is_inf(b.im);
+  auto overflowed = is_inf(ac) || is_inf(bd) || is_inf(ad) || is_inf(bc);
+  Parts<F> p = a, q = b;
+  p = select(a_inf, Parts<F>{unit(a.re), unit(a.im)}, p);
+  q = select(a_inf, Parts<F>{zero_if_nan(q.re), zero_if_nan(q.im)}, q);
+  q = select(b_inf, Parts<F>{unit(b.re), unit(b.im)}, q);
+  p = select(b_inf, Parts<F>{zero_if_nan(p.re), zero_if_nan(p.im)}, p);
+  auto neither = !a_inf && !b_inf;
+  p = select(neither, Parts<F>{zero_if_nan(p.re), zero_if_nan(p.im)}, p);
+  q = select(neither, Parts<F>{zero_if_nan(q.re), zero_if_nan(q.im)}, q);
+  auto recover = is_nan(r.re) && is_nan(r.im) && (a_inf || b_inf || overflowed);
+  const Parts<F> again{inf * (p.re * q.re - p.im * q.im), inf * (p.re * q.im + p.im * q.re)};
+  return select(recover, again, r);
+}
+
+// z ** w on NumPy's path (npy_cpow): 1 for w = 0; for z = 0, 0 when w is
+// real and positive, else NaN; for a real integral w with |w| < 100, the
+// products NumPy takes (z, z*z, z*(z*z) for 1 to 3, else squaring and
+// multiplying over the bits of |w|, then 1 / that for w < 0), so their bits
+// are NumPy's c128 ones; otherwise exp(w log z) with Annex G's product, the
+// C library's cpow.
+template <class R, class F>
+Parts<F> power(Parts<F> z, Parts<F> w) {
+  F zero = splat(z.re, 0.0), one = splat(z.re, 1.0), nan = splat(z.re, kNaN);
+  Parts<F> r = exp<R>(mul_annex_g(w, log<R>(z)));
+  F n = w.re, m = fabs(n);
+  auto integral = w.im == 0.0 && (n + splat(n, kRound)) - splat(n, kRound) == n && m < splat(n, 100.0);
+  std::array<decltype(n < 0.0), 7> bits{};  // |w|'s bits, from its top (64) down
+  F rest = m;
+  for (int k = 6; k >= 0; --k) {
+    F place = splat(n, std::ldexp(1.0, k));
+    bits[k] = rest >= place;
+    rest = select(bits[k], rest - place, rest);
+  }
+  Parts<F> product{one, zero}, square = z;
+  for (int k = 0; k < 7; ++k) {
+    if (k > 0) square = mul(square, square);
+    product = select(bits[k], mul(product, square), product);
+  }
+  const Parts<F> squared = mul(z, z);
+  Parts<F> by_products = select(n < 0.0, div(Parts<F>{one, zero}, product), product);
+  by_products = select(n == 3.0, mul(z, squared), select(n == 2.0, squared, select(n == 1.0, z, by_products)));
+  r = select(integral, by_products, r);
+  auto z_zero = z.re == 0.0 && z.im == 0.0;
+  auto w_positive_real = w.re > 0.0 && w.im == 0.0;
+  r = select(z_zero, select(w_positive_real, Parts<F>{zero, zero}, Parts<F>{nan, nan}), r);
+  return select(w.re == 0.0 && w.im == 0.0, Parts<F>{one, zero}, r);
 }
 
 // NumPy's log2 and log10 of a complex number: log's parts times log2(e) or

@@ -32,6 +32,12 @@ C<double> recipe(C<double> z) {
   return {r.re, r.im};
 }
 
+C<double> power_recipe(C<double> z, C<double> w) {
+  const auto r = math::recipes::power<ReferenceReal>(math::recipes::Parts<double>{z.real(), z.imag()},
+                                                     math::recipes::Parts<double>{w.real(), w.imag()});
+  return {r.re, r.im};
+}
+
 template C<double> recipe<UnaryOp::exp>(C<double>);
 template C<double> recipe<UnaryOp::exp2>(C<double>);
 template C<double> recipe<UnaryOp::log>(C<double>);

@@ -18,7 +18,8 @@
 //     an infinite part gives +inf, as hypot's, and a NaN the NaN rule's;
 //   - sign is z / |z| (NumPy 2), 0 for 0, and NaN where |z| is infinite in both parts;
 //   - z ** w takes NumPy's path: 1 for w == 0, exact products for small
-//     integer w, the C library's cpow otherwise;
+//     integer w, exp(w log z) (the C library's cpow) otherwise, as NOTE:
+//     [Complex math]'s recipe;
 //   - the other functions (exp, log, sqrt, sin, ..., arctanh) are NOTE:
 //     [Complex math]'s recipes, which the kernels run too, with C99 Annex
 //     G's branch cuts and special values as the C library gives them.
@@ -127,42 +128,23 @@ C<P> sign(C<P> x) {
   return {r / m, i / m};
 }
 
-template <class P>
-C<P> power(C<P> a, C<P> b) {
-  constexpr P kNaN = std::numeric_limits<P>::quiet_NaN();
-  const P br = b.real(), bi = b.imag();
-  if (br == 0 && bi == 0) return {P{1}, P{0}};
-  if (a.real() == 0 && a.imag() == 0) {
-    if (br > 0 && bi == 0) return {P{0}, P{0}};
-    return {kNaN, kNaN};  // 0 to a negative or complex power is undefined
-  }
-  if (bi == 0 && br == std::trunc(br) && std::fabs(br) < 100) {
-    const auto n = static_cast<int>(br);
-    if (n == 1) return a;
-    if (n == 2) return mul(a, a);
-    if (n == 3) return mul(a, mul(a, a));
-    // Squaring and multiplying over the bits of |n|, then 1 / that for n < 0.
-    C<P> product{P{1}, P{0}}, square = a;
-    for (unsigned bits = static_cast<unsigned>(n < 0 ? -n : n);;) {
-      if ((bits & 1u) != 0) product = mul(product, square);
-      bits >>= 1;
-      if (bits == 0) break;
-      square = mul(square, square);
-    }
-    return n < 0 ? div(C<P>{P{1}, P{0}}, product) : product;
-  }
-  return std::pow(a, b);
-}
-
 // NOTE: [Complex math]'s recipe of U (has_complex_recipe), in f64
 // (complex_functions.cpp).
 template <UnaryOp U>
 C<double> recipe(C<double> z);
 
-// It on a c64 or c128: a c64's parts widened, and rounded back once.
+// NOTE: [Complex math]'s z ** w, in f64.
+C<double> power_recipe(C<double> z, C<double> w);
+
+// Those on a c64 or c128: a c64's parts widened, and rounded back once.
 template <UnaryOp U, class P>
 C<P> by_recipe(C<P> x) {
   const C<double> r = recipe<U>(C<double>{x.real(), x.imag()});
+  return {static_cast<P>(r.real()), static_cast<P>(r.imag())};
+}
+template <class P>
+C<P> power(C<P> z, C<P> w) {
+  const C<double> r = power_recipe(C<double>{z.real(), z.imag()}, C<double>{w.real(), w.imag()});
   return {static_cast<P>(r.real()), static_cast<P>(r.imag())};
 }
 
