@@ -107,16 +107,16 @@ def complex_rows(rng, only):
             if torch_fn:
                 tz, tout = torch.from_numpy(z), torch.from_numpy(out)
                 try:
-                    pt = f"{N / median_ns(lambda: torch_fn(tz, out=tout)):.2f}"
+                    pt = f"{N / median_ns(lambda: torch_fn(tz, out=tout)):.3g}"
                 except RuntimeError:  # PyTorch 1.13 has no complex exp2 or log2
                     pass
             if numexpr and name in NUMEXPR_FUNCTIONS:
-                ne = f"{N / median_ns(lambda: numexpr.evaluate(f'{name}(z)', local_dict={'z': z}, out=out, casting='unsafe')):.2f}"
+                ne = f"{N / median_ns(lambda: numexpr.evaluate(f'{name}(z)', local_dict={'z': z}, out=out, casting='unsafe')):.3g}"
             else:
                 ne = "-"
             same = np.empty_like(z)
             t_c = median_ns(lambda: np.copyto(same, z))
-            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {ne} | {pt} | {N / t_c:.2f} | "
+            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.3g} | {N / t_n:.3g} | {ne} | {pt} | {N / t_c:.3g} | "
                   f"{t_n / t_b:.2f}x |")
 
 
