@@ -27,6 +27,9 @@ class ComplexIR {
  public:
   explicit ComplexIR(llvm::IRBuilder<>& b) : b_(b) {}
 
+  math::recipes::Parts<Lanes> lanes(Parts x) { return {{x.re, &b_}, {x.im, &b_}}; }
+  static Parts from(math::recipes::Parts<Lanes> x) { return {x.re.v, x.im.v}; }
+
   Value* constant(Value* like, double v) { return llvm::ConstantFP::get(like->getType(), v); }
   Value* fabs(Value* x) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
   Value* select(Value* c, Value* x, Value* y) { return b_.CreateSelect(c, x, y); }
@@ -36,44 +39,11 @@ class ComplexIR {
   Value* is_nan(Value* x) { return b_.CreateFCmpUNO(x, x); }
   Value* is_inf(Value* x) { return b_.CreateFCmpOEQ(fabs(x), llvm::ConstantFP::getInfinity(x->getType())); }
 
-  // complex_ops::mul: the schoolbook product, no FMA.
-  Parts mul(Parts a, Parts c) {
-    return {b_.CreateFSub(b_.CreateFMul(a.re, c.re), b_.CreateFMul(a.im, c.im)),
-            b_.CreateFAdd(b_.CreateFMul(a.re, c.im), b_.CreateFMul(a.im, c.re))};
-  }
-
-  // complex_ops::div: Smith's method, each branch computed and one chosen.
-  Parts div(Parts a, Parts c) {
-    Value *ar = a.re, *ai = a.im, *br = c.re, *bi = c.im;
-    Value* one = constant(br, 1.0);
-    Value *abs_br = fabs(br), *abs_bi = fabs(bi);
-    Value* real_larger = b_.CreateFCmpOGE(abs_br, abs_bi);
-    Value* zero = all(b_.CreateFCmpOEQ(abs_br, constant(br, 0.0)), b_.CreateFCmpOEQ(abs_bi, constant(bi, 0.0)));
-    const Parts by_zero{b_.CreateFDiv(ar, abs_br), b_.CreateFDiv(ai, abs_br)};
-    Value* ratio_r = b_.CreateFDiv(bi, br);
-    Value* scale_r = b_.CreateFDiv(one, b_.CreateFAdd(br, b_.CreateFMul(bi, ratio_r)));
-    const Parts by_real{b_.CreateFMul(b_.CreateFAdd(ar, b_.CreateFMul(ai, ratio_r)), scale_r),
-                        b_.CreateFMul(b_.CreateFSub(ai, b_.CreateFMul(ar, ratio_r)), scale_r)};
-    Value* ratio_i = b_.CreateFDiv(br, bi);
-    Value* scale_i = b_.CreateFDiv(one, b_.CreateFAdd(bi, b_.CreateFMul(br, ratio_i)));
-    const Parts by_imag{b_.CreateFMul(b_.CreateFAdd(b_.CreateFMul(ar, ratio_i), ai), scale_i),
-                        b_.CreateFMul(b_.CreateFSub(b_.CreateFMul(ai, ratio_i), ar), scale_i)};
-    return select(real_larger, select(zero, by_zero, by_real), by_imag);
-  }
-
-  // complex_ops::reciprocal.
-  Parts reciprocal(Parts x) {
-    Value *r = x.re, *i = x.im;
-    Value* one = constant(r, 1.0);
-    Value* real_larger = b_.CreateFCmpOLE(fabs(i), fabs(r));
-    Value* ratio_r = b_.CreateFDiv(i, r);
-    Value* d_r = b_.CreateFAdd(r, b_.CreateFMul(i, ratio_r));
-    const Parts by_real{b_.CreateFDiv(one, d_r), b_.CreateFDiv(b_.CreateFNeg(ratio_r), d_r)};
-    Value* ratio_i = b_.CreateFDiv(r, i);
-    Value* d_i = b_.CreateFAdd(b_.CreateFMul(r, ratio_i), i);
-    const Parts by_imag{b_.CreateFDiv(ratio_i, d_i), b_.CreateFDiv(constant(r, -1.0), d_i)};
-    return select(real_larger, by_real, by_imag);
-  }
+  // complex_math.h's product, quotient and reciprocal (NOTE: [Complex
+  // arithmetic]), on the parts as recipe lanes.
+  Parts mul(Parts a, Parts c) { return from(math::recipes::mul(lanes(a), lanes(c))); }
+  Parts div(Parts a, Parts c) { return from(math::recipes::div(lanes(a), lanes(c))); }
+  Parts reciprocal(Parts x) { return from(math::recipes::reciprocal(lanes(x))); }
 
   // complex_ops::ordered<greater, strict>: lexicographic.
   Value* ordered(bool greater, bool strict, Parts a, Parts c) {

@@ -468,12 +468,22 @@ Parts<F> atan(Parts<F> z) {
 
 // ---- Powers ----
 
-// complex_ops::mul and complex_ops::div (NOTE: [Complex arithmetic]) on
-// lanes: the schoolbook product without FMA, and Smith's quotient with x / 0
-// dividing each part by zero.
+// NOTE: [Complex arithmetic]'s product, quotient and reciprocal on lanes,
+// for both tiers (exec/complex_ops.h, jit/ir/ir_complex.cpp) and the
+// recipes: the schoolbook product without FMA; Smith's quotient, scaled by
+// the divisor's larger part, x / 0 dividing each part by zero; 1 / x the
+// same way, each branch computed and one chosen.
 template <class F>
 Parts<F> mul(Parts<F> a, Parts<F> b) {
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+template <class F>
+Parts<F> reciprocal(Parts<F> x) {
+  F one = splat(x.re, 1.0);
+  F ratio_re = x.im / x.re, d_re = x.re + x.im * ratio_re;
+  F ratio_im = x.re / x.im, d_im = x.re * ratio_im + x.im;
+  auto re_larger = fabs(x.im) <= fabs(x.re);
+  return {select(re_larger, one / d_re, ratio_im / d_im), select(re_larger, -ratio_re / d_re, splat(x.re, -1.0) / d_im)};
 }
 template <class F>
 Parts<F> div(Parts<F> a, Parts<F> b) {

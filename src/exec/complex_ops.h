@@ -51,34 +51,26 @@ namespace complex_ops {
 template <class P>
 using C = std::complex<P>;
 
+// The product, quotient and reciprocal: complex_math.h's, which the
+// kernels emit too.
+template <class P>
+math::recipes::Parts<P> parts(C<P> x) {
+  return {x.real(), x.imag()};
+}
 template <class P>
 C<P> mul(C<P> a, C<P> b) {
-  const P ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
-  return {ar * br - ai * bi, ar * bi + ai * br};
+  const math::recipes::Parts<P> r = math::recipes::mul(parts(a), parts(b));
+  return {r.re, r.im};
 }
-
 template <class P>
 C<P> div(C<P> a, C<P> b) {
-  const P ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
-  const P abs_br = std::fabs(br), abs_bi = std::fabs(bi);
-  if (abs_br >= abs_bi) {
-    if (abs_br == 0 && abs_bi == 0) return {ar / abs_br, ai / abs_br};  // an infinity or NaN per part
-    const P ratio = bi / br, scale = P{1} / (br + bi * ratio);
-    return {(ar + ai * ratio) * scale, (ai - ar * ratio) * scale};
-  }
-  const P ratio = br / bi, scale = P{1} / (bi + br * ratio);
-  return {(ar * ratio + ai) * scale, (ai * ratio - ar) * scale};
+  const math::recipes::Parts<P> r = math::recipes::div(parts(a), parts(b));
+  return {r.re, r.im};
 }
-
 template <class P>
 C<P> reciprocal(C<P> x) {
-  const P r = x.real(), i = x.imag();
-  if (std::fabs(i) <= std::fabs(r)) {
-    const P ratio = i / r, d = r + i * ratio;
-    return {P{1} / d, -ratio / d};
-  }
-  const P ratio = r / i, d = r * ratio + i;
-  return {ratio / d, P{-1} / d};
+  const math::recipes::Parts<P> r = math::recipes::reciprocal(parts(x));
+  return {r.re, r.im};
 }
 
 // Lexicographic order; `strict` for < and >, `greater` for > and >=.

@@ -58,12 +58,14 @@ def test_views_broadcasts_and_parts_of_complex_arrays():
     assert np.array_equal(out, z + z)
 
 
-def test_complex_arithmetic_runs_in_a_jit_kernel_and_complex_functions_on_the_reference_executor():
-    # NOTE: [Complex in IR]: arithmetic, abs, comparisons and casts have IR;
-    # exp, log, sin, ... of a complex value do not yet.
+def test_complex_arithmetic_and_functions_run_in_jit_kernels():
+    # NOTE: [Complex in IR] and NOTE: [Complex math]: arithmetic, abs,
+    # comparisons, casts and every function of a complex value have IR.
     z = ramp(np.complex64)
     assert ".host." in bcast.describe("abs(z * z + 1j) + real(z / (z + 1))", z=z)["kernel"]
-    assert bcast.describe("exp(z)", z=z)["kernel"] == "reference"
+    for fn in ["exp", "log", "sqrt", "sin", "arctanh"]:
+        assert ".host." in bcast.describe(f"{fn}(z)", z=z)["kernel"], fn
+    assert ".host." in bcast.describe("z ** (1 + 2j)", z=z)["kernel"]
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
