@@ -332,10 +332,12 @@ inline constexpr double kPiHalf = 0x1.921fb54442d18p0;
 // real part asin B (acos B) while B <= 0.6417, else an atan of quotients
 // that do not cancel; the imaginary part log1p(A - 1 + sqrt((A - 1)(A + 1)))
 // with A - 1 from parts that do not cancel while A <= 1.5, else ln(A +
-// sqrt(A**2 - 1)). Past 2**500 (where y**2 would overflow), asin z's
-// asymptote: atan2(x, y) (acos: atan2(y, x)) and ln |z| + ln 2, which also
-// gives the infinities; below y = 2**-500 with x < 1 (where y**2 would
-// underflow), y / sqrt((1 - x)(1 + x)).
+// sqrt(A**2 - 1)), ln A + ln 2 past 2**26 (which also gives the
+// infinities). Past 2**500, where y**2 would overflow, the real part is
+// asin z's asymptote, atan2(x, y) (acos: atan2(y, x)), the same atan2 as
+// the quotients' branch; below y = 2**-500 with x < 1,
+// where y**2 would underflow, the imaginary part is y / sqrt((1 - x)(1 +
+// x)).
 template <bool Cosine, class R, class F>
 Parts<F> arcsine_quadrant(F x, F y) {
   F one = splat(x, 1.0), half = splat(x, 0.5);
@@ -348,15 +350,17 @@ Parts<F> arcsine_quadrant(F x, F y) {
   F root = select(x <= splat(x, 1.0), sqrt(half * a_plus_x * (to_r + (s + (one - x)))),
                   y * sqrt(half * (a_plus_x / (r + (x + one)) + a_plus_x / (s + (x - one)))));
   auto b_small = b <= splat(x, 0.6417);
-  F re = Cosine ? select(b_small, R::acos(b), R::atan(root / x)) : select(b_small, R::asin(b), R::atan(x / root));
+  auto huge = x > splat(x, 0x1p500) || y > splat(x, 0x1p500);
+  F cosine = select(huge, y, root);  // beyond B's branch, the real part is atan2(x, cosine)
+  F re = Cosine ? select(b_small && !huge, R::acos(b), R::atan2(cosine, x))
+                : select(b_small && !huge, R::asin(b), R::atan2(x, cosine));
   F a_minus_one = select(x < splat(x, 1.0), half * (to_r + y2 / (s + (one - x))), half * (to_r + (s + (x - one))));
   F near = R::log1p(a_minus_one + sqrt(a_minus_one * (a + one)));
-  F far = select(a > splat(x, 0x1p26), R::log(a) + splat(x, kLn2), R::log(a + sqrt(a * a - one)));
+  auto large = a > splat(x, 0x1p26);
+  F far = R::log(select(large, a, a + sqrt(a * a - one))) + select(large, splat(x, kLn2), splat(x, 0.0));
   F im = select(a <= splat(x, 1.5), near, far);
   im = select(y < splat(x, 0x1p-500) && x < splat(x, 1.0), y / sqrt((one - x) * (one + x)), im);
-  auto huge = x > splat(x, 0x1p500) || y > splat(x, 0x1p500);
-  re = select(huge, Cosine ? R::atan2(y, x) : R::atan2(x, y), re);
-  return {re, select(huge, R::log(R::hypot(x, y)) + splat(x, kLn2), im)};
+  return {re, im};
 }
 
 // pi - v, v in [0, pi/2], with pi in two parts (acos's real part for x < 0).
