@@ -18,6 +18,7 @@ import re
 import sys
 import statistics
 import time
+import warnings
 
 # Steady state: each call compiles its full kernel before it runs (NOTE: the
 # default lets first calls run on a quicker tier while LLVM works, which on
@@ -89,8 +90,27 @@ COMPLEX_FUNCTIONS = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "s
 SAME_DOMAIN = {"arctan2", "hypot", "logaddexp", "logaddexp2"}
 
 
+def print_row(name, dtype, t_b, t_n, numexpr_call, torch_call, data):
+    """One table row: bcast's and NumPy's times, then numexpr's and PyTorch's
+    calls where they have the function (None, or a RuntimeError: "-") and the
+    copy of data's bytes; elements per ns to 3 figures."""
+    def rate(call):
+        if call is None:
+            return "-"
+        try:
+            return f"{N / median_ns(call):.3g}"
+        except RuntimeError:  # PyTorch 1.13 lacks some complex functions
+            return "-"
+    same = np.empty_like(data)
+    t_c = median_ns(lambda: np.copyto(same, data))
+    print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.3g} | {N / t_n:.3g} | {rate(numexpr_call)} | "
+          f"{rate(torch_call)} | {N / t_c:.3g} | {t_n / t_b:.2f}x |")
+
+
 def complex_rows(rng, only):
     """The complex functions: parts uniform in [-5, 5], 4 Mi elements; el/ns."""
+    if only and not set(only) & set(COMPLEX_FUNCTIONS):
+        return
     print("\n| fn | dtype | bcast el/ns | NumPy el/ns | numexpr el/ns | PyTorch el/ns | copy el/ns | bcast / NumPy |")
     print("|---|---|---|---|---|---|---|---|")
     for name in COMPLEX_FUNCTIONS:
@@ -103,21 +123,11 @@ def complex_rows(rng, only):
             t_b = median_ns(lambda: bcast.evaluate(f"{name}(z)", out=out, z=z))
             t_n = median_ns(lambda: ufunc(z, out=out))
             torch_fn = getattr(torch, name, None) if torch else None
-            pt = "-"
-            if torch_fn:
-                tz, tout = torch.from_numpy(z), torch.from_numpy(out)
-                try:
-                    pt = f"{N / median_ns(lambda: torch_fn(tz, out=tout)):.3g}"
-                except RuntimeError:  # PyTorch 1.13 has no complex exp2 or log2
-                    pass
-            if numexpr and name in NUMEXPR_FUNCTIONS:
-                ne = f"{N / median_ns(lambda: numexpr.evaluate(f'{name}(z)', local_dict={'z': z}, out=out, casting='unsafe')):.3g}"
-            else:
-                ne = "-"
-            same = np.empty_like(z)
-            t_c = median_ns(lambda: np.copyto(same, z))
-            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.3g} | {N / t_n:.3g} | {ne} | {pt} | {N / t_c:.3g} | "
-                  f"{t_n / t_b:.2f}x |")
+            tz, tout = (torch.from_numpy(z), torch.from_numpy(out)) if torch_fn else (None, None)
+            print_row(name, dtype, t_b, t_n,
+                      (lambda: numexpr.evaluate(f"{name}(z)", local_dict={"z": z}, out=out, casting="unsafe"))
+                      if numexpr and name in NUMEXPR_FUNCTIONS else None,
+                      (lambda: torch_fn(tz, out=tout)) if torch_fn else None, z)
 
 
 def main():
@@ -155,21 +165,13 @@ def main():
                     ufunc(x, out=out)
             t_n = median_ns(numpy_fn)
             torch_fn = getattr(torch, {"pow": "pow", "arctan2": "atan2"}.get(name, name), None) if torch else None
-            if torch_fn:
-                tx, ty, tout = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(out)
-                args = (tx, ty) if arity == 2 else (tx,)
-                pt = f"{N / median_ns(lambda: torch_fn(*args, out=tout)):.2f}"
-            else:
-                pt = "-"
+            targs = (torch.from_numpy(x), torch.from_numpy(y))[:arity] if torch_fn else ()
+            tout = torch.from_numpy(out) if torch_fn else None
             ne_text = NUMEXPR_TEXT.get(name, text) if name in NUMEXPR_FUNCTIONS or name in NUMEXPR_TEXT else None
-            if numexpr and ne_text:
-                ne = f"{N / median_ns(lambda: numexpr.evaluate(ne_text, local_dict=ops, out=out, casting='unsafe')):.2f}"
-            else:
-                ne = "-"
-            same = np.empty_like(x)
-            t_c = median_ns(lambda: np.copyto(same, x))
-            print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.2f} | {N / t_n:.2f} | {ne} | {pt} | {N / t_c:.2f} | "
-                  f"{t_n / t_b:.2f}x |")
+            print_row(name, dtype, t_b, t_n,
+                      (lambda: numexpr.evaluate(ne_text, local_dict=ops, out=out, casting="unsafe"))
+                      if numexpr and ne_text else None,
+                      (lambda: torch_fn(*targs, out=tout)) if torch_fn else None, x)
 
     if "--chains" not in sys.argv:
         complex_rows(rng, only)
@@ -222,7 +224,9 @@ def main():
         t_b = median_ns(lambda: bcast.evaluate(text, out=out, **ops))
         t_n = median_ns(numpy_fn)
         if numexpr:
-            t_e = median_ns(lambda: numexpr.evaluate(ne_text, local_dict=ops, out=out, casting="unsafe"))
+XX
+                warnings.simplefilter("ignore", np.ComplexWarning)
+                t_e = median_ns(lambda: numexpr.evaluate(ne_text, local_dict=ops, out=out, casting="unsafe"))
             ne = f"{n / t_e:.2f}"
             ratio = f"{t_e / t_b:.2f}x"
         else:

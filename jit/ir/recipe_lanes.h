@@ -14,7 +14,6 @@
 
 namespace bcast::jit {
 
-
 // A value of the kernel (f32 or f64, a scalar or a vector) and its builder.
 struct Lanes {
   llvm::Value* v;
@@ -58,13 +57,17 @@ inline Mask operator!(Mask p) { return {p.b->CreateNot(p.v), p.b}; }
 
 inline Lanes select(Mask m, Lanes x, Lanes y) { return {m.b->CreateSelect(m.v, x.v, y.v), m.b}; }
 inline Lanes fabs(Lanes x) { return {x.b->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.v), x.b}; }
-inline Lanes copysign(Lanes x, Lanes s) { return {x.b->CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x.v, s.v), x.b}; }
+inline Lanes copysign(Lanes x, Lanes s) {
+  return {x.b->CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x.v, s.v), x.b};
+}
 inline Lanes sqrt(Lanes x) { return {x.b->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x.v), x.b}; }
 inline Lanes fma(Lanes x, Lanes y, Lanes z) {
   return {x.b->CreateIntrinsic(llvm::Intrinsic::fma, {x.v->getType()}, {x.v, y.v, z.v}), x.b};
 }
 
-inline llvm::Type* with_scalar(llvm::Value* like, llvm::Type* scalar) { return like->getType()->getWithNewType(scalar); }
+inline llvm::Type* with_scalar(llvm::Value* like, llvm::Type* scalar) {
+  return like->getType()->getWithNewType(scalar);
+}
 inline Lanes widen(Lanes x) { return {x.b->CreateFPExt(x.v, with_scalar(x.v, x.b->getDoubleTy())), x.b}; }
 inline Lanes narrow(Lanes x) { return {x.b->CreateFPTrunc(x.v, with_scalar(x.v, x.b->getFloatTy())), x.b}; }
 
@@ -80,7 +83,8 @@ template <class F>
 Lanes scale_of_in(Lanes like, llvm::Value* bits) {
   using Fmt = math::recipes::Format<F>;
   llvm::IRBuilder<>& b = *like.b;
-  llvm::Value* r = b.CreateShl(b.CreateAdd(bits, bits_constant<F>(like, Fmt::kBias)), bits_constant<F>(like, Fmt::kMantissa));
+  llvm::Value* r =
+      b.CreateShl(b.CreateAdd(bits, bits_constant<F>(like, Fmt::kBias)), bits_constant<F>(like, Fmt::kMantissa));
   return {b.CreateBitCast(r, like.v->getType()), &b};
 }
 
@@ -98,7 +102,7 @@ math::recipes::Pow2Halves<Lanes> pow2_halves_in(Lanes n) {
   llvm::IRBuilder<>& b = *n.b;
   llvm::Type* bits_type = with_scalar(n.v, b.getIntNTy(sizeof(F) * 8));
   llvm::Value* i = b.CreateSub(b.CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type),
-                         bits_constant<F>(n, std::bit_cast<Bits>(Fmt::kRound)));
+                               bits_constant<F>(n, std::bit_cast<Bits>(Fmt::kRound)));
   llvm::Value* h = b.CreateAShr(i, bits_constant<F>(n, 1));
   return {scale_of_in<F>(n, h), scale_of_in<F>(n, b.CreateSub(i, h))};
 }
@@ -134,7 +138,7 @@ inline Lanes rcbrt_seed(Lanes d) {  // the f64 recipes' only
   llvm::Type* i32 = with_scalar(d.v, b.getInt32Ty());
   llvm::Value* high = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(d.v, i64), llvm::ConstantInt::get(i64, 32)), i32);
   llvm::Value* seed = b.CreateSub(llvm::ConstantInt::get(i32, math::recipes::kRcbrtOffset),
-                            b.CreateUDiv(high, llvm::ConstantInt::get(i32, 3)));
+                                  b.CreateUDiv(high, llvm::ConstantInt::get(i32, 3)));
   return {b.CreateBitCast(b.CreateShl(b.CreateZExt(seed, i64), llvm::ConstantInt::get(i64, 32)), d.v->getType()), &b};
 }
 
@@ -145,6 +149,5 @@ inline math::recipes::Pow2Halves<Lanes> pow2_halves(Lanes n) {
   return is_f32(n) ? pow2_halves_in<float>(n) : pow2_halves_in<double>(n);
 }
 inline Lanes cbrt_seed(Lanes d) { return cbrt_seed_in<float>(d); }  // the f32 recipes' only
-
 
 }  // namespace bcast::jit

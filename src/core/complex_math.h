@@ -49,12 +49,29 @@ struct Parts {
 // Whether `u` has a recipe here for complex arguments.
 constexpr bool has_complex_recipe(UnaryOp u) {
   switch (u) {
-    case UnaryOp::exp: case UnaryOp::exp2: case UnaryOp::log: case UnaryOp::log2: case UnaryOp::log10:
-    case UnaryOp::sqrt: case UnaryOp::sin: case UnaryOp::cos: case UnaryOp::sinh: case UnaryOp::cosh:
-    case UnaryOp::tan: case UnaryOp::tanh: case UnaryOp::log1p: case UnaryOp::expm1: case UnaryOp::arcsin:
-    case UnaryOp::arccos: case UnaryOp::arctan: case UnaryOp::arcsinh: case UnaryOp::arccosh: case UnaryOp::arctanh:
+    case UnaryOp::exp:
+    case UnaryOp::exp2:
+    case UnaryOp::log:
+    case UnaryOp::log2:
+    case UnaryOp::log10:
+    case UnaryOp::sqrt:
+    case UnaryOp::sin:
+    case UnaryOp::cos:
+    case UnaryOp::sinh:
+    case UnaryOp::cosh:
+    case UnaryOp::tan:
+    case UnaryOp::tanh:
+    case UnaryOp::log1p:
+    case UnaryOp::expm1:
+    case UnaryOp::arcsin:
+    case UnaryOp::arccos:
+    case UnaryOp::arctan:
+    case UnaryOp::arcsinh:
+    case UnaryOp::arccosh:
+    case UnaryOp::arctanh:
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -374,18 +391,30 @@ auto is_nan(F v) {
   return v != v;
 }
 
+// What the inverse functions' special values ask of z's parts.
+template <class F>
+struct Kinds {
+  explicit Kinds(Parts<F> z)
+      : inf(splat(z.re, kInf)),
+        nan(splat(z.re, kNaN)),
+        x_inf(fabs(z.re) == inf),
+        y_inf(fabs(z.im) == inf),
+        x_nan(is_nan(z.re)),
+        y_nan(is_nan(z.im)) {}
+  F inf, nan;
+  decltype(is_nan(inf)) x_inf, y_inf, x_nan, y_nan;
+};
+
 // asin(x + iy): the quadrant's, with x's and y's signs; NaN parts as the C
 // library's (C99 G.6.2.2 through casin z = -i casinh(iz)).
 template <class R, class F>
 Parts<F> asin(Parts<F> z) {
   F x = z.re, y = z.im;
   const Parts<F> q = arcsine_quadrant<false, R>(fabs(x), fabs(y));
-  F re = copysign(q.re, x), im = copysign(q.im, y);
-  F inf = splat(x, kInf), nan = splat(x, kNaN);
-  auto x_inf = fabs(x) == inf, y_inf = fabs(y) == inf;
-  re = select(is_nan(y), select(x == 0.0, x, nan), re);
-  im = select(is_nan(y) && x_inf, inf, im);
-  return {re, select(is_nan(x) && y_inf, y, im)};
+  const Kinds<F> k(z);
+  F re = select(k.y_nan, select(x == 0.0, x, k.nan), copysign(q.re, x));
+  F im = select(k.y_nan && k.x_inf, k.inf, copysign(q.im, y));
+  return {re, select(k.x_nan && k.y_inf, y, im)};
 }
 
 // acos(x + iy): pi minus the quadrant's real part for x < 0, the imaginary
@@ -394,12 +423,10 @@ template <class R, class F>
 Parts<F> acos(Parts<F> z) {
   F x = z.re, y = z.im;
   const Parts<F> q = arcsine_quadrant<true, R>(fabs(x), fabs(y));
-  F re = select(x < 0.0, pi_minus(q.re), q.re), im = copysign(q.im, -y);
-  F inf = splat(x, kInf), nan = splat(x, kNaN);
-  auto x_inf = fabs(x) == inf, y_inf = fabs(y) == inf;
-  re = select(is_nan(y), select(x == 0.0, splat(x, kPiHalf), nan), re);
-  im = select(is_nan(y) && x_inf, -inf, im);
-  return {re, select(is_nan(x) && y_inf, -y, im)};
+  const Kinds<F> k(z);
+  F re = select(k.y_nan, select(x == 0.0, splat(x, kPiHalf), k.nan), select(x < 0.0, pi_minus(q.re), q.re));
+  F im = select(k.y_nan && k.x_inf, -k.inf, copysign(q.im, -y));
+  return {re, select(k.x_nan && k.y_inf, -y, im)};
 }
 
 // asinh(x + iy) = i asin(y - ix): asin(|y| + i|x|)'s parts swapped, with
@@ -408,13 +435,10 @@ template <class R, class F>
 Parts<F> asinh(Parts<F> z) {
   F x = z.re, y = z.im;
   const Parts<F> q = arcsine_quadrant<false, R>(fabs(y), fabs(x));
-  F re = copysign(q.im, x), im = copysign(q.re, y);
-  F inf = splat(x, kInf), nan = splat(x, kNaN);
-  auto x_inf = fabs(x) == inf, y_inf = fabs(y) == inf;
-  re = select(is_nan(y), select(x_inf, x, nan), re);
-  im = select(is_nan(y), nan, im);
-  re = select(is_nan(x) && y_inf, inf, re);
-  return {re, select(is_nan(x), select(y == 0.0, y, nan), im)};
+  const Kinds<F> k(z);
+  F re = select(k.x_nan && k.y_inf, k.inf, select(k.y_nan, select(k.x_inf, x, k.nan), copysign(q.im, x)));
+  F im = select(k.y_nan, k.nan, copysign(q.re, y));
+  return {re, select(k.x_nan, select(y == 0.0, y, k.nan), im)};
 }
 
 // acosh(x + iy) = acos's imaginary part's magnitude + i acos's real part
@@ -423,13 +447,11 @@ template <class R, class F>
 Parts<F> acosh(Parts<F> z) {
   F x = z.re, y = z.im;
   const Parts<F> q = arcsine_quadrant<true, R>(fabs(x), fabs(y));
-  F re = q.im, im = copysign(select(x < 0.0, pi_minus(q.re), q.re), y);
-  F inf = splat(x, kInf), nan = splat(x, kNaN);
-  auto x_inf = fabs(x) == inf, y_inf = fabs(y) == inf;
-  re = select(is_nan(y), select(x_inf, inf, nan), re);
-  im = select(is_nan(y), select(x == 0.0, splat(x, kPiHalf), nan), im);
-  re = select(is_nan(x) && y_inf, inf, re);
-  return {re, select(is_nan(x), nan, im)};
+  const Kinds<F> k(z);
+  F re = select(k.x_nan && k.y_inf, k.inf, select(k.y_nan, select(k.x_inf, k.inf, k.nan), q.im));
+  F im =
+      select(k.y_nan, select(x == 0.0, splat(x, kPiHalf), k.nan), copysign(select(x < 0.0, pi_minus(q.re), q.re), y));
+  return {re, select(k.x_nan, k.nan, im)};
 }
 
 // atanh(x + iy), Kahan's form on |x| and |y|, then their signs: the real
@@ -442,7 +464,8 @@ template <class R, class F>
 Parts<F> atanh(Parts<F> z) {
   F x = z.re, y = z.im;
   F ax = fabs(x), ay = fabs(y);
-  F one = splat(x, 1.0), zero = splat(x, 0.0), inf = splat(x, kInf), nan = splat(x, kNaN);
+  const Kinds<F> k(z);
+  F one = splat(x, 1.0), zero = splat(x, 0.0);
   F gap = one - ax;
   F re = R::log1p((ax + ax + ax + ax) / fma(gap, gap, ay * ay)) * 0.25;
   F p = ax * ax, q = ay * ay;
@@ -451,15 +474,11 @@ Parts<F> atanh(Parts<F> z) {
   re = select(ax == 1.0 && ay < splat(x, 0x1p-500), (splat(x, kLn2) - R::log(ay)) * 0.5, re);
   F h = R::hypot(ax * 0.5, ay * 0.5);
   auto huge = ax > splat(x, 0x1p500) || ay > splat(x, 0x1p500);
-  re = select(huge, select(ax == inf, zero, ((ax / h) / h) * 0.25), re);
-  im = select(huge, splat(x, kPiHalf), im);
-  re = copysign(re, x);
-  im = copysign(im, y);
-  auto y_inf = ay == inf;
-  re = select(is_nan(y), select(x == 0.0 || ax == inf, copysign(zero, x), nan), re);
-  im = select(is_nan(y), nan, im);
-  re = select(is_nan(x), select(y_inf, zero, nan), re);
-  return {re, select(is_nan(x), select(y_inf, copysign(splat(x, kPiHalf), y), nan), im)};
+  re = copysign(select(huge, select(k.x_inf, zero, ((ax / h) / h) * 0.25), re), x);
+  im = copysign(select(huge, splat(x, kPiHalf), im), y);
+  re = select(k.x_nan, select(k.y_inf, zero, k.nan),
+              select(k.y_nan, select(x == 0.0 || k.x_inf, copysign(zero, x), k.nan), re));
+  return {re, select(k.x_nan, select(k.y_inf, copysign(splat(x, kPiHalf), y), k.nan), select(k.y_nan, k.nan, im))};
 }
 
 // atan z = -i atanh(iz), iz = -y + ix; +0 for the imaginary part of an
@@ -487,7 +506,8 @@ Parts<F> reciprocal(Parts<F> x) {
   F ratio_re = x.im / x.re, d_re = x.re + x.im * ratio_re;
   F ratio_im = x.re / x.im, d_im = x.re * ratio_im + x.im;
   auto re_larger = fabs(x.im) <= fabs(x.re);
-  return {select(re_larger, one / d_re, ratio_im / d_im), select(re_larger, -ratio_re / d_re, splat(x.re, -1.0) / d_im)};
+  return {select(re_larger, one / d_re, ratio_im / d_im),
+          select(re_larger, -ratio_re / d_re, splat(x.re, -1.0) / d_im)};
 }
 template <class F>
 Parts<F> div(Parts<F> a, Parts<F> b) {
@@ -573,7 +593,7 @@ Parts<F> power(Parts<F> z, Parts<F> w) {
 // NumPy's log2 and log10 of a complex number: log's parts times log2(e) or
 // log10(e), the constant in two parts (k + k_lo) so that each rounds once.
 inline constexpr double kLog2eTail = 0x1.777d0ffda0d24p-56;   // log2(e) - kLog2e
-inline constexpr double kLog10eTail = 0x1.95355baaafad3p-57;   // log10(e) - kLog10e
+inline constexpr double kLog10eTail = 0x1.95355baaafad3p-57;  // log10(e) - kLog10e
 template <class F>
 Parts<F> times(Parts<F> z, double k, double k_lo) {
   return {fma(z.re, splat(z.re, k), z.re * splat(z.re, k_lo)), fma(z.im, splat(z.re, k), z.im * splat(z.re, k_lo))};
@@ -582,25 +602,44 @@ Parts<F> times(Parts<F> z, double k, double k_lo) {
 // The recipe of `u` (has_complex_recipe) on z's parts, in f64.
 template <UnaryOp U, class R, class F>
 Parts<F> run_complex(Parts<F> z) {
-  if constexpr (U == UnaryOp::exp) return exp<R>(z);
-  else if constexpr (U == UnaryOp::exp2) return exp2<R>(z);
-  else if constexpr (U == UnaryOp::log) return log<R>(z);
-  else if constexpr (U == UnaryOp::log2) return times(log<R>(z), kLog2e, kLog2eTail);
-  else if constexpr (U == UnaryOp::log10) return times(log<R>(z), kLog10e, kLog10eTail);
-  else if constexpr (U == UnaryOp::sqrt) return sqrt<R>(z);
-  else if constexpr (U == UnaryOp::sin) return sin<R>(z);
-  else if constexpr (U == UnaryOp::cos) return cos<R>(z);
-  else if constexpr (U == UnaryOp::sinh) return sinh<R>(z);
-  else if constexpr (U == UnaryOp::tan) return tan<R>(z);
-  else if constexpr (U == UnaryOp::tanh) return tanh<R>(z);
-  else if constexpr (U == UnaryOp::log1p) return log1p<R>(z);
-  else if constexpr (U == UnaryOp::expm1) return expm1<R>(z);
-  else if constexpr (U == UnaryOp::arcsin) return asin<R>(z);
-  else if constexpr (U == UnaryOp::arccos) return acos<R>(z);
-  else if constexpr (U == UnaryOp::arctan) return atan<R>(z);
-  else if constexpr (U == UnaryOp::arcsinh) return asinh<R>(z);
-  else if constexpr (U == UnaryOp::arccosh) return acosh<R>(z);
-  else if constexpr (U == UnaryOp::arctanh) return atanh<R>(z);
+  if constexpr (U == UnaryOp::exp)
+    return exp<R>(z);
+  else if constexpr (U == UnaryOp::exp2)
+    return exp2<R>(z);
+  else if constexpr (U == UnaryOp::log)
+    return log<R>(z);
+  else if constexpr (U == UnaryOp::log2)
+    return times(log<R>(z), kLog2e, kLog2eTail);
+  else if constexpr (U == UnaryOp::log10)
+    return times(log<R>(z), kLog10e, kLog10eTail);
+  else if constexpr (U == UnaryOp::sqrt)
+    return sqrt<R>(z);
+  else if constexpr (U == UnaryOp::sin)
+    return sin<R>(z);
+  else if constexpr (U == UnaryOp::cos)
+    return cos<R>(z);
+  else if constexpr (U == UnaryOp::sinh)
+    return sinh<R>(z);
+  else if constexpr (U == UnaryOp::tan)
+    return tan<R>(z);
+  else if constexpr (U == UnaryOp::tanh)
+    return tanh<R>(z);
+  else if constexpr (U == UnaryOp::log1p)
+    return log1p<R>(z);
+  else if constexpr (U == UnaryOp::expm1)
+    return expm1<R>(z);
+  else if constexpr (U == UnaryOp::arcsin)
+    return asin<R>(z);
+  else if constexpr (U == UnaryOp::arccos)
+    return acos<R>(z);
+  else if constexpr (U == UnaryOp::arctan)
+    return atan<R>(z);
+  else if constexpr (U == UnaryOp::arcsinh)
+    return asinh<R>(z);
+  else if constexpr (U == UnaryOp::arccosh)
+    return acosh<R>(z);
+  else if constexpr (U == UnaryOp::arctanh)
+    return atanh<R>(z);
   else {
     static_assert(U == UnaryOp::cosh, "a unary op without a complex recipe (has_complex_recipe)");
     return cosh<R>(z);
