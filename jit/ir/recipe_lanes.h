@@ -73,9 +73,12 @@ inline Lanes narrow(Lanes x) { return {x.b->CreateFPTrunc(x.v, with_scalar(x.v, 
 
 // The steps on bits of math_lanes.h, on the lanes' format F.
 template <class F>
+llvm::Type* bits_type_of(Lanes like) {  // the lanes' integers of F's width
+  return with_scalar(like.v, like.b->getIntNTy(sizeof(F) * 8));
+}
+template <class F>
 llvm::Value* bits_constant(Lanes like, typename math::recipes::Format<F>::Bits v) {
-  llvm::Type* bits = with_scalar(like.v, like.b->getIntNTy(sizeof(F) * 8));
-  return llvm::ConstantInt::get(bits, v);
+  return llvm::ConstantInt::get(bits_type_of<F>(like), v);
 }
 
 // math_lanes.h's scale_of: 2**e from the integer e in the low bits.
@@ -91,7 +94,7 @@ Lanes scale_of_in(Lanes like, llvm::Value* bits) {
 template <class F>
 Lanes pow2i_in(Lanes n) {
   using Fmt = math::recipes::Format<F>;
-  llvm::Type* bits_type = with_scalar(n.v, n.b->getIntNTy(sizeof(F) * 8));
+  llvm::Type* bits_type = bits_type_of<F>(n);
   return scale_of_in<F>(n, n.b->CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type));
 }
 
@@ -100,7 +103,7 @@ math::recipes::Pow2Halves<Lanes> pow2_halves_in(Lanes n) {
   using Fmt = math::recipes::Format<F>;
   using Bits = typename Fmt::Bits;
   llvm::IRBuilder<>& b = *n.b;
-  llvm::Type* bits_type = with_scalar(n.v, b.getIntNTy(sizeof(F) * 8));
+  llvm::Type* bits_type = bits_type_of<F>(n);
   llvm::Value* i = b.CreateSub(b.CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type),
                                bits_constant<F>(n, std::bit_cast<Bits>(Fmt::kRound)));
   llvm::Value* h = b.CreateAShr(i, bits_constant<F>(n, 1));
@@ -112,7 +115,7 @@ math::recipes::Split<Lanes> split_in(Lanes d) {
   using Fmt = math::recipes::Format<F>;
   using Bits = typename Fmt::Bits;
   llvm::IRBuilder<>& b = *d.b;
-  llvm::Type* bits_type = with_scalar(d.v, b.getIntNTy(sizeof(F) * 8));
+  llvm::Type* bits_type = bits_type_of<F>(d);
   auto to_lanes = [&](llvm::Value* bits) { return Lanes{b.CreateBitCast(bits, d.v->getType()), &b}; };
   llvm::Value* u = b.CreateSub(b.CreateBitCast(d.v, bits_type), bits_constant<F>(d, Fmt::kSqrtHalf));
   llvm::Value* k = b.CreateAShr(u, bits_constant<F>(d, Fmt::kMantissa));
@@ -127,7 +130,7 @@ template <class F>
 Lanes cbrt_seed_in(Lanes d) {
   using Fmt = math::recipes::Format<F>;
   llvm::IRBuilder<>& b = *d.b;
-  llvm::Type* bits_type = with_scalar(d.v, b.getIntNTy(sizeof(F) * 8));
+  llvm::Type* bits_type = bits_type_of<F>(d);
   llvm::Value* third = b.CreateUDiv(b.CreateBitCast(d.v, bits_type), bits_constant<F>(d, 3));
   return {b.CreateBitCast(b.CreateAdd(third, bits_constant<F>(d, Fmt::kCbrtOffset)), d.v->getType()), &b};
 }
