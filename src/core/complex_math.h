@@ -37,8 +37,8 @@ namespace bcast::math::recipes {
 //    are selects after the arithmetic; tests/python/test_functions_vs_numpy.py
 //    checks every pairing of special parts against NumPy, and
 //    tests/python/test_math_vs_mpmath.py each part's ULPs against mpmath.
-// ** of complex numbers is the C library's cpow, on the reference executor
-// (docs/semantics.md).
+// ** (power) is NumPy's path on these, down to the C library's form of
+// cpow, exp(w log z).
 
 template <class F>
 struct Parts {
@@ -87,8 +87,7 @@ Parts<F> scaled_by_pow2(F p_re, F p_im, F n) {
 
 // e**x (c, s), e**x = 2**n (1 + r + tail) as exp_f64_parts splits it, each
 // product rounded once and 2**n applied last: finite wherever the true
-// parts are. `half` makes it
-// e**x / 2 (sinh's and cosh's large x).
+// parts are. `half` makes it e**x / 2 (sinh's and cosh's large x).
 template <class F>
 Parts<F> exp_times(const ExpF64<F>& e, F c, F s, double half) {
   const TwoSum<F> m = exp_f64_mantissa_sum(e);  // the products round once
