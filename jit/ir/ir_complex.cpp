@@ -22,13 +22,14 @@ namespace {
 
 using llvm::Value;
 
+// A complex value's parts as recipe lanes, and back.
+math::recipes::Parts<Lanes> lanes_of(llvm::IRBuilder<>& b, Parts x) { return {{x.re, &b}, {x.im, &b}}; }
+Parts values_of(math::recipes::Parts<Lanes> x) { return {x.re.v, x.im.v}; }
+
 // Helpers on parts; `like` gives a constant the shape of a part.
 class ComplexIR {
  public:
   explicit ComplexIR(llvm::IRBuilder<>& b) : b_(b) {}
-
-  math::recipes::Parts<Lanes> lanes(Parts x) { return {{x.re, &b_}, {x.im, &b_}}; }
-  static Parts from(math::recipes::Parts<Lanes> x) { return {x.re.v, x.im.v}; }
 
   Value* constant(Value* like, double v) { return llvm::ConstantFP::get(like->getType(), v); }
   Value* fabs(Value* x) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
@@ -41,9 +42,9 @@ class ComplexIR {
 
   // complex_math.h's product, quotient and reciprocal (NOTE: [Complex
   // arithmetic]), on the parts as recipe lanes.
-  Parts mul(Parts a, Parts c) { return from(math::recipes::mul(lanes(a), lanes(c))); }
-  Parts div(Parts a, Parts c) { return from(math::recipes::div(lanes(a), lanes(c))); }
-  Parts reciprocal(Parts x) { return from(math::recipes::reciprocal(lanes(x))); }
+  Parts mul(Parts a, Parts c) { return values_of(math::recipes::mul(lanes_of(b_, a), lanes_of(b_, c))); }
+  Parts div(Parts a, Parts c) { return values_of(math::recipes::div(lanes_of(b_, a), lanes_of(b_, c))); }
+  Parts reciprocal(Parts x) { return values_of(math::recipes::reciprocal(lanes_of(b_, x))); }
 
   // complex_ops::ordered<greater, strict>: lexicographic.
   Value* ordered(bool greater, bool strict, Parts a, Parts c) {
@@ -87,43 +88,36 @@ class ComplexIR {
 
 // NOTE: [Complex math]'s real functions in a kernel: the calls the real
 // kernels make, on f64 lanes.
-struct KernelReal {
-  static Lanes call(std::string_view math, Lanes x, Lanes y) { return {emit_math_call(*x.b, math, x.v, y.v), x.b}; }
-  static Lanes call(std::string_view math, Lanes x) { return {emit_math_call(*x.b, math, x.v), x.b}; }
-  static Lanes cos(Lanes x) { return call(detail::row(UnaryOp::cos).math, x); }
-  static Lanes sin(Lanes x) { return call(detail::row(UnaryOp::sin).math, x); }
-  static Lanes sinh(Lanes x) { return call(detail::row(UnaryOp::sinh).math, x); }
-  static Lanes cosh(Lanes x) { return call(detail::row(UnaryOp::cosh).math, x); }
-  static Lanes log(Lanes x) { return call(detail::row(UnaryOp::log).math, x); }
-  static Lanes log1p(Lanes x) { return call(detail::row(UnaryOp::log1p).math, x); }
-  static Lanes exp(Lanes x) { return call(detail::row(UnaryOp::exp).math, x); }
-  static Lanes expm1(Lanes x) { return call(detail::row(UnaryOp::expm1).math, x); }
-  static Lanes asin(Lanes x) { return call(detail::row(UnaryOp::arcsin).math, x); }
-  static Lanes acos(Lanes x) { return call(detail::row(UnaryOp::arccos).math, x); }
-  static Lanes atan(Lanes x) { return call(detail::row(UnaryOp::arctan).math, x); }
-  static Lanes atan2(Lanes y, Lanes x) { return call(detail::row(Op::arctan2).math, y, x); }
-  static Lanes hypot(Lanes x, Lanes y) { return call(detail::row(Op::hypot).math, x, y); }
+struct KernelTier {
+  template <UnaryOp U>
+  static Lanes unary(Lanes x) {
+    return {emit_math_call(*x.b, detail::row(U).math, x.v), x.b};
+  }
+  template <Op O>
+  static Lanes binary(Lanes x, Lanes y) {
+    return {emit_math_call(*x.b, detail::row(O).math, x.v, y.v), x.b};
+  }
 };
+using R = math::recipes::Real<KernelTier>;
 
-// The recipe of U on x's parts: a c64's widened to f64 and rounded back.
-template <UnaryOp U>
-Parts complex_recipe(llvm::IRBuilder<>& b, Parts x) {
-  const bool c64 = x.re->getType()->getScalarType()->isFloatTy();
-  Lanes re{x.re, &b}, im{x.im, &b};
-  if (c64) re = widen(re), im = widen(im);
-  math::recipes::Parts<Lanes> r = math::recipes::run_complex<U, KernelReal>(math::recipes::Parts<Lanes>{re, im});
-  if (c64) r.re = narrow(r.re), r.im = narrow(r.im);
-  return {r.re.v, r.im.v};
+// A recipe's argument: x's parts in f64 lanes (a c64's widened); and its
+// result rounded back to `like`'s part type (a c64's once, to f32).
+math::recipes::Parts<Lanes> in_f64(llvm::IRBuilder<>& b, Parts x) {
+  math::recipes::Parts<Lanes> r = lanes_of(b, x);
+  if (!is_f32(r.re)) return r;
+  return {widen(r.re), widen(r.im)};
+}
+Parts rounded_like(Parts like, math::recipes::Parts<Lanes> r) {
+  if (like.re->getType()->getScalarType()->isFloatTy()) r = {narrow(r.re), narrow(r.im)};
+  return values_of(r);
 }
 
-// z ** w's recipe, c64 in f64 as complex_recipe.
+template <UnaryOp U>
+Parts complex_recipe(llvm::IRBuilder<>& b, Parts x) {
+  return rounded_like(x, math::recipes::run_complex<U, R>(in_f64(b, x)));
+}
 Parts power_recipe(llvm::IRBuilder<>& b, Parts z, Parts w) {
-  const bool c64 = z.re->getType()->getScalarType()->isFloatTy();
-  math::recipes::Parts<Lanes> lz{{z.re, &b}, {z.im, &b}}, lw{{w.re, &b}, {w.im, &b}};
-  if (c64) lz = {widen(lz.re), widen(lz.im)}, lw = {widen(lw.re), widen(lw.im)};
-  math::recipes::Parts<Lanes> r = math::recipes::power<KernelReal>(lz, lw);
-  if (c64) r.re = narrow(r.re), r.im = narrow(r.im);
-  return {r.re.v, r.im.v};
+  return rounded_like(z, math::recipes::power<R>(in_f64(b, z), in_f64(b, w)));
 }
 
 Parts binary(llvm::IRBuilder<>& b, Op op, Parts x, Parts y) {
@@ -177,26 +171,11 @@ Parts unary(llvm::IRBuilder<>& b, UnaryOp op, Parts x) {
       Value* inf = llvm::ConstantFP::getInfinity(x.re->getType());
       return {c.all(b.CreateFCmpOLT(c.fabs(x.re), inf), b.CreateFCmpOLT(c.fabs(x.im), inf))};
     }
-    case UnaryOp::exp: return complex_recipe<UnaryOp::exp>(b, x);
-    case UnaryOp::exp2: return complex_recipe<UnaryOp::exp2>(b, x);
-    case UnaryOp::log: return complex_recipe<UnaryOp::log>(b, x);
-    case UnaryOp::log2: return complex_recipe<UnaryOp::log2>(b, x);
-    case UnaryOp::log10: return complex_recipe<UnaryOp::log10>(b, x);
-    case UnaryOp::sqrt: return complex_recipe<UnaryOp::sqrt>(b, x);
-    case UnaryOp::sin: return complex_recipe<UnaryOp::sin>(b, x);
-    case UnaryOp::cos: return complex_recipe<UnaryOp::cos>(b, x);
-    case UnaryOp::sinh: return complex_recipe<UnaryOp::sinh>(b, x);
-    case UnaryOp::cosh: return complex_recipe<UnaryOp::cosh>(b, x);
-    case UnaryOp::tan: return complex_recipe<UnaryOp::tan>(b, x);
-    case UnaryOp::tanh: return complex_recipe<UnaryOp::tanh>(b, x);
-    case UnaryOp::log1p: return complex_recipe<UnaryOp::log1p>(b, x);
-    case UnaryOp::expm1: return complex_recipe<UnaryOp::expm1>(b, x);
-    case UnaryOp::arcsin: return complex_recipe<UnaryOp::arcsin>(b, x);
-    case UnaryOp::arccos: return complex_recipe<UnaryOp::arccos>(b, x);
-    case UnaryOp::arctan: return complex_recipe<UnaryOp::arctan>(b, x);
-    case UnaryOp::arcsinh: return complex_recipe<UnaryOp::arcsinh>(b, x);
-    case UnaryOp::arccosh: return complex_recipe<UnaryOp::arccosh>(b, x);
-    case UnaryOp::arctanh: return complex_recipe<UnaryOp::arctanh>(b, x);
+#define BCAST_RECIPE_CASE(name) \
+  case UnaryOp::name:            \
+    return complex_recipe<UnaryOp::name>(b, x);
+      BCAST_FOR_EACH_COMPLEX_RECIPE(BCAST_RECIPE_CASE)
+#undef BCAST_RECIPE_CASE
     default: return {};
   }
 }

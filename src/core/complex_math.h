@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "bcast/expr.h"
+#include "bcast/ops.h"
 
 #include "f64_math.h"
 
@@ -46,34 +47,42 @@ struct Parts {
   F im;
 };
 
+// The unary functions with a complex recipe, by NumPy's names: the one list
+// that has_complex_recipe, the kernels' dispatch (ir_complex.cpp) and the
+// reference's instantiations (complex_functions.cpp) read; run_complex
+// maps each to its recipe.
+#define BCAST_FOR_EACH_COMPLEX_RECIPE(X)                                                                      \
+  X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sqrt) X(sin) X(cos) X(tan) X(sinh) X(cosh) X(tanh) \
+  X(arcsin) X(arccos) X(arctan) X(arcsinh) X(arccosh) X(arctanh)
+
 // Whether `u` has a recipe here for complex arguments.
 constexpr bool has_complex_recipe(UnaryOp u) {
-  switch (u) {
-    case UnaryOp::exp:
-    case UnaryOp::exp2:
-    case UnaryOp::log:
-    case UnaryOp::log2:
-    case UnaryOp::log10:
-    case UnaryOp::sqrt:
-    case UnaryOp::sin:
-    case UnaryOp::cos:
-    case UnaryOp::sinh:
-    case UnaryOp::cosh:
-    case UnaryOp::tan:
-    case UnaryOp::tanh:
-    case UnaryOp::log1p:
-    case UnaryOp::expm1:
-    case UnaryOp::arcsin:
-    case UnaryOp::arccos:
-    case UnaryOp::arctan:
-    case UnaryOp::arcsinh:
-    case UnaryOp::arccosh:
-    case UnaryOp::arctanh:
-      return true;
-    default:
-      return false;
-  }
+#define BCAST_IS_COMPLEX_RECIPE(name) \
+  if (u == UnaryOp::name) return true;
+  BCAST_FOR_EACH_COMPLEX_RECIPE(BCAST_IS_COMPLEX_RECIPE)
+#undef BCAST_IS_COMPLEX_RECIPE
+  return false;
 }
+
+// The real functions a recipe calls (R::cos(y), R::atan2(y, x), ...), each
+// the function table's row (NOTE: [Function table]) as a tier computes it:
+// `Tier::unary<U>(x)` and `Tier::binary<O>(x, y)` are the calls its real
+// kernels make, so a tier's complex results rest on its real ones.
+template <class Tier>
+struct Real {
+  template <class F> static F cos(F x) { return Tier::template unary<UnaryOp::cos>(x); }
+  template <class F> static F sin(F x) { return Tier::template unary<UnaryOp::sin>(x); }
+  template <class F> static F sinh(F x) { return Tier::template unary<UnaryOp::sinh>(x); }
+  template <class F> static F cosh(F x) { return Tier::template unary<UnaryOp::cosh>(x); }
+  template <class F> static F exp(F x) { return Tier::template unary<UnaryOp::exp>(x); }
+  template <class F> static F expm1(F x) { return Tier::template unary<UnaryOp::expm1>(x); }
+  template <class F> static F log(F x) { return Tier::template unary<UnaryOp::log>(x); }
+  template <class F> static F log1p(F x) { return Tier::template unary<UnaryOp::log1p>(x); }
+  template <class F> static F asin(F x) { return Tier::template unary<UnaryOp::arcsin>(x); }
+  template <class F> static F acos(F x) { return Tier::template unary<UnaryOp::arccos>(x); }
+  template <class F> static F atan2(F y, F x) { return Tier::template binary<Op::arctan2>(y, x); }
+  template <class F> static F hypot(F x, F y) { return Tier::template binary<Op::hypot>(x, y); }
+};
 
 inline constexpr double kLn2 = 0x1.62e42fefa39efp-1;  // exp2 z = exp(z ln 2); kLog2e and kLog10e are f64_math.h's
 
