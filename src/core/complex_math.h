@@ -123,6 +123,26 @@ ExpF64<F> exp2_complex_parts(F x) {
   return {n, r, fma(r * r, estrin(r, kExpG64), r_lo)};
 }
 
+template <class F>
+auto is_nan(F v) {
+  return v != v;
+}
+
+// What the special values ask of z's parts.
+template <class F>
+struct Kinds {
+  explicit Kinds(Parts<F> z)
+      : inf(splat(z.re, kInf)),
+        nan(splat(z.re, kNaN)),
+        x_inf(fabs(z.re) == inf),
+        y_inf(fabs(z.im) == inf),
+        x_nan(is_nan(z.re)),
+        y_nan(is_nan(z.im)),
+        y_finite(fabs(z.im) < inf) {}
+  F inf, nan;
+  decltype(is_nan(inf)) x_inf, y_inf, x_nan, y_nan, y_finite;
+};
+
 // e**x (c + i s) with C99 G.6.3.1's special values: y = 0 keeps y
 // (exp(inf + 0i) = inf + 0i); x = inf gives infinite parts of c's and s's
 // signs, and (inf, NaN) for y infinite or NaN; x = -inf gives zeros, (0,
@@ -130,14 +150,14 @@ ExpF64<F> exp2_complex_parts(F x) {
 template <class F>
 Parts<F> exp_of(const ExpF64<F>& e, F x, F y, F c, F s) {
   Parts<F> r = exp_times(e, c, s, 0.0);
-  F inf = splat(x, kInf), zero = splat(x, 0.0), nan = splat(x, kNaN);
-  auto y_finite = fabs(y) < inf;
+  const Kinds<F> k(Parts<F>{x, y});
+  F zero = splat(x, 0.0);
   auto x_inf = x == kInf;
-  r.re = select(x_inf, select(y_finite, copysign(inf, c), inf), r.re);
-  r.im = select(x_inf, select(y_finite, copysign(inf, s), nan), r.im);
+  r.re = select(x_inf, select(k.y_finite, copysign(k.inf, c), k.inf), r.re);
+  r.im = select(x_inf, select(k.y_finite, copysign(k.inf, s), k.nan), r.im);
   auto x_minus_inf = x == -kInf;
-  r.re = select(x_minus_inf && !y_finite, zero, r.re);
-  r.im = select(x_minus_inf && !y_finite, copysign(zero, y), r.im);
+  r.re = select(x_minus_inf && !k.y_finite, zero, r.re);
+  r.im = select(x_minus_inf && !k.y_finite, copysign(zero, y), r.im);
   return {r.re, select(y == 0.0, y, r.im)};  // cos 0 is 1: the real part is e**x
 }
 
@@ -274,11 +294,10 @@ Parts<F> sinh(Parts<F> z) {
   F x = z.re, y = z.im;
   F c = R::cos(y), s = R::sin(y);
   Parts<F> r = hyperbolic_times<R>(x, c, s);
-  F inf = splat(x, kInf), nan = splat(x, kNaN);
-  auto y_finite = fabs(y) < inf, x_inf = fabs(x) == inf;
-  r.re = select(x_inf, select(y_finite, copysign(inf, x) * copysign(splat(x, 1.0), c), inf), r.re);
-  r.im = select(x_inf, select(y_finite, copysign(inf, s), nan), r.im);
-  r.re = select(x == 0.0 && !y_finite, x, r.re);
+  const Kinds<F> k(z);
+  r.re = select(k.x_inf, select(k.y_finite, copysign(k.inf, x) * copysign(splat(x, 1.0), c), k.inf), r.re);
+  r.im = select(k.x_inf, select(k.y_finite, copysign(k.inf, s), k.nan), r.im);
+  r.re = select(x == 0.0 && !k.y_finite, x, r.re);
   return {r.re, select(y == 0.0, y, r.im)};  // cos 0 is 1: the real part is sinh x
 }
 
@@ -292,13 +311,13 @@ Parts<F> cosh(Parts<F> z) {
   F c = R::cos(y), s = R::sin(y);
   const Parts<F> h = hyperbolic_times<R>(x, s, c);  // (sinh x sin y, cosh x cos y)
   Parts<F> r{h.im, h.re};
-  F inf = splat(x, kInf), nan = splat(x, kNaN), zero = splat(x, 0.0);
-  auto y_finite = fabs(y) < inf, x_inf = fabs(x) == inf;
-  r.re = select(x_inf, select(y_finite, copysign(inf, c), inf), r.re);
-  r.im = select(x_inf, select(y_finite, copysign(inf, x) * copysign(splat(x, 1.0), s), nan), r.im);
-  r.re = select(x == 0.0 && !y_finite, nan, r.re);
-  r.im = select(x == 0.0 && !y_finite, zero, r.im);
-  F y_signed = select(x != x, y, copysign(splat(x, 1.0), x) * y);
+  const Kinds<F> k(z);
+  F zero = splat(x, 0.0);
+  r.re = select(k.x_inf, select(k.y_finite, copysign(k.inf, c), k.inf), r.re);
+  r.im = select(k.x_inf, select(k.y_finite, copysign(k.inf, x) * copysign(splat(x, 1.0), s), k.nan), r.im);
+  r.re = select(x == 0.0 && !k.y_finite, k.nan, r.re);
+  r.im = select(x == 0.0 && !k.y_finite, zero, r.im);
+  F y_signed = select(k.x_nan, y, copysign(splat(x, 1.0), x) * y);
   return {r.re, select(y == 0.0, y_signed, r.im)};  // cos 0 is 1: the real part is cosh x
 }
 
@@ -332,9 +351,9 @@ Parts<F> tanh(Parts<F> z) {
   F tiny = exp_times(exp_complex_parts(-(ax + ax)), splat(x, 4.0) * sy * cy, zero, 0.0).re;
   F re = select(large, copysign(splat(x, 1.0), x), (sh * ch) / den);
   F im = select(large, tiny, (sy * cy) / den);
-  auto y_finite = fabs(y) < splat(y, kInf);
-  re = select(!y_finite && ax < splat(x, kInf), select(x == 0.0, x, splat(x, kNaN)), re);
-  im = select(ax == kInf && !y_finite, copysign(zero, y), im);
+  const Kinds<F> k(z);
+  re = select(!k.y_finite && ax < k.inf, select(x == 0.0, x, k.nan), re);
+  im = select(k.x_inf && !k.y_finite, copysign(zero, y), im);
   return {re, select(y == 0.0, y, im)};
 }
 
@@ -393,25 +412,6 @@ template <class F>
 F pi_minus(F v) {
   return (splat(v, kPi) - v) + splat(v, kPiTail);
 }
-
-template <class F>
-auto is_nan(F v) {
-  return v != v;
-}
-
-// What the inverse functions' special values ask of z's parts.
-template <class F>
-struct Kinds {
-  explicit Kinds(Parts<F> z)
-      : inf(splat(z.re, kInf)),
-        nan(splat(z.re, kNaN)),
-        x_inf(fabs(z.re) == inf),
-        y_inf(fabs(z.im) == inf),
-        x_nan(is_nan(z.re)),
-        y_nan(is_nan(z.im)) {}
-  F inf, nan;
-  decltype(is_nan(inf)) x_inf, y_inf, x_nan, y_nan;
-};
 
 // asin(x + iy): the quadrant's, with x's and y's signs; NaN parts as the C
 // library's (C99 G.6.2.2 through casin z = -i casinh(iz)).
