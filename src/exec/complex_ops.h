@@ -131,13 +131,11 @@ C<double> power_recipe(C<double> z, C<double> w);
 // Those on a c64 or c128: a c64's parts widened, and rounded back once.
 template <UnaryOp U, class P>
 C<P> by_recipe(C<P> x) {
-  const C<double> r = recipe<U>(C<double>{x.real(), x.imag()});
-  return {static_cast<P>(r.real()), static_cast<P>(r.imag())};
+  return C<P>(recipe<U>(C<double>(x)));
 }
 template <class P>
 C<P> power(C<P> z, C<P> w) {
-  const C<double> r = power_recipe(C<double>{z.real(), z.imag()}, C<double>{w.real(), w.imag()});
-  return {static_cast<P>(r.real()), static_cast<P>(r.imag())};
+  return C<P>(power_recipe(C<double>(z), C<double>(w)));
 }
 
 template <UnaryOp U, class P>
