@@ -196,8 +196,7 @@ Expected float_function2(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_b
     case Op::fmod: return float_result(std::fmod(a, b), d);
     case Op::arctan2: return in_precision(d, [](auto u, auto v) { return std::atan2(u, v); }, a, b);
     case Op::hypot: return in_precision(d, [](auto u, auto v) { return std::hypot(u, v); }, a, b);
-    case Op::copysign: {  // on the bits: b's sign bit counts for a NaN too
-      if (std::isnan(a)) return {0, true};
+    case Op::copysign: {  // on the bits, NaNs too: b's sign bit counts, a signalling a stays signalling
       const FloatFormat f = format_of(d);
       const std::uint64_t sign = std::uint64_t{1} << (f.exponent_bits + f.mantissa_bits);
       return {(a_bits & ~sign) | (b_bits & sign), false};

@@ -256,10 +256,12 @@ TEST_P(OpExact, MatchesExpectation) {
 }
 
 // docs/semantics.md's NaN promises, bit for bit: max and min return the NaN
-// input's bits, a signalling one included; pow with a signalling NaN operand
+// input's bits (a's when both are), a signalling one included, and fmax and
+// fmin the number's (a's NaN when both are NaN); pow with a signalling NaN operand
 // is a quiet NaN, except on f16, whose conversion to f32 quiets the NaN
-// first (so pow(1, sNaN) is 1 there); an arithmetic op on a signalling NaN
-// gives a quiet one.
+// first (so pow(1, sNaN) is 1 there); copysign works on the bits, so a
+// NaN keeps its payload and quiet bit and takes b's sign bit, as NumPy's
+// does; an arithmetic op on a signalling NaN gives a quiet one.
 class NaNPromise : public ::testing::TestWithParam<OpDType> {};
 
 TEST_P(NaNPromise, QuietOrCopiedBitForBit) {
@@ -272,23 +274,29 @@ TEST_P(NaNPromise, QuietOrCopiedBitForBit) {
                     : dtype == DType::bf16 ? Bits{0x3f80, 0xffc5, 0x7f85}
                     : dtype == DType::f32  ? Bits{0x3f800000, 0xffc00005, 0x7f800005}
                                            : Bits{0x3ff0000000000000, 0xfff8000000000005, 0x7ff0000000000005};
-  // a: 1, 1, qNaN, sNaN; b: qNaN, sNaN, 1, 1
-  Tensor a(dtype, {4}), b(dtype, {4});
-  const std::uint64_t av[] = {bits.one, bits.one, bits.quiet, bits.signalling};
-  const std::uint64_t bv[] = {bits.quiet, bits.signalling, bits.one, bits.one};
+  // a: 1, 1, qNaN, sNaN, sNaN; b: qNaN, sNaN, 1, 1, qNaN
+  constexpr int kN = 5;
+  Tensor a(dtype, {kN}), b(dtype, {kN});
+  const std::uint64_t av[kN] = {bits.one, bits.one, bits.quiet, bits.signalling, bits.signalling};
+  const std::uint64_t bv[kN] = {bits.quiet, bits.signalling, bits.one, bits.one, bits.quiet};
   const std::size_t size = dtype_size(dtype);
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kN; ++i) {
     std::memcpy(static_cast<char*>(a.data()) + i * size, &av[i], size);
     std::memcpy(static_cast<char*>(b.data()) + i * size, &bv[i], size);
   }
   const Tensor out = run_into_sentinel(op, a, b);
   on.expect_ran_there();
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kN; ++i) {
     std::uint64_t got = 0;
     std::memcpy(&got, static_cast<const char*>(out.data()) + i * size, size);
     const std::string where = case_name(op, dtype) + " element " + std::to_string(i);
     if (op == Op::max || op == Op::min) {
       EXPECT_EQ(got, i < 2 ? bv[i] : av[i]) << where << ": the NaN input's bits";
+    } else if (op == Op::fmax || op == Op::fmin) {
+      EXPECT_EQ(got, i == 2 || i == 3 ? bv[i] : av[i]) << where << ": the number's bits, or a's NaN";
+    } else if (op == Op::copysign) {
+      const std::uint64_t sign = std::uint64_t{1} << (8 * size - 1);
+      EXPECT_EQ(got, (av[i] & ~sign) | (bv[i] & sign)) << where << ": a's bits with b's sign bit";
     } else if (op == Op::pow && dtype == DType::f16 && i == 1) {
       EXPECT_EQ(got, bits.one) << where << ": pow(1, NaN) is 1 once f16's conversion has quieted the NaN";
     } else if (op == Op::pow && i == 0) {
@@ -302,7 +310,8 @@ TEST_P(NaNPromise, QuietOrCopiedBitForBit) {
 std::vector<OpDType> nan_cases() {
   std::vector<OpDType> cases;
   for (const OpDType& p : every_pair_on_every_executor())
-    if (is_floating(p.dtype) && (p.op == Op::max || p.op == Op::min || p.op == Op::add || p.op == Op::pow)) cases.push_back(p);
+    if (is_floating(p.dtype) && (p.op == Op::max || p.op == Op::min || p.op == Op::fmax || p.op == Op::fmin || p.op == Op::add ||
+                                 p.op == Op::pow || p.op == Op::copysign)) cases.push_back(p);
   return cases;
 }
 
@@ -366,7 +375,9 @@ TEST(OpSupport, UndefinedPairsAreRefusedWithADTypeError) {
       // complex calls, and complex(a, b), run as expressions
       numpy_kernels += loop == dtype && !exponent && !is_complex(dtype) && !is_complex(test::oracle_result(op, dtype));
       defined += op_supports(op, dtype);
-      if (op_supports(op, dtype) && loop) EXPECT_EQ(result_dtype(op, dtype), test::oracle_result(op, *loop)) << case_name(op, dtype);
+      if (op_supports(op, dtype) && loop) {
+        EXPECT_EQ(result_dtype(op, dtype), test::oracle_result(op, *loop)) << case_name(op, dtype);
+      }
     }
   EXPECT_EQ(defined, numpy_defined);
   EXPECT_EQ(supported_pairs().size(), numpy_kernels);

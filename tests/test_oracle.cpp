@@ -75,12 +75,16 @@ TEST(Oracle, F16AndBf16RoundToNearestEvenAtEveryEdge) {
 TEST(Oracle, NaNsFollowTheReadme) {
   // max and min return an input's bits, a signalling NaN included; pow with
   // a signalling f32 NaN is a quiet NaN, but an f16 one is quieted on
-  // conversion to f32 first, so pow(1, sNaN) is 1 there.
+  // conversion to f32 first, so pow(1, sNaN) is 1 there; copysign keeps a
+  // NaN's bits.
   EXPECT_EQ(oracle_of(DType::f32, Op::max, 0x7f800001, 0x3f800000).bits, 0x7f800001u);
   EXPECT_EQ(oracle_of(DType::f16, Op::min, 0x3c00, 0xfc01).bits, 0xfc01u);
   EXPECT_TRUE(oracle_of(DType::f32, Op::pow, 0x3f800000, 0x7f800001).any_quiet_nan);
   EXPECT_TRUE(oracle_of(DType::bf16, Op::pow, 0x3f80, 0x7f81).any_quiet_nan);
   EXPECT_EQ(oracle_of(DType::f16, Op::pow, 0x3c00, 0x7c01).bits, 0x3c00u);
+  // copysign works on the bits: a signalling NaN stays one, with b's sign.
+  EXPECT_EQ(oracle_of(DType::f32, Op::copysign, 0x7fa54c9c, 0xbf800000).bits, 0xffa54c9cu);
+  EXPECT_FALSE(oracle_of(DType::f32, Op::copysign, 0x7fa54c9c, 0xbf800000).any_quiet_nan);
   // A comparison with NaN is false, except ne.
   EXPECT_EQ(oracle_of(DType::f64, Op::ne, 0x7ff8000000000000, 0x7ff8000000000000).bits, 1u);
   EXPECT_EQ(oracle_of(DType::f64, Op::le, 0x7ff8000000000000, 0x0).bits, 0u);

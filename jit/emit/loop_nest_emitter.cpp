@@ -532,12 +532,11 @@ class NestEmitter {
   // alignment would be its size).
   llvm::StoreInst* store_result(Value* x, Value* y, Value* out) {
     const DType dtype = key_.dtype;
-    Value* cx = to_compute(b_, dtype, x);
-    Value* cy = to_compute(b_, dtype, y);
+    Value* bits = emit_on_stored_bits(b_, key_.op, dtype, x, y);
     llvm::StoreInst* store =
-        (key_.op == Op::max || key_.op == Op::min) && (dtype == DType::f16 || dtype == DType::bf16)
-            ? b_.CreateStore(b_.CreateSelect(emit_extremum_picks_a(b_, key_.op, cx, cy), x, y), out)
-            : emit_store(b_, detail::result_dtype_of(key_.op, dtype), emit_op(b_, key_.op, dtype, cx, cy), out);
+        bits != nullptr ? b_.CreateStore(bits, out)
+                        : emit_store(b_, detail::result_dtype_of(key_.op, dtype),
+                                     emit_op(b_, key_.op, dtype, to_compute(b_, dtype, x), to_compute(b_, dtype, y)), out);
     store->setAlignment(llvm::Align(bytes(kOut)));
     return store;
   }

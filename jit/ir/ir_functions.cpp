@@ -200,16 +200,7 @@ Value* emit_log_add_exp(llvm::IRBuilder<>& b, Value* x, Value* y, bool base2) {
 
 // fmax / fmin: a NaN loses to a number (x wins when both are), -0 < +0.
 Value* emit_nan_ignoring(llvm::IRBuilder<>& b, NumberKind kind, Value* x, Value* y, bool max) {
-  if (kind == NumberKind::floating) {
-    llvm::Type* bits = shaped_like(x, b.getIntNTy(x->getType()->getScalarSizeInBits()));
-    Value* x_negative = b.CreateICmpSLT(b.CreateBitCast(x, bits), llvm::Constant::getNullValue(bits));
-    Value* tie_goes_to_x = max ? b.CreateNot(x_negative) : x_negative;
-    Value* x_wins = max ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
-    x_wins = b.CreateOr(x_wins, b.CreateAnd(b.CreateFCmpOEQ(x, y), tie_goes_to_x));
-    x_wins = b.CreateOr(x_wins, b.CreateFCmpUNO(y, y));
-    x_wins = b.CreateAnd(x_wins, b.CreateNot(b.CreateAnd(b.CreateFCmpUNO(x, x), b.CreateFCmpORD(y, y))));
-    return b.CreateSelect(x_wins, x, y);
-  }
+  if (kind == NumberKind::floating) return b.CreateSelect(emit_nan_ignoring_picks_x(b, x, y, max), x, y);
   if (kind == NumberKind::boolean) return max ? b.CreateOr(x, y) : b.CreateAnd(x, y);
   const bool s = kind == NumberKind::signed_int;
   const auto id = max ? (s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax) : (s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin);
@@ -271,6 +262,16 @@ Value* all_lanes(llvm::IRBuilder<>& b, Value* like, bool value) {
 }
 
 }  // namespace
+
+Value* emit_nan_ignoring_picks_x(llvm::IRBuilder<>& b, Value* x, Value* y, bool max) {
+  llvm::Type* bits = shaped_like(x, b.getIntNTy(x->getType()->getScalarSizeInBits()));
+  Value* x_negative = b.CreateICmpSLT(b.CreateBitCast(x, bits), llvm::Constant::getNullValue(bits));
+  Value* tie_goes_to_x = max ? b.CreateNot(x_negative) : x_negative;
+  Value* x_wins = max ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
+  x_wins = b.CreateOr(x_wins, b.CreateAnd(b.CreateFCmpOEQ(x, y), tie_goes_to_x));
+  x_wins = b.CreateOr(x_wins, b.CreateFCmpUNO(y, y));
+  return b.CreateAnd(x_wins, b.CreateNot(b.CreateAnd(b.CreateFCmpUNO(x, x), b.CreateFCmpORD(y, y))));
+}
 
 Value* emit_binary_function(llvm::IRBuilder<>& b, Op op, DType dtype, Value* x, Value* y) {
   const NumberKind kind = number_kind(dtype);

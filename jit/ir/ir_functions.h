@@ -16,6 +16,10 @@ namespace bcast::jit {
 // it is none of these (ir_ops.cpp's table has the rest).
 llvm::Value* emit_binary_function(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y);
 
+// fmax / fmin on float compute values: true where the result is x (a NaN
+// loses to a number, x wins when both are NaN, -0 below +0).
+llvm::Value* emit_nan_ignoring_picks_x(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, bool max);
+
 // The unary function `op`, or nullptr (ir_nodes.cpp has the rest).
 llvm::Value* emit_unary_function(llvm::IRBuilder<>& b, UnaryOp op, DType dtype, llvm::Value* x);
 

@@ -133,14 +133,30 @@ llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v) {
   return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
 }
 
-llvm::Value* emit_extremum_picks_a(llvm::IRBuilder<>& b, Op op, llvm::Value* x, llvm::Value* y) {
-  const Lowering* l = find_lowering(op, NumberKind::floating);
-  llvm::Value* extremum = emit_lowering(b, *l, x, y);  // no NaN left when it decides
-  llvm::Type* bits = shaped_like(x, b.getIntNTy(x->getType()->getScalarSizeInBits()));
-  llvm::Value* is_a = b.CreateICmpEQ(b.CreateBitCast(extremum, bits), b.CreateBitCast(x, bits));
-  llvm::Type* truth = is_a->getType();
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), llvm::ConstantInt::getTrue(truth),
-                        b.CreateSelect(b.CreateFCmpUNO(y, y), llvm::ConstantInt::getFalse(truth), is_a));
+llvm::Value* emit_on_stored_bits(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y) {
+  if (dtype != DType::f16 && dtype != DType::bf16) return nullptr;
+  llvm::Type* bits = shaped_like(x, b.getInt16Ty());
+  if (op == Op::copysign) {
+    auto as_bits = [&](llvm::Value* v) { return b.CreateBitCast(v, bits); };
+    llvm::Value* r = b.CreateOr(b.CreateAnd(as_bits(x), 0x7fffu), b.CreateAnd(as_bits(y), 0x8000u));
+    return b.CreateBitCast(r, x->getType());
+  }
+  llvm::Value* cx = to_compute(b, dtype, x);
+  llvm::Value* cy = to_compute(b, dtype, y);
+  llvm::Value* picks_x = nullptr;
+  if (op == Op::max || op == Op::min) {
+    llvm::Value* extremum = emit_lowering(b, *find_lowering(op, NumberKind::floating), cx, cy);  // no NaN left when it decides
+    llvm::Type* wide = shaped_like(cx, b.getInt32Ty());
+    llvm::Value* is_x = b.CreateICmpEQ(b.CreateBitCast(extremum, wide), b.CreateBitCast(cx, wide));
+    llvm::Type* truth = is_x->getType();
+    picks_x = b.CreateSelect(b.CreateFCmpUNO(cx, cx), llvm::ConstantInt::getTrue(truth),
+                             b.CreateSelect(b.CreateFCmpUNO(cy, cy), llvm::ConstantInt::getFalse(truth), is_x));
+  } else if (op == Op::fmax || op == Op::fmin) {
+    picks_x = emit_nan_ignoring_picks_x(b, cx, cy, op == Op::fmax);
+  } else {
+    return nullptr;
+  }
+  return b.CreateSelect(picks_x, x, y);
 }
 
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y) {

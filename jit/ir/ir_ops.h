@@ -17,9 +17,11 @@ llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, l
 // an i1 is its own truth. Scalars and vectors alike.
 llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v);
 
-// For float max and min: true where the result is x (x NaN, or x wins, -0
-// below +0), false where it is y. Lets f16 and bf16 copy the chosen input's
-// stored bits, as NumPy does, instead of rounding a float result back.
-llvm::Value* emit_extremum_picks_a(llvm::IRBuilder<>& b, Op op, llvm::Value* x, llvm::Value* y);
+// The ops whose result is made of the inputs' bits (max, min, fmax and fmin
+// pick one; copysign is a's bits with b's sign bit) on f16 and bf16: the
+// result in the storage type, from x and y as stored, so a signalling NaN
+// is not quieted by a round trip through f32, as NumPy's loops do not
+// quiet it. nullptr for every other op and dtype.
+llvm::Value* emit_on_stored_bits(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y);
 
 }  // namespace bcast::jit

@@ -389,10 +389,13 @@ struct ScalarOp {
   using Second = std::conditional_t<row(O).int_exponent, Element<DType::i64>, In>;
   static typename Out::storage run(typename In::storage a, typename Second::storage b) {
     // max, min, fmax and fmin copy the chosen input's bits, as NumPy's loops
-    // do: a signalling NaN of f16 or bf16 must not come back quieted from a
-    // float round trip.
+    // do, and copysign is a's bits with b's sign bit: a signalling NaN of
+    // f16 or bf16 must not come back quieted from a float round trip.
     if constexpr (is_complex_dtype(D)) {
       return Out::store(apply<O>(In::load(a), In::load(b)));
+    } else if constexpr (O == Op::copysign && std::is_integral_v<typename In::storage> && is_floating_dtype(D)) {
+      constexpr auto kSign = static_cast<typename In::storage>(1u << (8 * sizeof(typename In::storage) - 1));
+      return static_cast<typename In::storage>((a & ~kSign) | (b & kSign));
     } else if constexpr (O == Op::max || O == Op::min) {
       return extremum_picks_a<O == Op::max>(In::load(a), In::load(b)) ? a : b;
     } else if constexpr ((O == Op::fmax || O == Op::fmin) && is_floating_dtype(D)) {
