@@ -224,7 +224,7 @@ def main():
         t_b = median_ns(lambda: bcast.evaluate(text, out=out, **ops))
         t_n = median_ns(numpy_fn)
         if numexpr:
-XX
+            with warnings.catch_warnings():
                 warnings.simplefilter("ignore", np.ComplexWarning)
                 t_e = median_ns(lambda: numexpr.evaluate(ne_text, local_dict=ops, out=out, casting="unsafe"))
             ne = f"{n / t_e:.2f}"
