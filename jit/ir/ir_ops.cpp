@@ -145,7 +145,8 @@ llvm::Value* emit_on_stored_bits(llvm::IRBuilder<>& b, Op op, DType dtype, llvm:
   llvm::Value* cy = to_compute(b, dtype, y);
   llvm::Value* picks_x = nullptr;
   if (op == Op::max || op == Op::min) {
-    llvm::Value* extremum = emit_lowering(b, *find_lowering(op, NumberKind::floating), cx, cy);  // no NaN left when it decides
+    // no NaN left when it decides
+    llvm::Value* extremum = emit_lowering(b, *find_lowering(op, NumberKind::floating), cx, cy);
     llvm::Type* wide = shaped_like(cx, b.getInt32Ty());
     llvm::Value* is_x = b.CreateICmpEQ(b.CreateBitCast(extremum, wide), b.CreateBitCast(cx, wide));
     llvm::Type* truth = is_x->getType();

@@ -186,6 +186,123 @@ F log10_f32(F x) {
   return log_specials(x, fma(p.k, splat(x, kLog10TwoHiF), fma(p.k, splat(x, kLog10TwoLoF), m_log)));
 }
 
+// atanh(x) = x + x**3 c(x**2) for |x| < 1/2: within 2**-27.6.
+inline constexpr double kAtanhC32[] = {0.3333333168479454,  0.2000047330953935,  0.1426397985264627,
+                                       0.11469875161618762, 0.06493489567669346, 0.15751780259152603};
+// ln m = 2t + t**3 h(t**2), t = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt(2)): within 2**-28.4.
+inline constexpr double kLogH32[] = {0.6666668503957586, 0.3998878056602198, 0.2957994939197279};
+inline constexpr auto kHalfLogH32 = scaled(kLogH32, 0.5);  // (ln m) / 2 = t + t**3 h(t**2) / 2
+
+// atanh |x|: below 1/2 its series, |x| + |x|**3 c(x**2). From 1/2 on, ln(a
+// / b) / 2 for b = 1 - |x| (exact, Sterbenz) and a = 1 + |x| (rounded, its
+// error a_lo exact): a's and b's mantissas, one scaled by 2**j (j in -1, 0,
+// 1) so that their quotient m is in [sqrt(1/2), sqrt(2)), give t = (m_a +
+// a_lo' - m_b) / (m_a + a_lo' + m_b) with m_a - m_b exact, so a / b itself
+// is never rounded; ln m = 2t + t**3 h(t**2). 1 is inf, beyond it NaN; -0
+// stays -0.
+// atanh |x|: below 1/2 its series, |x| + |x|**3 c(x**2). From 1/2 on, ln(a
+// / b) / 2 for b = 1 - |x| (exact, Sterbenz) and a = 1 + |x| in [3/2, 2]
+// (rounded, its error a_lo exact). a / b is never rounded: with m_a = a / 2
+// and b = m_b 2**k_b (m_b in [sqrt(1/2), sqrt(2)), halved when m_a / m_b
+// is below sqrt(1/2)), ln(a / b) = (1 - k_b) ln 2 + ln(m_a / m_b), and
+// ln m = 2t + t**3 h(t**2) for t = (m_a + a_lo / 2 - m_b) / (m_a + a_lo / 2
+// + m_b), m_a - m_b exact. 1 is inf, beyond it NaN; -0 stays -0.
+template <class F>
+F atanh_f32(F x) {
+  F t = fabs(x);
+  F one = splat(x, 1.0);
+  F t2 = t * t;
+  F series = fma(t * t2, horner(t2, kAtanhC32), t);
+  F a = one + t;
+  F half = splat(x, 0.5);
+  F ma = a * half;
+  F ma_lo = (t - (a - one)) * half;
+  const Split<F> sb = split(one - t);
+  auto down = ma * splat(x, kSqrt2) < sb.m;  // m_a / m_b below sqrt(1/2)
+  F mb = select(down, sb.m * half, sb.m);
+  F k = select(down, splat(x, 0.0), one) - sb.k;
+  F q = ((ma - mb) + ma_lo) / ((ma + mb) + ma_lo);
+  F q2 = q * q;
+  F half_m_log = fma(q * q2, horner(q2, kHalfLogH32), q);
+  F logs = fma(k, splat(x, kLn2HiF / 2), fma(k, splat(x, kLn2LoF / 2), half_m_log));
+  F r = select(t < half, series, logs);
+  r = select(t == one, splat(x, kInf), r);
+  r = select(t > one, splat(x, kNaN), r);
+  return copysign(select(t != t, t, r), x);
+}
+
+// asinh(x) = x + x**3 s(x**2) for |x| < 1/2: within 2**-27.7.
+inline constexpr double kAsinhS32[] = {-0.16666664588074717, 0.07499582630239127, -0.044506510993737654,
+                                       0.02878360621982237, -0.014288508088872718};
+
+// asinh |x|: below 1/2 its series, |x| + |x|**3 s(x**2). From 1/2 on, ln w
+// for w = |x| + sqrt(x**2 + 1) carried in two parts, as float arithmetic
+// would lose a whole ULP of the result to w's roundings: s2 = x**2 + 1 by
+// one FMA and its error e = x**2 - (s2 - 1) by another (s2 - 1 is exact
+// below 2**24); s = sqrt(s2), whose residual R = s2 - s**2 (one FMA,
+// exact) plus e makes sqrt(x**2 + 1) = s + (R + e) / 2s; w = |x| + s
+// rounded, its error d exact (s > |x|: Fast2Sum). So ln(w + w_lo) = k ln2 +
+// ln(1 + f) + c for w = (1 + f) 2**k (f exact), ln(1 + f) = f + f**2 l(f)
+// (kLog1pL32, as log1p_f32), and c = (d + (R + e) / 2s) / w, one division.
+// From 2**12 on, ln |x| + ln 2: the rest, 1 / 4x**2, is under 2**-26.
+template <class F>
+F asinh_f32(F x) {
+  F t = fabs(x);
+  F one = splat(x, 1.0);
+  F t2 = t * t;
+  F series = fma(t * t2, horner(t2, kAsinhS32), t);
+  F s2 = fma(t, t, one);
+  F e = fma(t, t, one - s2);
+  F s = sqrt(s2);
+  F residual = fma(-s, s, s2) + e;
+  F w = t + s;
+  F d = t - (w - s);
+  F two_s = s + s;
+  auto large = t >= splat(x, 0x1p12);
+  F c = select(large, splat(x, 0.0), fma(d, two_s, residual) / (two_s * w));
+  const Split<F> p = split(select(large, t, w));
+  F f = p.m - one;
+  F m_log = fma(f * f, horner(f, kLog1pL32), f + c);
+  F k = p.k + select(large, one, splat(x, 0.0));
+  F logs = fma(k, splat(x, kLn2HiF), fma(k, splat(x, kLn2LoF), m_log));
+  F r = select(t < splat(x, 0.5), series, logs);
+  r = select(t == splat(x, kInf), t, r);
+  return copysign(select(t != t, t, r), x);
+}
+
+// acosh x, x >= 1: ln w for w = x + sqrt((x - 1)(x + 1)) in two parts, as
+// asinh_f32's: x - 1 = d is exact and x + 1 = u + u_e (u_e exact, as x is
+// below 2**24), so (x - 1)(x + 1) = P + P_lo with P = d u rounded and P_lo
+// = d u - P (one FMA, exact) + d u_e; s = sqrt(P), the residual R = P - s**2
+// + P_lo; w = x + s rounded, its error exact (x > s: Fast2Sum); c = (that +
+// R / 2s) / w, one division, and ln(w + w_lo) = k ln2 + ln(1 + f) + c
+// (kLog1pL32). From 2**12 on, ln x + ln 2 (the rest, -1 / 4x**2, is under
+// 2**-26). 1 is +0, below 1 NaN.
+template <class F>
+F acosh_f32(F x) {
+  F one = splat(x, 1.0);
+  F d = x - one;
+  F u = x + one;
+  F u_e = x - (u - one);
+  F p = d * u;
+  F p_lo = fma(d, u_e, fma(d, u, -p));
+  F s = sqrt(p);
+  F residual = fma(-s, s, p) + p_lo;
+  F w = x + s;
+  F w_e = s - (w - x);
+  F two_s = s + s;
+  auto large = x >= splat(x, 0x1p12);
+  F c = select(large || x == one, splat(x, 0.0), fma(w_e, two_s, residual) / (two_s * w));
+  const Split<F> m = split(select(large, x, w));
+  F f = m.m - one;
+  F m_log = fma(f * f, horner(f, kLog1pL32), f + c);
+  F k = m.k + select(large, one, splat(x, 0.0));
+  F r = fma(k, splat(x, kLn2HiF), fma(k, splat(x, kLn2LoF), m_log));
+  r = select(x < one, splat(x, kNaN), r);
+  r = select(x == splat(x, kInf), x, r);
+  return select(x != x, x, r);
+}
+
 // 2**x = 2**n e**t, n = x rounded, t = (x - n) ln 2 in [-ln2/2, ln2/2] (x - n
 // exact), e**t = 1 + t + t**2 g(t) (kExpm1G32); times 2**n in two halves,
 // so that a subnormal result rounds once. x is clamped to [-160, 160],

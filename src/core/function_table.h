@@ -99,7 +99,7 @@ inline constexpr std::array kBinaryRows = {
   FunctionRow{"fmod", Arity::binary, 21, "", kNumbers, true, Result::same, kExact, "", false, "C's fmod: the sign of a; x fmod 0 is 0 for integers"},
   FunctionRow{"arctan2", Arity::binary, 22, "atan2", kFloats, true, Result::same, kUlp2, "atan2", false, "the angle of the point (b, a)"},
   FunctionRow{"hypot", Arity::binary, 23, "", kFloats, true, Result::same, kUlp1, "hypot", false, "sqrt(a*a + b*b) without overflow"},
-  FunctionRow{"copysign", Arity::binary, 24, "", kFloats, true, Result::same, kExact, "", false, "a's magnitude with b's sign"},
+  FunctionRow{"copysign", Arity::binary, 24, "", kFloats, true, Result::same, kExact, "", false, "a's bits with b's sign bit, a NaN's too (a signalling NaN stays one, as NumPy's)"},
   FunctionRow{"nextafter", Arity::binary, 25, "", kFloats, true, Result::same, kExact, "", false, "the next float after a towards b"},
   FunctionRow{"ldexp", Arity::binary, 26, "", kFloats, true, Result::same, kExact, "", false, "a * 2**b, b an integer", true},
   FunctionRow{"logaddexp", Arity::binary, 27, "", kFloats, true, Result::same, kUlp2, "", false, "log(exp(a) + exp(b)) without overflow"},

@@ -7,8 +7,8 @@
 namespace bcast::math::recipes {
 
 // NOTE: [Widened math] SLEEF's 1-ULP f32 functions (NOTE: [Vector math])
-// are slow where they work around f32's range and cancellation: the inverse
-// hyperbolics and pow (and expm1, log1p, sinh, cosh and tanh, which NOTE:
+// are slow where they work around f32's range and cancellation: pow (and
+// expm1, log1p, sinh, cosh, tanh and the inverse hyperbolics, which NOTE:
 // [F32 math] now computes). bcast computes those f32
 // functions in f64 instead, where neither matters: a float widens exactly,
 // each recipe below keeps its relative error under about 2**-35 (polynomials
@@ -70,50 +70,6 @@ V log_core(V d) {
   const V t = f / (f + 2.0);
   const V m_log = fma(t * (t * t), horner(t * t, kLogH), 2.0 * t);
   return fma(s.k, splat(d, kLn2Hi), fma(s.k, splat(d, kLn2Lo), m_log));
-}
-
-// ln(1 + v) for v > -1, finite: ln u of u = 1 + v, plus u's rounding error
-// over u (u - 1 is exact where it matters: u in [1/2, 2]).
-template <class V>
-V log1p_core(V v) {
-  const V u = v + 1.0;
-  return log_core(u) + (v - (u - 1.0)) / u;
-}
-
-// ---- The f32 functions ----
-
-// asinh |x| = log1p(|x| + x**2 / (1 + sqrt(1 + x**2))): no cancellation;
-// x**2 of a float is a finite double.
-template <class F>
-F asinh_f32(F x) {
-  auto d = widen(x);
-  auto t = fabs(d);
-  auto r = log1p_core(t + t * t / (1.0 + sqrt(1.0 + t * t)));
-  r = select(t == kInf, t, select(t != t, t, r));
-  return narrow(copysign(r, d));
-}
-
-// acosh x = log1p(t + sqrt(2t + t**2)), t = x - 1 exact.
-template <class F>
-F acosh_f32(F x) {
-  auto d = widen(x);
-  auto t = d - 1.0;
-  auto r = log1p_core(t + sqrt(2.0 * t + t * t));
-  r = select(d < 1.0, splat(d, kNaN), r);
-  r = select(d == kInf, d, r);
-  return narrow(select(d != d, d, r));
-}
-
-// atanh |x| = log1p(2|x| / (1 - |x|)) / 2.
-template <class F>
-F atanh_f32(F x) {
-  auto d = widen(x);
-  auto t = fabs(d);
-  auto r = 0.5 * log1p_core(2.0 * t / (1.0 - t));
-  r = select(t == 1.0, splat(t, kInf), r);
-  r = select(t > 1.0, splat(t, kNaN), r);
-  r = select(t != t, t, r);
-  return narrow(copysign(r, d));
 }
 
 // v rounded to an integer, for any v (|v| >= 2**51 is one).
