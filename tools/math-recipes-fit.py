@@ -14,6 +14,9 @@ header's recipe computes it (in exact arithmetic, so only the fit's error):
   sinh(x)  = x + x**3 q(x**2),       |x| <= 1.5            (f32: degree 4)
   atan(z)  = z + z**3 a(z**2),       |z| <= 1              (f32: degree 9)
   asin(x)  = x + x**3 b(x**2),       |x| <= 1/2            (f32: degree 5)
+  atanh(x) = x + x**3 c(x**2),       |x| < 1/2             (f32: degree 5)
+  asinh(x) = x + x**3 s(x**2),       |x| < 1/2             (f32: degree 4)
+  ln(m)    = 2t + t**3 h(t**2),      as above              (f32: degree 2)
 
 and src/core/f64_math.h's (f64, NOTE: [F64 math]):
 
@@ -130,6 +133,31 @@ print("{" + ", ".join(repr(v) for v in a32) + "}")
 b32 = fit(b_true, 0, half**2, 5)
 show("b32, degree 5", b32, worst(mp.asin, lambda x: x + x**3 * horner(b32, x * x), mp.mpf(2)**-20, half))
 print("{" + ", ".join(repr(v) for v in b32) + "}")
+
+# The inverse hyperbolics' series (f32): atanh(x) = x + x**3 c(x**2) and
+# asinh(x) = x + x**3 s(x**2) for |x| < 1/2, and ln m = 2t + t**3 h(t**2)
+# (as h above) for atanh's quotient of mantissas.
+
+
+def c_true(s):  # (atanh(x) - x) / x**3 of s = x**2, its series near 0
+    x = mp.sqrt(s)
+    return (mp.atanh(x) - x) / x**3 if s > mp.mpf(2)**-40 else mp.mpf(1) / 3 + s / 5
+
+
+def s_true(s):  # (asinh(x) - x) / x**3 of s = x**2, its series near 0
+    x = mp.sqrt(s)
+    return (mp.asinh(x) - x) / x**3 if s > mp.mpf(2)**-40 else -mp.mpf(1) / 6 + 3 * s / 40
+
+
+c32 = fit(c_true, 0, half**2, 5)
+show("c32, degree 5", c32, worst(mp.atanh, lambda x: x + x**3 * horner(c32, x * x), mp.mpf(2)**-20, half))
+print("{" + ", ".join(repr(v) for v in c32) + "}")
+s32 = fit(s_true, 0, half**2, 4)
+show("s32, degree 4", s32, worst(mp.asinh, lambda x: x + x**3 * horner(s32, x * x), mp.mpf(2)**-20, half))
+print("{" + ", ".join(repr(v) for v in s32) + "}")
+h32 = fit(h_true, 0, t_max**2, 2)
+show("h32, degree 2", h32, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t**3 * horner(h32, t * t), -t_max, t_max, 4001))
+print("{" + ", ".join(repr(v) for v in h32) + "}")
 
 # f64 (NOTE: [F64 math]): printed as hex doubles.
 g64 = fit(g_true, -half_ln2, half_ln2, 10)
