@@ -57,6 +57,16 @@ def show(name, c, err):
     print("{" + ", ".join(float.hex(v) for v in c) + "}")
 
 
+def odd_tail(f, c0, c1_of):
+    """(f(x) - x) / x**3 as a function of s = x**2 (the polynomial an odd
+    function's f(x) = x + x**3 p(x**2) needs), its series c0 + c1_of(s) near 0,
+    where the quotient would cancel."""
+    def tail(s):
+        x = mp.sqrt(s)
+        return (f(x) - x) / x**3 if s > mp.mpf(2)**-40 else c0 + c1_of(s)
+    return tail
+
+
 half_ln2 = mp.log(2) / 2
 
 
@@ -88,73 +98,27 @@ g32 = fit(g_true, -half_ln2, half_ln2, 4)
 show("g32, degree 4", g32, worst(mp.expm1, lambda r: r + r * r * horner(g32, mp.mpf(r)), -half_ln2, half_ln2))
 print("{" + ", ".join(repr(v) for v in g32) + "}")
 
-tanh_end = mp.mpf("0.9")
+def fit_odd(name, f, end, degree, c0, c1_of):
+    """f(x) = x + x**3 p(x**2) on |x| <= end: p's coefficients, printed (hex
+    and decimal) with the largest relative error of f's polynomial."""
+    p = fit(odd_tail(f, c0, c1_of), 0, end**2, degree)
+    show(f"{name}, degree {degree}", p, worst(f, lambda x: x + x**3 * horner(p, x * x), mp.mpf(2)**-20, end))
+    print("{" + ", ".join(repr(v) for v in p) + "}")
+    return p
 
 
-def p_true(s):  # (tanh(x) - x) / x**3 of s = x**2, its series near 0
-    x = mp.sqrt(s)
-    return (mp.tanh(x) - x) / x**3 if s > mp.mpf(2)**-40 else -mp.mpf(1) / 3 + 2 * s / 15
-
-
-p32 = fit(p_true, 0, tanh_end**2, 6)
-show("p32, degree 6", p32, worst(mp.tanh, lambda x: x + x**3 * horner(p32, x * x), mp.mpf(2)**-20, tanh_end))
-print("{" + ", ".join(repr(v) for v in p32) + "}")
-
-sinh_end = mp.mpf("1.5")
-
-
-def q_true(s):  # (sinh(x) - x) / x**3 of s = x**2, its series near 0
-    x = mp.sqrt(s)
-    return (mp.sinh(x) - x) / x**3 if s > mp.mpf(2)**-40 else mp.mpf(1) / 6 + s / 120
-
-
-q32 = fit(q_true, 0, sinh_end**2, 4)
-show("q32, degree 4", q32, worst(mp.sinh, lambda x: x + x**3 * horner(q32, x * x), mp.mpf(2)**-20, sinh_end))
-print("{" + ", ".join(repr(v) for v in q32) + "}")
-
-# The inverse trigonometric functions' cores (f32): atan(z) = z + z**3 a(z**2)
-# for |z| <= 1 and asin(x) = x + x**3 b(x**2) for |x| <= 1/2.
 half = mp.mpf(1) / 2
-
-
-def a_true(s):  # (atan(z) - z) / z**3 of s = z**2, its series near 0
-    z = mp.sqrt(s)
-    return (mp.atan(z) - z) / z**3 if s > mp.mpf(2)**-40 else -mp.mpf(1) / 3 + s / 5
-
-
-def b_true(s):  # (asin(x) - x) / x**3 of s = x**2, its series near 0
-    x = mp.sqrt(s)
-    return (mp.asin(x) - x) / x**3 if s > mp.mpf(2)**-40 else mp.mpf(1) / 6 + 3 * s / 40
-
-
-a32 = fit(a_true, 0, 1, 9)
-show("a32, degree 9", a32, worst(mp.atan, lambda z: z + z**3 * horner(a32, z * z), mp.mpf(2)**-20, 1))
-print("{" + ", ".join(repr(v) for v in a32) + "}")
-b32 = fit(b_true, 0, half**2, 5)
-show("b32, degree 5", b32, worst(mp.asin, lambda x: x + x**3 * horner(b32, x * x), mp.mpf(2)**-20, half))
-print("{" + ", ".join(repr(v) for v in b32) + "}")
-
-# The inverse hyperbolics' series (f32): atanh(x) = x + x**3 c(x**2) and
-# asinh(x) = x + x**3 s(x**2) for |x| < 1/2, and ln m = 2t + t**3 h(t**2)
-# (as h above) for atanh's quotient of mantissas.
-
-
-def c_true(s):  # (atanh(x) - x) / x**3 of s = x**2, its series near 0
-    x = mp.sqrt(s)
-    return (mp.atanh(x) - x) / x**3 if s > mp.mpf(2)**-40 else mp.mpf(1) / 3 + s / 5
-
-
-def s_true(s):  # (asinh(x) - x) / x**3 of s = x**2, its series near 0
-    x = mp.sqrt(s)
-    return (mp.asinh(x) - x) / x**3 if s > mp.mpf(2)**-40 else -mp.mpf(1) / 6 + 3 * s / 40
-
-
-c32 = fit(c_true, 0, half**2, 5)
-show("c32, degree 5", c32, worst(mp.atanh, lambda x: x + x**3 * horner(c32, x * x), mp.mpf(2)**-20, half))
-print("{" + ", ".join(repr(v) for v in c32) + "}")
-s32 = fit(s_true, 0, half**2, 4)
-show("s32, degree 4", s32, worst(mp.asinh, lambda x: x + x**3 * horner(s32, x * x), mp.mpf(2)**-20, half))
-print("{" + ", ".join(repr(v) for v in s32) + "}")
+p32 = fit_odd("p32 (tanh)", mp.tanh, mp.mpf("0.9"), 6, -mp.mpf(1) / 3, lambda s: 2 * s / 15)
+q32 = fit_odd("q32 (sinh)", mp.sinh, mp.mpf("1.5"), 4, mp.mpf(1) / 6, lambda s: s / 120)
+# The inverse trigonometric functions' cores: atan(z) = z + z**3 a(z**2)
+# for |z| <= 1 and asin(x) = x + x**3 b(x**2) for |x| <= 1/2.
+a32 = fit_odd("a32 (atan)", mp.atan, mp.mpf(1), 9, -mp.mpf(1) / 3, lambda s: s / 5)
+b32 = fit_odd("b32 (asin)", mp.asin, half, 5, mp.mpf(1) / 6, lambda s: 3 * s / 40)
+# The inverse hyperbolics' series: atanh(x) = x + x**3 c(x**2) and asinh(x)
+# = x + x**3 s(x**2) for |x| < 1/2, and ln m = 2t + t**3 h(t**2) (as h
+# above) for atanh's quotient of mantissas.
+c32 = fit_odd("c32 (atanh)", mp.atanh, half, 5, mp.mpf(1) / 3, lambda s: s / 5)
+s32 = fit_odd("s32 (asinh)", mp.asinh, half, 4, -mp.mpf(1) / 6, lambda s: 3 * s / 40)
 h32 = fit(h_true, 0, t_max**2, 2)
 show("h32, degree 2", h32, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t**3 * horner(h32, t * t), -t_max, t_max, 4001))
 print("{" + ", ".join(repr(v) for v in h32) + "}")
@@ -164,5 +128,5 @@ g64 = fit(g_true, -half_ln2, half_ln2, 10)
 show("g64, degree 10", g64, worst(mp.expm1, lambda r: r + r * r * horner(g64, mp.mpf(r)), -half_ln2, half_ln2, 4001))
 h64 = fit(h_true, 0, t_max**2, 6)
 show("h64, degree 6", h64, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t**3 * horner(h64, t * t), -t_max, t_max, 4001))
-q64 = fit(q_true, 0, 1, 6)
+q64 = fit(odd_tail(mp.sinh, mp.mpf(1) / 6, lambda s: s / 120), 0, 1, 6)
 show("q64, degree 6", q64, worst(mp.sinh, lambda x: x + x**3 * horner(q64, x * x), mp.mpf(2)**-20, 1, 4001))

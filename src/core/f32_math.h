@@ -65,8 +65,7 @@ F exp_f32_core(F y) {
 template <class F>
 F tanh_f32(F x) {
   F t = fabs(x);
-  F t2 = t * t;
-  F small = fma(t * t2, horner(t2, kTanhP32), t);
+  F small = odd_polynomial(t, kTanhP32);
   F tc = at_most(t, 10.0);  // tanh rounds to 1 from 9.01
   F e = exp_f32_core(tc + tc);
   F large = splat(t, 1.0) - splat(t, 2.0) / (e + splat(t, 1.0));
@@ -103,8 +102,7 @@ F cosh_f32(F x) {
 template <class F>
 F sinh_f32(F x) {
   F t = fabs(x);
-  F t2 = t * t;
-  F small = fma(t * t2, horner(t2, kSinhQ32), t);
+  F small = odd_polynomial(t, kSinhQ32);
   F half_e = half_exp_f32(at_most(t, 90.0));  // sinh 90 overflows f32
   return copysign(select(t < splat(t, 1.5), small, half_e - splat(t, 0.25) / half_e), x);
 }
@@ -211,8 +209,7 @@ template <class F>
 F atanh_f32(F x) {
   F t = fabs(x);
   F one = splat(x, 1.0);
-  F t2 = t * t;
-  F series = fma(t * t2, horner(t2, kAtanhC32), t);
+  F series = odd_polynomial(t, kAtanhC32);
   F a = one + t;
   F half = splat(x, 0.5);
   F ma = a * half;
@@ -222,8 +219,7 @@ F atanh_f32(F x) {
   F mb = select(down, sb.m * half, sb.m);
   F k = select(down, splat(x, 0.0), one) - sb.k;
   F q = ((ma - mb) + ma_lo) / ((ma + mb) + ma_lo);
-  F q2 = q * q;
-  F half_m_log = fma(q * q2, horner(q2, kHalfLogH32), q);
+  F half_m_log = odd_polynomial(q, kHalfLogH32);
   F logs = fma(k, splat(x, kLn2HiF / 2), fma(k, splat(x, kLn2LoF / 2), half_m_log));
   F r = select(t < half, series, logs);
   r = select(t == one, splat(x, kInf), r);
@@ -235,49 +231,51 @@ F atanh_f32(F x) {
 inline constexpr double kAsinhS32[] = {-0.16666664588074717, 0.07499582630239127, -0.044506510993737654,
                                        0.02878360621982237, -0.014288508088872718};
 
-// asinh |x|: below 1/2 its series, |x| + |x|**3 s(x**2). From 1/2 on, ln w
-// for w = |x| + sqrt(x**2 + 1) carried in two parts, as float arithmetic
-// would lose a whole ULP of the result to w's roundings: s2 = x**2 + 1 by
-// one FMA and its error e = x**2 - (s2 - 1) by another (s2 - 1 is exact
-// below 2**24); s = sqrt(s2), whose residual R = s2 - s**2 (one FMA,
-// exact) plus e makes sqrt(x**2 + 1) = s + (R + e) / 2s; w = |x| + s
-// rounded, its error d exact (s > |x|: Fast2Sum). So ln(w + w_lo) = k ln2 +
-// ln(1 + f) + c for w = (1 + f) 2**k (f exact), ln(1 + f) = f + f**2 l(f)
-// (kLog1pL32, as log1p_f32), and c = (d + (R + e) / 2s) / w, one division.
-// From 2**12 on, ln |x| + ln 2: the rest, 1 / 4x**2, is under 2**-26.
+// ln(v + r) for r = sqrt(P) > 0 given as s + residual / 2s (s = sqrt(P)
+// rounded, residual = P - s**2 from FMAs), w = v + s rounded and its exact
+// error (Fast2Sum, the larger first), w at least 1: ln w + c with c = (w's
+// error + residual / 2s) / w, one division, and ln w = k ln2 + ln(1 + f)
+// for w = (1 + f) 2**k (f exact; ln(1 + f) = f + f**2 l(f), kLog1pL32, as
+// log1p_f32). Where `large`, ln v + ln 2: r is v there within 2**-26.
+// asinh_f32 and acosh_f32 carry their ln's argument this way, as float
+// arithmetic would lose a whole ULP of the result to its roundings.
+template <class F, class Mask>
+F log_of_sum_with_root(const TwoSum<F>& w, F v, F s, F residual, Mask large) {
+  F one = splat(v, 1.0), zero = splat(v, 0.0);
+  F two_s = s + s;
+  F c = select(large || s == zero, zero, fma(w.error, two_s, residual) / (two_s * w.sum));
+  const Split<F> p = split(select(large, v, w.sum));
+  F f = p.m - one;
+  F m_log = fma(f * f, horner(f, kLog1pL32), f + c);
+  F k = p.k + select(large, one, zero);
+  return fma(k, splat(v, kLn2HiF), fma(k, splat(v, kLn2LoF), m_log));
+}
+
+// asinh |x|: below 1/2 its series, |x| + |x|**3 s(x**2). From 1/2 on, ln(|x|
+// + sqrt(x**2 + 1)) by log_of_sum_with_root: s2 = x**2 + 1 by one FMA and
+// its error e = x**2 - (s2 - 1) by another (s2 - 1 is exact below 2**24),
+// s = sqrt(s2) and the residual s2 - s**2 + e. From 2**12 on, ln |x| + ln
+// 2: the rest, 1 / 4x**2, is under 2**-26.
 template <class F>
 F asinh_f32(F x) {
   F t = fabs(x);
   F one = splat(x, 1.0);
-  F t2 = t * t;
-  F series = fma(t * t2, horner(t2, kAsinhS32), t);
+  F series = odd_polynomial(t, kAsinhS32);
   F s2 = fma(t, t, one);
   F e = fma(t, t, one - s2);
   F s = sqrt(s2);
-  F residual = fma(-s, s, s2) + e;
-  F w = t + s;
-  F d = t - (w - s);
-  F two_s = s + s;
-  auto large = t >= splat(x, 0x1p12);
-  F c = select(large, splat(x, 0.0), fma(d, two_s, residual) / (two_s * w));
-  const Split<F> p = split(select(large, t, w));
-  F f = p.m - one;
-  F m_log = fma(f * f, horner(f, kLog1pL32), f + c);
-  F k = p.k + select(large, one, splat(x, 0.0));
-  F logs = fma(k, splat(x, kLn2HiF), fma(k, splat(x, kLn2LoF), m_log));
+  F logs = log_of_sum_with_root(fast_two_sum(s, t), t, s, fma(-s, s, s2) + e, t >= splat(x, 0x1p12));
   F r = select(t < splat(x, 0.5), series, logs);
   r = select(t == splat(x, kInf), t, r);
   return copysign(select(t != t, t, r), x);
 }
 
-// acosh x, x >= 1: ln w for w = x + sqrt((x - 1)(x + 1)) in two parts, as
-// asinh_f32's: x - 1 = d is exact and x + 1 = u + u_e (u_e exact, as x is
-// below 2**24), so (x - 1)(x + 1) = P + P_lo with P = d u rounded and P_lo
-// = d u - P (one FMA, exact) + d u_e; s = sqrt(P), the residual R = P - s**2
-// + P_lo; w = x + s rounded, its error exact (x > s: Fast2Sum); c = (that +
-// R / 2s) / w, one division, and ln(w + w_lo) = k ln2 + ln(1 + f) + c
-// (kLog1pL32). From 2**12 on, ln x + ln 2 (the rest, -1 / 4x**2, is under
-// 2**-26). 1 is +0, below 1 NaN.
+// acosh x, x >= 1: ln(x + sqrt((x - 1)(x + 1))) by log_of_sum_with_root:
+// x - 1 = d is exact and x + 1 = u + u_e (u_e exact, as x is below 2**24),
+// so (x - 1)(x + 1) = P + P_lo with P = d u rounded and P_lo = d u - P (one
+// FMA, exact) + d u_e; s = sqrt(P), the residual P - s**2 + P_lo. From
+// 2**12 on, ln x + ln 2 (the rest, -1 / 4x**2, is under 2**-26). 1 is +0,
+// below 1 NaN.
 template <class F>
 F acosh_f32(F x) {
   F one = splat(x, 1.0);
@@ -287,17 +285,7 @@ F acosh_f32(F x) {
   F p = d * u;
   F p_lo = fma(d, u_e, fma(d, u, -p));
   F s = sqrt(p);
-  F residual = fma(-s, s, p) + p_lo;
-  F w = x + s;
-  F w_e = s - (w - x);
-  F two_s = s + s;
-  auto large = x >= splat(x, 0x1p12);
-  F c = select(large || x == one, splat(x, 0.0), fma(w_e, two_s, residual) / (two_s * w));
-  const Split<F> m = split(select(large, x, w));
-  F f = m.m - one;
-  F m_log = fma(f * f, horner(f, kLog1pL32), f + c);
-  F k = m.k + select(large, one, splat(x, 0.0));
-  F r = fma(k, splat(x, kLn2HiF), fma(k, splat(x, kLn2LoF), m_log));
+  F r = log_of_sum_with_root(fast_two_sum(x, s), x, s, fma(-s, s, p) + p_lo, x >= splat(x, 0x1p12));
   r = select(x < one, splat(x, kNaN), r);
   r = select(x == splat(x, kInf), x, r);
   return select(x != x, x, r);

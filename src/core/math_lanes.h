@@ -176,6 +176,14 @@ V horner(V x, const Coefficients& c) {
   return p;
 }
 
+// t + t**3 p(t**2) for an odd function's polynomial p (Horner's), the
+// form of the f32 recipes' series.
+template <class V, class Coefficients>
+V odd_polynomial(V t, const Coefficients& c) {
+  V t2 = t * t;
+  return fma(t * t2, horner(t2, c), t);
+}
+
 // The same polynomial by Estrin's scheme: pairs c[2j] + c[2j+1] x, then
 // pairs of those with x**2, x**4, ...: about log2(n) dependent FMAs where
 // Horner's takes n, for a recipe's long polynomials (at most 16 terms).
