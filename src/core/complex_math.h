@@ -31,6 +31,9 @@ namespace bcast::math::recipes {
 //    factor 2**n is applied after the product (exp_f64_parts).
 //  - ln |w| near |w| = 1 (log's, log1p's) is log1p of |w|**2 - 1 carried in
 //    two doubles, the squares split exactly by FMA (sum_of_five).
+//  - sqrt carries |z| and its root in two doubles the same way (the
+//    squares by FMA, each root's residual by one more): within half an ULP
+//    and a hair in each part of a c128.
 //  - expm1 keeps NumPy's form, and log2 and log10 NumPy's scaling of log;
 //    asin, acos, asinh and acosh share Hull, Fairgrieve and Tang's first
 //    quadrant (arcsine_quadrant), atan and atanh Kahan's form.
@@ -247,26 +250,48 @@ Parts<F> expm1(Parts<F> z) {
 }
 
 // sqrt(x + iy) (Kahan's): t = sqrt((|x| + |z|) / 2), then (t, y / 2t) for
-// x >= 0 and (|y| / 2t, t with y's sign) for x < 0, on z scaled by 4**k
-// (huge parts: |x| + |z| would overflow; tiny ones: y / 2t would lose
-// bits) and scaled back by 2**-k. sqrt(+-0 + yi) = (0, y) for y zero; y
-// infinite gives (inf, y) whatever x (C99 G.6.4.2).
+// x >= 0 and (|y| / 2t, t with y's sign) for x < 0. Each part within half
+// an ULP and a hair: |z| and t are carried in two parts, x**2 + y**2 split
+// exactly by FMA and summed, |z| = h + h_lo from the root's residual (one
+// FMA), |x| + |z| a two-sum, t the root of half of it with its residual,
+// and y / 2t corrected by its own residual. z is first scaled by 2**-600
+// (a part over 2**500: the squares would overflow) or 2**600 (both under
+// 2**-500: they would underflow), t back by 2**300 or 2**-300; |y| / 2t
+// (2t scaled, |y| not) takes that inverse 2**-300 or 2**300 in two
+// halves, before and after the division, so that neither a tiny y next to
+// a huge x nor a huge y loses digits or overflows on the way.
+// An infinite x gives (inf, |y| 0) as the root of inf would; sqrt(+-0 + yi)
+// = (0, y) for y zero; y infinite gives (inf, y) whatever x (C99 G.6.4.2).
 template <class R, class F>
 Parts<F> sqrt(Parts<F> z) {
   F x = z.re, y = z.im;
   F ax = fabs(x), ay = fabs(y);
   F big = select(ax < ay, ay, ax);
-  auto huge = big > splat(x, 0x1p1020), tiny = big < splat(x, 0x1p-1020);
+  auto huge = big > splat(x, 0x1p500), tiny = big < splat(x, 0x1p-500);
   F one = splat(x, 1.0);
-  F scale = select(huge, splat(x, 0x1p-4), select(tiny, splat(x, 0x1p108), one));
-  F back = select(huge, splat(x, 0x1p2), select(tiny, splat(x, 0x1p-54), one));
-  F xs = ax * scale, ys = y * scale;
-  F t = sqrt((xs + R::hypot(xs, ys)) * 0.5);
-  F other = (fabs(ys) / (t + t)) * back;
-  t = t * back;
+  F scale = select(huge, splat(x, 0x1p-600), select(tiny, splat(x, 0x1p600), one));
+  F back = select(huge, splat(x, 0x1p300), select(tiny, splat(x, 0x1p-300), one));
+  F xs = ax * scale, ys = ay * scale;
+  F half_back = select(huge, splat(x, 0x1p-150), select(tiny, splat(x, 0x1p150), one));
+  F y_half = ay * half_back;  // |y| / 2t's numerator
+  F px = xs * xs, py = ys * ys;
+  const TwoSum<F> squares = two_sum(px, py);
+  const TwoSum<F> modulus2 = fast_two_sum(squares.sum, squares.error + (fma(xs, xs, -px) + fma(ys, ys, -py)));
+  F h = sqrt(modulus2.sum);
+  F h_lo = (fma(-h, h, modulus2.sum) + modulus2.error) / (h + h);
+  const TwoSum<F> sum = fast_two_sum(h, xs);  // |z| >= |x|
+  F half = sum.sum * 0.5, half_lo = (sum.error + h_lo) * 0.5;
+  F t = sqrt(half);
+  F t_lo = (fma(-t, t, half) + half_lo) / (t + t);
+  F two_t = t + t;
+  F q = y_half / two_t;
+  F q_lo = (fma(-q, two_t, y_half) - q * (t_lo + t_lo)) / two_t;
+  auto x_inf = ax == kInf;
+  F root = select(x_inf, ax, (t + t_lo) * back);
+  F other = select(x_inf, ay * 0.0, (q + q_lo) * half_back);
   auto negative = x < 0.0;
-  F re = select(negative, other, t);
-  F im = select(negative, copysign(t, y), copysign(other, y));
+  F re = select(negative, other, root);
+  F im = select(negative, copysign(root, y), copysign(other, y));
   auto zero = x == 0.0 && y == 0.0;
   re = select(zero, splat(x, 0.0), re);
   im = select(zero, y, im);

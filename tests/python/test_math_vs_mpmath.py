@@ -245,7 +245,7 @@ COMPLEX_BOUNDS = {  # c128; the figure is the most 6,000 arguments gave (this fi
     "log2": 2.5,          # 1.79
     "log10": 2.5,         # 1.82
     "log1p": 1.5,         # 0.99
-    "sqrt": 2.0,          # 1.56
+    "sqrt": 1.0,          # 0.62 (1.56 before |z| and t were carried in two parts)
     "sin": 3.0,           # 2.46
     "cos": 3.0,           # 2.62
     "tan": 5.5,           # 4.62
