@@ -277,12 +277,10 @@ Parts<F> sqrt(Parts<F> z) {
   F px = xs * xs, py = ys * ys;
   const TwoSum<F> squares = two_sum(px, py);
   const TwoSum<F> modulus2 = fast_two_sum(squares.sum, squares.error + (fma(xs, xs, -px) + fma(ys, ys, -py)));
-  F h = sqrt(modulus2.sum);
-  F h_lo = (fma(-h, h, modulus2.sum) + modulus2.error) / (h + h);
-  const TwoSum<F> sum = fast_two_sum(h, xs);  // |z| >= |x|
-  F half = sum.sum * 0.5, half_lo = (sum.error + h_lo) * 0.5;
-  F t = sqrt(half);
-  F t_lo = (fma(-t, t, half) + half_lo) / (t + t);
+  const TwoSum<F> h = sqrt_two_parts(modulus2.sum, modulus2.error);  // |z|
+  const TwoSum<F> sum = fast_two_sum(h.sum, xs);                      // |z| >= |x|
+  const TwoSum<F> root_parts = sqrt_two_parts(sum.sum * 0.5, (sum.error + h.error) * 0.5);
+  F t = root_parts.sum, t_lo = root_parts.error;
   F two_t = t + t;
   F q = y_half / two_t;
   F q_lo = (fma(-q, two_t, y_half) - q * (t_lo + t_lo)) / two_t;

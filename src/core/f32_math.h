@@ -192,13 +192,6 @@ inline constexpr double kLogH32[] = {0.6666668503957586, 0.3998878056602198, 0.2
 inline constexpr auto kHalfLogH32 = scaled(kLogH32, 0.5);  // (ln m) / 2 = t + t**3 h(t**2) / 2
 
 // atanh |x|: below 1/2 its series, |x| + |x|**3 c(x**2). From 1/2 on, ln(a
-// / b) / 2 for b = 1 - |x| (exact, Sterbenz) and a = 1 + |x| (rounded, its
-// error a_lo exact): a's and b's mantissas, one scaled by 2**j (j in -1, 0,
-// 1) so that their quotient m is in [sqrt(1/2), sqrt(2)), give t = (m_a +
-// a_lo' - m_b) / (m_a + a_lo' + m_b) with m_a - m_b exact, so a / b itself
-// is never rounded; ln m = 2t + t**3 h(t**2). 1 is inf, beyond it NaN; -0
-// stays -0.
-// atanh |x|: below 1/2 its series, |x| + |x|**3 c(x**2). From 1/2 on, ln(a
 // / b) / 2 for b = 1 - |x| (exact, Sterbenz) and a = 1 + |x| in [3/2, 2]
 // (rounded, its error a_lo exact). a / b is never rounded: with m_a = a / 2
 // and b = m_b 2**k_b (m_b in [sqrt(1/2), sqrt(2)), halved when m_a / m_b

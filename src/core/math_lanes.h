@@ -156,6 +156,15 @@ TwoSum<F> fast_two_sum(F a, F b) {
   return {sum, b - (sum - a)};
 }
 
+// sqrt(hi + lo) for hi > 0 and |lo| small beside it, in two parts: the
+// rounded root s of hi and (hi - s**2 + lo) / 2s, the residual (one FMA,
+// exact) over the root's derivative.
+template <class F>
+TwoSum<F> sqrt_two_parts(F hi, F lo) {
+  F s = sqrt(hi);
+  return {s, (fma(-s, s, hi) + lo) / (s + s)};
+}
+
 // x limited to [lo, hi], or to at most hi; NaN stays NaN.
 template <class V>
 V clamped(V x, double lo, double hi) {
