@@ -80,6 +80,12 @@ std::uint64_t encode(double x, const FloatFormat& f) {
   return sign | (biased << f.mantissa_bits) | (significand & ((std::uint64_t{1} << f.mantissa_bits) - 1));
 }
 
+// NumPy's NaN: positive, quiet, no payload.
+std::uint64_t canonical_nan(DType d) {
+  const FloatFormat f = format_of(d);
+  return (f.max_exponent() << f.mantissa_bits) | f.quiet_bit();
+}
+
 // NOTE: [Oracle precision]. Sums, differences, products and quotients are
 // computed in double from exact inputs and rounded once more to the result
 // dtype. For a format of p significand bits, rounding first to q >= 2p + 2
@@ -222,10 +228,10 @@ Expected float_function2(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_b
       if (std::isnan(a)) return {b_bits, false};
       return {extremum_picks_a(op == Op::fmax, a, b) ? a_bits : b_bits, false};  // -0 below +0, as max
     }
-    case Op::float_power: return float_result(std::pow(a, b), d);
-    case Op::heaviside:
-      if (std::isnan(a)) return {0, true};
-      return float_result(a < 0 ? 0.0 : a > 0 ? 1.0 : b, d);
+    case Op::heaviside:  // NumPy's: its own NaN for a NaN a, b's bits (a NaN's too) at zero
+      if (std::isnan(a)) return {canonical_nan(d), false};
+      if (a == 0) return {b_bits, false};
+      return float_result(a < 0 ? 0.0 : 1.0, d);
     default: return {};
   }
 }
@@ -247,6 +253,8 @@ Expected float_op(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
     case Op::max: return {extremum_picks_a(true, a, b) ? a_bits : b_bits, false};
     case Op::min: return {extremum_picks_a(false, a, b) ? a_bits : b_bits, false};
     case Op::pow: return float_power(d, x, y);
+    case Op::float_power:  // in f64: a narrower float's widening quiets a signalling NaN first, f64's stays for pow
+      return d == DType::f64 ? float_power(d, x, y) : float_result(std::pow(a, b), d);
     default: return float_function2(op, d, a_bits, b_bits, a, b);  // bitwise ops are refused on floats
   }
 }
@@ -362,11 +370,6 @@ Expected element(Op op, DType d, std::uint64_t a_bits, std::uint64_t b_bits) {
 }
 
 // ---- values across dtypes ----
-
-std::uint64_t canonical_nan(DType d) {
-  const FloatFormat f = format_of(d);
-  return (f.max_exponent() << f.mantissa_bits) | f.quiet_bit();
-}
 
 // An expected value's bits, a quiet NaN's standing for any quiet NaN.
 std::uint64_t bits_of(const Expected& x, DType d) { return x.any_quiet_nan ? canonical_nan(d) : x.bits; }

@@ -261,7 +261,8 @@ TEST_P(OpExact, MatchesExpectation) {
 // is a quiet NaN, except on f16, whose conversion to f32 quiets the NaN
 // first (so pow(1, sNaN) is 1 there); copysign works on the bits, so a
 // NaN keeps its payload and quiet bit and takes b's sign bit, as NumPy's
-// does; an arithmetic op on a signalling NaN gives a quiet one.
+// does; heaviside is NumPy's own NaN for a NaN a and b's bits where a is 0;
+// an arithmetic op on a signalling NaN gives a quiet one.
 class NaNPromise : public ::testing::TestWithParam<OpDType> {};
 
 TEST_P(NaNPromise, QuietOrCopiedBitForBit) {
@@ -269,16 +270,19 @@ TEST_P(NaNPromise, QuietOrCopiedBitForBit) {
   const OnExecutor on(executor);
   struct Bits {
     std::uint64_t one, quiet, signalling;  // 1.0, a quiet NaN and a signalling NaN, both with payloads
+    std::uint64_t numpy_nan;               // positive, quiet, no payload
   };
-  const Bits bits = dtype == DType::f16    ? Bits{0x3c00, 0xfe05, 0x7c05}
-                    : dtype == DType::bf16 ? Bits{0x3f80, 0xffc5, 0x7f85}
-                    : dtype == DType::f32  ? Bits{0x3f800000, 0xffc00005, 0x7f800005}
-                                           : Bits{0x3ff0000000000000, 0xfff8000000000005, 0x7ff0000000000005};
-  // a: 1, 1, qNaN, sNaN, sNaN; b: qNaN, sNaN, 1, 1, qNaN
-  constexpr int kN = 5;
+  const Bits bits = dtype == DType::f16    ? Bits{0x3c00, 0xfe05, 0x7c05, 0x7e00}
+                    : dtype == DType::bf16 ? Bits{0x3f80, 0xffc5, 0x7f85, 0x7fc0}
+                    : dtype == DType::f32  ? Bits{0x3f800000, 0xffc00005, 0x7f800005, 0x7fc00000}
+                                           : Bits{0x3ff0000000000000, 0xfff8000000000005, 0x7ff0000000000005,
+                                                  0x7ff8000000000000};
+  // a: 1, 1, qNaN, sNaN, sNaN, +0; b: qNaN, sNaN, 1, 1, qNaN, sNaN (a NaN in each pair)
+  constexpr int kN = 6;
   Tensor a(dtype, {kN}), b(dtype, {kN});
-  const std::uint64_t av[kN] = {bits.one, bits.one, bits.quiet, bits.signalling, bits.signalling};
-  const std::uint64_t bv[kN] = {bits.quiet, bits.signalling, bits.one, bits.one, bits.quiet};
+  const std::uint64_t av[kN] = {bits.one, bits.one, bits.quiet, bits.signalling, bits.signalling, 0};
+  const std::uint64_t bv[kN] = {bits.quiet, bits.signalling, bits.one, bits.one, bits.quiet, bits.signalling};
+  const auto is_nan = [&](std::uint64_t v) { return v == bits.quiet || v == bits.signalling; };
   const std::size_t size = dtype_size(dtype);
   for (int i = 0; i < kN; ++i) {
     std::memcpy(static_cast<char*>(a.data()) + i * size, &av[i], size);
@@ -291,12 +295,15 @@ TEST_P(NaNPromise, QuietOrCopiedBitForBit) {
     std::memcpy(&got, static_cast<const char*>(out.data()) + i * size, size);
     const std::string where = case_name(op, dtype) + " element " + std::to_string(i);
     if (op == Op::max || op == Op::min) {
-      EXPECT_EQ(got, i < 2 ? bv[i] : av[i]) << where << ": the NaN input's bits";
+      EXPECT_EQ(got, is_nan(av[i]) ? av[i] : bv[i]) << where << ": the NaN input's bits";
     } else if (op == Op::fmax || op == Op::fmin) {
-      EXPECT_EQ(got, i == 2 || i == 3 ? bv[i] : av[i]) << where << ": the number's bits, or a's NaN";
+      EXPECT_EQ(got, is_nan(bv[i]) ? av[i] : bv[i]) << where << ": the number's bits, or a's NaN";
     } else if (op == Op::copysign) {
       const std::uint64_t sign = std::uint64_t{1} << (8 * size - 1);
       EXPECT_EQ(got, (av[i] & ~sign) | (bv[i] & sign)) << where << ": a's bits with b's sign bit";
+    } else if (op == Op::heaviside) {
+      EXPECT_EQ(got, av[i] == 0 ? bv[i] : is_nan(av[i]) ? bits.numpy_nan : bits.one)
+          << where << ": b's bits at a == 0, NumPy's NaN for a NaN a";
     } else if (op == Op::pow && dtype == DType::f16 && i == 1) {
       EXPECT_EQ(got, bits.one) << where << ": pow(1, NaN) is 1 once f16's conversion has quieted the NaN";
     } else if (op == Op::pow && i == 0) {
@@ -307,11 +314,78 @@ TEST_P(NaNPromise, QuietOrCopiedBitForBit) {
   }
 }
 
+// The values where float semantics get subtle, as bits: signed zeros and
+// ones, a half, the extremes (largest finite, smallest subnormal), infinities,
+// and quiet and signalling NaNs of both signs with payloads.
+std::vector<std::uint64_t> special_bits(DType d) {
+  switch (d) {
+    case DType::f16: return {0x0000, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x7bff, 0x0001, 0x8001,
+                             0x7c00, 0xfc00, 0x7e05, 0xfe05, 0x7c05, 0xfd00};
+    case DType::bf16: return {0x0000, 0x8000, 0x3f80, 0xbf80, 0x3f00, 0x7f7f, 0x0001, 0x8001,
+                              0x7f80, 0xff80, 0x7fc5, 0xffc5, 0x7f85, 0xffa0};
+    case DType::f32: return {0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x3f000000, 0x7f7fffff, 0x00000001,
+                             0x80000001, 0x7f800000, 0xff800000, 0x7fc00005, 0xffc00005, 0x7f800005, 0xff9c0000};
+    default: return {0x0000000000000000, 0x8000000000000000, 0x3ff0000000000000, 0xbff0000000000000,
+                     0x3fe0000000000000, 0x7fefffffffffffff, 0x0000000000000001, 0x8000000000000001,
+                     0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000005, 0xfff8000000000005,
+                     0x7ff0000000000005, 0xfff3800000000000};
+  }
+}
+
+// One operand's special values: special_bits as they are, or for a complex
+// dtype every pairing of its part's signed zeros, ones, infinities and NaNs.
+Tensor special_values(DType dtype, std::int64_t axis) {
+  const bool complex = is_complex(dtype);
+  const DType part = complex ? real_part_dtype(dtype) : dtype;
+  std::vector<std::uint64_t> parts = special_bits(part);
+  if (complex) parts = {parts[0], parts[1], parts[2], parts[3], parts[8], parts[9], parts[10], parts[12]};
+  const std::size_t k = parts.size(), size = dtype_size(part);
+  const auto n = static_cast<std::int64_t>(complex ? k * k : k);
+  Tensor t(dtype, axis == 0 ? Shape{n, 1} : Shape{1, n});
+  auto* p = static_cast<char*>(t.data());
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    std::memcpy(p, &parts[complex ? u / k : u], size), p += size;
+    if (complex) std::memcpy(p, &parts[u % k], size), p += size;
+  }
+  return t;
+}
+
+// Every pair of special values, as an outer product [n,1] op [1,n], against
+// the oracle (whose NaN rules are docs/semantics.md's, NumPy's): a
+// signalling NaN is where an executor's shortcut (a select that returns
+// an input, a round trip through f32) parts from NumPy.
+class SpecialPairs : public ::testing::TestWithParam<OpDType> {};
+
+TEST_P(SpecialPairs, MatchTheOracle) {
+  const auto [op, dtype, executor] = GetParam();
+  const OnExecutor on(executor);
+  Tensor a = special_values(dtype, 0), b = special_values(dtype, 1);
+  const std::int64_t n = a.shape()[0];
+  if (executor == Executor::ascend_sim) a = dense(a, {n, n}), b = dense(b, {n, n});
+  const Tensor out = run_into_sentinel(op, a, b);
+  on.expect_ran_there();
+  EXPECT_EQ(test::oracle_mismatch(op, a, b, out), "") << case_name(op, dtype) << " on " << executor_name(executor);
+}
+
+// The real floats' pairs on every executor, and every op a complex dtype
+// supports on the JIT and the reference executor.
+std::vector<OpDType> float_cases() {
+  std::vector<OpDType> cases;
+  for (const OpDType& p : every_pair_on_every_executor())
+    if (is_floating(p.dtype)) cases.push_back(p);
+  for (const Executor e : {Executor::jit, Executor::reference})
+    for (const DType d : {DType::c64, DType::c128})
+      for (int o = 0; o < kNumOps; ++o)
+        if (op_supports(static_cast<Op>(o), d)) cases.push_back({static_cast<Op>(o), d, e});
+  return cases;
+}
+
 std::vector<OpDType> nan_cases() {
   std::vector<OpDType> cases;
   for (const OpDType& p : every_pair_on_every_executor())
     if (is_floating(p.dtype) && (p.op == Op::max || p.op == Op::min || p.op == Op::fmax || p.op == Op::fmin || p.op == Op::add ||
-                                 p.op == Op::pow || p.op == Op::copysign)) cases.push_back(p);
+                                 p.op == Op::pow || p.op == Op::copysign || p.op == Op::heaviside)) cases.push_back(p);
   return cases;
 }
 
@@ -320,6 +394,8 @@ std::string param_name(const ::testing::TestParamInfo<OpDType>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FloatsOnEveryExecutor, NaNPromise, ::testing::ValuesIn(nan_cases()), param_name);
+
+INSTANTIATE_TEST_SUITE_P(FloatsOnEveryExecutor, SpecialPairs, ::testing::ValuesIn(float_cases()), param_name);
 
 INSTANTIATE_TEST_SUITE_P(AllOpsAllDTypes, OpExact, ::testing::ValuesIn(every_pair_on_every_executor()), param_name);
 

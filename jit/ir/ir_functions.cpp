@@ -207,12 +207,14 @@ Value* emit_nan_ignoring(llvm::IRBuilder<>& b, NumberKind kind, Value* x, Value*
   return b.CreateBinaryIntrinsic(id, x, y);
 }
 
+// NumPy's heaviside: its NaN (positive, quiet) for a NaN x, 0 below zero, h
+// at zero, 1 above.
 Value* emit_heaviside(llvm::IRBuilder<>& b, Value* x, Value* h) {
   Value* zero = llvm::ConstantFP::get(x->getType(), 0.0);
   Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
   Value* r = b.CreateSelect(b.CreateFCmpOLT(x, zero), zero, one);
   r = b.CreateSelect(b.CreateFCmpOEQ(x, zero), h, r);
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, r);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), llvm::ConstantFP::getNaN(x->getType()), r);
 }
 
 // ldexp: the exponent clamped to a count past every float's range, then

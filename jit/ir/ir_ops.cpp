@@ -143,6 +143,10 @@ llvm::Value* emit_on_stored_bits(llvm::IRBuilder<>& b, Op op, DType dtype, llvm:
   }
   llvm::Value* cx = to_compute(b, dtype, x);
   llvm::Value* cy = to_compute(b, dtype, y);
+  if (op == Op::heaviside) {  // b as stored where a is 0; 0, 1 or NaN elsewhere
+    llvm::Value* is_zero = b.CreateFCmpOEQ(cx, llvm::ConstantFP::get(cx->getType(), 0.0));
+    return b.CreateSelect(is_zero, y, to_storage(b, dtype, emit_op(b, op, dtype, cx, cy)));
+  }
   llvm::Value* picks_x = nullptr;
   if (op == Op::max || op == Op::min) {
     // no NaN left when it decides

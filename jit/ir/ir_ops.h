@@ -18,7 +18,8 @@ llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, l
 llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v);
 
 // The ops whose result is made of the inputs' bits (max, min, fmax and fmin
-// pick one; copysign is a's bits with b's sign bit) on f16 and bf16: the
+// pick one; copysign is a's bits with b's sign bit; heaviside is b where a
+// is 0) on f16 and bf16: the
 // result in the storage type, from x and y as stored, so a signalling NaN
 // is not quieted by a round trip through f32, as NumPy's loops do not
 // quiet it. nullptr for every other op and dtype.

@@ -111,7 +111,7 @@ inline constexpr std::array kBinaryRows = {
   FunctionRow{"left_shift", Arity::binary, 33, "bitwise_left_shift", kIntegers, true, Result::same, kExact, "", false, "a << b; 0 once b reaches the width"},
   FunctionRow{"right_shift", Arity::binary, 34, "bitwise_right_shift", kIntegers, true, Result::same, kExact, "", false, "a >> b, arithmetic; past the width 0 or -1"},
   FunctionRow{"float_power", Arity::binary, 35, "", DTypeSet{DType::f64, DType::c128}, true, Result::same, kUlp1, "pow", false, "a ** b in f64 or c128"},
-  FunctionRow{"heaviside", Arity::binary, 36, "", kFloats, true, Result::same, kExact, "", false, "0 for a < 0, b for a == 0, 1 for a > 0"},
+  FunctionRow{"heaviside", Arity::binary, 36, "", kFloats, true, Result::same, kExact, "", false, "0 for a < 0, b's bits for a == 0 (a NaN's too), 1 for a > 0, NumPy's NaN (positive, quiet) for a NaN a"},
   FunctionRow{"complex", Arity::binary, 37, "", DTypeSet{DType::f32, DType::f64}, true, Result::complex_partner, kExact, "", false, "the complex number a + b*1j, parts as they are (numexpr's complex)"},
 };
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -260,10 +261,11 @@ T shift(T a, T b, bool left) {
   return static_cast<T>(a >> count);
 }
 
-// NumPy's heaviside: NaN stays, 0 below zero, b at zero, 1 above.
+// NumPy's heaviside: NumPy's NaN (positive, quiet) for a NaN a, 0 below
+// zero, b at zero, 1 above.
 template <class T>
 T heaviside(T a, T b) {
-  if (a != a) return a;
+  if (a != a) return std::numeric_limits<T>::quiet_NaN();
   if (a == 0) return b;
   return a < 0 ? T{0} : T{1};
 }
@@ -389,8 +391,9 @@ struct ScalarOp {
   using Second = std::conditional_t<row(O).int_exponent, Element<DType::i64>, In>;
   static typename Out::storage run(typename In::storage a, typename Second::storage b) {
     // max, min, fmax and fmin copy the chosen input's bits, as NumPy's loops
-    // do, and copysign is a's bits with b's sign bit: a signalling NaN of
-    // f16 or bf16 must not come back quieted from a float round trip.
+    // do, copysign is a's bits with b's sign bit and heaviside is b where a
+    // is 0: a signalling NaN of f16 or bf16 must not come back quieted from
+    // a float round trip.
     if constexpr (is_complex_dtype(D)) {
       return Out::store(apply<O>(In::load(a), In::load(b)));
     } else if constexpr (O == Op::copysign && std::is_integral_v<typename In::storage> && is_floating_dtype(D)) {
@@ -400,6 +403,8 @@ struct ScalarOp {
       return extremum_picks_a<O == Op::max>(In::load(a), In::load(b)) ? a : b;
     } else if constexpr ((O == Op::fmax || O == Op::fmin) && is_floating_dtype(D)) {
       return nan_ignoring_picks_a<O == Op::fmax>(In::load(a), In::load(b)) ? a : b;
+    } else if constexpr (O == Op::heaviside) {
+      return In::load(a) == 0 ? b : Out::store(heaviside(In::load(a), In::load(b)));  // b as stored at zero
     } else if constexpr (O == Op::nextafter) {
       return next_after<D>(a, b);
     } else if constexpr (O == Op::complex) {
