@@ -637,6 +637,47 @@ TEST_P(JitDifferential, BatchedTransposedTilesMatchTheReferenceBitForBit) {
   expect_compiled_and_count(dtype, keys, "batched transposed-tile", 5);  // 5 pairs
 }
 
+// NOTE: [Transposed tiles] in expression kernels (the one loop nest's): one
+// transposed input among others of other dtypes (contiguous, one value per
+// row, one row for all), either input position, f32 and f16, batches of
+// matrices; with and without streaming stores, on one thread and on three.
+// Each against the reference evaluator, bit for bit.
+TEST(ExpressionTransposedTiles, ATransposedInputAmongAnyOthersMatchesTheReference) {
+  std::mt19937_64 rng(91);
+  const std::int64_t rows = 67, cols = 131;  // whole blocks and leftovers both ways
+  Tensor parent(DType::f32, {cols, rows}), parent16(DType::f16, {cols, rows}), batch(DType::f32, {3, cols, rows});
+  Tensor full(DType::f64, {rows, cols}), full32(DType::f32, {rows, cols}), full16(DType::f16, {rows, cols}),
+      full_batch(DType::f32, {3, rows, cols}), column(DType::i32, {rows, 1}), row(DType::f32, {1, cols}),
+      row16(DType::f16, {1, cols});
+  for (const Tensor* x : {&parent, &parent16, &batch, &full, &full32, &full16, &full_batch, &column, &row, &row16})
+    test::fill_random(*x, rng);
+  const TensorView t = transpose(parent), t16 = transpose(parent16), tb = permute(batch, {0, 2, 1});
+  // Each with a contiguous operand of out's shape, so that out is allocated
+  // row-major and the transposed input walks it across.
+  const std::vector<std::pair<std::string, Expr>> cases{
+      {"t * full + column", Expr(t) * Expr(full) + Expr(column)},
+      {"full32 - t * 2 + row", Expr(full32) - Expr(t) * 2.0 + Expr(row)},
+      {"full16 + row16 * t16", Expr(full16) + Expr(row16) * Expr(t16)},
+      {"full_batch - batch + row", Expr(full_batch) - Expr(tb) + Expr(row)},
+      {"column * batch + full", Expr(column) * Expr(tb) + Expr(full)}};
+  for (const char* threads : {"1", "3"})
+    for (const char* stream : {"auto", "0"}) {
+      const test::ScopedSetting pool("BCAST_NUM_THREADS", threads);
+      const test::ScopedSetting grain("BCAST_GRAIN", "1000");
+      const test::ScopedSetting streaming("BCAST_STREAM_MIN_BYTES", stream);
+      for (const auto& [name, e] : cases) {
+        const std::string label = name + ", threads " + threads + ", stream " + stream;
+        const std::string kernel = describe(e).kernel;
+        EXPECT_TRUE(std::regex_search(kernel, std::regex(R"(\.t[a-c]\.)"))) << label << ": " << kernel;
+        const Tensor jit = evaluate(e);
+        set_jit_enabled(false);
+        const Tensor reference = evaluate(e);
+        set_jit_enabled(true);
+        EXPECT_EQ(test::bytes_of(jit), test::bytes_of(reference)) << label << " in " << kernel;
+      }
+    }
+}
+
 // NOTE: [Streaming stores] and NOTE: [Transposed tiles] on calls split across
 // three threads: chunks and tiles start anywhere in a line, and each worker's
 // stores must be fenced before the caller reads out.

@@ -35,7 +35,7 @@
 #include "function_table.h"
 #include "emit/ascend_emitter.h"
 #include "emit/expression_emitter.h"
-#include "emit/loop_nest_emitter.h"
+#include "emit/binary_emitter.h"
 #include "fault_injection.h"
 #include "logging.h"
 #include "math_library.h"

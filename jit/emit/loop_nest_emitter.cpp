@@ -1,8 +1,6 @@
-// The loop-nest emitter: one nest for every key, the op from ir_ops.
+// The loop nest of every host kernel (NOTE: [Loop variants]): one function
+// per variant's nest, over out and N inputs, the per-element work a NestBody's.
 #include "emit/loop_nest_emitter.h"
-#include "function_table.h"
-
-#include <llvm/IR/IRBuilder.h>
 
 #include <algorithm>
 #include <array>
@@ -13,7 +11,6 @@
 #include "host_target.h"
 #include "ir/ir_dtypes.h"
 #include "ir/ir_helpers.h"
-#include "ir/ir_ops.h"
 #include "ir/odometer.h"
 #include "kernel_abi.h"
 #include "target/codegen_target.h"
@@ -29,31 +26,45 @@ constexpr std::int64_t kLineBytes = HostTarget::kLineBytes;  // what one streami
 constexpr std::uint64_t kTransposeBytes = kLineBytes;  // a column of a transposed tile: one line of t ...
 constexpr std::uint64_t kTransposeLanes = 16;  // ... or 16 elements of 1 or 2 bytes (fewer vectors than registers)
 
+// One value per operand (out first), or a row of them.
+using PerOperand = std::vector<Value*>;
+using PartsPerOperand = std::vector<Parts>;
+
+Parts splat(llvm::IRBuilder<>& b, unsigned lanes, Parts x) {
+  return {b.CreateVectorSplat(lanes, x.re), x.im ? b.CreateVectorSplat(lanes, x.im) : nullptr};
+}
+
 class NestEmitter {
  public:
-  NestEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol)
-      : key_(key), b_(module.getContext()), rank_(key.rank),
-        target_(codegen_target(llvm::Triple(module.getTargetTriple()))) {
+  NestEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol,
+              const std::vector<DType>& dtypes, const std::vector<InnerStride>& inner, NestBody& body)
+      : key_(key), body_(body), b_(module.getContext()), rank_(key.rank), operands_(static_cast<int>(dtypes.size())),
+        inner_(inner), target_(codegen_target(llvm::Triple(module.getTargetTriple()))),
+        stride_(dtypes.size()), span_(dtypes.size()) {
     llvm::LLVMContext& c = module.getContext();
     fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);
     fn_->addParamAttr(0, llvm::Attribute::NoCapture);
     fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
     args_ = fn_->getArg(0);
     args_->setName("args");
-    element_type_ = {storage_type(c, detail::result_dtype_of(key.op, key.dtype)), storage_type(c, key.dtype),
-                     storage_type(c, key.dtype)};
+    for (const DType d : dtypes) {
+      element_type_.push_back(storage_type(c, d));
+      size_.push_back(dtype_size(d));
+    }
   }
 
   llvm::Function* emit() {
     Value* data = field(offsetof(KernelArgs, data), b_.getPtrTy(), "data");
-    base_ = {operand_pointer(data, kOut, "out"), operand_pointer(data, kA, "a"), operand_pointer(data, kB, "b")};
+    for (int k = 0; k < operands_; ++k)
+      base_.push_back(load_field(b_, data, k * sizeof(void*), b_.getPtrTy(), k == 0 ? "out" : "in"));
+    body_.enter(b_, args_);
     Value* count = field(offsetof(KernelArgs, count), b_.getInt64Ty(), "count");
     BasicBlock* exit = block("exit");
     if (rank_ == 0) {
-      BasicBlock* body = block("scalar");
-      b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), body, exit);
-      b_.SetInsertPoint(body);
-      emit_element(base_[kOut], base_[kA], base_[kB]);
+      BasicBlock* scalar = block("scalar");
+      b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), scalar, exit);
+      b_.SetInsertPoint(scalar);
+      emit_element(base_);
       b_.CreateBr(exit);
     } else {
       // NOTE: [Loop variants]: the nest of the key's variant.
@@ -81,10 +92,10 @@ class NestEmitter {
 
     // One pass of the innermost level from the current offsets.
     b_.SetInsertPoint(row);
-    std::array<Value*, kNumOperands> row_base{};
-    for (int k = 0; k < kNumOperands; ++k)
-      row_base[k] =
-          b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "row_base");
+    PerOperand row_base;
+    for (int k = 0; k < operands_; ++k)
+      row_base.push_back(
+          b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "row_base"));
     if (key_.stream) emit_streaming_row(row_base);
     else emit_inner_loop(row_base, extent_[rank_ - 1]);
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
@@ -105,7 +116,7 @@ class NestEmitter {
     // NOTE: [Streaming stores]: rows up to out's first line boundary and after
     // its last whole line as above, whole lines of L / m rows in between. When
     // out does not start on a row boundary of its lines, every row as above.
-    const auto [head, lines_end] = split_at_lines(base_[kOut], count, key_.fixed_row * bytes(kOut));
+    const auto [head, lines_end] = split_at_lines(base_[0], count, key_.fixed_row * bytes(0));
     emit_fixed_row_range(b_.getInt64(0), head, "head", false);
     emit_streaming_fixed_rows(head, lines_end);
     emit_fixed_row_range(lines_end, count, "tail", false);
@@ -115,25 +126,24 @@ class NestEmitter {
   // Rows [begin, end) of NOTE: [Fixed rows].
   void emit_fixed_row_range(Value* begin, Value* end, const std::string& name, bool vectorise) {
     const int m = key_.fixed_row;
-    std::array<Value*, kNumOperands> first{};
-    for (int k = 0; k < kNumOperands; ++k) first[k] = fixed_row_at(k, begin);
-    CountedLoop rows = open_loop(begin, end, name);
-    std::array<llvm::PHINode*, kNumOperands> row{};
-    for (int k = 0; k < kNumOperands; ++k) {
-      row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "row");
+    PerOperand first;
+    for (int k = 0; k < operands_; ++k) first.push_back(fixed_row_at(k, begin));
+    CountedLoop rows = open_loop(b_, begin, end, name);
+    std::vector<llvm::PHINode*> row;
+    for (int k = 0; k < operands_; ++k) {
+      row.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "row"));
       row[k]->addIncoming(first[k], rows.preheader);
     }
     for (int j = 0; j < m; ++j) {
-      auto at = [&](int k) -> Value* {
-        const int offset = key_.inner[k] == InnerStride::unit ? j : 0;
-        return b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], offset);
-      };
-      emit_element(at(kOut), at(kA), at(kB));
+      PerOperand at;
+      for (int k = 0; k < operands_; ++k)
+        at.push_back(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], inner_[k] == InnerStride::unit ? j : 0));
+      emit_element(at);
     }
-    for (int k = 0; k < kNumOperands; ++k)
+    for (int k = 0; k < operands_; ++k)
       row[k]->addIncoming(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], key_.row_step[k]),
                           b_.GetInsertBlock());
-    close_loop(rows, b_.getInt64(1), vectorise);
+    close_loop(b_, rows, b_.getInt64(1), vectorise);
   }
 
   // Operand k's row r of NOTE: [Fixed rows]: its base plus r row steps, as a
@@ -150,7 +160,7 @@ class NestEmitter {
   // step with one streaming store; begin is on a line boundary of out.
   void emit_streaming_fixed_rows(Value* begin, Value* end) {
     const unsigned m = key_.fixed_row;
-    const auto lanes = static_cast<unsigned>(static_cast<std::uint64_t>(kLineBytes) / bytes(kOut));
+    const auto lanes = static_cast<unsigned>(static_cast<std::uint64_t>(kLineBytes) / bytes(0));
     // Lane j of the line lies in row j / m, column j % m.
     std::vector<int> column_of, row_of;
     for (unsigned j = 0; j < lanes; ++j) {
@@ -158,27 +168,26 @@ class NestEmitter {
       row_of.push_back(static_cast<int>(j / m));
     }
     // Inputs that are the same for every line, built once.
-    std::array<Value*, kNumOperands> same{};
-    for (const int k : {kA, kB}) {
+    PartsPerOperand same(static_cast<std::size_t>(operands_));
+    for (int k = 1; k < operands_; ++k) {
       if (key_.row_step[k] != 0) continue;
-      if (key_.inner[k] == InnerStride::zero) {
-        same[k] = b_.CreateVectorSplat(lanes, load(k, base_[k]));
-      } else {  // one row of m elements, repeated
-        same[k] = b_.CreateShuffleVector(load_vector(k, base_[k], m), column_of);
-      }
+      if (inner_[k] == InnerStride::zero) same[k] = splat(b_, lanes, body_.load(b_, k, base_[k], 1));
+      else same[k] = body_.convert(b_, k, b_.CreateShuffleVector(load_vector(k, base_[k], m), column_of));  // one row, repeated
     }
-    CountedLoop lines = open_loop(begin, end, "line_rows");
-    auto input = [&](int k) -> Value* {
-      if (same[k]) return same[k];
+    CountedLoop lines = open_loop(b_, begin, end, "line_rows");
+    std::vector<Parts> in;
+    for (int k = 1; k < operands_; ++k) {
+      if (same[k].re) {
+        in.push_back(same[k]);
+        continue;
+      }
       Value* at = fixed_row_at(k, lines.i);
-      if (key_.inner[k] == InnerStride::unit) return load_vector(k, at, lanes);
+      if (inner_[k] == InnerStride::unit) in.push_back(body_.load(b_, k, at, lanes));
       // One value per row: L / m of them, each spread over its row's m lanes.
-      return b_.CreateShuffleVector(load_vector(k, at, lanes / m), row_of);
-    };
-    Value* x = input(kA);
-    Value* y = input(kB);
-    make_nontemporal(store_result(x, y, fixed_row_at(kOut, lines.i)));
-    close_loop(lines, b_.getInt64(lanes / m));
+      else in.push_back(body_.convert(b_, k, b_.CreateShuffleVector(load_vector(k, at, lanes / m), row_of)));
+    }
+    make_nontemporal(b_, body_.compute_and_store(b_, in, fixed_row_at(0, lines.i), lanes), kLineBytes);
+    close_loop(b_, lines, b_.getInt64(lanes / m));
   }
 
   // NOTE: [Transposed tiles]: blocks of L x L elements, transposed in
@@ -190,12 +199,12 @@ class NestEmitter {
       return;
     }
     // NOTE: [Streaming stores]: a block's rows of out are whole lines when out
-    // and its strides above the columns are line-aligned (the element sizes
-    // are equal, so a row of a block is one line); otherwise plain stores.
+    // and its strides above the columns are line-aligned (out's element is
+    // t's size, so a row of a block is one line); otherwise plain stores.
     const std::uint64_t lanes = transpose_lanes();
-    Value* address = b_.CreatePtrToInt(base_[kOut], b_.getInt64Ty());
+    Value* address = b_.CreatePtrToInt(base_[0], b_.getInt64Ty());
     Value* misaligned = b_.CreateAnd(address, kLineBytes - 1);
-    for (int l = 0; l + 1 < rank_; ++l) misaligned = b_.CreateOr(misaligned, b_.CreateAnd(stride_[kOut][l], lanes - 1));
+    for (int l = 0; l + 1 < rank_; ++l) misaligned = b_.CreateOr(misaligned, b_.CreateAnd(stride_[0][l], lanes - 1));
     BasicBlock* streaming = block("streaming_blocks");
     BasicBlock* plain = block("plain_blocks");
     b_.CreateCondBr(b_.CreateICmpEQ(misaligned, b_.getInt64(0)), streaming, plain);
@@ -224,33 +233,32 @@ class NestEmitter {
     b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), matrix, exit);
 
     b_.SetInsertPoint(matrix);
-    std::array<llvm::PHINode*, kNumOperands> start{};
-    for (int k = 0; k < kNumOperands; ++k) {
-      start[k] = b_.CreatePHI(b_.getPtrTy(), 2, "matrix_start");
+    std::vector<llvm::PHINode*> start;
+    for (int k = 0; k < operands_; ++k) {
+      start.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "matrix_start"));
       start[k]->addIncoming(base_[k], entry);
     }
     Value* left_in_matrix = b_.CreateSub(extent_[rows_level], b_.CreateLoad(b_.getInt64Ty(), first_row));
     Value* rows = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(b_.getInt64Ty(), remaining),
                                            left_in_matrix, nullptr, "matrix_rows");
-    const std::array<Value*, kNumOperands> end = emit_transposed_rows({start[kOut], start[kA], start[kB]}, rows,
-                                                                       nontemporal);
+    const PerOperand end = emit_transposed_rows(PerOperand(start.begin(), start.end()), rows, nontemporal);
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), rows, "left");
     b_.CreateStore(left, remaining);
     BasicBlock* carry = block("matrix_carry");
     b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
 
     b_.SetInsertPoint(carry);
-    std::array<Value*, kNumOperands> row0{};
-    for (int k = 0; k < kNumOperands; ++k) {
+    PerOperand row0;
+    for (int k = 0; k < operands_; ++k) {
       Value* back = b_.CreateAdd(span_[k][rows_level], stride_[k][rows_level]);
-      row0[k] = b_.CreateGEP(element_type_[k], end[k], b_.CreateNeg(back), "matrix_row0");
+      row0.push_back(b_.CreateGEP(element_type_[k], end[k], b_.CreateNeg(back), "matrix_row0"));
       b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
     }
     b_.CreateStore(b_.getInt64(0), first_row);
     odometer.emit_step(b_, next, exit);
 
     b_.SetInsertPoint(next);
-    for (int k = 0; k < kNumOperands; ++k)
+    for (int k = 0; k < operands_; ++k)
       start[k]->addIncoming(
           b_.CreateGEP(element_type_[k], row0[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k])), next);
     b_.CreateBr(matrix);
@@ -258,9 +266,8 @@ class NestEmitter {
 
   // `n` rows of one matrix from row_base, in L x L blocks; returns each
   // operand's position one row past the last.
-  std::array<Value*, kNumOperands> emit_transposed_rows(const std::array<Value*, kNumOperands>& row_base, Value* n,
-                                                        bool nontemporal) {
-    const int t = key_.transposed, other = t == kA ? kB : kA;
+  PerOperand emit_transposed_rows(const PerOperand& row_base, Value* n, bool nontemporal) {
+    const int t = key_.transposed;
     const int rows_level = rank_ - 2, cols_level = rank_ - 1;
     const auto lanes = static_cast<unsigned>(transpose_lanes());
     Value* cols = extent_[cols_level];
@@ -269,64 +276,67 @@ class NestEmitter {
     BasicBlock* entry = b_.GetInsertBlock();
 
     // Blocks of `lanes` rows.
-    CountedLoop blocks = open_loop(b_.getInt64(0), full_rows, "row_blocks");
-    std::array<llvm::PHINode*, kNumOperands> block_row{};
-    for (int k = 0; k < kNumOperands; ++k) {
-      block_row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "block_row");
+    CountedLoop blocks = open_loop(b_, b_.getInt64(0), full_rows, "row_blocks");
+    std::vector<llvm::PHINode*> block_row;
+    for (int k = 0; k < operands_; ++k) {
+      block_row.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "block_row"));
       block_row[k]->addIncoming(row_base[k], blocks.preheader);
     }
-    // Row p of the block, for out and the other input (p = lanes: the next block).
-    std::array<std::vector<Value*>, kNumOperands> rows;
-    for (const int k : {static_cast<int>(kOut), other}) {
+    // Row p of the block for every operand but t (p = lanes: the next block).
+    std::vector<PerOperand> rows(static_cast<std::size_t>(operands_));
+    for (int k = 0; k < operands_; ++k) {
+      if (k == t) continue;
       rows[k].push_back(block_row[k]);
       for (unsigned p = 0; p < lanes; ++p)
         rows[k].push_back(b_.CreateGEP(element_type_[k], rows[k].back(), stride_[k][rows_level]));
     }
-    std::vector<Value*> repeated(lanes);  // the other input's value per row, when it repeats along the row
-    if (key_.inner[other] == InnerStride::zero)
-      for (unsigned p = 0; p < lanes; ++p) repeated[p] = b_.CreateVectorSplat(lanes, load(other, rows[other][p]));
+    // The value of each input that repeats along the row, per row, as a splat.
+    std::vector<PartsPerOperand> repeated(lanes, PartsPerOperand(static_cast<std::size_t>(operands_)));
+    for (int k = 1; k < operands_; ++k)
+      if (k != t && inner_[k] == InnerStride::zero)
+        for (unsigned p = 0; p < lanes; ++p) repeated[p][k] = splat(b_, lanes, body_.load(b_, k, rows[k][p], 1));
 
-    CountedLoop col_blocks = open_loop(b_.getInt64(0), full_cols, "col_blocks");
+    CountedLoop col_blocks = open_loop(b_, b_.getInt64(0), full_cols, "col_blocks");
     llvm::PHINode* t_col = b_.CreatePHI(b_.getPtrTy(), 2, "t_col");
     t_col->addIncoming(block_row[t], col_blocks.preheader);
     Value* next_col = emit_transposed_block(t_col, col_blocks.i, rows, repeated, nontemporal);
     t_col->addIncoming(next_col, b_.GetInsertBlock());
     BasicBlock* col_latch = b_.GetInsertBlock();
-    close_loop(col_blocks, b_.getInt64(lanes));
+    close_loop(b_, col_blocks, b_.getInt64(lanes));
     // The columns left over, for the block's rows: t's column there is where the block loop stopped.
     llvm::PHINode* t_rest = b_.CreatePHI(b_.getPtrTy(), 2, "t_rest");
     t_rest->addIncoming(block_row[t], col_blocks.preheader);
     t_rest->addIncoming(next_col, col_latch);
-    std::array<Value*, kNumOperands> first{};
-    first[kOut] = b_.CreateGEP(element_type_[kOut], block_row[kOut], full_cols);
-    first[other] = key_.inner[other] == InnerStride::unit
-                       ? b_.CreateGEP(element_type_[other], block_row[other], full_cols)
-                       : static_cast<Value*>(block_row[other]);
-    first[t] = t_rest;
+    PerOperand first;
+    for (int k = 0; k < operands_; ++k) {
+      if (k == t) first.push_back(t_rest);
+      else if (inner_[k] == InnerStride::unit) first.push_back(b_.CreateGEP(element_type_[k], block_row[k], full_cols));
+      else first.push_back(block_row[k]);
+    }
     emit_rows(first, b_.getInt64(lanes), b_.CreateSub(cols, full_cols));
     rows[t].push_back(b_.CreateConstInBoundsGEP1_64(element_type_[t], block_row[t], lanes, "t_next"));
     BasicBlock* block_latch = b_.GetInsertBlock();
-    for (int k = 0; k < kNumOperands; ++k) block_row[k]->addIncoming(rows[k].back(), block_latch);
-    close_loop(blocks, b_.getInt64(lanes));
+    for (int k = 0; k < operands_; ++k) block_row[k]->addIncoming(rows[k].back(), block_latch);
+    close_loop(b_, blocks, b_.getInt64(lanes));
 
     // The rows left over, whole.
-    std::array<Value*, kNumOperands> rest{};
-    for (int k = 0; k < kNumOperands; ++k) {
+    PerOperand rest;
+    for (int k = 0; k < operands_; ++k) {
       llvm::PHINode* at = b_.CreatePHI(b_.getPtrTy(), 2, "rest_row");
       at->addIncoming(row_base[k], entry);
       at->addIncoming(rows[k].back(), block_latch);
-      rest[k] = at;
+      rest.push_back(at);
     }
     return emit_rows(rest, b_.CreateSub(n, full_rows), cols);
   }
 
   // One L x L block of NOTE: [Transposed tiles] at column `col` of the
-  // block's rows (`rows` of out and the other input; `repeated`: the other
-  // input's splat per row when it repeats along rows); t's columns from
-  // t_col. Returns t's column after the block.
-  Value* emit_transposed_block(Value* t_col, Value* col, const std::array<std::vector<Value*>, kNumOperands>& rows,
-                               const std::vector<Value*>& repeated, bool nontemporal) {
-    const int t = key_.transposed, other = t == kA ? kB : kA;
+  // block's rows (`rows` of every operand but t; `repeated`: per row, the
+  // splat of each input that repeats along rows); t's columns from t_col.
+  // Returns t's column after the block.
+  Value* emit_transposed_block(Value* t_col, Value* col, const std::vector<PerOperand>& rows,
+                               const std::vector<PartsPerOperand>& repeated, bool nontemporal) {
+    const int t = key_.transposed;
     const auto lanes = static_cast<unsigned>(repeated.size());
     std::vector<Value*> columns;
     Value* next_col = t_col;
@@ -336,12 +346,14 @@ class NestEmitter {
     }
     const std::vector<Value*> t_rows = transpose(columns);
     for (unsigned p = 0; p < lanes; ++p) {
-      Value* along = repeated[p];
-      if (!along) along = load_vector(other, b_.CreateGEP(element_type_[other], rows[other][p], col), lanes);
-      Value* x = t == kA ? t_rows[p] : along;
-      Value* y = t == kA ? along : t_rows[p];
-      llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], rows[kOut][p], col));
-      if (nontemporal) make_nontemporal(store);
+      std::vector<Parts> in;
+      for (int k = 1; k < operands_; ++k) {
+        if (k == t) in.push_back(body_.convert(b_, k, t_rows[p]));
+        else if (repeated[p][k].re) in.push_back(repeated[p][k]);
+        else in.push_back(body_.load(b_, k, b_.CreateGEP(element_type_[k], rows[k][p], col), lanes));
+      }
+      llvm::StoreInst* store = body_.compute_and_store(b_, in, b_.CreateGEP(element_type_[0], rows[0][p], col), lanes);
+      if (nontemporal) make_nontemporal(b_, store, kLineBytes);
     }
     return next_col;
   }
@@ -349,29 +361,29 @@ class NestEmitter {
   // `n` rows of `cols` elements from row_base, each with the scalar inner
   // loop; t (NOTE: [Transposed tiles]) steps 1 element from row to row.
   // Returns each operand's position one row past the last.
-  std::array<Value*, kNumOperands> emit_rows(const std::array<Value*, kNumOperands>& row_base, Value* n, Value* cols) {
+  PerOperand emit_rows(const PerOperand& row_base, Value* n, Value* cols) {
     const int rows_level = rank_ - 2;
-    CountedLoop rows = open_loop(b_.getInt64(0), n, "rows");
-    std::array<llvm::PHINode*, kNumOperands> row{};
-    for (int k = 0; k < kNumOperands; ++k) {
-      row[k] = b_.CreatePHI(b_.getPtrTy(), 2, "row");
+    CountedLoop rows = open_loop(b_, b_.getInt64(0), n, "rows");
+    std::vector<llvm::PHINode*> row;
+    for (int k = 0; k < operands_; ++k) {
+      row.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "row"));
       row[k]->addIncoming(row_base[k], rows.preheader);
     }
-    emit_inner_loop({row[kOut], row[kA], row[kB]}, cols);
-    std::array<Value*, kNumOperands> next{};
-    for (int k = 0; k < kNumOperands; ++k) {
+    emit_inner_loop(PerOperand(row.begin(), row.end()), cols);
+    PerOperand next;
+    for (int k = 0; k < operands_; ++k) {
       Value* step = k == key_.transposed ? b_.getInt64(1) : stride_[k][rows_level];
-      next[k] = b_.CreateGEP(element_type_[k], row[k], step);
+      next.push_back(b_.CreateGEP(element_type_[k], row[k], step));
       row[k]->addIncoming(next[k], b_.GetInsertBlock());
     }
     BasicBlock* latch = b_.GetInsertBlock();
-    close_loop(rows, b_.getInt64(1));
-    std::array<Value*, kNumOperands> end{};
-    for (int k = 0; k < kNumOperands; ++k) {
+    close_loop(b_, rows, b_.getInt64(1));
+    PerOperand end;
+    for (int k = 0; k < operands_; ++k) {
       llvm::PHINode* at = b_.CreatePHI(b_.getPtrTy(), 2, "rows_end");
       at->addIncoming(row_base[k], rows.preheader);
       at->addIncoming(next[k], latch);
-      end[k] = at;
+      end.push_back(at);
     }
     return end;
   }
@@ -399,13 +411,13 @@ class NestEmitter {
   // The odometer of levels [0, levels): each level's position starts where
   // the call's index array says (NOTE: [Kernel ABI]), each running offset at 0.
   Odometer outer_odometer(int levels, Value* index_array) {
-    Odometer odometer(kNumOperands);
+    Odometer odometer(operands_);
     for (int l = 0; l < levels; ++l) {
       odometer.index.push_back(local("i" + std::to_string(l)));
       b_.CreateStore(element(index_array, l, "start"), odometer.index[l]);
     }
     odometer.extent.assign(extent_.begin(), extent_.begin() + levels);
-    for (int k = 0; k < kNumOperands; ++k) {
+    for (int k = 0; k < operands_; ++k) {
       odometer.offset[k] = local("offset");
       b_.CreateStore(b_.getInt64(0), odometer.offset[k]);
       odometer.stride[k].assign(stride_[k].begin(), stride_[k].begin() + levels);
@@ -421,8 +433,8 @@ class NestEmitter {
     Value* spans = field(offsetof(KernelArgs, spans), b_.getPtrTy(), "spans");
     for (int l = 0; l < rank_; ++l) {
       extent_.push_back(element(extents, l, "extent"));
-      for (int k = 0; k < kNumOperands; ++k) {
-        // Row k of the [3][rank] arrays starts at k * rank: a constant here.
+      for (int k = 0; k < operands_; ++k) {
+        // Row k of the [operands][rank] arrays starts at k * rank: a constant here.
         stride_[k].push_back(element(strides, k * rank_ + l, "stride"));
         span_[k].push_back(element(spans, k * rank_ + l, "span"));
       }
@@ -432,65 +444,81 @@ class NestEmitter {
   // ---- the innermost level ----
 
   // Elements [0, n) of the innermost level from row_base.
-  void emit_inner_loop(const std::array<Value*, kNumOperands>& row_base, Value* n) {
+  void emit_inner_loop(const PerOperand& row_base, Value* n) {
     // A repeated operand is loaded once, outside the loop.
     emit_element_loop(row_base, load_repeated(row_base), b_.getInt64(0), n, "inner", /*vectorise=*/true);
   }
 
   // Elements [begin, end) from row_base, one at a time (`fixed`: the repeated
-  // operands' values). Strided operands start their running offset at 0, so
+  // inputs' values). Strided operands start their running offset at 0, so
   // begin is 0 whenever one is strided (streaming rows have none).
-  void emit_element_loop(const std::array<Value*, kNumOperands>& row_base,
-                         const std::array<Value*, kNumOperands>& fixed, Value* begin, Value* end,
+  void emit_element_loop(const PerOperand& row_base, const PartsPerOperand& fixed, Value* begin, Value* end,
                          const std::string& name, bool vectorise) {
     const int inner = rank_ - 1;
-    CountedLoop loop = open_loop(begin, end, name);
+    CountedLoop loop = open_loop(b_, begin, end, name);
     // Strided operands keep a running offset: a second induction variable.
-    std::array<llvm::PHINode*, kNumOperands> running{};
-    for (int k = 0; k < kNumOperands; ++k) {
-      if (key_.inner[k] != InnerStride::strided) continue;
+    std::vector<llvm::PHINode*> running(static_cast<std::size_t>(operands_), nullptr);
+    for (int k = 0; k < operands_; ++k) {  // the phis first: they head the block
+      if (inner_[k] != InnerStride::strided) continue;
       running[k] = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
       running[k]->addIncoming(b_.getInt64(0), loop.preheader);
     }
-    std::array<Value*, kNumOperands> address{};
-    for (int k = 0; k < kNumOperands; ++k) {
-      if (key_.inner[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
-      if (key_.inner[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
+    PerOperand address(static_cast<std::size_t>(operands_), nullptr);
+    for (int k = 0; k < operands_; ++k) {
+      if (inner_[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
+      if (inner_[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
-    Value* x = fixed[kA] ? fixed[kA] : load(kA, address[kA]);
-    Value* y = fixed[kB] ? fixed[kB] : load(kB, address[kB]);
-    store_result(x, y, address[kOut]);
-    for (int k = 0; k < kNumOperands; ++k)
+    std::vector<Parts> in;
+    for (int k = 1; k < operands_; ++k) in.push_back(fixed[k].re ? fixed[k] : body_.load(b_, k, address[k], 1));
+    body_.compute_and_store(b_, in, address[0], 1);  // out's class is unit or strided (out never repeats)
+    for (int k = 0; k < operands_; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), b_.GetInsertBlock());
-    close_loop(loop, b_.getInt64(1), vectorise);
+    close_loop(b_, loop, b_.getInt64(1), vectorise, vectorise ? body_.interleave() : 0);
   }
 
   // NOTE: [Streaming stores]: one row as three loops: scalar elements up to
-  // out's first line boundary, one line of out per vector step (non-temporal,
-  // aligned), scalar elements after the last whole line. Operands are unit or
-  // zero stride here (layout_can_stream), so address i of each is row_base + i.
-  void emit_streaming_row(const std::array<Value*, kNumOperands>& row_base) {
-    const int inner = rank_ - 1;
-    Value* n = extent_[inner];
-    const std::uint64_t size = bytes(kOut);
-    const unsigned lanes = static_cast<unsigned>(kLineBytes / size);
-    const std::array<Value*, kNumOperands> fixed = load_repeated(row_base);
-    const auto [head, body_end] = split_at_lines(row_base[kOut], n, size);
-
+  // out's first line boundary, whole lines of out as vectors (non-temporal,
+  // aligned), scalar elements after the last whole line. Inputs are unit or
+  // zero stride here (the layout can stream), so address i of each is
+  // row_base + i.
+  void emit_streaming_row(const PerOperand& row_base) {
+    Value* n = extent_[rank_ - 1];
+    const std::uint64_t size = bytes(0);
+    const auto lanes = static_cast<unsigned>(kLineBytes / size);
+    const PartsPerOperand fixed = load_repeated(row_base);
+    const auto [head, lines_end] = split_at_lines(row_base[0], n, size);
     emit_element_loop(row_base, fixed, b_.getInt64(0), head, "head", false);
-    std::array<Value*, kNumOperands> splat{};
-    for (int k = kA; k <= kB; ++k)
-      if (fixed[k]) splat[k] = b_.CreateVectorSplat(lanes, fixed[k]);
-    CountedLoop lines = open_loop(head, body_end, "lines");
-    auto vector_at = [&](int k) {
-      return splat[k] ? splat[k] : load_vector(k, b_.CreateGEP(element_type_[k], row_base[k], lines.i), lanes);
-    };
-    Value* x = vector_at(kA);
-    Value* y = vector_at(kB);
-    llvm::StoreInst* store = store_result(x, y, b_.CreateGEP(element_type_[kOut], row_base[kOut], lines.i));
-    make_nontemporal(store);
-    close_loop(lines, b_.getInt64(lanes));
-    emit_element_loop(row_base, fixed, body_end, n, "tail", false);
+    PartsPerOperand splats(static_cast<std::size_t>(operands_));
+    for (int k = 1; k < operands_; ++k)
+      if (fixed[k].re) splats[k] = splat(b_, lanes, fixed[k]);
+    // In groups of the body's interleave count where it asks for one (the
+    // copies' chains independent, for the scheduler to interleave), then one
+    // line at a time.
+    Value* begin = head;
+    if (const unsigned copies = body_.interleave(); copies > 1) {
+      Value* group = b_.getInt64(static_cast<std::int64_t>(copies * lanes));
+      Value* groups_end = b_.CreateAdd(head, b_.CreateMul(b_.CreateUDiv(b_.CreateSub(lines_end, head), group), group));
+      emit_lines(row_base, splats, head, groups_end, lanes, copies);
+      begin = groups_end;
+    }
+    emit_lines(row_base, splats, begin, lines_end, lanes, 1);
+    emit_element_loop(row_base, fixed, lines_end, n, "tail", false);
+  }
+
+  // Lines [begin, end), `copies` lines a step: each input a vector (unit) or
+  // its splat (repeated), out one aligned non-temporal store a line.
+  void emit_lines(const PerOperand& row_base, const PartsPerOperand& splats, Value* begin, Value* end, unsigned lanes,
+                  unsigned copies) {
+    CountedLoop loop = open_loop(b_, begin, end, "lines");
+    for (unsigned c = 0; c < copies; ++c) {
+      Value* at = c == 0 ? static_cast<Value*>(loop.i) : b_.CreateAdd(loop.i, b_.getInt64(static_cast<std::int64_t>(c * lanes)));
+      std::vector<Parts> in;
+      for (int k = 1; k < operands_; ++k)
+        in.push_back(splats[k].re ? splats[k] : body_.load(b_, k, b_.CreateGEP(element_type_[k], row_base[k], at), lanes));
+      make_nontemporal(b_, body_.compute_and_store(b_, in, b_.CreateGEP(element_type_[0], row_base[0], at), lanes),
+                       kLineBytes);
+    }
+    close_loop(b_, loop, b_.getInt64(static_cast<std::int64_t>(copies * lanes)), /*vectorise=*/false);
   }
 
   // n units of `unit_bytes` (a power of two dividing a line) from `out`, split
@@ -508,61 +536,34 @@ class NestEmitter {
     return {head, lines_end};
   }
 
-  // A whole, line-aligned line of out, written past the caches.
-  void make_nontemporal(llvm::StoreInst* store) { jit::make_nontemporal(b_, store, kLineBytes); }
-
-  std::array<Value*, kNumOperands> load_repeated(const std::array<Value*, kNumOperands>& row_base) {
-    std::array<Value*, kNumOperands> fixed{};
-    for (int k = kA; k <= kB; ++k)
-      if (key_.inner[k] == InnerStride::zero) fixed[k] = load(k, row_base[k]);
+  // The values of the inputs that repeat along the row (nothing for the others).
+  PartsPerOperand load_repeated(const PerOperand& row_base) {
+    PartsPerOperand fixed(static_cast<std::size_t>(operands_));
+    for (int k = 1; k < operands_; ++k)
+      if (inner_[k] == InnerStride::zero) fixed[k] = body_.load(b_, k, row_base[k], 1);
     return fixed;
   }
 
-  // ---- counted loops (ir_helpers.h) ----
-
-  CountedLoop open_loop(Value* begin, Value* end, const std::string& name) {
-    return jit::open_loop(b_, begin, end, name);
-  }
-  void close_loop(const CountedLoop& loop, Value* step, bool vectorise = true) {
-    jit::close_loop(b_, loop, step, vectorise);
-  }
-
-  // out = op(x, y), x and y loaded as stored (storage_type), scalars or
-  // vectors; the store is aligned to one element (a vector type's own
-  // alignment would be its size).
-  llvm::StoreInst* store_result(Value* x, Value* y, Value* out) {
-    const DType dtype = key_.dtype;
-    Value* bits = emit_on_stored_bits(b_, key_.op, dtype, x, y);
-    llvm::StoreInst* store =
-        bits != nullptr ? b_.CreateStore(bits, out)
-                        : emit_store(b_, detail::result_dtype_of(key_.op, dtype),
-                                     emit_op(b_, key_.op, dtype, to_compute(b_, dtype, x), to_compute(b_, dtype, y)), out);
-    store->setAlignment(llvm::Align(bytes(kOut)));
-    return store;
-  }
-  Value* load(int k, Value* address) { return b_.CreateLoad(element_type_[k], address); }
-  // `lanes` consecutive elements of operand k, aligned to one element.
-  Value* load_vector(int k, Value* address, unsigned lanes) {
-    return b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[k], lanes), address, llvm::Align(bytes(k)));
-  }
-  std::uint64_t bytes(int k) const { return element_type_[k]->getPrimitiveSizeInBits() / 8; }
-  // L of NOTE: [Transposed tiles].
-  std::uint64_t transpose_lanes() const { return std::min(kTransposeBytes / bytes(key_.transposed), kTransposeLanes); }
-  void emit_element(Value* out, Value* a, Value* b) {
-    Value* x = load(kA, a);  // a first: argument order is unspecified
-    Value* y = load(kB, b);
-    store_result(x, y, out);
+  // One element: every input loaded (in order), the result stored.
+  void emit_element(const PerOperand& address) {
+    std::vector<Parts> in;
+    for (int k = 1; k < operands_; ++k) in.push_back(body_.load(b_, k, address[k], 1));
+    body_.compute_and_store(b_, in, address[0], 1);
   }
 
   // ---- helpers ----
 
+  // `lanes` consecutive elements of operand k as stored, aligned to one element.
+  Value* load_vector(int k, Value* address, unsigned lanes) {
+    return b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[k], lanes), address, llvm::Align(bytes(k)));
+  }
+  std::uint64_t bytes(int k) const { return size_[k]; }  // a complex element's: both parts
+  // L of NOTE: [Transposed tiles].
+  std::uint64_t transpose_lanes() const { return std::min(kTransposeBytes / bytes(key_.transposed), kTransposeLanes); }
   Value* field(std::size_t offset, llvm::Type* type, const char* name) {
     return load_field(b_, args_, offset, type, name);
   }
   Value* element(Value* array, int i, const std::string& name) { return load_i64(b_, array, i, name); }
-  Value* operand_pointer(Value* data, int k, const char* name) {
-    return load_field(b_, data, k * sizeof(void*), b_.getPtrTy(), name);
-  }
   BasicBlock* block(const std::string& name) { return new_block(b_, name); }
   Value* local(const std::string& name) { return new_local(b_, name); }
 
@@ -573,22 +574,26 @@ class NestEmitter {
                                                            &NestEmitter::emit_transposed_tiles};
 
   const KernelKey& key_;
+  NestBody& body_;
   llvm::IRBuilder<> b_;
-  int rank_;
+  int rank_, operands_;
+  std::vector<InnerStride> inner_;  // out first
   const CodegenTarget& target_;
   llvm::Function* fn_ = nullptr;
   Value* args_ = nullptr;
-  std::array<llvm::Type*, kNumOperands> element_type_{};
-  std::array<Value*, kNumOperands> base_{};
+  std::vector<llvm::Type*> element_type_;  // storage types, out first
+  std::vector<std::uint64_t> size_;        // their sizes in bytes
+  PerOperand base_;
   std::vector<Value*> extent_;
-  std::array<std::vector<Value*>, kNumOperands> stride_, span_;
+  std::vector<std::vector<Value*>> stride_, span_;  // [operand][level]
 };
 
 }  // namespace
 
-llvm::Function* emit_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
-                            const std::string& symbol) {
-  return NestEmitter(module, key, settings, symbol).emit();
+llvm::Function* emit_loop_nest(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
+                               const std::string& symbol, const std::vector<DType>& dtypes,
+                               const std::vector<InnerStride>& inner, NestBody& body) {
+  return NestEmitter(module, key, settings, symbol, dtypes, inner, body).emit();
 }
 
 }  // namespace bcast::jit

@@ -1,22 +1,53 @@
-// The additive-offset loop nest of a kernel, emitted with IRBuilder.
+// The loop nest of every host kernel (NOTE: [Loop variants]), emitted with
+// IRBuilder over out and N inputs; what each element (or vector of elements)
+// computes is a NestBody's: a binary op (binary_emitter.cpp) or an
+// expression's program (expression_emitter.cpp).
 #pragma once
 
 #include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <string>
+#include <vector>
 
 #include "codegen_settings.h"
+#include "ir/ir_complex.h"
 #include "kernel_key.h"
 
 namespace bcast::jit {
 
+// What a nest computes. Operand 0 is out, 1 to N the inputs; `lanes` is 1
+// for one element, more for a vector of consecutive ones.
+class NestBody {
+ public:
+  virtual ~NestBody() = default;
+  // Once, in the kernel's entry block, before the nest (an expression loads
+  // its scalars from `args` here).
+  virtual void enter(llvm::IRBuilder<>& b, llvm::Value* args) {}
+  // Input k's element or vector as loaded from memory (its storage type), as
+  // the body computes on it; never called for a complex input.
+  virtual Parts convert(llvm::IRBuilder<>& b, int k, llvm::Value* stored) = 0;
+  // Input k's element at `address`, or `lanes` consecutive ones, converted.
+  virtual Parts load(llvm::IRBuilder<>& b, int k, llvm::Value* address, unsigned lanes) = 0;
+  // The result of the inputs (input 1 first) stored at `out`, aligned to
+  // one element; the store, which NOTE: [Streaming stores] may mark.
+  virtual llvm::StoreInst* compute_and_store(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, llvm::Value* out,
+                                             unsigned lanes) = 0;
+  // NOTE: [Math recipes]: vectors an iteration of the vectorised inner loop
+  // (0: the vectoriser's choice), and lines a step of a streaming row.
+  virtual unsigned interleave() const { return 0; }
+};
+
 // Emits `void symbol(const KernelArgs*)` for `key` into `module`, following
-// NOTE: [Kernel ABI]: outer levels as an odometer of running offsets, the
-// innermost level as a loop specialised on each operand's InnerStride (unit:
-// indexed, vectorisable; zero: loaded once before the loop; strided: a running
-// offset). No index is multiplied by a stride anywhere in the nest.
-llvm::Function* emit_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
-                            const std::string& symbol);
+// NOTE: [Kernel ABI] with the nest of the key's variant: outer levels as an
+// odometer of running offsets, the innermost level as a loop specialised on
+// each operand's InnerStride (`inner`, out first: unit indexed and
+// vectorisable; zero loaded once before the loop; strided a running offset),
+// or the variant's own loops. No index is multiplied by a stride anywhere in
+// the nest. `dtypes` are the operands' (out first).
+llvm::Function* emit_loop_nest(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
+                               const std::string& symbol, const std::vector<DType>& dtypes,
+                               const std::vector<InnerStride>& inner, NestBody& body);
 
 }  // namespace bcast::jit

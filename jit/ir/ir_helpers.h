@@ -1,4 +1,4 @@
-// IR helpers both emitters share: a kernel's function, its blocks, its i64
+// IR helpers the emitters share: a kernel's function, its blocks, its i64
 // locals, and loads of fields and array elements through byte offsets.
 #pragma once
 

@@ -96,9 +96,18 @@ KernelKey make_expr_kernel_key(const Target& target, const std::string& structur
   ExprSpecPin& held = pin != nullptr ? *pin : own;
   key.expr = intern_expr_kernel(spec, &held);
   key.dtype = held->program.out_dtype;
-  if (plan.rank() > 0 && target.can_stream_stores() && expr_layout_can_stream(spec.inner)) {
-    std::vector<std::size_t> sizes{dtype_size(key.dtype)};
-    for (const LeafType& t : inputs) sizes.push_back(dtype_size(t.dtype));
+  std::vector<std::size_t> sizes{dtype_size(key.dtype)};
+  bool complex = is_complex(key.dtype);
+  for (const LeafType& t : inputs) {
+    sizes.push_back(dtype_size(t.dtype));
+    complex = complex || is_complex(t.dtype);
+  }
+  // NOTE: [Transposed tiles] on real operands; streaming as there, when a
+  // block's row of out is one line (out's element is t's size, 4 or 8 bytes).
+  if (target.has_loop_variants() && !complex) key.transposed = static_cast<std::uint8_t>(transposed_operand(plan));
+  const bool layout = key.transposed != 0 ? sizes[0] >= 4 && sizes[0] == sizes[key.transposed]
+                                          : expr_layout_can_stream(spec.inner);
+  if (plan.rank() > 0 && target.can_stream_stores() && layout) {
     const bool long_rows = plan.extents.back() * static_cast<std::int64_t>(sizes[0]) >= kStreamMinRowBytes;
     key.stream = long_rows && bytes_moved(plan, sizes) >= stream_min_bytes;
   }

@@ -22,8 +22,10 @@ namespace bcast {
 // class, so one kernel serves every shape and every scalar value. The key
 // prints all of it:
 //   expr[(x0-x1)/x2].u8,f32,f32.[expand_bc,same].uzzz.host.znver5.O2.1a2b3c4d
-// The nest walks every operand with running offsets (additions only), as the
-// binary kernels do; the innermost loop is left to LLVM's vectoriser.
+// The nest is the binary kernels' (jit/emit/loop_nest_emitter.h): every
+// operand walked with running offsets (additions only), the innermost loop
+// left to LLVM's vectoriser, or a variant's own loops (streaming stores,
+// transposed tiles: the key's suffixes, ".ta.nt").
 struct ExprKernelSpec {
   std::string structure;              // to_text of the graph: x<i>, s<j>
   std::vector<LeafType> inputs, scalars;
@@ -58,10 +60,13 @@ std::size_t registered_expr_kernels();
 // How each operand moves along the innermost level of an N-ary plan.
 std::vector<InnerStride> inner_strides_of(const BroadcastPlan& plan);
 
-// The key of an expression kernel for a planned call on `target`. A call that
-// moves at least stream_min_bytes streams its stores (NOTE: [Streaming
-// stores]) where the target can, out is contiguous along the rows, no input
-// is strided there, and rows are long. `pin`, when given, receives the
+// The key of an expression kernel for a planned call on `target`: an input
+// that steps 1 between rows and strides along them is read in transposed
+// blocks where the target has loop variants and no operand is complex (NOTE:
+// [Transposed tiles]). A call that moves at least stream_min_bytes streams
+// its stores (NOTE: [Streaming stores]) where the target can, out is
+// contiguous along the rows, no input is strided there (or the transposed
+// one is out's size, 4 or 8 bytes), and rows are long. `pin`, when given, receives the
 // spec's pin: a caller that keeps it until its call has run need not count
 // on the spare specs (NOTE: [Interned ids]).
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,

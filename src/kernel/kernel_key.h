@@ -40,7 +40,8 @@ struct KernelKey {
   // to the next (0, 1 or fixed_row); 0 when the variant does not apply.
   std::uint8_t fixed_row = 0;
   std::array<std::uint8_t, kNumOperands> row_step{};
-  // NOTE: [Transposed tiles]: kA or kB, the input read in transposed blocks; 0 otherwise.
+  // NOTE: [Transposed tiles]: the operand index of the input read in
+  // transposed blocks (kA or kB for a binary op); 0 otherwise.
   std::uint8_t transposed = 0;
   // NOTE: [Streaming stores]: out is written a line at a time, past the caches.
   bool stream = false;

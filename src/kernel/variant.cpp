@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "expr_kernel.h"
 #include "host_target.h"
 
 namespace bcast {
@@ -90,8 +91,9 @@ void pregenerate_fixed_rows(PregenerationSet& set) {
 
 // NOTE: [Transposed tiles] The last two levels are rows and columns; out is
 // contiguous along its rows, input t steps 1 from row to row and a run-time
-// stride along the row (a transposed view), and the other input is unit or
-// repeated along the rows. Row by row, each of t's elements would be a load
+// stride along the row (a transposed view), and every other input is unit
+// or repeated along the rows (a binary op's other input, or an expression's
+// others: any number, any dtypes but complex). Row by row, each of t's elements would be a load
 // of its own from a different line. Instead, blocks of L x L elements, L =
 // one cache line of t's elements (at most 16: more vectors than registers
 // would spill): L loads of a whole line (t's columns of the block), a
@@ -103,9 +105,11 @@ void pregenerate_fixed_rows(PregenerationSet& set) {
 // the scalar inner loop; levels above the rows (a batch of matrices) step as
 // an odometer. The executor runs such plans in square tiles (NOTE: [Blocked
 // order]).
-bool inner_can_transpose(const std::array<InnerStride, kNumOperands>& inner, int t) {
-  const int other = t == kA ? kB : kA;
-  return inner[kOut] == InnerStride::unit && inner[t] == InnerStride::strided && inner[other] != InnerStride::strided;
+bool inner_can_transpose(std::span<const InnerStride> inner, int t) {
+  if (inner[0] != InnerStride::unit || inner[t] != InnerStride::strided) return false;
+  for (std::size_t k = 1; k < inner.size(); ++k)
+    if (static_cast<int>(k) != t && inner[k] == InnerStride::strided) return false;
+  return true;
 }
 
 void select_transposed(KernelKey& key, const VariantQuery& q) {
@@ -114,7 +118,8 @@ void select_transposed(KernelKey& key, const VariantQuery& q) {
 }
 
 bool has_transposed(const KernelKey& key) { return key.transposed != 0; }
-std::string print_transposed(const KernelKey& key) { return key.transposed == kA ? "ta" : "tb"; }
+// "t" and the input's letter: "ta" for input 1 (a binary op's a), "tb", ...
+std::string print_transposed(const KernelKey& key) { return fmt::format("t{}", static_cast<char>('a' + key.transposed - 1)); }
 
 bool parse_transposed(std::string_view field, KernelKey& key) {
   const int t = field == "ta" ? kA : field == "tb" ? kB : 0;
@@ -257,17 +262,15 @@ std::string describe_variants(const KernelKey& key, const BroadcastPlan& plan) {
   return text;
 }
 
-// The rows' predicates read a binary op's plan (out, a, b); a plan of other
-// operands, an expression's (NOTE: [Expression kernels]), runs the generic
-// nest's tiles.
+// The rows' predicates read a plan of out and any number of inputs.
 TilePolicy blocked_tiles(const BroadcastPlan& plan) {
-  if (plan.operands() != kNumOperands) return kVariants[0].tile;
   TilePolicy tile;
   for (const VariantRow& row : kVariants)
     if (row.tile.rows > 0 && row.runs(plan)) tile = row.tile;
   return tile;
 }
 
+// Fixed rows are a binary op's (out, a, b) only: other plans split as they come.
 bool keeps_rows_whole(const BroadcastPlan& plan) {
   if (plan.operands() != kNumOperands) return false;
   for (const VariantRow& row : kVariants)
@@ -277,8 +280,8 @@ bool keeps_rows_whole(const BroadcastPlan& plan) {
 
 int transposed_operand(const BroadcastPlan& plan) {
   if (plan.rank() < 2) return 0;
-  const std::array<InnerStride, kNumOperands> inner = inner_strides(plan);
-  for (const int t : {kA, kB})
+  const std::vector<InnerStride> inner = inner_strides_of(plan);
+  for (int t = 1; t < plan.operands(); ++t)
     if (inner_can_transpose(inner, t) && plan.strides[t][plan.rank() - 2] == 1) return t;
   return 0;
 }

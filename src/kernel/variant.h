@@ -25,7 +25,7 @@ namespace bcast {
 enum class Variant : std::uint8_t { generic, short_rows, fixed_rows, transposed_tiles, streaming };
 
 // The code generator's entry for a variant (jit/emit/loop_nest_emitter.cpp
-// keeps one function per value). `none`: the row changes no loop nest of
+// keeps one function per value, for binary and expression kernels alike). `none`: the row changes no loop nest of
 // its own (a plan rewrite, or a store mode every nest honours).
 enum class Emitter : std::uint8_t { none, nest, fixed_rows, transposed_tiles };
 inline constexpr int kNumEmitters = 4;
@@ -104,8 +104,8 @@ inline constexpr std::int64_t kStreamMinRowBytes = 256;
 // each input's distinct elements read once; sizes[k] is operand k's element size.
 std::uint64_t bytes_moved(const BroadcastPlan& plan, std::span<const std::size_t> sizes);
 
-// NOTE: [Transposed tiles]: the input (kA or kB) that `plan` reads in
-// transposed blocks, or 0.
+// NOTE: [Transposed tiles]: the input (its operand index, 1 for a binary
+// op's a) that `plan` reads in transposed blocks, or 0.
 int transposed_operand(const BroadcastPlan& plan);
 
 }  // namespace bcast
