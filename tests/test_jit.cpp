@@ -25,6 +25,7 @@
 #include "math_library.h"
 #include "oracle.h"
 #include "reference_executor.h"
+#include "short_rows.h"
 #include "targets.h"
 #include "test_support.h"
 #include "thread_pool.h"
@@ -147,10 +148,12 @@ TEST(GeneratedCode, AffineChainUsesPackedVectorOps) {
   EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bvfmadd)"))) << assembly;
 }
 
-TEST(GeneratedCode, F32ExpCallsSleefAvx512VectorFunctionInItsMainLoop) {
-  // NOTE: [Vector math]: exp(x) on f32 calls SLEEF's 16-lane AVX-512 build, and
-  // no scalar exp in the vector loop: only the remainder calls SLEEF's scalar
-  // function, whose bits are the vector one's.
+TEST(GeneratedCode, F32ExpCallsSleefVectorFunctionInItsMainLoop) {
+  // NOTE: [Vector math]: exp(x) on f32 calls a vector build of SLEEF's expf
+  // (the 16-lane AVX-512 one where the CPU's tuning takes 512-bit vectors,
+  // the 8-lane one where it prefers 256 bits, as LLVM's Rocket Lake tuning
+  // does), and no scalar exp in the vector loop: only the remainder calls
+  // SLEEF's scalar function, whose bits are the vector one's.
   if (!test::host_is_x86_64() || !test::host_has_feature("avx512f") || !test::host_has_feature("fma"))
     GTEST_SKIP() << "the check names the AVX-512 build of SLEEF's expf";
   if (math::library().flavour != math::Flavour::sleef_purecfma)
@@ -163,7 +166,7 @@ TEST(GeneratedCode, F32ExpCallsSleefAvx512VectorFunctionInItsMainLoop) {
   const std::regex named(R"((?:call\w*|movabsq)\s+\$?([A-Za-z_][\w.@]*))");
   for (auto it = std::sregex_iterator(assembly.begin(), assembly.end(), named); it != std::sregex_iterator(); ++it)
     callees.insert((*it)[1]);
-  EXPECT_TRUE(callees.contains("_ZGVeN16v_expf")) << assembly;
+  EXPECT_TRUE(callees.contains("_ZGVeN16v_expf") || callees.contains("_ZGVdN8v_expf")) << assembly;
   // Every other callee is SLEEF's (the AVX2 build for an 8-lane epilogue, the
   // scalar function for the last elements, bit-identical): never the C
   // library's expf, nor anything in the loop of 16-lane calls.
@@ -208,7 +211,9 @@ TEST(GeneratedCode, ComplexKernelsComputeOnVectorsOfParts) {
       EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?(shufp[sd]|unpck[lh]p[sd]|perm\w*)\b[^\n]*%[xyz]mm)")))
           << label;
       EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bvfmadd)"))) << label;
-      if (stream == 0) EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?movnt(ps|pd|dq)\s+%?[xyz]mm)"))) << label;
+      if (stream == 0) {
+        EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv?movnt(ps|pd|dq)\s+%?[xyz]mm)"))) << label;
+      }
     }
 }
 
@@ -239,7 +244,9 @@ TEST(GeneratedCode, ComplexFunctionsComputeOnVectorsAndCallOnlyVectorMath) {
       }
       const bool arithmetic_only = std::string_view(fn) == "sqrt";
       EXPECT_EQ(vector_call, !arithmetic_only) << label;
-      if (arithmetic_only) EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bvsqrtpd\b)"))) << label;
+      if (arithmetic_only) {
+        EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bvsqrtpd\b)"))) << label;
+      }
     }
 }
 
@@ -500,7 +507,8 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
 // NOTE: [Streaming stores] on NOTE: [Fixed rows]: rows of 2 to 16 elements
 // against a per-row column and a repeated row, either side, out
 // starting 0 to 4 rows into its parent (so head rows, whole lines and tail
-// rows all run), against the reference.
+// rows all run), against the reference. A repeated row's call has fewer
+// rows than NOTE: [Short rows] fuse: from there on fusion runs it.
 TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
   if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
   const DType dtype = GetParam();
@@ -510,23 +518,30 @@ TEST_P(JitDifferential, StreamingFixedRowsMatchTheReferenceBitForBit) {
   std::set<std::string> keys;
   for (const Op op : test::supported_ops(dtype)) {  // the pairs with a binary kernel
     for (const std::int64_t m : {2, 4, 8, 16}) {
-      const std::int64_t rows = row_count(rng), first = skip(rng);
-      Tensor full(dtype, {rows, m}), column(dtype, {rows, 1}), row(dtype, {1, m});
-      fill_with_special_values({full, column, row}, rng);
-      const std::vector<std::pair<TensorView, TensorView>> pairs{
-          {full, column}, {full, row}, {column, full}, {row, full}};
-      for (const auto& [a, b] : pairs) {
-        Tensor out_parent(result_dtype(op, dtype), {rows + 4, m});
-        const TensorView out = index(out_parent, {Slice{first, first + rows, 1}});
-        const KernelKey key =
-            call_kernel_key(target_for(TargetKind::host), op, dtype, plan_broadcast(out.layout(), a.layout(), b.layout()));
-        const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(m) +
-                                  "], out from row " + std::to_string(first);
-        ASSERT_EQ(key.fixed_row, m) << label;
-        EXPECT_EQ(key.stream, static_cast<std::int64_t>(HostTarget::kLineBytes / out.element_size()) % m == 0) << label;
-        keys.insert(key.to_string());
-        expect_call_matches_reference(op, a, b, out, label);
-        if (HasFailure()) return;
+      for (const bool repeated_row : {false, true}) {
+        const std::int64_t fused_from = 2 * rows_per_fused(m, dtype_size(dtype));
+        const std::int64_t rows = repeated_row ? std::min(row_count(rng), fused_from - 1) : row_count(rng);
+        const std::int64_t first = skip(rng);
+        Tensor full(dtype, {rows, m}), column(dtype, {rows, 1}), row(dtype, {1, m});
+        fill_with_special_values({full, column, row}, rng);
+        const std::vector<std::pair<TensorView, TensorView>> pairs =
+            repeated_row ? std::vector<std::pair<TensorView, TensorView>>{{full, row}, {row, full}}
+                         : std::vector<std::pair<TensorView, TensorView>>{{full, column}, {column, full}};
+        for (const auto& [a, b] : pairs) {
+          Tensor out_parent(result_dtype(op, dtype), {rows + 4, m});
+          const TensorView out = index(out_parent, {Slice{first, first + rows, 1}});
+          const BroadcastPlan plan = plan_broadcast(out.layout(), a.layout(), b.layout());
+          const KernelKey key = call_kernel_key(target_for(TargetKind::host), op, dtype, plan);
+          const std::string label = key.to_string() + " on [" + std::to_string(rows) + "," + std::to_string(m) +
+                                    "], out from row " + std::to_string(first);
+          ASSERT_FALSE(short_rows_fuse(plan, dtype_size(dtype))) << label;
+          ASSERT_EQ(key.fixed_row, m) << label;
+          EXPECT_EQ(key.stream, static_cast<std::int64_t>(HostTarget::kLineBytes / out.element_size()) % m == 0)
+              << label;
+          keys.insert(key.to_string());
+          expect_call_matches_reference(op, a, b, out, label);
+          if (HasFailure()) return;
+        }
       }
     }
   }
@@ -637,6 +652,28 @@ TEST_P(JitDifferential, BatchedTransposedTilesMatchTheReferenceBitForBit) {
   expect_compiled_and_count(dtype, keys, "batched transposed-tile", 5);  // 5 pairs
 }
 
+// Each case on 1 and 3 threads, streaming or not: its kernel's key matches
+// `variant` and its bits are the reference evaluator's.
+void expect_expressions_take_variant(const std::vector<std::pair<std::string, Expr>>& cases, const std::regex& variant,
+                                     const std::string& context) {
+  for (const char* threads : {"1", "3"})
+    for (const char* stream : {"auto", "0"}) {
+      const test::ScopedSetting pool("BCAST_NUM_THREADS", threads);
+      const test::ScopedSetting grain("BCAST_GRAIN", "1000");
+      const test::ScopedSetting streaming("BCAST_STREAM_MIN_BYTES", stream);
+      for (const auto& [name, e] : cases) {
+        const std::string label = name + context + ", threads " + threads + ", stream " + stream;
+        const std::string kernel = describe(e).kernel;
+        EXPECT_TRUE(std::regex_search(kernel, variant)) << label << ": " << kernel;
+        const Tensor jit = evaluate(e);
+        set_jit_enabled(false);
+        const Tensor reference = evaluate(e);
+        set_jit_enabled(true);
+        EXPECT_EQ(test::bytes_of(jit), test::bytes_of(reference)) << label << " in " << kernel;
+      }
+    }
+}
+
 // NOTE: [Transposed tiles] in expression kernels (the one loop nest's): one
 // transposed input among others of other dtypes (contiguous, one value per
 // row, one row for all), either input position, f32 and f16, batches of
@@ -660,22 +697,73 @@ TEST(ExpressionTransposedTiles, ATransposedInputAmongAnyOthersMatchesTheReferenc
       {"full16 + row16 * t16", Expr(full16) + Expr(row16) * Expr(t16)},
       {"full_batch - batch + row", Expr(full_batch) - Expr(tb) + Expr(row)},
       {"column * batch + full", Expr(column) * Expr(tb) + Expr(full)}};
-  for (const char* threads : {"1", "3"})
-    for (const char* stream : {"auto", "0"}) {
-      const test::ScopedSetting pool("BCAST_NUM_THREADS", threads);
-      const test::ScopedSetting grain("BCAST_GRAIN", "1000");
-      const test::ScopedSetting streaming("BCAST_STREAM_MIN_BYTES", stream);
-      for (const auto& [name, e] : cases) {
-        const std::string label = name + ", threads " + threads + ", stream " + stream;
-        const std::string kernel = describe(e).kernel;
-        EXPECT_TRUE(std::regex_search(kernel, std::regex(R"(\.t[a-c]\.)"))) << label << ": " << kernel;
-        const Tensor jit = evaluate(e);
-        set_jit_enabled(false);
-        const Tensor reference = evaluate(e);
-        set_jit_enabled(true);
-        EXPECT_EQ(test::bytes_of(jit), test::bytes_of(reference)) << label << " in " << kernel;
+  expect_expressions_take_variant(cases, std::regex(R"(\.t[a-c]\.)"), "");
+}
+
+// NOTE: [Fixed rows] for expressions: rows of 3 to 16 elements with a
+// per-row input (which NOTE: [Short rows] cannot fuse) among any others,
+// contiguous or one row for all, of any dtypes (complex too) and a weak
+// scalar; each streaming or not, on 1 and 3 threads, against the reference
+// evaluator bit for bit.
+TEST(ExpressionFixedRows, ShortRowsWithAPerRowInputAmongAnyOthersMatchTheReference) {
+  std::mt19937_64 rng(17);
+  for (const std::int64_t m : {3, 4, 8, 16}) {
+    const std::int64_t rows = 4099;
+    Tensor x(DType::f32, {rows, m}), x64(DType::f64, {rows, m}), img(DType::u8, {rows, m}), z(DType::c64, {rows, m}),
+        column(DType::i32, {rows, 1}), column32(DType::f32, {rows, 1}), row(DType::f32, {1, m}),
+        row16(DType::f16, {1, m});
+    for (const Tensor* t : {&x, &x64, &img, &z, &column, &column32, &row, &row16}) test::fill_random(*t, rng);
+    const std::vector<std::pair<std::string, Expr>> cases{
+        {"x * column + row", Expr(x) * Expr(column) + Expr(row)},
+        {"(img - row16) * column32", (Expr(img) - Expr(row16)) * Expr(column32)},
+        {"x64 * 2.5 + column32 - row16", Expr(x64) * 2.5 + Expr(column32) - Expr(row16)},
+        {"z * column32 + row", Expr(z) * Expr(column32) + Expr(row)}};
+    expect_expressions_take_variant(cases, std::regex(R"(\.r)" + std::to_string(m) + R"((-\d+){4,5}\.)"),
+                                    ", m " + std::to_string(m));
+  }
+}
+
+// NOTE: [Expression kernels] on f16 and bf16: the ops that copy their
+// inputs' bits (copysign, heaviside, max, min, fmax, fmin) keep a signalling
+// NaN and its payload inside an expression, from an input or from another
+// such op, as the reference evaluator (on stored values) does.
+TEST(ExpressionStoredBits, OpsThatCopyBitsKeepSignallingNaNsAsTheEvaluatorDoes) {
+  std::mt19937_64 rng(23);
+  for (const DType dtype : {DType::f16, DType::bf16}) {
+    // Signalling NaNs of both signs, a quiet one with a payload, zeros, +-1, +inf.
+    const std::vector<std::uint16_t> pool =
+        dtype == DType::f16 ? std::vector<std::uint16_t>{0x7d01, 0xfc81, 0x7e05, 0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00}
+                            : std::vector<std::uint16_t>{0x7f81, 0xff81, 0x7fc5, 0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f80};
+    const std::uint16_t quiet_bit = dtype == DType::f16 ? 0x0200 : 0x0040;
+    std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
+    Tensor x(dtype, {4099}), y(dtype, {4099}), z(dtype, {4099});
+    for (const Tensor* t : {&x, &y, &z})
+      for (std::int64_t i = 0; i < t->numel(); ++i) static_cast<std::uint16_t*>(t->data())[i] = pool[pick(rng)];
+    const Expr copysign = expr::apply(Op::copysign, Expr(x), Expr(y));
+    const std::vector<std::pair<std::string, Expr>> cases{
+        {"max(copysign(x, y), z)", expr::apply(Op::max, copysign, Expr(z))},
+        {"fmin(heaviside(x, y), z)", expr::apply(Op::fmin, expr::apply(Op::heaviside, Expr(x), Expr(y)), Expr(z))},
+        {"min(fmax(x, y), copysign(z, x))", expr::apply(Op::min, expr::apply(Op::fmax, Expr(x), Expr(y)),
+                                                  expr::apply(Op::copysign, Expr(z), Expr(x)))}};
+    for (const auto& [name, e] : cases) {
+      const std::string label = name + " on " + std::string(dtype_name(dtype));
+      const std::string kernel = describe(e).kernel;
+      EXPECT_THAT(kernel, ::testing::StartsWith("expr[")) << label;
+      const Tensor jit = evaluate(e);
+      set_jit_enabled(false);
+      const Tensor reference = evaluate(e);
+      set_jit_enabled(true);
+      EXPECT_EQ(test::bytes_of(jit), test::bytes_of(reference)) << label << " in " << kernel;
+      int signalling = 0;  // the property is vacuous unless some survive
+      for (std::int64_t i = 0; i < reference.numel(); ++i) {
+        const std::uint16_t bits = static_cast<const std::uint16_t*>(reference.data())[i];
+        const bool nan = dtype == DType::f16 ? (bits & 0x7c00) == 0x7c00 && (bits & 0x3ff) != 0
+                                             : (bits & 0x7f80) == 0x7f80 && (bits & 0x7f) != 0;
+        signalling += nan && (bits & quiet_bit) == 0;
       }
+      EXPECT_GT(signalling, 0) << label;
     }
+  }
 }
 
 // NOTE: [Streaming stores] and NOTE: [Transposed tiles] on calls split across

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen_settings.h"
+#include "expr_kernel.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "key_codec.h"
@@ -78,6 +79,68 @@ TEST(KeyCodec, EveryKeyOfEveryVariantAndTargetRoundTrips) {
   if (target_for(TargetKind::host).can_stream_stores()) {
     EXPECT_GT(keys_with["streaming stores"], 0);
   }
+}
+
+// An expression kernel's key for inputs of these dtypes and layouts, out
+// contiguous in their broadcast shape.
+KernelKey expression_key(const std::string& structure, const std::vector<DType>& dtypes,
+                         const std::vector<Layout>& layouts, std::uint64_t threshold) {
+  std::vector<LeafType> types;
+  std::vector<const Layout*> pointers;
+  Shape out;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    types.push_back({ScalarKind::strong, dtypes[i]});
+    pointers.push_back(&layouts[i]);
+    out = broadcast_infer_shape(out, layouts[i].shape);
+  }
+  const BroadcastPlan plan = plan_broadcast(Layout::contiguous(out), pointers);
+  return make_expr_kernel_key(target_for(TargetKind::host), structure, types, {{ScalarKind::weak_float, DType::f64}},
+                              plan, provider::current_codegen_id(), threshold);
+}
+
+// NOTE: [Loop variants] serve expressions as binary ops: each row's suffix
+// on a key of N inputs of mixed dtypes prints and parses back.
+TEST(KeyCodec, EveryExpressionKeyOfEveryVariantRoundTrips) {
+  const Layout full = Layout::contiguous({300, 4}), column = Layout::contiguous({300, 1}),
+               row = Layout::contiguous({1, 4}), wide = Layout::contiguous({64, 96}),
+               transposed = Layout::column_major({64, 96}), wide_row = Layout::contiguous({1, 96});
+  const std::vector<DType> mixed{DType::f32, DType::i32, DType::f16}, with_complex{DType::c64, DType::f32, DType::f32};
+  std::map<std::string, int> keys_with;
+  for (const std::uint64_t threshold : {kNeverStream, std::uint64_t{0}})
+    for (const std::vector<DType>& dtypes : {mixed, with_complex})
+      for (const std::vector<Layout>& layouts : std::vector<std::vector<Layout>>{
+               {full, column, row}, {column, row, full}, {transposed, wide, wide_row}, {wide, wide_row, transposed},
+               {wide, transposed, wide_row}, {wide, wide, wide}}) {
+        const KernelKey key = expression_key("x0*x1+x2-s0", dtypes, layouts, threshold);
+        const std::string text = key.to_string();
+        EXPECT_EQ(parse_kernel_key(text, key.codegen), key) << text;
+        for (const VariantRow& row_ : variant_table())
+          if (row_.in_key != nullptr && row_.in_key(key)) ++keys_with[std::string(row_.name)];
+      }
+  EXPECT_GT(keys_with["fixed rows"], 0);
+  EXPECT_GT(keys_with["transposed tiles"], 0);
+  if (target_for(TargetKind::host).can_stream_stores()) {
+    EXPECT_GT(keys_with["streaming stores"], 0);
+  }
+  // Texts one edit away, which no expression key prints.
+  const KernelKey fixed = expression_key("x0*x1+x2-s0", mixed, {full, column, row}, kNeverStream);
+  const KernelKey tiles = expression_key("x0*x1+x2-s0", mixed, {wide, wide_row, transposed}, kNeverStream);
+  ASSERT_THAT(fixed.to_string(), ::testing::HasSubstr(".uuzu.r4-4-4-1-0."));
+  ASSERT_THAT(tiles.to_string(), ::testing::HasSubstr(".uuus.tc."));
+  auto with = [](const KernelKey& key, const std::string& from, const std::string& to) {
+    std::string t = key.to_string();
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  for (const std::string& bad : {
+           with(fixed, ".r4-4-4-1-0.", ".r4-4-4-1."),      // a step short
+           with(fixed, ".r4-4-4-1-0.", ".r4-4-4-1-0-0."),  // a step over
+           with(tiles, ".tc.", ".td."),                    // no fourth input
+           with(tiles, ".tc.", ".tb."),                    // b is not strided
+           with(tiles, "f32,i32,f16", "c64,i32,f16"),      // no tiles with a complex operand
+           with(tiles, ".uuus.", ".uuu."),                 // a letter short of the inputs
+       })
+    EXPECT_EQ(parse_kernel_key(bad, tiles.codegen), std::nullopt) << bad;
 }
 
 TEST(KeyCodec, ParsingNeedsTheSettingsTheKeyWasMadeWith) {

@@ -35,7 +35,6 @@
 #include "function_table.h"
 #include "emit/ascend_emitter.h"
 #include "emit/expression_emitter.h"
-#include "emit/binary_emitter.h"
 #include "fault_injection.h"
 #include "logging.h"
 #include "math_library.h"
@@ -269,7 +268,6 @@ KernelModule build_module(const KernelKey& key, const CodegenSettings& settings,
   km.module->setDataLayout(tm.createDataLayout());
   km.module->setTargetTriple(tm.getTargetTriple().str());
   if (key.target == TargetKind::ascend_sim) emit_ascend_kernel(*km.module, key, settings, symbol);
-  else if (key.expr != 0) emit_expression_kernel(*km.module, key, codegen_target(tm.getTargetTriple()).settings_for(key, settings), symbol);
   else emit_kernel(*km.module, key, codegen_target(tm.getTargetTriple()).settings_for(key, settings), symbol);
   return km;
 }

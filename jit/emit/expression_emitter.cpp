@@ -1,9 +1,11 @@
-// An expression kernel's element step, for the one loop nest: its program on N inputs.
+// Every host kernel's element step, for the one loop nest: its program on N
+// inputs (a binary op's is the one-node op(x0, x1)).
 #include "emit/expression_emitter.h"
 
 #include <llvm/IR/IRBuilder.h>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "emit/loop_nest_emitter.h"
@@ -38,18 +40,24 @@ unsigned interleave_for(const ExprProgram& program) {
   return 0;
 }
 
+// A program value: its compute form, and a real value's bits as stored
+// where the body has them (an input as loaded; the result of an op that
+// copies its inputs' bits), for the ops that take them (emit_on_stored_bits).
+struct Value2 {
+  Parts parts;
+  Value* stored = nullptr;
+};
+
 // The program per element, or per vector of `lanes` elements: every value
 // in registers, f16 and bf16 rounded after each node.
 class ExpressionBody final : public NestBody {
  public:
-  explicit ExpressionBody(const KernelKey& key)
-      : spec_(expr_kernel_spec(key.expr)), program_(spec_.program), interleave_(interleave_for(program_)) {
+  explicit ExpressionBody(ExprProgram program) : program_(std::move(program)), interleave_(interleave_for(program_)) {
     dtype_.push_back(program_.out_dtype);
     for (DType d : program_.inputs) dtype_.push_back(d);
   }
 
   const std::vector<DType>& dtypes() const { return dtype_; }
-  const std::vector<InnerStride>& inner() const { return spec_.inner; }
 
   // Scalar j lives in ScalarSlot j of the context, stored in its dtype.
   void enter(llvm::IRBuilder<>& b, Value* args) override {
@@ -63,27 +71,17 @@ class ExpressionBody final : public NestBody {
     }
   }
 
-  Parts convert(llvm::IRBuilder<>& b, int k, Value* stored) override { return {to_compute(b, dtype_[k], stored)}; }
-
-  // NOTE: [Complex in IR]: a complex input's parts.
-  Parts load(llvm::IRBuilder<>& b, int k, Value* address, unsigned lanes) override {
-    const DType d = dtype_[k];
-    if (is_complex(d)) return lanes == 1 ? load_complex(b, d, address) : load_complex_vector(b, d, address, lanes);
-    llvm::Type* element = storage_type(b.getContext(), d);
-    if (lanes == 1) return convert(b, k, b.CreateLoad(element, address));
-    return convert(b, k, b.CreateAlignedLoad(llvm::FixedVectorType::get(element, lanes), address, llvm::Align(dtype_size(d))));
-  }
-
   llvm::StoreInst* compute_and_store(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, Value* out,
                                      unsigned lanes) override {
-    const Parts result = compute(b, inputs, lanes);
+    const Value2 result = compute(b, inputs, lanes);
     const DType d = dtype_[0];
     if (is_complex(d)) {
-      if (lanes > 1) return store_complex_vector(b, d, result, out);
-      store_complex(b, d, result, out);
+      if (lanes > 1) return store_complex_vector(b, d, result.parts, out);
+      store_complex(b, d, result.parts, out);
       return nullptr;  // two stores: never a streaming one (lanes 1)
     }
-    llvm::StoreInst* store = emit_store(b, d, result.re, out);
+    llvm::StoreInst* store =
+        result.stored != nullptr ? b.CreateStore(result.stored, out) : emit_store(b, d, result.parts.re, out);
     store->setAlignment(llvm::Align(dtype_size(d)));  // one element's: a vector type's own would be its size
     return store;
   }
@@ -91,37 +89,44 @@ class ExpressionBody final : public NestBody {
   unsigned interleave() const override { return interleave_; }
 
  private:
-  Parts compute(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, unsigned lanes) {
-    std::vector<Parts> values = inputs;
-    for (Parts s : scalars_) values.push_back(lanes > 1 ? splat(b, lanes, s) : s);
+  Value2 compute(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, unsigned lanes) {
+    std::vector<Value2> values;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const DType d = dtype_[k + 1];
+      if (is_complex(d)) values.push_back({inputs[k]});
+      else values.push_back({{to_compute(b, d, inputs[k].re)}, inputs[k].re});
+    }
+    for (Parts s : scalars_) values.push_back({lanes > 1 ? splat_parts(b, lanes, s) : s});
     for (const ExprInstr& s : program_.code) {
+      auto value = [&](int a) -> const Value2& { return values[static_cast<std::size_t>(s.args[a])]; };
       if (is_complex(s.in) || is_complex(s.out)) {
-        const Parts args[3] = {values[static_cast<std::size_t>(s.args[0])],
-                               s.arity() > 1 ? values[static_cast<std::size_t>(s.args[1])] : Parts{},
-                               s.arity() > 2 ? values[static_cast<std::size_t>(s.args[2])] : Parts{}};
+        const Parts args[3] = {value(0).parts, s.arity() > 1 ? value(1).parts : Parts{},
+                               s.arity() > 2 ? value(2).parts : Parts{}};
         const Parts v = emit_complex_instr(b, s, args);
-        values.push_back(v.im ? v : Parts{round_to_storage(b, s.out, v.re)});
+        values.push_back({v.im ? v : Parts{round_to_storage(b, s.out, v.re)}});
         continue;
       }
-      auto arg = [&](int a) { return values[static_cast<std::size_t>(s.args[a])].re; };
+      auto arg = [&](int a) { return value(a).parts.re; };
+      const auto op = static_cast<Op>(s.code);
+      if (s.kind == InstrKind::binary && on_stored_bits(op, s.in)) {
+        auto bits = [&](int a) { return value(a).stored != nullptr ? value(a).stored : to_storage(b, s.in, arg(a)); };
+        Value* r = emit_on_stored_bits(b, op, s.in, bits(0), bits(1));
+        values.push_back({{to_compute(b, s.out, r)}, r});
+        continue;
+      }
       Value* v = nullptr;
       switch (s.kind) {
-        case InstrKind::binary: v = emit_op(b, static_cast<Op>(s.code), s.in, arg(0), arg(1)); break;
+        case InstrKind::binary: v = emit_op(b, op, s.in, arg(0), arg(1)); break;
         case InstrKind::unary: v = emit_unary(b, static_cast<UnaryOp>(s.code), s.in, arg(0)); break;
         case InstrKind::cast: v = emit_cast(b, s.in, s.out, arg(0)); break;
         case InstrKind::ternary: v = emit_ternary(b, static_cast<TernaryOp>(s.code), s.in, arg(0), arg(1), arg(2)); break;
       }
-      values.push_back({round_to_storage(b, s.out, v)});
+      values.push_back({{round_to_storage(b, s.out, v)}});
     }
     return values[static_cast<std::size_t>(program_.result)];
   }
 
-  static Parts splat(llvm::IRBuilder<>& b, unsigned lanes, Parts x) {
-    return {b.CreateVectorSplat(lanes, x.re), x.im ? b.CreateVectorSplat(lanes, x.im) : nullptr};
-  }
-
-  const ExprKernelSpec& spec_;
-  const ExprProgram& program_;
+  ExprProgram program_;
   unsigned interleave_;      // interleave_for(program_)
   std::vector<DType> dtype_;  // out, then each input
   std::vector<Parts> scalars_;
@@ -129,10 +134,10 @@ class ExpressionBody final : public NestBody {
 
 }  // namespace
 
-llvm::Function* emit_expression_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
-                                       const std::string& symbol) {
-  ExpressionBody body(key);
-  return emit_loop_nest(module, key, settings, symbol, body.dtypes(), body.inner(), body);
+llvm::Function* emit_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
+                            const std::string& symbol) {
+  ExpressionBody body(kernel_program(key));
+  return emit_loop_nest(module, key, settings, symbol, body.dtypes(), body);
 }
 
 }  // namespace bcast::jit

@@ -1,4 +1,6 @@
-// The loop nest of an expression kernel (NOTE: [Expression kernels]).
+// The element step of every host kernel: its expression's program in the one
+// loop nest (NOTE: [Expression kernels]; a binary op's key is the one-node
+// expression op(x0, x1)).
 #pragma once
 
 #include <llvm/IR/Function.h>
@@ -11,13 +13,11 @@
 
 namespace bcast::jit {
 
-// Emits `void symbol(const KernelArgs*)` for the expression kernel `key`
-// (key.expr != 0): the outer levels as an odometer of running offsets over
-// out and every input, the innermost level as one loop that loads each input
-// by its InnerStride (unit: indexed; zero: once, before the loop; strided: a
-// running offset), computes the program in registers, and stores out. No
-// index is multiplied by a stride anywhere in the nest.
-llvm::Function* emit_expression_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
-                                       const std::string& symbol);
+// Emits `void symbol(const KernelArgs*)` for the host kernel `key`: the loop
+// nest of its variant (emit_loop_nest: running offsets over out and every
+// input, no index multiplied by a stride), whose element step computes the
+// key's program (kernel_program) in registers and stores out.
+llvm::Function* emit_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
+                            const std::string& symbol);
 
 }  // namespace bcast::jit

@@ -30,16 +30,12 @@ constexpr std::uint64_t kTransposeLanes = 16;  // ... or 16 elements of 1 or 2 b
 using PerOperand = std::vector<Value*>;
 using PartsPerOperand = std::vector<Parts>;
 
-Parts splat(llvm::IRBuilder<>& b, unsigned lanes, Parts x) {
-  return {b.CreateVectorSplat(lanes, x.re), x.im ? b.CreateVectorSplat(lanes, x.im) : nullptr};
-}
-
 class NestEmitter {
  public:
   NestEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol,
-              const std::vector<DType>& dtypes, const std::vector<InnerStride>& inner, NestBody& body)
+              const std::vector<DType>& dtypes, NestBody& body)
       : key_(key), body_(body), b_(module.getContext()), rank_(key.rank), operands_(static_cast<int>(dtypes.size())),
-        inner_(inner), target_(codegen_target(llvm::Triple(module.getTargetTriple()))),
+        inner_(key.inner.begin(), key.inner.begin() + operands_), dtype_(dtypes), target_(codegen_target(llvm::Triple(module.getTargetTriple()))),
         stride_(dtypes.size()), span_(dtypes.size()) {
     llvm::LLVMContext& c = module.getContext();
     fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);
@@ -171,8 +167,8 @@ class NestEmitter {
     PartsPerOperand same(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k) {
       if (key_.row_step[k] != 0) continue;
-      if (inner_[k] == InnerStride::zero) same[k] = splat(b_, lanes, body_.load(b_, k, base_[k], 1));
-      else same[k] = body_.convert(b_, k, b_.CreateShuffleVector(load_vector(k, base_[k], m), column_of));  // one row, repeated
+      if (inner_[k] == InnerStride::zero) same[k] = splat_parts(b_, lanes, load(k, base_[k], 1));
+      else same[k] = {b_.CreateShuffleVector(load_vector(k, base_[k], m), column_of)};  // one row, repeated
     }
     CountedLoop lines = open_loop(b_, begin, end, "line_rows");
     std::vector<Parts> in;
@@ -182,9 +178,9 @@ class NestEmitter {
         continue;
       }
       Value* at = fixed_row_at(k, lines.i);
-      if (inner_[k] == InnerStride::unit) in.push_back(body_.load(b_, k, at, lanes));
+      if (inner_[k] == InnerStride::unit) in.push_back(load(k, at, lanes));
       // One value per row: L / m of them, each spread over its row's m lanes.
-      else in.push_back(body_.convert(b_, k, b_.CreateShuffleVector(load_vector(k, at, lanes / m), row_of)));
+      else in.push_back({b_.CreateShuffleVector(load_vector(k, at, lanes / m), row_of)});
     }
     make_nontemporal(b_, body_.compute_and_store(b_, in, fixed_row_at(0, lines.i), lanes), kLineBytes);
     close_loop(b_, lines, b_.getInt64(lanes / m));
@@ -294,7 +290,7 @@ class NestEmitter {
     std::vector<PartsPerOperand> repeated(lanes, PartsPerOperand(static_cast<std::size_t>(operands_)));
     for (int k = 1; k < operands_; ++k)
       if (k != t && inner_[k] == InnerStride::zero)
-        for (unsigned p = 0; p < lanes; ++p) repeated[p][k] = splat(b_, lanes, body_.load(b_, k, rows[k][p], 1));
+        for (unsigned p = 0; p < lanes; ++p) repeated[p][k] = splat_parts(b_, lanes, load(k, rows[k][p], 1));
 
     CountedLoop col_blocks = open_loop(b_, b_.getInt64(0), full_cols, "col_blocks");
     llvm::PHINode* t_col = b_.CreatePHI(b_.getPtrTy(), 2, "t_col");
@@ -348,9 +344,9 @@ class NestEmitter {
     for (unsigned p = 0; p < lanes; ++p) {
       std::vector<Parts> in;
       for (int k = 1; k < operands_; ++k) {
-        if (k == t) in.push_back(body_.convert(b_, k, t_rows[p]));
+        if (k == t) in.push_back({t_rows[p]});
         else if (repeated[p][k].re) in.push_back(repeated[p][k]);
-        else in.push_back(body_.load(b_, k, b_.CreateGEP(element_type_[k], rows[k][p], col), lanes));
+        else in.push_back(load(k, b_.CreateGEP(element_type_[k], rows[k][p], col), lanes));
       }
       llvm::StoreInst* store = body_.compute_and_store(b_, in, b_.CreateGEP(element_type_[0], rows[0][p], col), lanes);
       if (nontemporal) make_nontemporal(b_, store, kLineBytes);
@@ -469,7 +465,7 @@ class NestEmitter {
       if (inner_[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
     std::vector<Parts> in;
-    for (int k = 1; k < operands_; ++k) in.push_back(fixed[k].re ? fixed[k] : body_.load(b_, k, address[k], 1));
+    for (int k = 1; k < operands_; ++k) in.push_back(fixed[k].re ? fixed[k] : load(k, address[k], 1));
     body_.compute_and_store(b_, in, address[0], 1);  // out's class is unit or strided (out never repeats)
     for (int k = 0; k < operands_; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), b_.GetInsertBlock());
@@ -490,7 +486,7 @@ class NestEmitter {
     emit_element_loop(row_base, fixed, b_.getInt64(0), head, "head", false);
     PartsPerOperand splats(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k)
-      if (fixed[k].re) splats[k] = splat(b_, lanes, fixed[k]);
+      if (fixed[k].re) splats[k] = splat_parts(b_, lanes, fixed[k]);
     // In groups of the body's interleave count where it asks for one (the
     // copies' chains independent, for the scheduler to interleave), then one
     // line at a time.
@@ -514,7 +510,7 @@ class NestEmitter {
       Value* at = c == 0 ? static_cast<Value*>(loop.i) : b_.CreateAdd(loop.i, b_.getInt64(static_cast<std::int64_t>(c * lanes)));
       std::vector<Parts> in;
       for (int k = 1; k < operands_; ++k)
-        in.push_back(splats[k].re ? splats[k] : body_.load(b_, k, b_.CreateGEP(element_type_[k], row_base[k], at), lanes));
+        in.push_back(splats[k].re ? splats[k] : load(k, b_.CreateGEP(element_type_[k], row_base[k], at), lanes));
       make_nontemporal(b_, body_.compute_and_store(b_, in, b_.CreateGEP(element_type_[0], row_base[0], at), lanes),
                        kLineBytes);
     }
@@ -540,19 +536,27 @@ class NestEmitter {
   PartsPerOperand load_repeated(const PerOperand& row_base) {
     PartsPerOperand fixed(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k)
-      if (inner_[k] == InnerStride::zero) fixed[k] = body_.load(b_, k, row_base[k], 1);
+      if (inner_[k] == InnerStride::zero) fixed[k] = load(k, row_base[k], 1);
     return fixed;
   }
 
   // One element: every input loaded (in order), the result stored.
   void emit_element(const PerOperand& address) {
     std::vector<Parts> in;
-    for (int k = 1; k < operands_; ++k) in.push_back(body_.load(b_, k, address[k], 1));
+    for (int k = 1; k < operands_; ++k) in.push_back(load(k, address[k], 1));
     body_.compute_and_store(b_, in, address[0], 1);
   }
 
   // ---- helpers ----
 
+  // Input k's element at `address`, or `lanes` consecutive ones, as the body
+  // takes them (NestBody::compute_and_store): as stored, or a complex
+  // input's parts (NOTE: [Complex in IR]).
+  Parts load(int k, Value* address, unsigned lanes) {
+    const DType d = dtype_[k];
+    if (is_complex(d)) return lanes == 1 ? load_complex(b_, d, address) : load_complex_vector(b_, d, address, lanes);
+    return {lanes == 1 ? b_.CreateLoad(element_type_[k], address) : load_vector(k, address, lanes)};
+  }
   // `lanes` consecutive elements of operand k as stored, aligned to one element.
   Value* load_vector(int k, Value* address, unsigned lanes) {
     return b_.CreateAlignedLoad(llvm::FixedVectorType::get(element_type_[k], lanes), address, llvm::Align(bytes(k)));
@@ -578,6 +582,7 @@ class NestEmitter {
   llvm::IRBuilder<> b_;
   int rank_, operands_;
   std::vector<InnerStride> inner_;  // out first
+  std::vector<DType> dtype_;        // the same order
   const CodegenTarget& target_;
   llvm::Function* fn_ = nullptr;
   Value* args_ = nullptr;
@@ -592,8 +597,8 @@ class NestEmitter {
 
 llvm::Function* emit_loop_nest(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
                                const std::string& symbol, const std::vector<DType>& dtypes,
-                               const std::vector<InnerStride>& inner, NestBody& body) {
-  return NestEmitter(module, key, settings, symbol, dtypes, inner, body).emit();
+                               NestBody& body) {
+  return NestEmitter(module, key, settings, symbol, dtypes, body).emit();
 }
 
 }  // namespace bcast::jit

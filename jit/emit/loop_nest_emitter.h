@@ -1,7 +1,6 @@
 // The loop nest of every host kernel (NOTE: [Loop variants]), emitted with
 // IRBuilder over out and N inputs; what each element (or vector of elements)
-// computes is a NestBody's: a binary op (binary_emitter.cpp) or an
-// expression's program (expression_emitter.cpp).
+// computes is a NestBody's: a kernel's program (expression_emitter.cpp).
 #pragma once
 
 #include <llvm/IR/Function.h>
@@ -24,14 +23,11 @@ class NestBody {
   virtual ~NestBody() = default;
   // Once, in the kernel's entry block, before the nest (an expression loads
   // its scalars from `args` here).
-  virtual void enter(llvm::IRBuilder<>& b, llvm::Value* args) {}
-  // Input k's element or vector as loaded from memory (its storage type), as
-  // the body computes on it; never called for a complex input.
-  virtual Parts convert(llvm::IRBuilder<>& b, int k, llvm::Value* stored) = 0;
-  // Input k's element at `address`, or `lanes` consecutive ones, converted.
-  virtual Parts load(llvm::IRBuilder<>& b, int k, llvm::Value* address, unsigned lanes) = 0;
+  virtual void enter(llvm::IRBuilder<>& /*b*/, llvm::Value* /*args*/) {}
   // The result of the inputs (input 1 first) stored at `out`, aligned to
-  // one element; the store, which NOTE: [Streaming stores] may mark.
+  // one element; the store, which NOTE: [Streaming stores] may mark. A
+  // real input comes as stored (its storage type, in `re`: an op may need
+  // its bits), a complex one as its compute parts (NOTE: [Complex in IR]).
   virtual llvm::StoreInst* compute_and_store(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, llvm::Value* out,
                                              unsigned lanes) = 0;
   // NOTE: [Math recipes]: vectors an iteration of the vectorised inner loop
@@ -42,12 +38,11 @@ class NestBody {
 // Emits `void symbol(const KernelArgs*)` for `key` into `module`, following
 // NOTE: [Kernel ABI] with the nest of the key's variant: outer levels as an
 // odometer of running offsets, the innermost level as a loop specialised on
-// each operand's InnerStride (`inner`, out first: unit indexed and
+// each operand's InnerStride (the key's, out first: unit indexed and
 // vectorisable; zero loaded once before the loop; strided a running offset),
 // or the variant's own loops. No index is multiplied by a stride anywhere in
 // the nest. `dtypes` are the operands' (out first).
 llvm::Function* emit_loop_nest(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
-                               const std::string& symbol, const std::vector<DType>& dtypes,
-                               const std::vector<InnerStride>& inner, NestBody& body);
+                               const std::string& symbol, const std::vector<DType>& dtypes, NestBody& body);
 
 }  // namespace bcast::jit

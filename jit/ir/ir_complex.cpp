@@ -244,6 +244,10 @@ Parts emit_complex_instr(llvm::IRBuilder<>& b, const ExprInstr& s, const Parts* 
   return v;
 }
 
+Parts splat_parts(llvm::IRBuilder<>& b, unsigned lanes, Parts x) {
+  return {b.CreateVectorSplat(lanes, x.re), x.im ? b.CreateVectorSplat(lanes, x.im) : nullptr};
+}
+
 Parts load_complex(llvm::IRBuilder<>& b, DType dtype, Value* address) {
   llvm::Type* pair = storage_type(b.getContext(), dtype);
   llvm::Type* part = part_type(b, dtype);

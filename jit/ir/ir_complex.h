@@ -25,6 +25,9 @@ struct Parts {
   llvm::Value* im = nullptr;
 };
 
+// A value repeated in every one of `lanes` lanes, part by part.
+Parts splat_parts(llvm::IRBuilder<>& b, unsigned lanes, Parts x);
+
 // The instruction on its arguments' values (has_complex_ir(s) must hold).
 Parts emit_complex_instr(llvm::IRBuilder<>& b, const ExprInstr& s, const Parts* args);
 

@@ -133,8 +133,14 @@ llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v) {
   return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
 }
 
+bool on_stored_bits(Op op, DType dtype) {
+  if (dtype != DType::f16 && dtype != DType::bf16) return false;
+  return op == Op::copysign || op == Op::heaviside || op == Op::max || op == Op::min || op == Op::fmax ||
+         op == Op::fmin;
+}
+
 llvm::Value* emit_on_stored_bits(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y) {
-  if (dtype != DType::f16 && dtype != DType::bf16) return nullptr;
+  if (!on_stored_bits(op, dtype)) return nullptr;
   llvm::Type* bits = shaped_like(x, b.getInt16Ty());
   if (op == Op::copysign) {
     auto as_bits = [&](llvm::Value* v) { return b.CreateBitCast(v, bits); };
@@ -156,10 +162,8 @@ llvm::Value* emit_on_stored_bits(llvm::IRBuilder<>& b, Op op, DType dtype, llvm:
     llvm::Type* truth = is_x->getType();
     picks_x = b.CreateSelect(b.CreateFCmpUNO(cx, cx), llvm::ConstantInt::getTrue(truth),
                              b.CreateSelect(b.CreateFCmpUNO(cy, cy), llvm::ConstantInt::getFalse(truth), is_x));
-  } else if (op == Op::fmax || op == Op::fmin) {
+  } else {  // fmax, fmin
     picks_x = emit_nan_ignoring_picks_x(b, cx, cy, op == Op::fmax);
-  } else {
-    return nullptr;
   }
   return b.CreateSelect(picks_x, x, y);
 }

@@ -24,5 +24,7 @@ llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v);
 // is not quieted by a round trip through f32, as NumPy's loops do not
 // quiet it. nullptr for every other op and dtype.
 llvm::Value* emit_on_stored_bits(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y);
+// Whether emit_on_stored_bits computes `op` on `dtype`.
+bool on_stored_bits(Op op, DType dtype);
 
 }  // namespace bcast::jit

@@ -266,27 +266,11 @@ std::string_view fetch_name(Fetch f) {
   return names[static_cast<std::size_t>(f)];
 }
 
-ExprProgram binary_program(Op op, DType dtype) {
-  ExprProgram p;
-  p.inputs = {dtype, dtype};
-  p.code.push_back(ExprInstr{.kind = InstrKind::binary, .code = static_cast<std::uint8_t>(op), .in = dtype,
-                             .out = detail::result_dtype_of(op, dtype), .args = {0, 1, -1}});
-  p.result = 2;
-  p.out_dtype = detail::result_dtype_of(op, dtype);
-  return p;
-}
 
 Lowering lower_for_ascend(const KernelKey& key, const Product& product) {
-  Shape shape;
-  ExprProgram program;
-  if (key.expr != 0) {
-    const ExprKernelSpec& spec = expr_kernel_spec(key.expr);
-    program = spec.program;
-    shape = {static_cast<int>(spec.type.size()), spec.inner, spec.type};
-  } else {
-    program = binary_program(key.op, key.dtype);
-    shape = {key.rank, {key.inner.begin(), key.inner.end()}, key.type()};
-  }
+  const std::vector<InnerStride> inner(key.inner.begin(), key.inner.begin() + key.operands);
+  const ExprProgram program = kernel_program(key);
+  const Shape shape{key.rank, inner, key.expr != 0 ? expr_kernel_spec(key.expr).type : key.type()};
   return Lowerer(product, program, shape).run();
 }
 

@@ -100,7 +100,4 @@ inline std::int64_t result_bytes(const Step& s) {
 // The lowering of `key` (a binary op's, or an expression's) for `product`.
 Lowering lower_for_ascend(const KernelKey& key, const Product& product);
 
-// The program a binary op's key computes, as an expression's: out = op(x0, x1).
-ExprProgram binary_program(Op op, DType dtype);
-
 }  // namespace bcast::ascend

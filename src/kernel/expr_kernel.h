@@ -17,24 +17,23 @@ namespace bcast {
 // NOTE: [Expression kernels] A kernel computes each output element through
 // the whole expression in registers: one trip through memory for a chain.
 // It depends on the expression's structure (scalars are arguments, read from
-// KernelArgs::context, never constants), the leaves' types, the N-ary
-// broadcast type (NOTE: [Dim classes]) and each operand's inner stride
-// class, so one kernel serves every shape and every scalar value. The key
-// prints all of it:
+// KernelArgs::context, never constants), the leaves' types and the N-ary
+// broadcast type (NOTE: [Dim classes]), which the spec holds, and on each
+// operand's inner stride class and loop variants, which the key holds as a
+// binary op's (NOTE: [Loop variants]), so one kernel serves every shape and
+// every scalar value. The key prints all of it:
 //   expr[(x0-x1)/x2].u8,f32,f32.[expand_bc,same].uzzz.host.znver5.O2.1a2b3c4d
 // The nest is the binary kernels' (jit/emit/loop_nest_emitter.h): every
 // operand walked with running offsets (additions only), the innermost loop
-// left to LLVM's vectoriser, or a variant's own loops (streaming stores,
-// transposed tiles: the key's suffixes, ".ta.nt").
+// left to LLVM's vectoriser, or a variant's own loops (fixed rows,
+// transposed tiles, streaming stores: the key's suffixes, ".ta.nt").
 struct ExprKernelSpec {
   std::string structure;              // to_text of the graph: x<i>, s<j>
   std::vector<LeafType> inputs, scalars;
   BroadcastType type;                 // a dim class per level
-  std::vector<InnerStride> inner;     // out, then each input
 
   ExprProgram program;                // lowered from the above
   std::string leaf_types() const;     // "u8,f32,f32,~int": the inputs', then the scalars'
-  std::string layout() const;         // "uzzz"
 };
 
 // NOTE: [Interned ids]: the registry of specs is bounded. A spec stays while
@@ -57,24 +56,19 @@ const ExprKernelSpec& expr_kernel_spec(std::uint64_t id);
 // How many specs are registered now (pinned or spare).
 std::size_t registered_expr_kernels();
 
-// How each operand moves along the innermost level of an N-ary plan.
-std::vector<InnerStride> inner_strides_of(const BroadcastPlan& plan);
-
-// The key of an expression kernel for a planned call on `target`: an input
-// that steps 1 between rows and strides along them is read in transposed
-// blocks where the target has loop variants and no operand is complex (NOTE:
-// [Transposed tiles]). A call that moves at least stream_min_bytes streams
-// its stores (NOTE: [Streaming stores]) where the target can, out is
-// contiguous along the rows, no input is strided there (or the transposed
-// one is out's size, 4 or 8 bytes), and rows are long. `pin`, when given, receives the
-// spec's pin: a caller that keeps it until its call has run need not count
-// on the spare specs (NOTE: [Interned ids]).
+// The key of an expression kernel for a planned call on `target`: its spec,
+// then the layout and loop variants as a binary op's key (select_variants
+// in variant.h; a call that moves at least stream_min_bytes may stream its
+// stores). `pin`, when given, receives the spec's pin: a caller that keeps
+// it until its call has run need not count on the spare specs (NOTE:
+// [Interned ids]).
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
                                const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
                                std::uint64_t stream_min_bytes = kNeverStream, ExprSpecPin* pin = nullptr);
 
-// Whether an expression kernel with these inner strides can stream its stores.
-bool expr_layout_can_stream(const std::vector<InnerStride>& inner);
+// The program `key` computes: its expression's, or a binary op's one-node
+// program (binary_program); the caller holds a pin on an expression's spec.
+ExprProgram kernel_program(const KernelKey& key);
 
 // A dim class by its name ("same", "expand_bc"), as to_string(DimCode) prints it.
 std::optional<DimCode> parse_dim_class(std::string_view name);

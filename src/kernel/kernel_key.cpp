@@ -10,21 +10,16 @@
 #include "variant.h"
 
 namespace bcast {
-namespace {
-
-InnerStride classify(std::int64_t stride, bool repeated) {
-  if (repeated) return InnerStride::zero;
-  return stride == 1 ? InnerStride::unit : InnerStride::strided;
-}
-
-}  // namespace
-
-std::array<InnerStride, kNumOperands> inner_strides(const BroadcastPlan& plan) {
-  if (plan.rank() == 0) return {};
-  const int inner = plan.rank() - 1;
-  const DimCode code = plan.type[inner];
-  return {classify(plan.strides[kOut][inner], false), classify(plan.strides[kA][inner], code == DimCode::expand_a),
-          classify(plan.strides[kB][inner], code == DimCode::expand_b)};
+std::array<InnerStride, kMaxOperands> inner_strides(const BroadcastPlan& plan) {
+  std::array<InnerStride, kMaxOperands> inner{};
+  if (plan.rank() == 0) return inner;
+  const int last = plan.rank() - 1;
+  for (int k = 0; k < plan.operands(); ++k) {
+    const bool repeated = k > 0 && repeats(plan.type[last], k - 1);
+    const std::int64_t stride = plan.strides[k][last];
+    inner[k] = repeated ? InnerStride::zero : stride == 1 ? InnerStride::unit : InnerStride::strided;
+  }
+  return inner;
 }
 
 DimCode KernelKey::code(int level) const {
@@ -46,19 +41,16 @@ std::string KernelKey::layout_code() const { return bcast::layout_code(*this); }
 
 std::uint64_t KernelKey::hash() const {
   // Hash the fields, not the object: padding bytes are not part of the key.
-  std::array<std::uint8_t, 8> small{static_cast<std::uint8_t>(target), static_cast<std::uint8_t>(op),
-                                    static_cast<std::uint8_t>(dtype),   rank,
-                                    static_cast<std::uint8_t>(inner[0]), static_cast<std::uint8_t>(inner[1]),
-                                    static_cast<std::uint8_t>(inner[2]), fixed_row};
-  const std::uint64_t flags = (stream ? 1 : 0) | (std::uint64_t{transposed} << 1);
-  std::array<std::uint64_t, 6> words{};
-  std::memcpy(&words[0], small.data(), small.size());
-  words[1] = codegen | (std::uint64_t{row_step[0]} << 32) | (std::uint64_t{row_step[1]} << 40) |
-             (std::uint64_t{row_step[2]} << 48) | (flags << 56);
-  words[2] = codes[0];
-  words[3] = codes[1];
-  words[4] = expr;
-  words[5] = model;
+  constexpr std::size_t kSmall = 9;
+  std::array<std::uint8_t, kSmall + 2 * kMaxOperands> bytes{
+      static_cast<std::uint8_t>(target), model, static_cast<std::uint8_t>(op), static_cast<std::uint8_t>(dtype), rank,
+      operands, fixed_row, transposed, static_cast<std::uint8_t>(stream)};
+  for (int k = 0; k < kMaxOperands; ++k) {
+    bytes[kSmall + k] = static_cast<std::uint8_t>(inner[k]);
+    bytes[kSmall + kMaxOperands + k] = row_step[k];
+  }
+  std::array<std::uint64_t, 4 + (bytes.size() + 7) / 8> words{codegen, codes[0], codes[1], expr};
+  std::memcpy(&words[4], bytes.data(), bytes.size());
   return XXH3_64bits(words.data(), sizeof words);
 }
 
@@ -72,10 +64,7 @@ KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const Broadc
   key.codegen = codegen;
   key.rank = static_cast<std::uint8_t>(plan.rank());
   for (int l = 0; l < plan.rank(); ++l) key.set_code(l, plan.type[l]);
-  key.inner = inner_strides(plan);
-  const VariantQuery query{plan, target, stream_min_bytes};
-  for (const VariantRow& row : variant_table())
-    if (row.select != nullptr) row.select(key, query);
+  select_variants(key, plan, target, stream_min_bytes);
   return key;
 }
 

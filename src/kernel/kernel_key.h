@@ -33,21 +33,23 @@ struct KernelKey {
   Op op = Op::add;
   DType dtype = DType::f32;
   std::uint8_t rank = 0;                          // levels of the broadcast type
-  std::array<InnerStride, kNumOperands> inner{};  // out, a, b
+  std::uint8_t operands = kNumOperands;           // out and the inputs: 3 for a binary op
+  std::array<InnerStride, kMaxOperands> inner{};  // out, then each input; unit past `operands`
   std::uint32_t codegen = 0;                      // intern_codegen_settings id
   std::array<std::uint64_t, 2> codes{};           // level l's DimCode in bits [2l, 2l+2)
   // NOTE: [Fixed rows]: the row length, and each operand's step from one row
   // to the next (0, 1 or fixed_row); 0 when the variant does not apply.
   std::uint8_t fixed_row = 0;
-  std::array<std::uint8_t, kNumOperands> row_step{};
+  std::array<std::uint8_t, kMaxOperands> row_step{};
   // NOTE: [Transposed tiles]: the operand index of the input read in
-  // transposed blocks (kA or kB for a binary op); 0 otherwise.
+  // transposed blocks (kA or kB for a binary op, any input of an
+  // expression); 0 otherwise.
   std::uint8_t transposed = 0;
   // NOTE: [Streaming stores]: out is written a line at a time, past the caches.
   bool stream = false;
   // NOTE: [Expression kernels]: the interned spec of an expression kernel
-  // (expr_kernel.h), whose program, dim classes and inner strides replace
-  // op, codes and inner; 0 for a binary op's kernel. 64 bits: ids are never
+  // (expr_kernel.h), whose program and dim classes replace op and codes
+  // (dtype is its out's); 0 for a binary op's kernel. 64 bits: ids are never
   // reused (NOTE: [Interned ids]).
   std::uint64_t expr = 0;
 
@@ -58,8 +60,8 @@ struct KernelKey {
   // Stable and readable (key_codec.h); the LLVM module name and the kernel's symbol:
   //   add.f32.[expand_b,same].uuz.host.znver5.O2.1a2b3c4d
   std::string to_string() const;
-  // The inner strides of out, a and b ("uuz": u unit, z zero, s strided),
-  // then each variant's suffix: ".r4-4-4-1", ".ta", ".nt".
+  // The inner strides of out and each input ("uuz": u unit, z zero, s
+  // strided), then each variant's suffix: ".r4-4-4-1", ".ta", ".nt".
   std::string layout_code() const;
   std::uint64_t hash() const;
 
@@ -73,8 +75,9 @@ struct KernelKeyHash {
 // A threshold of NOTE: [Streaming stores] that no call reaches.
 inline constexpr std::uint64_t kNeverStream = ~std::uint64_t{0};
 
-// How out, a and b move along the plan's innermost level.
-std::array<InnerStride, kNumOperands> inner_strides(const BroadcastPlan& plan);
+// How each operand (out first) moves along the plan's innermost level;
+// unit past its operands.
+std::array<InnerStride, kMaxOperands> inner_strides(const BroadcastPlan& plan);
 
 // The key of a planned call on `target`: the broadcast type and inner
 // strides, then each loop variant whose row applies (variant.h). A call that

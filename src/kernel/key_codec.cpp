@@ -4,6 +4,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -96,19 +97,20 @@ bool parse_type(std::string_view text, KernelKey& key) {
 }
 
 std::string print_layout(const KernelKey& key) {
-  std::string code{stride_letter(key.inner[kOut]), stride_letter(key.inner[kA]), stride_letter(key.inner[kB])};
-  if (const ExprKernelSpec* spec = spec_of(key)) code = spec->layout();
+  std::string code;
+  for (int k = 0; k < key.operands; ++k) code += stride_letter(key.inner[k]);
   for (const VariantRow& row : variant_table())
     if (row.in_key != nullptr && row.in_key(key)) code += "." + row.print(key);
   return code;
 }
 
-// "uuz", then suffixes in the order of the table's rows, each read by the
-// first row after the previous one whose tag starts it.
+// "uuz" (a letter for each of key.operands), then suffixes in the order of
+// the table's rows, each read by the first row after the previous one whose
+// tag starts it.
 bool parse_layout(std::string_view text, KernelKey& key) {
   const std::vector<std::string_view> fields = split(text, '.');
-  if (fields[0].size() != 3) return false;
-  for (int k = 0; k < kNumOperands; ++k) {
+  if (fields[0].size() != key.operands) return false;
+  for (int k = 0; k < key.operands; ++k) {
     const std::optional<InnerStride> s = stride_of(fields[0][k]);
     if (!s) return false;
     key.inner[k] = *s;
@@ -231,28 +233,28 @@ std::optional<KernelKey> parse_expr_key(const KeyFields& fields, std::uint32_t c
       if (!c) return std::nullopt;
       spec.type.push_back(*c);
     }
-  const std::vector<std::string_view> layout = split(fields.layout, '.');
-  for (char c : layout[0]) {
-    const std::optional<InnerStride> s = stride_of(c);
-    if (!s) return std::nullopt;
-    spec.inner.push_back(*s);
-  }
-  if (spec.inner.empty() || leaves.size() < spec.inner.size() - 1) return std::nullopt;
-  const bool stream = layout.size() == 2 && layout[1] == "nt" && expr_layout_can_stream(spec.inner);
-  if (layout.size() > 2 || (layout.size() == 2 && !stream)) return std::nullopt;
-  spec.inputs.assign(leaves.begin(), leaves.begin() + static_cast<std::ptrdiff_t>(spec.inner.size() - 1));
-  spec.scalars.assign(leaves.begin() + static_cast<std::ptrdiff_t>(spec.inner.size() - 1), leaves.end());
+  // The layout has a letter for out and each input: the leaves after the
+  // inputs are the scalars.
+  const std::size_t operands = std::min(fields.layout.find('.'), fields.layout.size());
+  if (operands < 1 || operands > static_cast<std::size_t>(kMaxOperands) || leaves.size() < operands - 1)
+    return std::nullopt;
+  const auto inputs_end = leaves.begin() + static_cast<std::ptrdiff_t>(operands - 1);
+  spec.inputs.assign(leaves.begin(), inputs_end);
+  spec.scalars.assign(inputs_end, leaves.end());
   KernelKey key;
   key.codegen = codegen;
   key.rank = static_cast<std::uint8_t>(spec.type.size());
+  key.operands = static_cast<std::uint8_t>(operands);
   try {
     key.expr = intern_expr_kernel(spec);
   } catch (const std::exception&) {
     return std::nullopt;  // a structure that does not parse or lower
   }
   key.dtype = expr_kernel_spec(key.expr).program.out_dtype;
-  key.stream = stream;
-  if (!parse_target_field(fields.target, key) || !parse_codegen(fields.codegen, key)) return std::nullopt;
+  // The layout's variants check themselves against the target.
+  if (!parse_target_field(fields.target, key) || !parse_layout(fields.layout, key) ||
+      !parse_codegen(fields.codegen, key))
+    return std::nullopt;
   return key;
 }
 

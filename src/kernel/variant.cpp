@@ -5,17 +5,36 @@
 
 #include <algorithm>
 #include <charconv>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "expr_kernel.h"
 #include "host_target.h"
+#include "short_rows.h"
 
 namespace bcast {
 namespace {
 
-std::size_t out_size(const KernelKey& key) { return dtype_size(detail::result_dtype_of(key.op, key.dtype)); }
+// ---- the operands every row's predicate reads: out and N inputs, any dtypes ----
+
+std::span<const InnerStride> inner_of(const KernelKey& key) { return {key.inner.data(), key.operands}; }
+
+bool any_input_strided(const KernelKey& key) {
+  return std::any_of(key.inner.begin() + 1, key.inner.begin() + key.operands,
+                     [](InnerStride s) { return s == InnerStride::strided; });
+}
+
+bool any_complex(const KernelKey& key, const OperandDTypes& dtypes) {
+  return std::any_of(dtypes.begin(), dtypes.begin() + key.operands, [](DType d) { return is_complex(d); });
+}
+
+std::size_t widest_input(const KernelKey& key, const OperandDTypes& dtypes) {
+  std::size_t widest = 1;
+  for (int k = 1; k < key.operands; ++k) widest = std::max(widest, dtype_size(dtypes[k]));
+  return widest;
+}
 
 // ---- generic nest: NOTE: [Additive offsets] in broadcast_plan.h ----
 
@@ -36,17 +55,20 @@ void pregenerate_generic(PregenerationSet& set) {
 // row to row: one loop over the rows whose body is the row, unrolled. Every
 // address is a running pointer plus a constant, so the vectoriser sees
 // accesses of constant stride across rows and interleaves them, where a loop
-// of m elements per row could not. The key holds the row length and each
-// operand's row step; the executor splits such plans by whole rows.
+// of m elements per row could not. Any number of inputs of any dtypes (a
+// binary op's two, an image's [H*W, 3] with a per-pixel and a per-channel
+// input); plans that NOTE: [Short rows] fuse into long rows are theirs. The
+// key holds the row length and each operand's row step; the executor splits
+// such plans by whole rows.
 void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
   const BroadcastPlan& plan = q.plan;
   if (!q.target.has_loop_variants() || plan.rank() != 2 || plan.extents[1] > kFixedRowMax ||
-      key.inner[kOut] != InnerStride::unit || key.inner[kA] == InnerStride::strided ||
-      key.inner[kB] == InnerStride::strided || plan.strides[kOut][0] != plan.extents[1])
+      key.inner[kOut] != InnerStride::unit || any_input_strided(key) || plan.strides[kOut][0] != plan.extents[1] ||
+      short_rows_fuse(plan, widest_input(key, q.dtypes)))
     return;
   const std::int64_t m = plan.extents[1];
-  std::array<std::uint8_t, kNumOperands> steps{};
-  for (int k = 0; k < kNumOperands; ++k) {
+  std::array<std::uint8_t, kMaxOperands> steps{};
+  for (int k = 0; k < key.operands; ++k) {
     const std::int64_t step = plan.strides[k][0];
     if (step != 0 && step != 1 && step != m) return;
     steps[k] = static_cast<std::uint8_t>(step);
@@ -57,25 +79,29 @@ void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
 
 bool has_fixed_rows(const KernelKey& key) { return key.fixed_row != 0; }
 
+// "r<m>-<out>-<input 1>-...", each a plain decimal number.
 std::string print_fixed_rows(const KernelKey& key) {
-  return fmt::format("r{}-{}-{}-{}", key.fixed_row, key.row_step[kOut], key.row_step[kA], key.row_step[kB]);
+  std::string text = "r" + std::to_string(key.fixed_row);
+  for (int k = 0; k < key.operands; ++k) text += "-" + std::to_string(key.row_step[k]);
+  return text;
 }
 
-// "r<m>-<out>-<a>-<b>", each a plain decimal number.
 bool parse_fixed_rows(std::string_view field, KernelKey& key) {
-  std::array<int, 4> n{};
+  std::array<int, 1 + kMaxOperands> n{};
   const char* at = field.data() + 1;
   const char* end = field.data() + field.size();
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i <= key.operands; ++i) {
     const auto [next, ec] = std::from_chars(at, end, n[i]);
-    if (ec != std::errc() || next == at || (i < 3 ? next == end || *next != '-' : next != end)) return false;
+    if (ec != std::errc() || next == at || (i < key.operands ? next == end || *next != '-' : next != end)) return false;
     at = next + 1;
   }
-  if (key.target != TargetKind::host || key.rank != 2 || n[0] < 1 || n[0] > kFixedRowMax) return false;
-  for (int k = 0; k < kNumOperands; ++k)
+  if (key.target != TargetKind::host || key.rank != 2 || n[0] < 1 || n[0] > kFixedRowMax ||
+      key.inner[kOut] != InnerStride::unit || any_input_strided(key))
+    return false;
+  for (int k = 0; k < key.operands; ++k)
     if (n[k + 1] != 0 && n[k + 1] != 1 && n[k + 1] != n[0]) return false;
   key.fixed_row = static_cast<std::uint8_t>(n[0]);
-  for (int k = 0; k < kNumOperands; ++k) key.row_step[k] = static_cast<std::uint8_t>(n[k + 1]);
+  for (int k = 0; k < key.operands; ++k) key.row_step[k] = static_cast<std::uint8_t>(n[k + 1]);
   return print_fixed_rows(key) == field;  // no leading zeros or signs
 }
 
@@ -93,8 +119,9 @@ void pregenerate_fixed_rows(PregenerationSet& set) {
 // contiguous along its rows, input t steps 1 from row to row and a run-time
 // stride along the row (a transposed view), and every other input is unit
 // or repeated along the rows (a binary op's other input, or an expression's
-// others: any number, any dtypes but complex). Row by row, each of t's elements would be a load
-// of its own from a different line. Instead, blocks of L x L elements, L =
+// others: any number, any dtypes but complex, whose parts a transpose would
+// have to unzip). Row by row, each of t's elements would be a load of its
+// own from a different line. Instead, blocks of L x L elements, L =
 // one cache line of t's elements (at most 16: more vectors than registers
 // would spill): L loads of a whole line (t's columns of the block), a
 // transpose in registers (log2 L rounds of interleaving shuffles), then L
@@ -113,7 +140,7 @@ bool inner_can_transpose(std::span<const InnerStride> inner, int t) {
 }
 
 void select_transposed(KernelKey& key, const VariantQuery& q) {
-  if (q.target.has_loop_variants() && key.fixed_row == 0)
+  if (q.target.has_loop_variants() && key.fixed_row == 0 && !any_complex(key, q.dtypes))
     key.transposed = static_cast<std::uint8_t>(transposed_operand(q.plan));
 }
 
@@ -122,9 +149,9 @@ bool has_transposed(const KernelKey& key) { return key.transposed != 0; }
 std::string print_transposed(const KernelKey& key) { return fmt::format("t{}", static_cast<char>('a' + key.transposed - 1)); }
 
 bool parse_transposed(std::string_view field, KernelKey& key) {
-  const int t = field == "ta" ? kA : field == "tb" ? kB : 0;
-  if (t == 0 || key.target != TargetKind::host || key.rank < 2 || key.fixed_row != 0 ||
-      !inner_can_transpose(key.inner, t))
+  const int t = field.size() == 2 ? field[1] - 'a' + 1 : 0;
+  if (t < 1 || t >= key.operands || key.target != TargetKind::host || key.rank < 2 || key.fixed_row != 0 ||
+      !inner_can_transpose(inner_of(key), t) || any_complex(key, operand_dtypes(key)))
     return false;
   key.transposed = static_cast<std::uint8_t>(t);
   return true;
@@ -154,11 +181,11 @@ bool runs_transposed(const BroadcastPlan& plan) { return transposed_operand(plan
 // must give those rows as one vector: contiguous rows (unit, stepping m), one
 // row for all (unit, stepping 0), one value per row (zero, stepping 1) or one
 // value for all (zero, stepping 0).
-bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes) {
-  const auto lanes = static_cast<int>(line_bytes / static_cast<std::int64_t>(out_size(key)));
+bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes, const OperandDTypes& dtypes) {
+  const auto lanes = static_cast<int>(line_bytes / static_cast<std::int64_t>(dtype_size(dtypes[kOut])));
   const int m = key.fixed_row;
   if (lanes % m != 0) return false;
-  for (const int k : {kA, kB}) {
+  for (int k = 1; k < key.operands; ++k) {
     const int step = key.row_step[k];
     const bool ok = key.inner[k] == InnerStride::unit ? step == m || step == 0 : step <= 1;
     if (!ok) return false;
@@ -166,15 +193,21 @@ bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes) {
   return true;
 }
 
-bool layout_can_stream(const KernelKey& key, std::int64_t line_bytes) {
+// With NOTE: [Transposed tiles]: a block's row of out is one line when out's
+// element is the transposed input's, 4 bytes or more.
+bool layout_can_stream(const KernelKey& key, std::int64_t line_bytes, const OperandDTypes& dtypes) {
   if (key.rank == 0 || key.inner[kOut] != InnerStride::unit) return false;
-  if (key.fixed_row != 0) return fixed_rows_can_stream(key, line_bytes);
-  if (key.transposed != 0) return dtype_size(key.dtype) >= 4 && out_size(key) == dtype_size(key.dtype);
-  return key.inner[kA] != InnerStride::strided && key.inner[kB] != InnerStride::strided;
+  if (key.fixed_row != 0) return fixed_rows_can_stream(key, line_bytes, dtypes);
+  if (key.transposed != 0) {
+    const std::size_t t = dtype_size(dtypes[key.transposed]);
+    return t >= 4 && t == dtype_size(dtypes[kOut]);
+  }
+  return !any_input_strided(key);
 }
 
-std::uint64_t bytes_moved(const KernelKey& key, const BroadcastPlan& plan) {
-  const std::array<std::size_t, kNumOperands> sizes{out_size(key), dtype_size(key.dtype), dtype_size(key.dtype)};
+std::uint64_t bytes_moved(const KernelKey& key, const BroadcastPlan& plan, const OperandDTypes& dtypes) {
+  std::array<std::size_t, kMaxOperands> sizes{};
+  for (int k = 0; k < key.operands; ++k) sizes[k] = dtype_size(dtypes[k]);
   return bytes_moved(plan, sizes);
 }
 
@@ -195,18 +228,19 @@ std::uint64_t bytes_moved(const BroadcastPlan& plan, std::span<const std::size_t
 namespace {
 
 void select_streaming(KernelKey& key, const VariantQuery& q) {
-  if (!q.target.can_stream_stores() || !layout_can_stream(key, q.target.line_bytes())) return;
+  if (!q.target.can_stream_stores() || !layout_can_stream(key, q.target.line_bytes(), q.dtypes)) return;
   // Fixed rows are back to back in out: one long row.
-  const bool long_rows =
-      key.fixed_row != 0 || q.plan.extents.back() * static_cast<std::int64_t>(out_size(key)) >= kStreamMinRowBytes;
-  key.stream = long_rows && bytes_moved(key, q.plan) >= q.stream_min_bytes;
+  const auto row_bytes = q.plan.extents.back() * static_cast<std::int64_t>(dtype_size(q.dtypes[kOut]));
+  const bool long_rows = key.fixed_row != 0 || row_bytes >= kStreamMinRowBytes;
+  key.stream = long_rows && bytes_moved(key, q.plan, q.dtypes) >= q.stream_min_bytes;
 }
 
 bool has_streaming(const KernelKey& key) { return key.stream; }
 std::string print_streaming(const KernelKey&) { return "nt"; }
 
 bool parse_streaming(std::string_view field, KernelKey& key) {
-  if (field != "nt" || key.target != TargetKind::host || !layout_can_stream(key, HostTarget::kLineBytes)) return false;
+  if (field != "nt" || key.target != TargetKind::host || !layout_can_stream(key, HostTarget::kLineBytes, operand_dtypes(key)))
+    return false;
   key.stream = true;
   return true;
 }
@@ -243,6 +277,28 @@ constexpr VariantRow kVariants[] = {
 
 std::span<const VariantRow> variant_table() { return kVariants; }
 
+OperandDTypes operand_dtypes(const KernelKey& key) {
+  OperandDTypes dtypes{};
+  if (key.expr != 0) {
+    const ExprKernelSpec& spec = expr_kernel_spec(key.expr);
+    dtypes[kOut] = key.dtype;
+    for (std::size_t i = 0; i < spec.inputs.size() && i + 1 < dtypes.size(); ++i) dtypes[i + 1] = spec.inputs[i].dtype;
+    return dtypes;
+  }
+  dtypes.fill(key.dtype);
+  dtypes[kOut] = detail::result_dtype_of(key.op, key.dtype);
+  return dtypes;
+}
+
+void select_variants(KernelKey& key, const BroadcastPlan& plan, const Target& target, std::uint64_t stream_min_bytes) {
+  key.operands = static_cast<std::uint8_t>(plan.operands());
+  key.inner = inner_strides(plan);
+  const OperandDTypes dtypes = operand_dtypes(key);
+  const VariantQuery query{plan, target, stream_min_bytes, dtypes};
+  for (const VariantRow& row : kVariants)
+    if (row.select != nullptr) row.select(key, query);
+}
+
 const VariantRow& nest_variant(const KernelKey& key) {
   const VariantRow* nest = &kVariants[0];
   for (const VariantRow& row : kVariants)
@@ -270,9 +326,7 @@ TilePolicy blocked_tiles(const BroadcastPlan& plan) {
   return tile;
 }
 
-// Fixed rows are a binary op's (out, a, b) only: other plans split as they come.
 bool keeps_rows_whole(const BroadcastPlan& plan) {
-  if (plan.operands() != kNumOperands) return false;
   for (const VariantRow& row : kVariants)
     if (row.tile.whole_rows && row.runs(plan)) return true;
   return false;
@@ -280,9 +334,9 @@ bool keeps_rows_whole(const BroadcastPlan& plan) {
 
 int transposed_operand(const BroadcastPlan& plan) {
   if (plan.rank() < 2) return 0;
-  const std::vector<InnerStride> inner = inner_strides_of(plan);
+  const std::array<InnerStride, kMaxOperands> inner = inner_strides(plan);
   for (int t = 1; t < plan.operands(); ++t)
-    if (inner_can_transpose(inner, t) && plan.strides[t][plan.rank() - 2] == 1) return t;
+    if (inner_can_transpose({inner.data(), static_cast<std::size_t>(plan.operands())}, t) && plan.strides[t][plan.rank() - 2] == 1) return t;
   return 0;
 }
 

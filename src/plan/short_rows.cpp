@@ -6,23 +6,29 @@
 
 namespace bcast {
 
-std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan, std::size_t element_size) {
-  if (plan.rank() != 2) return std::nullopt;
+bool short_rows_fuse(const BroadcastPlan& plan, std::size_t element_size) {
+  if (plan.rank() != 2) return false;
   const std::int64_t rows = plan.extents[0], m = plan.extents[1];
-  if (m > kShortRow) return std::nullopt;
-  const std::int64_t k = rows_per_fused(m, element_size);
-  if (rows < 2 * k) return std::nullopt;
+  if (m > kShortRow || rows < 2 * rows_per_fused(m, element_size)) return false;
   // Each operand is a short row that every row reuses (a pattern), one
-  // element (stride 0 on both levels), or dense.
-  FusedRows f;
+  // element (stride 0 on both levels), or dense; one at least a pattern.
+  bool pattern = false;
   for (int op = 0; op < plan.operands(); ++op) {
     const std::int64_t outer = plan.strides[op][0], inner = plan.strides[op][1];
-    if (op != kOut && outer == 0 && inner == 1) f.repeated.push_back(op);
+    if (op != kOut && outer == 0 && inner == 1) pattern = true;
     else if (op != kOut && outer == 0 && inner == 0) continue;
-    else if (inner != 1 || outer != m) return std::nullopt;
+    else if (inner != 1 || outer != m) return false;
   }
-  if (f.repeated.empty()) return std::nullopt;
+  return pattern;
+}
 
+std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan, std::size_t element_size) {
+  if (!short_rows_fuse(plan, element_size)) return std::nullopt;
+  const std::int64_t rows = plan.extents[0], m = plan.extents[1];
+  const std::int64_t k = rows_per_fused(m, element_size);
+  FusedRows f;
+  for (int op = 1; op < plan.operands(); ++op)
+    if (plan.strides[op][0] == 0 && plan.strides[op][1] == 1) f.repeated.push_back(op);
   f.rows_per_fused = k;
   const std::int64_t fused_rows = rows / k, left = rows % k;
   BroadcastPlan& p = f.fused;

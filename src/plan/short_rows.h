@@ -32,8 +32,11 @@ struct FusedRows {
   std::int64_t rows_per_fused = 0;
 };
 
-// The fused form of `plan`, whose widest input element has `element_size`
-// bytes, if it qualifies (see the note); nullopt otherwise.
+// Whether `plan`, whose widest input element has `element_size` bytes,
+// qualifies (see the note); NOTE: [Fixed rows] take the short rows it leaves.
+bool short_rows_fuse(const BroadcastPlan& plan, std::size_t element_size);
+
+// The fused form of `plan` if it qualifies; nullopt otherwise.
 std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan, std::size_t element_size);
 
 // Fills `pattern` with operand `operand`'s row (elements of `size` bytes),
