@@ -8,6 +8,7 @@
 // evaluator, and describe says so.
 // tests/python/test_complex.py and test_functions_vs_numpy.py hold both to
 // NumPy.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -160,11 +161,12 @@ TEST_P(ComplexKernels, UnaryOpsCastsAndWhereGiveTheReferenceBits) {
 
 TEST_P(ComplexKernels, BinaryCallsRunTheTwoInputExpressionKernel) {
   // ops.cpp's runs_as_expression: bcast::mul(z, w) on c64 is the expression
-  // a*b, whose kernel is compiled and used.
+  // a*b, whose kernel is compiled and used; its key is a binary op's, the
+  // one-node expression x0*x1, printed as the op.
   const DType d = GetParam();
   const Tensor values = specials(d);
   const TensorView column = unsqueeze(values, 1);
-  const std::string key = std::string("expr[x0*x1].") + std::string(dtype_name(d)) + "," + std::string(dtype_name(d));
+  const std::string key = "mul." + std::string(dtype_name(d)) + ".";
   auto uses = [&] {
     std::uint64_t n = 0;
     for (const KernelStats& k : kernel_cache_entries())
@@ -206,14 +208,16 @@ TEST_P(ComplexKernels, ComplexOfTwoRealsKeepsEachPartsBits) {
   }
 }
 
-TEST(ComplexOfTwoReals, PreparedRunsOnTheReferenceExecutorWithTheSameBits) {
-  // A prepared op's kernel is a binary one: none makes a complex result
-  // (provider::emits), so prepare(complex, f32) runs on the reference
-  // executor; it once reached the binary emitter, which divided by the
-  // element size of [2 x float] (0) and stopped the process with SIGFPE.
+TEST(ComplexOfTwoReals, PreparedRunsTheExpressionsKernelWithTheSameBits) {
+  // A prepared op's kernel is its one-node expression's (NOTE: [Expression
+  // kernels]): prepare(complex, f32) runs the JIT's complex(x0,x1) kernel. It
+  // once reached a binary-only emitter, which divided by the element size of
+  // [2 x float] (0) and stopped the process with SIGFPE; then it ran on the
+  // reference executor.
   const Tensor re = test::make(DType::f32, {5}, {0.0, -1.5, 2.0, 1e30, -0.0});
   const Tensor im = test::make(DType::f32, {5}, {1.0, 0.25, -3.0, 0.0, 7.0});
   const PreparedOp p = prepare(Op::complex, DType::f32, re.layout(), im.layout());
+  EXPECT_THAT(p.kernel_key(), ::testing::StartsWith("complex.f32.[same].uuu.host."));
   Tensor out(DType::c64, {5});
   p.run_data(re.data(), im.data(), out.data());
   EXPECT_EQ(test::bytes_of(out), test::bytes_of(evaluate(expr::complex(Expr(re), Expr(im)))));
@@ -281,7 +285,7 @@ TEST_P(ComplexKernels, EveryComplexFunctionRunsInAKernel) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, ComplexKernels, ::testing::Values(DType::c64, DType::c128),
-                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+                         [](const auto& param_info) { return std::string(dtype_name(param_info.param)); });
 
 }  // namespace
 }  // namespace bcast

@@ -143,6 +143,43 @@ TEST(KeyCodec, EveryExpressionKeyOfEveryVariantRoundTrips) {
     EXPECT_EQ(parse_kernel_key(bad, tiles.codegen), std::nullopt) << bad;
 }
 
+// NOTE: [Expression kernels]: a binary op's key is the key of its one-node
+// expression op(x0, x1): the same id, the same kernel; it prints as the op
+// ("add.f32..."), and its program is the binary program the Ascend-style
+// lowering had for binary keys (binary_program), instruction for instruction.
+TEST(BinaryKeys, AreTheirOneNodeExpressionsKeysAndPrintAsTheOp) {
+  const Target& host = target_for(TargetKind::host);
+  const BroadcastPlan plan = contiguous_plan({DC::expand_b, DC::same}, {64, 300});
+  int pairs = 0;
+  for (const auto& [op, dtype] : test::supported_pairs()) {
+    const std::string name = std::string(op_name(op)) + "." + std::string(dtype_name(dtype));
+    ExprSpecPin pin;
+    const KernelKey key = make_kernel_key(host, op, dtype, plan, provider::current_codegen_id(), kNeverStream, &pin);
+    const LeafType input{ScalarKind::strong, dtype};
+    EXPECT_EQ(make_expr_kernel_key(host, binary_structure(op), {input, input}, {}, plan, provider::current_codegen_id()),
+              key)
+        << name;
+    EXPECT_THAT(key.to_string(), ::testing::StartsWith(name + ".[expand_b,same].uuu.")) << name;
+    EXPECT_EQ(binary_op_of(*pin), op) << name;
+    const ExprProgram binary = binary_program(op, dtype);
+    ASSERT_EQ(pin->program.code.size(), binary.code.size()) << name;
+    const ExprInstr &got = pin->program.code[0], &want = binary.code[0];
+    EXPECT_TRUE(got.kind == want.kind && got.code == want.code && got.in == want.in && got.out == want.out &&
+                got.args == want.args)
+        << name;
+    EXPECT_EQ(pin->program.result, binary.result) << name;
+    EXPECT_EQ(key.dtype, binary.out_dtype) << name;
+    ++pairs;
+  }
+  EXPECT_GT(pairs, 200);
+  // An expression of one node on inputs of another form is not a binary key.
+  const LeafType f32{ScalarKind::strong, DType::f32}, i32{ScalarKind::strong, DType::i32};
+  for (const KernelKey& key :
+       {make_expr_kernel_key(host, "x1+x0", {f32, f32}, {}, plan, provider::current_codegen_id()),
+        make_expr_kernel_key(host, "x0+x1", {f32, i32}, {}, plan, provider::current_codegen_id())})
+    EXPECT_THAT(key.to_string(), ::testing::StartsWith("expr[")) << key.to_string();
+}
+
 TEST(KeyCodec, ParsingNeedsTheSettingsTheKeyWasMadeWith) {
   const Target& host = target_for(TargetKind::host);
   const KernelKey key =

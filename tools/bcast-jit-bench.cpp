@@ -143,6 +143,22 @@ BENCHMARK_CAPTURE(cached_call, plain_4x4_1x4, Shape{4, 4}, Shape{1, 4}, false);
 BENCHMARK_CAPTURE(cached_call, prepared_16_16, Shape{16}, Shape{16}, true);
 BENCHMARK_CAPTURE(cached_call, prepared_4x4_1x4, Shape{4, 4}, Shape{1, 4}, true);
 
+// Two ops in turn on tiny tensors: each call misses the call memo (NOTE:
+// [Call memo]: one call a thread), so it plans, makes its key and finds the
+// kernel in the cache. Time per pair of calls.
+void alternating_calls(benchmark::State& state) {
+  set_num_threads(1);
+  const Tensor a(DType::f32, {16}), b(DType::f32, {16});
+  Tensor out = add(a, b);
+  mul(a, b, out);  // both kernels compiled
+  for (auto _ : state) {
+    add(a, b, out);
+    mul(a, b, out);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(alternating_calls);
+
 // Large f32 adds, one thread, JIT or reference executor; bytes = distinct
 // elements read and written, so the rate is the effective GB/s.
 void large(benchmark::State& state, Shape sa, Shape sb, bool jit) {

@@ -56,7 +56,7 @@ struct KeyPins {
   CodegenPin codegen;
 };
 KeyPins pins_of(const KernelKey& key) {
-  return {key.expr != 0 ? pin_expr_kernel(key.expr) : nullptr, pin_codegen_settings(key.codegen)};
+  return {pin_expr_kernel(key.expr), pin_codegen_settings(key.codegen)};
 }
 
 // NOTE: [Queue bound] What the waiters of a given-up slot get (its job was

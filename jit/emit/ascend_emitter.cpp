@@ -38,7 +38,7 @@ class AscendEmitter {
   AscendEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol)
       : b_(module.getContext()), product_(products()[key.model - 1u]),
         lw_(lower_for_ascend(key, product_)), inputs_(static_cast<int>(lw_.inputs.size())),
-        outer_(std::max<int>(key.expr != 0 ? static_cast<int>(expr_rank(key)) : key.rank, 2) - 2),
+        outer_(std::max<int>(key.rank, 2) - 2),
         odometer_(1 + inputs_) {
     llvm::Type* i64 = b_.getInt64Ty();
     llvm::Type* ptr = b_.getPtrTy();
@@ -93,7 +93,6 @@ class AscendEmitter {
   }
 
  private:
-  static std::size_t expr_rank(const KernelKey& key);
 
   // ---- the block's start ----
 
@@ -595,7 +594,6 @@ class AscendEmitter {
   std::map<std::int64_t, Value*> pitch_bytes_;  // a UB row's bytes, by element size
 };
 
-std::size_t AscendEmitter::expr_rank(const KernelKey& key) { return expr_kernel_spec(key.expr).type.size(); }
 
 }  // namespace
 

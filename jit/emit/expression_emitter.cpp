@@ -136,7 +136,7 @@ class ExpressionBody final : public NestBody {
 
 llvm::Function* emit_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
                             const std::string& symbol) {
-  ExpressionBody body(kernel_program(key));
+  ExpressionBody body(spec_of(key).program);
   return emit_loop_nest(module, key, settings, symbol, body.dtypes(), body);
 }
 

@@ -16,7 +16,8 @@ namespace bcast::jit {
 // Emits `void symbol(const KernelArgs*)` for the host kernel `key`: the loop
 // nest of its variant (emit_loop_nest: running offsets over out and every
 // input, no index multiplied by a stride), whose element step computes the
-// key's program (kernel_program) in registers and stores out.
+// key's program (its spec's: a binary op's is op(x0, x1)) in registers and
+// stores out.
 llvm::Function* emit_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
                             const std::string& symbol);
 

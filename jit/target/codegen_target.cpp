@@ -45,7 +45,7 @@ class X86Target final : public CodegenTarget {
   // halves as integers, as on every other x86-64 host (the same bits: f16
   // arithmetic through f32 is correctly rounded).
   CodegenSettings settings_for(const KernelKey& key, CodegenSettings settings) const override {
-    if (key.stream && detail::result_dtype_of(key.op, key.dtype) == DType::f16)
+    if (key.stream && key.dtype == DType::f16)
       settings.features += settings.features.empty() ? "-avx512fp16" : ",-avx512fp16";
     return settings;
   }

@@ -111,8 +111,9 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
     return {.fn = reference_kernel(op, dtype), .outcome = Outcome::reference};
   }
   const Target& host = target_for(TargetKind::host);
-  const KernelKey key = call_kernel_key(host, op, dtype, plan);
-  if (!provider::emits(key)) {
+  ExprSpecPin spec;  // NOTE: [Interned ids]: key names it until this returns
+  const KernelKey key = call_kernel_key(host, op, dtype, plan, &spec);
+  if (!provider::emits(spec->program)) {
     log_not_emitted(key);
     return {.fn = reference_kernel(op, dtype), .outcome = Outcome::reference};
   }

@@ -36,8 +36,8 @@ std::uint64_t stream_threshold(const Target& target) {
   return bytes == config::kStreamAuto ? target.last_level_cache_bytes() : bytes;
 }
 
-KernelKey call_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan) {
-  return make_kernel_key(target, op, dtype, plan, provider::current_codegen_id(), stream_threshold(target));
+KernelKey call_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan, ExprSpecPin* pin) {
+  return make_kernel_key(target, op, dtype, plan, provider::current_codegen_id(), stream_threshold(target), pin);
 }
 
 }  // namespace bcast

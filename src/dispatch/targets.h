@@ -18,7 +18,9 @@ const Target& current_target();
 std::uint64_t stream_threshold(const Target& target);
 
 // The key a planned call on `target` runs with under the current settings
-// (codegen, and the streaming threshold of NOTE: [Streaming stores]).
-KernelKey call_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan);
+// (codegen, and the streaming threshold of NOTE: [Streaming stores]);
+// `pin`, when given, receives its spec's pin (NOTE: [Interned ids]).
+KernelKey call_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan,
+                          ExprSpecPin* pin = nullptr);
 
 }  // namespace bcast

@@ -26,7 +26,7 @@ class Writer {
   Writer(const KernelKey& key, const Product& product)
       : key_(key), product_(product), lw_(lower_for_ascend(key, product)),
         inputs_(static_cast<int>(lw_.inputs.size())),
-        outer_(std::max<int>(key.expr != 0 ? static_cast<int>(expr_kernel_spec(key.expr).type.size()) : key.rank, 2) - 2) {}
+        outer_(std::max<int>(key.rank, 2) - 2) {}
 
   std::optional<std::string> write(std::string& why) {
     if (!lw_.refused.empty()) return why = lw_.refused, std::nullopt;

@@ -269,9 +269,9 @@ std::string_view fetch_name(Fetch f) {
 
 Lowering lower_for_ascend(const KernelKey& key, const Product& product) {
   const std::vector<InnerStride> inner(key.inner.begin(), key.inner.begin() + key.operands);
-  const ExprProgram program = kernel_program(key);
-  const Shape shape{key.rank, inner, key.expr != 0 ? expr_kernel_spec(key.expr).type : key.type()};
-  return Lowerer(product, program, shape).run();
+  const ExprKernelSpec& spec = spec_of(key);
+  const Shape shape{key.rank, inner, spec.type};
+  return Lowerer(product, spec.program, shape).run();
 }
 
 }  // namespace bcast::ascend

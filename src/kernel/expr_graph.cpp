@@ -501,4 +501,17 @@ ExprGraph parse_structure(std::string_view text) {
   return graph;
 }
 
+const std::string& binary_structure(Op op) {
+  static const std::array<std::string, kNumOps> texts = [] {
+    std::array<std::string, kNumOps> t;
+    for (int i = 0; i < kNumOps; ++i) {
+      ExprGraph graph;
+      graph.root = graph.binary(static_cast<Op>(i), graph.input(0), graph.input(1));
+      t[static_cast<std::size_t>(i)] = to_text(graph);
+    }
+    return t;
+  }();
+  return texts[static_cast<std::size_t>(op)];
+}
+
 }  // namespace bcast

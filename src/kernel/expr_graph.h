@@ -98,4 +98,8 @@ std::string quoted_expression(std::string_view text);
 // The graph a key's structure text names, with leaves x<i> and s<j>.
 ExprGraph parse_structure(std::string_view text);
 
+// The structure text of the one-node expression op(x0, x1), a binary op's
+// kernel: "x0+x1", "max(x0,x1)".
+const std::string& binary_structure(Op op);
+
 }  // namespace bcast

@@ -13,7 +13,7 @@
 namespace bcast {
 namespace {
 
-// NOTE: [Interned ids]: ids from 1 (0 is a binary op's key).
+// NOTE: [Interned ids]: ids from 1 (0 names no spec: a key made by no make_*_key).
 using Registry = InternTable<ExprKernelSpec, std::uint64_t>;
 Registry& registry() {
   static Registry* r = new Registry(kSpareExprSpecs, 1);  // never destroyed: kernels may run during static destruction
@@ -57,10 +57,23 @@ const ExprKernelSpec& expr_kernel_spec(std::uint64_t id) {
 
 std::size_t registered_expr_kernels() { return registry().size(); }
 
-KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
-                               const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
-                               std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
-  const ExprKernelSpec spec{.structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type, .program = {}};
+ExprKernelSpec binary_spec(Op op, DType dtype, const BroadcastType& type) {
+  const LeafType input{ScalarKind::strong, dtype};
+  return {.structure = binary_structure(op), .inputs = {input, input}, .scalars = {}, .type = type, .program = {}};
+}
+
+std::optional<Op> binary_op_of(const ExprKernelSpec& spec) {
+  const std::vector<ExprInstr>& code = spec.program.code;
+  if (spec.inputs.size() != 2 || !spec.scalars.empty() || spec.inputs[0] != spec.inputs[1] ||
+      spec.inputs[0].kind != ScalarKind::strong || code.size() != 1 || code[0].kind != InstrKind::binary)
+    return std::nullopt;
+  const auto op = static_cast<Op>(code[0].code);
+  if (spec.structure != binary_structure(op)) return std::nullopt;
+  return op;
+}
+
+KernelKey make_spec_key(const Target& target, const ExprKernelSpec& spec, const BroadcastPlan& plan,
+                        std::uint32_t codegen, std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
   KernelKey key;
   key.target = target.kind();
   key.model = target.model();
@@ -74,8 +87,11 @@ KernelKey make_expr_kernel_key(const Target& target, const std::string& structur
   return key;
 }
 
-ExprProgram kernel_program(const KernelKey& key) {
-  return key.expr != 0 ? expr_kernel_spec(key.expr).program : binary_program(key.op, key.dtype);
+KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
+                               const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
+                               std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
+  const ExprKernelSpec spec{.structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type, .program = {}};
+  return make_spec_key(target, spec, plan, codegen, stream_min_bytes, pin);
 }
 
 std::optional<DimCode> parse_dim_class(std::string_view name) {

@@ -14,19 +14,22 @@
 
 namespace bcast {
 
-// NOTE: [Expression kernels] A kernel computes each output element through
-// the whole expression in registers: one trip through memory for a chain.
-// It depends on the expression's structure (scalars are arguments, read from
-// KernelArgs::context, never constants), the leaves' types and the N-ary
-// broadcast type (NOTE: [Dim classes]), which the spec holds, and on each
-// operand's inner stride class and loop variants, which the key holds as a
-// binary op's (NOTE: [Loop variants]), so one kernel serves every shape and
-// every scalar value. The key prints all of it:
+// NOTE: [Expression kernels] Every kernel computes each output element
+// through an expression in registers: one trip through memory for a chain;
+// a binary op's kernel is the one-node expression op(x0, x1), so a binary
+// call and an expression of that one node share a key and a kernel. A
+// kernel depends on the expression's structure (scalars are arguments, read
+// from KernelArgs::context, never constants), the leaves' types and the
+// N-ary broadcast type (NOTE: [Dim classes]), which the spec holds, and on
+// each operand's inner stride class and loop variants, which the key holds
+// (NOTE: [Loop variants]), so one kernel serves every shape and every
+// scalar value. The key prints all of it, a binary op's spec as the op:
 //   expr[(x0-x1)/x2].u8,f32,f32.[expand_bc,same].uzzz.host.znver5.O2.1a2b3c4d
-// The nest is the binary kernels' (jit/emit/loop_nest_emitter.h): every
-// operand walked with running offsets (additions only), the innermost loop
-// left to LLVM's vectoriser, or a variant's own loops (fixed rows,
-// transposed tiles, streaming stores: the key's suffixes, ".ta.nt").
+//   add.f32.[expand_b,same].uuz.host.znver5.O2.1a2b3c4d
+// The nest is one for all (jit/emit/loop_nest_emitter.h): every operand
+// walked with running offsets (additions only), the innermost loop left to
+// LLVM's vectoriser, or a variant's own loops (fixed rows, transposed tiles,
+// streaming stores: the key's suffixes, ".ta.nt").
 struct ExprKernelSpec {
   std::string structure;              // to_text of the graph: x<i>, s<j>
   std::vector<LeafType> inputs, scalars;
@@ -36,11 +39,17 @@ struct ExprKernelSpec {
   std::string leaf_types() const;     // "u8,f32,f32,~int": the inputs', then the scalars'
 };
 
+// The spec of a binary op's kernel: the one-node expression op(x0, x1) on
+// two inputs of `dtype`, no scalars.
+ExprKernelSpec binary_spec(Op op, DType dtype, const BroadcastType& type);
+// The op of a binary op's spec (as binary_spec makes it); nullopt for every
+// other spec.
+std::optional<Op> binary_op_of(const ExprKernelSpec& spec);
+
 // NOTE: [Interned ids]: the registry of specs is bounded. A spec stays while
 // something pins it (holds an ExprSpecPin: a cache slot or queued compile of
 // a key naming it, the call that made the key), and the kSpareExprSpecs most
 // recently used unpinned ones stay too; ids are never reused.
-using ExprSpecPin = std::shared_ptr<const ExprKernelSpec>;
 inline constexpr std::size_t kSpareExprSpecs = 1024;
 
 // The id of `spec` (program ignored: it is lowered here), 1 and up; the same
@@ -65,10 +74,14 @@ std::size_t registered_expr_kernels();
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
                                const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
                                std::uint64_t stream_min_bytes = kNeverStream, ExprSpecPin* pin = nullptr);
+// The same from a spec (its type the plan's; program ignored), a binary
+// op's as any other.
+KernelKey make_spec_key(const Target& target, const ExprKernelSpec& spec, const BroadcastPlan& plan,
+                        std::uint32_t codegen, std::uint64_t stream_min_bytes, ExprSpecPin* pin);
 
-// The program `key` computes: its expression's, or a binary op's one-node
-// program (binary_program); the caller holds a pin on an expression's spec.
-ExprProgram kernel_program(const KernelKey& key);
+// The spec `key` names, for a caller that holds a pin on it (the call that
+// made the key, a cache slot or compile of it).
+inline const ExprKernelSpec& spec_of(const KernelKey& key) { return expr_kernel_spec(key.expr); }
 
 // A dim class by its name ("same", "expand_bc"), as to_string(DimCode) prints it.
 std::optional<DimCode> parse_dim_class(std::string_view name);

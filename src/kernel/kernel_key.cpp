@@ -6,8 +6,8 @@
 
 #include <cstring>
 
+#include "expr_kernel.h"
 #include "key_codec.h"
-#include "variant.h"
 
 namespace bcast {
 std::array<InnerStride, kMaxOperands> inner_strides(const BroadcastPlan& plan) {
@@ -22,50 +22,27 @@ std::array<InnerStride, kMaxOperands> inner_strides(const BroadcastPlan& plan) {
   return inner;
 }
 
-DimCode KernelKey::code(int level) const {
-  return static_cast<DimCode>((codes[level / 32] >> (2 * (level % 32))) & 3u);
-}
-
-void KernelKey::set_code(int level, DimCode code) {
-  codes[level / 32] |= static_cast<std::uint64_t>(code) << (2 * (level % 32));
-}
-
-BroadcastType KernelKey::type() const {
-  BroadcastType t(rank);
-  for (int l = 0; l < rank; ++l) t[l] = code(l);
-  return t;
-}
-
 std::string KernelKey::to_string() const { return key_to_string(*this); }
 std::string KernelKey::layout_code() const { return bcast::layout_code(*this); }
 
 std::uint64_t KernelKey::hash() const {
   // Hash the fields, not the object: padding bytes are not part of the key.
-  constexpr std::size_t kSmall = 9;
+  constexpr std::size_t kSmall = 8;
   std::array<std::uint8_t, kSmall + 2 * kMaxOperands> bytes{
-      static_cast<std::uint8_t>(target), model, static_cast<std::uint8_t>(op), static_cast<std::uint8_t>(dtype), rank,
-      operands, fixed_row, transposed, static_cast<std::uint8_t>(stream)};
+      static_cast<std::uint8_t>(target), model, static_cast<std::uint8_t>(dtype), rank, operands, fixed_row, transposed,
+      static_cast<std::uint8_t>(stream)};
   for (int k = 0; k < kMaxOperands; ++k) {
     bytes[kSmall + k] = static_cast<std::uint8_t>(inner[k]);
     bytes[kSmall + kMaxOperands + k] = row_step[k];
   }
-  std::array<std::uint64_t, 4 + (bytes.size() + 7) / 8> words{codegen, codes[0], codes[1], expr};
-  std::memcpy(&words[4], bytes.data(), bytes.size());
+  std::array<std::uint64_t, 2 + (bytes.size() + 7) / 8> words{codegen, expr};
+  std::memcpy(&words[2], bytes.data(), bytes.size());
   return XXH3_64bits(words.data(), sizeof words);
 }
 
 KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen,
-                          std::uint64_t stream_min_bytes) {
-  KernelKey key;
-  key.target = target.kind();
-  key.model = target.model();
-  key.op = op;
-  key.dtype = dtype;
-  key.codegen = codegen;
-  key.rank = static_cast<std::uint8_t>(plan.rank());
-  for (int l = 0; l < plan.rank(); ++l) key.set_code(l, plan.type[l]);
-  select_variants(key, plan, target, stream_min_bytes);
-  return key;
+                          std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
+  return make_spec_key(target, binary_spec(op, dtype, plan.type), plan, codegen, stream_min_bytes, pin);
 }
 
 KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen) {

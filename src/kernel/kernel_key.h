@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,21 +23,25 @@ enum class InnerStride : std::uint8_t {
   strided,  // any other stride, a run-time value (0 included, for a broadcast view)
 };
 
+struct ExprKernelSpec;
+using ExprSpecPin = std::shared_ptr<const ExprKernelSpec>;  // NOTE: [Interned ids]
+
 // Extents and strides are run-time arguments, so one kernel serves every shape
-// of its broadcast type. A key is small and trivially copyable so that the
-// cache's hit path builds and hashes one without allocating. The fields after
-// `codes` belong to the loop variants (NOTE: [Loop variants] in variant.h):
-// each row of the variant table sets and prints its own.
+// of its broadcast type. What the kernel computes is its expression's spec
+// (expr_kernel.h), named by an id: a binary op's is the one-node expression
+// op(x0, x1), so a binary call and an expression of one node share a key.
+// A key is small and trivially copyable: the cache hashes and compares it
+// without allocating. The fields after `codegen` belong to the loop variants
+// (NOTE: [Loop variants] in variant.h): each row of the variant table sets
+// and prints its own.
 struct KernelKey {
   TargetKind target = TargetKind::host;
   std::uint8_t model = 0;  // the target's model (Target::model(): ascend-sim's product); 0 for the host
-  Op op = Op::add;
-  DType dtype = DType::f32;
+  DType dtype = DType::f32;                       // out's: the spec's result
   std::uint8_t rank = 0;                          // levels of the broadcast type
   std::uint8_t operands = kNumOperands;           // out and the inputs: 3 for a binary op
   std::array<InnerStride, kMaxOperands> inner{};  // out, then each input; unit past `operands`
   std::uint32_t codegen = 0;                      // intern_codegen_settings id
-  std::array<std::uint64_t, 2> codes{};           // level l's DimCode in bits [2l, 2l+2)
   // NOTE: [Fixed rows]: the row length, and each operand's step from one row
   // to the next (0, 1 or fixed_row); 0 when the variant does not apply.
   std::uint8_t fixed_row = 0;
@@ -47,15 +52,10 @@ struct KernelKey {
   std::uint8_t transposed = 0;
   // NOTE: [Streaming stores]: out is written a line at a time, past the caches.
   bool stream = false;
-  // NOTE: [Expression kernels]: the interned spec of an expression kernel
-  // (expr_kernel.h), whose program and dim classes replace op and codes
-  // (dtype is its out's); 0 for a binary op's kernel. 64 bits: ids are never
+  // NOTE: [Expression kernels]: the interned spec (expr_kernel.h): the
+  // structure, the leaves' types and the dim classes. 64 bits: ids are never
   // reused (NOTE: [Interned ids]).
   std::uint64_t expr = 0;
-
-  DimCode code(int level) const;
-  void set_code(int level, DimCode code);
-  BroadcastType type() const;
 
   // Stable and readable (key_codec.h); the LLVM module name and the kernel's symbol:
   //   add.f32.[expand_b,same].uuz.host.znver5.O2.1a2b3c4d
@@ -79,13 +79,14 @@ inline constexpr std::uint64_t kNeverStream = ~std::uint64_t{0};
 // unit past its operands.
 std::array<InnerStride, kMaxOperands> inner_strides(const BroadcastPlan& plan);
 
-// The key of a planned call on `target`: the broadcast type and inner
-// strides, then each loop variant whose row applies (variant.h). A call that
-// moves at least stream_min_bytes gets streaming stores where its layout and
-// the target allow them. Plans of rank above 64 levels cannot occur (layouts
-// are limited to kMaxRank dims).
+// The key of a binary op's planned call on `target`: the spec of op(x0, x1)
+// on two inputs of `dtype` (binary_spec), then the inner strides and each
+// loop variant whose row applies (variant.h). A call that moves at least
+// stream_min_bytes gets streaming stores where its layout and the target
+// allow them. `pin`, when given, receives the spec's pin (NOTE: [Interned
+// ids]).
 KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen,
-                          std::uint64_t stream_min_bytes = kNeverStream);
+                          std::uint64_t stream_min_bytes = kNeverStream, ExprSpecPin* pin = nullptr);
 
 // The same from a broadcast type alone, for pre-generation: operands are
 // contiguous, so a `same` innermost level streams both inputs.

@@ -35,8 +35,6 @@ std::optional<InnerStride> stride_of(char c) {
   return std::nullopt;
 }
 
-constexpr std::array<DimCode, 3> kDimCodes{DimCode::same, DimCode::expand_a, DimCode::expand_b};
-
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
   for (std::size_t start = 0;;) {
@@ -47,54 +45,55 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
-// ---- the fields ----
+// ---- the spec: op, dtype and broadcast type ----
 
-// An expression kernel's fields print its spec (NOTE: [Expression kernels]).
-const ExprKernelSpec* spec_of(const KernelKey& key) { return key.expr == 0 ? nullptr : &expr_kernel_spec(key.expr); }
-
+// NOTE: [Expression kernels]: a binary op's spec (the one-node op(x0, x1),
+// binary_spec) prints as the op it is, "add" and "f32"; any other as its
+// structure and its leaves' types, "expr[x0*x1+s0]" and "u8,f32,~float".
 std::string print_op(const KernelKey& key) {
-  if (const ExprKernelSpec* spec = spec_of(key)) return "expr[" + spec->structure + "]";
-  return std::string(op_name(key.op));
-}
-bool parse_op_field(std::string_view text, KernelKey& key) {
-  const std::optional<Op> op = parse_op(text);
-  if (op) key.op = *op;
-  return op.has_value();
+  const ExprKernelSpec& spec = spec_of(key);
+  if (const std::optional<Op> op = binary_op_of(spec)) return std::string(op_name(*op));
+  return "expr[" + spec.structure + "]";
 }
 
 std::string print_dtype(const KernelKey& key) {
-  if (const ExprKernelSpec* spec = spec_of(key)) return spec->leaf_types();
-  return std::string(dtype_name(key.dtype));
-}
-bool parse_dtype_field(std::string_view text, KernelKey& key) {
-  const std::optional<DType> dtype = parse_dtype(text);
-  if (dtype) key.dtype = *dtype;
-  return dtype.has_value();
+  const ExprKernelSpec& spec = spec_of(key);
+  if (binary_op_of(spec)) return std::string(dtype_name(spec.inputs[0].dtype));
+  return spec.leaf_types();
 }
 
-std::string print_type(const KernelKey& key) {
-  if (const ExprKernelSpec* spec = spec_of(key)) return to_string(spec->type);
-  return to_string(key.type());
-}
-bool parse_type(std::string_view text, KernelKey& key) {
-  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
-  text = text.substr(1, text.size() - 2);
-  if (text.empty()) return true;
-  int level = 0;
-  for (std::string_view name : split(text, ',')) {
-    if (level >= kMaxRank) return false;
-    bool known = false;
-    for (DimCode code : kDimCodes)
-      if (to_string(code) == name) {
-        key.set_code(level, code);
-        known = true;
-      }
-    if (!known) return false;
-    ++level;
+std::string print_type(const KernelKey& key) { return to_string(spec_of(key).type); }
+
+// The spec that the op, dtype and type fields name, its leaves all in
+// `inputs` (the layout says how many are inputs); nullopt when one does not
+// parse.
+std::optional<ExprKernelSpec> parse_spec_fields(const KeyFields& fields) {
+  ExprKernelSpec spec;
+  if (fields.op.starts_with("expr[") && fields.op.ends_with("]")) {
+    spec.structure = fields.op.substr(5, fields.op.size() - 6);
+    for (std::string_view name : split(fields.dtype, ',')) {
+      const std::optional<LeafType> t = parse_leaf_type(name);
+      if (!t) return std::nullopt;
+      spec.inputs.push_back(*t);
+    }
+  } else {
+    const std::optional<Op> op = parse_op(fields.op);
+    const std::optional<DType> dtype = parse_dtype(fields.dtype);
+    if (!op || !dtype) return std::nullopt;
+    spec = binary_spec(*op, *dtype, {});
   }
-  key.rank = static_cast<std::uint8_t>(level);
-  return true;
+  const std::string_view type = fields.type;
+  if (type.size() < 2 || type.front() != '[' || type.back() != ']') return std::nullopt;
+  if (type.size() > 2)
+    for (std::string_view name : split(type.substr(1, type.size() - 2), ',')) {
+      const std::optional<DimCode> c = parse_dim_class(name);
+      if (!c || spec.type.size() == static_cast<std::size_t>(kMaxRank)) return std::nullopt;
+      spec.type.push_back(*c);
+    }
+  return spec;
 }
+
+// ---- the layout, target and codegen ----
 
 std::string print_layout(const KernelKey& key) {
   std::string code;
@@ -163,15 +162,15 @@ struct KeyField {
   std::string_view name;
   std::string KeyFields::*text;
   std::string (*print)(const KernelKey&);
-  bool (*parse)(std::string_view, KernelKey&);
+  bool (*parse)(std::string_view, KernelKey&);  // null: the spec's, parsed together (parse_spec_fields)
 };
 
-// In printing order. Parsing goes in the same order: the layout's variants
-// check themselves against the type read before them.
+// In printing order. Parsing goes in the order of the table, after the
+// spec: the layout's variants check themselves against the target.
 constexpr std::array<KeyField, 6> kFields{{
-    {"op", &KeyFields::op, print_op, parse_op_field},
-    {"dtype", &KeyFields::dtype, print_dtype, parse_dtype_field},
-    {"broadcast type", &KeyFields::type, print_type, parse_type},
+    {"op", &KeyFields::op, print_op, nullptr},
+    {"dtype", &KeyFields::dtype, print_dtype, nullptr},
+    {"broadcast type", &KeyFields::type, print_type, nullptr},
     {"target", &KeyFields::target, print_target, parse_target_field},
     {"layout", &KeyFields::layout, print_layout, parse_layout},
     {"codegen", &KeyFields::codegen, print_codegen, parse_codegen},
@@ -212,60 +211,31 @@ std::optional<KeyFields> split_kernel_key(std::string_view text) {
   return f;
 }
 
-namespace {
-
-// An expression kernel's key: its spec from the first four fields, interned
-// (lowering it again), then the target and codegen fields as any key's.
-std::optional<KernelKey> parse_expr_key(const KeyFields& fields, std::uint32_t codegen) {
-  ExprKernelSpec spec;
-  spec.structure = fields.op.substr(5, fields.op.size() - 6);  // expr[ ... ]
-  std::vector<LeafType> leaves;
-  for (std::string_view name : split(fields.dtype, ',')) {
-    const std::optional<LeafType> t = parse_leaf_type(name);
-    if (!t) return std::nullopt;
-    leaves.push_back(*t);
-  }
-  const std::string_view type = fields.type;
-  if (type.size() < 2 || type.front() != '[' || type.back() != ']') return std::nullopt;
-  if (type.size() > 2)
-    for (std::string_view name : split(type.substr(1, type.size() - 2), ',')) {
-      const std::optional<DimCode> c = parse_dim_class(name);
-      if (!c) return std::nullopt;
-      spec.type.push_back(*c);
-    }
+std::optional<KernelKey> parse_kernel_key(const KeyFields& fields, std::uint32_t codegen) {
+  std::optional<ExprKernelSpec> spec = parse_spec_fields(fields);
+  if (!spec) return std::nullopt;
   // The layout has a letter for out and each input: the leaves after the
-  // inputs are the scalars.
+  // inputs are the scalars, and no dim class repeats an input past them.
   const std::size_t operands = std::min(fields.layout.find('.'), fields.layout.size());
+  std::vector<LeafType>& leaves = spec->inputs;
   if (operands < 1 || operands > static_cast<std::size_t>(kMaxOperands) || leaves.size() < operands - 1)
     return std::nullopt;
-  const auto inputs_end = leaves.begin() + static_cast<std::ptrdiff_t>(operands - 1);
-  spec.inputs.assign(leaves.begin(), inputs_end);
-  spec.scalars.assign(inputs_end, leaves.end());
+  spec->scalars.assign(leaves.begin() + static_cast<std::ptrdiff_t>(operands - 1), leaves.end());
+  leaves.resize(operands - 1);
+  for (const DimCode c : spec->type)
+    if (static_cast<unsigned>(c) >> leaves.size() != 0) return std::nullopt;
   KernelKey key;
   key.codegen = codegen;
-  key.rank = static_cast<std::uint8_t>(spec.type.size());
+  key.rank = static_cast<std::uint8_t>(spec->type.size());
   key.operands = static_cast<std::uint8_t>(operands);
   try {
-    key.expr = intern_expr_kernel(spec);
+    key.expr = intern_expr_kernel(*spec);
   } catch (const std::exception&) {
     return std::nullopt;  // a structure that does not parse or lower
   }
-  key.dtype = expr_kernel_spec(key.expr).program.out_dtype;
-  // The layout's variants check themselves against the target.
-  if (!parse_target_field(fields.target, key) || !parse_layout(fields.layout, key) ||
-      !parse_codegen(fields.codegen, key))
-    return std::nullopt;
-  return key;
-}
-
-}  // namespace
-
-std::optional<KernelKey> parse_kernel_key(const KeyFields& fields, std::uint32_t codegen) {
-  if (fields.op.starts_with("expr[") && fields.op.ends_with("]")) return parse_expr_key(fields, codegen);
-  KernelKey key;
-  key.codegen = codegen;
+  key.dtype = spec_of(key).program.out_dtype;
   for (const KeyField& field : kFields)
-    if (!field.parse(fields.*field.text, key)) return std::nullopt;
+    if (field.parse != nullptr && !field.parse(fields.*field.text, key)) return std::nullopt;
   return key;
 }
 

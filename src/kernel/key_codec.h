@@ -1,9 +1,12 @@
 // The text of a kernel key, both ways, driven by one table of fields:
 //   op . dtype . [type] . layout . target . cpu . O<level>[q] . <tuning>
 //   add.f32.[expand_b,same].uuz.nt.host.znver5.O2.1a2b3c4d
-// The layout is the inner strides of out, a and b, then each loop variant's
-// suffix as its row prints it (NOTE: [Loop variants]); the tuning is a hash of
-// the CPU features and vector width.
+//   expr[(x0-x1)/x2].u8,f32,f32.[expand_bc,same].uzzz.host.znver5.O2.1a2b3c4d
+// The first three name the spec (NOTE: [Expression kernels]): a binary op's,
+// op(x0, x1), as the op and its dtype; any other as its structure and its
+// leaves' types. The layout is the inner strides of out and each input, then
+// each loop variant's suffix as its row prints it (NOTE: [Loop variants]);
+// the tuning is a hash of the CPU features and vector width.
 #pragma once
 
 #include <cstdint>

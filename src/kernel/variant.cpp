@@ -1,7 +1,6 @@
 // The variant table (NOTE: [Loop variants]): each row's predicate, key
 // suffix, emitter, tiles and pre-generation set, with the NOTE that explains it.
 #include "variant.h"
-#include "function_table.h"
 
 #include <algorithm>
 #include <charconv>
@@ -278,15 +277,10 @@ constexpr VariantRow kVariants[] = {
 std::span<const VariantRow> variant_table() { return kVariants; }
 
 OperandDTypes operand_dtypes(const KernelKey& key) {
+  const ExprKernelSpec& spec = spec_of(key);
   OperandDTypes dtypes{};
-  if (key.expr != 0) {
-    const ExprKernelSpec& spec = expr_kernel_spec(key.expr);
-    dtypes[kOut] = key.dtype;
-    for (std::size_t i = 0; i < spec.inputs.size() && i + 1 < dtypes.size(); ++i) dtypes[i + 1] = spec.inputs[i].dtype;
-    return dtypes;
-  }
-  dtypes.fill(key.dtype);
-  dtypes[kOut] = detail::result_dtype_of(key.op, key.dtype);
+  dtypes[kOut] = key.dtype;
+  for (std::size_t i = 0; i < spec.inputs.size() && i + 1 < dtypes.size(); ++i) dtypes[i + 1] = spec.inputs[i].dtype;
   return dtypes;
 }
 

@@ -145,10 +145,7 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us, Us
   return kernel_of(std::move(kernel), source_of(how));
 }
 
-bool emits(const KernelKey& key) {
-  if (key.expr != 0) return emits(expr_kernel_spec(key.expr).program);
-  return !is_complex(key.dtype) && !is_complex(detail::result_dtype_of(key.op, key.dtype));  // complex(a, b) makes one
-}
+bool emits(const KernelKey& key) { return emits(spec_of(key).program); }
 
 bool emits(const ExprProgram& program) {
   return std::all_of(program.code.begin(), program.code.end(), [](const ExprInstr& s) {

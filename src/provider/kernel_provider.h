@@ -49,13 +49,13 @@ inline constexpr double kWaitAlways = 1e300;
 enum class Use : std::uint8_t { call, look_up };
 Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = kWaitAlways, Use use = Use::call);
 
-// Whether jit/ emits a kernel for the key. An expression's complex values
-// have IR for their arithmetic (NOTE: [Complex in IR]), not yet for the
-// complex functions (exp, log, ...), and a binary key of c64 or c128 (a
-// prepared op's: a plain call runs as an expression) has none yet: such a
-// call runs on the reference evaluator (NOTE: [Complex arithmetic]). Callers ask before kernel_for, which would count a failure.
+// Whether jit/ emits a kernel for the key, from its spec's program: complex
+// values have IR for the instructions jit::has_complex_ir names (NOTE:
+// [Complex in IR]); a call whose program has another runs on the reference
+// executor or evaluator (NOTE: [Complex arithmetic]). Callers ask before
+// kernel_for, which would count a failure.
 bool emits(const KernelKey& key);
-// The same for an expression key, from its program (the spec the caller pins).
+// The same from a program (the spec the caller pins).
 bool emits(const ExprProgram& program);
 
 // Until no background compile is queued or running.
