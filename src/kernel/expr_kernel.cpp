@@ -2,6 +2,7 @@
 #include "expr_kernel.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <stdexcept>
 
@@ -72,26 +73,49 @@ std::optional<Op> binary_op_of(const ExprKernelSpec& spec) {
   return op;
 }
 
-KernelKey make_spec_key(const Target& target, const ExprKernelSpec& spec, const BroadcastPlan& plan,
-                        std::uint32_t codegen, std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
+KernelKey key_for_spec(const Target& target, std::uint64_t id, const ExprKernelSpec& spec, const BroadcastPlan& plan,
+                       std::uint32_t codegen, std::uint64_t stream_min_bytes) {
   KernelKey key;
   key.target = target.kind();
   key.model = target.model();
   key.codegen = codegen;
   key.rank = static_cast<std::uint8_t>(plan.rank());
-  ExprSpecPin own;
-  ExprSpecPin& held = pin != nullptr ? *pin : own;
-  key.expr = intern_expr_kernel(spec, &held);
-  key.dtype = held->program.out_dtype;
-  select_variants(key, plan, target, stream_min_bytes);
+  key.expr = id;
+  key.dtype = spec.program.out_dtype;
+  select_variants(key, spec, plan, target, stream_min_bytes);
   return key;
+}
+
+std::uint64_t intern_binary_spec(Op op, DType dtype, const BroadcastType& type, ExprSpecPin* pin) {
+  struct Remembered {
+    Op op{};
+    DType dtype{};
+    BroadcastType type;
+    std::uint64_t id = 0;
+    ExprSpecPin pin;
+  };
+  thread_local std::array<Remembered, kBinarySpecMemo> memo;
+  thread_local std::size_t next = 0;
+  for (const Remembered& r : memo)
+    if (r.id != 0 && r.op == op && r.dtype == dtype && r.type == type) {
+      *pin = r.pin;
+      return r.id;
+    }
+  Remembered& r = memo[next++ % memo.size()];
+  r = {.op = op, .dtype = dtype, .type = type, .id = 0, .pin = nullptr};
+  r.id = intern_expr_kernel(binary_spec(op, dtype, type), &r.pin);
+  *pin = r.pin;
+  return r.id;
 }
 
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
                                const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
                                std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
   const ExprKernelSpec spec{.structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type, .program = {}};
-  return make_spec_key(target, spec, plan, codegen, stream_min_bytes, pin);
+  ExprSpecPin own;
+  ExprSpecPin& held = pin != nullptr ? *pin : own;
+  const std::uint64_t id = intern_expr_kernel(spec, &held);
+  return key_for_spec(target, id, *held, plan, codegen, stream_min_bytes);
 }
 
 std::optional<DimCode> parse_dim_class(std::string_view name) {

@@ -74,10 +74,19 @@ std::size_t registered_expr_kernels();
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
                                const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
                                std::uint64_t stream_min_bytes = kNeverStream, ExprSpecPin* pin = nullptr);
-// The same from a spec (its type the plan's; program ignored), a binary
-// op's as any other.
-KernelKey make_spec_key(const Target& target, const ExprKernelSpec& spec, const BroadcastPlan& plan,
-                        std::uint32_t codegen, std::uint64_t stream_min_bytes, ExprSpecPin* pin);
+// The key for the interned spec `id` (`spec` is it, pinned by the caller):
+// the layout and loop variants of `plan` on `target`, as make_kernel_key's.
+KernelKey key_for_spec(const Target& target, std::uint64_t id, const ExprKernelSpec& spec, const BroadcastPlan& plan,
+                       std::uint32_t codegen, std::uint64_t stream_min_bytes);
+
+// NOTE: [Binary spec memo] The id of binary_spec(op, dtype, type), interned,
+// its pin in `pin`. A binary call that misses the call memo makes its key
+// again, and interning its spec (the identity's text, the registry's lock)
+// cost a quarter of such a call (bcast-jit-bench alternating_calls: two ops
+// in turn on [16], 780 -> 990 ns a call): each thread keeps the pins of its
+// last kBinarySpecMemo binary specs and finds them again without either.
+inline constexpr std::size_t kBinarySpecMemo = 8;
+std::uint64_t intern_binary_spec(Op op, DType dtype, const BroadcastType& type, ExprSpecPin* pin);
 
 // The spec `key` names, for a caller that holds a pin on it (the call that
 // made the key, a cache slot or compile of it).

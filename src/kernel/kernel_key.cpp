@@ -42,7 +42,10 @@ std::uint64_t KernelKey::hash() const {
 
 KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan, std::uint32_t codegen,
                           std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
-  return make_spec_key(target, binary_spec(op, dtype, plan.type), plan, codegen, stream_min_bytes, pin);
+  ExprSpecPin own;
+  ExprSpecPin& held = pin != nullptr ? *pin : own;
+  const std::uint64_t id = intern_binary_spec(op, dtype, plan.type, &held);  // NOTE: [Binary spec memo]
+  return key_for_spec(target, id, *held, plan, codegen, stream_min_bytes);
 }
 
 KernelKey make_kernel_key(const Target& target, Op op, DType dtype, const BroadcastType& type, std::uint32_t codegen) {

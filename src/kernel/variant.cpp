@@ -276,18 +276,24 @@ constexpr VariantRow kVariants[] = {
 
 std::span<const VariantRow> variant_table() { return kVariants; }
 
-OperandDTypes operand_dtypes(const KernelKey& key) {
-  const ExprKernelSpec& spec = spec_of(key);
+namespace {
+
+OperandDTypes dtypes_of(const ExprKernelSpec& spec) {
   OperandDTypes dtypes{};
-  dtypes[kOut] = key.dtype;
+  dtypes[kOut] = spec.program.out_dtype;
   for (std::size_t i = 0; i < spec.inputs.size() && i + 1 < dtypes.size(); ++i) dtypes[i + 1] = spec.inputs[i].dtype;
   return dtypes;
 }
 
-void select_variants(KernelKey& key, const BroadcastPlan& plan, const Target& target, std::uint64_t stream_min_bytes) {
+}  // namespace
+
+OperandDTypes operand_dtypes(const KernelKey& key) { return dtypes_of(spec_of(key)); }
+
+void select_variants(KernelKey& key, const ExprKernelSpec& spec, const BroadcastPlan& plan, const Target& target,
+                     std::uint64_t stream_min_bytes) {
   key.operands = static_cast<std::uint8_t>(plan.operands());
   key.inner = inner_strides(plan);
-  const OperandDTypes dtypes = operand_dtypes(key);
+  const OperandDTypes dtypes = dtypes_of(spec);
   const VariantQuery query{plan, target, stream_min_bytes, dtypes};
   for (const VariantRow& row : kVariants)
     if (row.select != nullptr) row.select(key, query);

@@ -31,8 +31,7 @@ enum class Variant : std::uint8_t { generic, short_rows, fixed_rows, transposed_
 enum class Emitter : std::uint8_t { none, nest, fixed_rows, transposed_tiles };
 inline constexpr int kNumEmitters = 4;
 
-// The dtypes of a key's operands, out first: a binary op's result and
-// inputs, or an expression's out and inputs.
+// The dtypes of a key's operands, out first, from its spec.
 using OperandDTypes = std::array<DType, kMaxOperands>;
 OperandDTypes operand_dtypes(const KernelKey& key);
 
@@ -87,11 +86,11 @@ struct VariantRow {
 
 std::span<const VariantRow> variant_table();
 
-// The layout field of `key` (whose operand dtypes are set: a binary op's op
-// and dtype, or an expression's spec) for a planned call on `target`: each
-// operand's inner stride, then every row whose predicate holds, in table
-// order. Binary and expression keys alike.
-void select_variants(KernelKey& key, const BroadcastPlan& plan, const Target& target, std::uint64_t stream_min_bytes);
+// The layout field of `key`, whose spec is `spec`, for a planned call on
+// `target`: each operand's inner stride, then every row whose predicate
+// holds, in table order. Binary and expression keys alike.
+void select_variants(KernelKey& key, const ExprKernelSpec& spec, const BroadcastPlan& plan, const Target& target,
+                     std::uint64_t stream_min_bytes);
 
 // The row whose nest `key` is emitted with: the last row with an emitter that
 // the key carries, the generic nest when none.
