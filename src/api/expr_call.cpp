@@ -430,23 +430,14 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Broadca
   const KernelFn fn = jit ? kernel.jit.fn : &ExprEvaluator::kernel;
   ptrs.context = jit ? static_cast<const void*>(call.scalar_slots().data()) : &frame;
   // NOTE: [Short rows]: the inputs that repeat one short row read patterns of
-  // it; the fused plan has the same classes, so the same kernel runs it.
+  // it; the fused plan has the same classes, and NOTE: [Fixed rows] leave
+  // plans that fuse to fusion, so the same kernel runs it and its rest.
   const std::optional<FusedRows> fused = fuse_short_rows(plan, widest);
   if (!fused) {
     record_call_threads(execute_plan(plan, fn, ptrs, sizes, num_threads()));
     return;
   }
-  thread_local std::vector<std::vector<std::byte>> patterns;
-  patterns.resize(std::max(patterns.size(), fused->repeated.size()));
-  OperandPointers with_patterns = ptrs;
-  for (std::size_t i = 0; i < fused->repeated.size(); ++i) {
-    const int k = fused->repeated[i];
-    fill_pattern(*fused, plan, k, ptrs.data[k], sizes[k], patterns[i]);
-    with_patterns.data[k] = patterns[i].data();
-  }
-  int threads = execute_plan(fused->fused, fn, with_patterns, sizes, num_threads());
-  if (fused->rest.numel > 0) threads = std::max(threads, execute_plan(fused->rest, fn, ptrs, sizes, num_threads()));
-  record_call_threads(threads);
+  record_call_threads(execute_fused_rows(plan, *fused, fn, fn, ptrs, sizes, num_threads()));
 }
 
 }  // namespace

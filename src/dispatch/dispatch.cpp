@@ -24,25 +24,17 @@ Outcome outcome_of(provider::KernelSource source) {
   return kOutcomes[static_cast<std::size_t>(source)];
 }
 
-// NOTE: [Short rows]: the fused plan on a pattern of the repeated row, then
-// the rows left over on the original pointers; two kernels, selected per call.
+// NOTE: [Short rows]: the fused plan and the rows left over, each with the
+// kernel of its own plan (the rest's rows may take NOTE: [Fixed rows]),
+// selected per call.
 SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, const TensorView& b,
                               const TensorView& out) {
   const FusedRows& fused = *call.fused;
-  const ElementSizes sizes{out.element_size(), a.element_size(), b.element_size()};
-  const OperandPointers ptrs{{out.data(), a.data(), b.data()}};
-  thread_local std::vector<std::byte> pattern;
-  const int repeated = fused.repeated.front();  // two inputs: one repeats (else the call would have one row)
-  fill_pattern(fused, call.plan, repeated, ptrs.data[repeated], a.element_size(), pattern);
-  OperandPointers with_pattern = ptrs;
-  with_pattern.data[repeated] = pattern.data();
   SelectedKernel kernel = select_kernel(call.op, a.dtype(), fused.fused);
-  int threads = execute_plan(fused.fused, kernel.fn, with_pattern, sizes, num_threads());
-  if (fused.rest.numel > 0) {
-    const SelectedKernel rest = select_kernel(call.op, a.dtype(), fused.rest);
-    threads = std::max(threads, execute_plan(fused.rest, rest.fn, ptrs, sizes, num_threads()));
-  }
-  record_call_threads(threads);
+  const SelectedKernel rest = fused.rest.numel > 0 ? select_kernel(call.op, a.dtype(), fused.rest) : SelectedKernel{};
+  record_call_threads(execute_fused_rows(call.plan, fused, kernel.fn, rest.fn,
+                                         {{out.data(), a.data(), b.data()}},
+                                         {out.element_size(), a.element_size(), b.element_size()}, num_threads()));
   return kernel;
 }
 

@@ -243,4 +243,19 @@ int execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointe
   return used;
 }
 
+int execute_fused_rows(const BroadcastPlan& plan, const FusedRows& fused, KernelFn fused_kernel, KernelFn rest_kernel,
+                       const OperandPointers& ptrs, const ElementSizes& sizes, int threads) {
+  thread_local std::vector<std::vector<std::byte>> patterns;
+  patterns.resize(std::max(patterns.size(), fused.repeated.size()));
+  OperandPointers with_patterns = ptrs;
+  for (std::size_t i = 0; i < fused.repeated.size(); ++i) {
+    const int k = fused.repeated[i];
+    fill_pattern(fused, plan, k, ptrs.data[k], sizes[k], patterns[i]);
+    with_patterns.data[k] = patterns[i].data();
+  }
+  int used = execute_plan(fused.fused, fused_kernel, with_patterns, sizes, threads);
+  if (fused.rest.numel > 0) used = std::max(used, execute_plan(fused.rest, rest_kernel, ptrs, sizes, threads));
+  return used;
+}
+
 }  // namespace bcast

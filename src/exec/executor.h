@@ -10,6 +10,7 @@
 #include "bcast/layout.h"
 #include "broadcast_plan.h"
 #include "kernel_abi.h"
+#include "short_rows.h"
 
 namespace bcast {
 
@@ -28,6 +29,14 @@ using ElementSizes = std::array<std::size_t, kMaxOperands>;  // by operand, as O
 // Returns the threads that ran parts of it (NOTE: [Threads used]).
 int execute_plan(const BroadcastPlan& plan, KernelFn kernel, const OperandPointers& ptrs, const ElementSizes& sizes,
                   int threads);
+
+// NOTE: [Short rows]: runs `plan` as `fused` rewrites it: the fused plan
+// with each repeated input read from a pattern of its row (filled here, a
+// buffer per thread and input) by `fused_kernel`, then the rows left over on
+// the original pointers by `rest_kernel`. Binary calls and expressions
+// alike; returns the threads that ran parts of it.
+int execute_fused_rows(const BroadcastPlan& plan, const FusedRows& fused, KernelFn fused_kernel, KernelFn rest_kernel,
+                       const OperandPointers& ptrs, const ElementSizes& sizes, int threads);
 
 // The kernel arguments' rows of strides and spans (NOTE: [Kernel ABI]): each
 // operand's, rank entries each, back to back. The one packer of them.
