@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace bcast::tools {
@@ -37,6 +39,25 @@ double median_ns(F&& f, int repeats) {
   return time_runs(f, repeats).median;
 }
 
+// The medians of f and g timed in turn (f, g, f, g, ...), after an untimed
+// call of each: their ratio does not see a machine that drifts between them.
+template <class F, class G>
+std::pair<double, double> alternating_medians_ns(F&& f, G&& g, int repeats) {
+  f();
+  g();
+  std::vector<double> tf, tg;
+  for (int i = 0; i < std::max(repeats, 1); ++i) {
+    for (auto [call, times] : {std::pair{std::function<void()>(f), &tf}, std::pair{std::function<void()>(g), &tg}}) {
+      const auto start = std::chrono::steady_clock::now();
+      call();
+      times->push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+  std::sort(tf.begin(), tf.end());
+  std::sort(tg.begin(), tg.end());
+  return {tf[tf.size() / 2], tg[tg.size() / 2]};
+}
+
 // The spread of part(lo, hi) over [0, n) cut in `threads` equal ranges, one
 // thread each (the caller's among them), threads started per run as a plain
 // loop program would.
@@ -58,6 +79,7 @@ double median_ns_on_threads(int threads, std::int64_t n, F&& part, int repeats) 
 
 // bcast-bench's code names them from its own namespace.
 namespace bcast::bench {
+using tools::alternating_medians_ns;
 using tools::median_ns;
 using tools::median_ns_on_threads;
 using tools::Spread;

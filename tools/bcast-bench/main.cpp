@@ -93,9 +93,10 @@ int main(int argc, char** argv) {
 
   nlohmann::json out = nlohmann::json::array();
   if (!as_json)
-    std::cout << fmt::format("{:<24} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8}  (GB/s; tiny cases: ns/call)\n",
+    std::cout << fmt::format("{:<24} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8} {:>7}  (GB/s; tiny cases: ns/call; "
+                             "expr/bin: the case as op(x, y), speed over the call's)\n",
                              "case", "MB", "ms-1", "bcast-1", "bcast-" + std::to_string(all), "stream-1",
-                             "stream-" + std::to_string(all), "1/strm", "n/strm", "eigen", "onednn");
+                             "stream-" + std::to_string(all), "1/strm", "n/strm", "eigen", "onednn", "expr/bin");
   for (const Case& c : cases()) {
     if (only == "none") break;
     if (!only.empty() && ("," + only + ",").find("," + c.id.substr(0, c.id.find(' ')) + ",") == std::string::npos) continue;
@@ -153,15 +154,23 @@ int main(int argc, char** argv) {
                   {"ratio_1t_vs_stream", gbps(bytes, one) / stream1}, {"ratio_nt_vs_stream", gbps(bytes, many) / streamn},
                   {"eigen_gbps", gbps(bytes, eigen.ns)}, {"eigen_form", eigen.note},
                   {"onednn_gbps", gbps(bytes, dnnl.ns)}, {"onednn_impl", dnnl.note}});
+      // The case as the one-node expression op(a, b): the same key and kernel
+      // (NOTE: [Expression kernels]) through the expression front, timed in
+      // turn with the binary call.
+      const Expr as_expression = expr::apply(c.op, Expr(a), Expr(b));
+      const auto [binary_ns, expression_ns] = alternating_medians_ns(
+          [&] { binary(c.op, a, b, result); }, [&] { evaluate(as_expression, result); }, repeats);
+      row.update({{"expr_1t_gbps", gbps(bytes, expression_ns)}, {"expr_vs_binary_1t", binary_ns / expression_ns},
+                  {"expr_kernel", describe(as_expression).kernel}});
       // The peers on as many threads as the bcast-n column.
       const PeerResult eigen_n = checked(time_eigen, all), dnnl_n = checked(time_onednn, all);
       row.update({{"eigen_nt_gbps", gbps(bytes, eigen_n.ns)}, {"eigen_nt_form", eigen_n.note},
                   {"onednn_nt_gbps", gbps(bytes, dnnl_n.ns)}, {"onednn_nt_impl", dnnl_n.note}});
       if (!as_json)
-        std::cout << fmt::format("{:<24} {:>7.1f} {:>7.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>7.2f} {:>7.2f} {:>8.2f} {:>8.2f}\n",
+        std::cout << fmt::format("{:<24} {:>7.1f} {:>7.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>7.2f} {:>7.2f} {:>8.2f} {:>8.2f} {:>7.2f}\n",
                                  c.id, static_cast<double>(bytes) / 1e6, one / 1e6, gbps(bytes, one), gbps(bytes, many), stream1,
                                  streamn, gbps(bytes, one) / stream1, gbps(bytes, many) / streamn, gbps(bytes, eigen.ns),
-                                 gbps(bytes, dnnl.ns));
+                                 gbps(bytes, dnnl.ns), binary_ns / expression_ns);
       // Scaling: bcast and the STREAM add on each thread count, in the same run.
       for (const int t : sweep) {
         set_num_threads(t);
