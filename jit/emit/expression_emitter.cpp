@@ -43,7 +43,7 @@ unsigned interleave_for(const ExprProgram& program) {
 // A program value: its compute form, and a real value's bits as stored
 // where the body has them (an input as loaded; the result of an op that
 // copies its inputs' bits), for the ops that take them (emit_on_stored_bits).
-struct Value2 {
+struct ProgramValue {
   Parts parts;
   Value* stored = nullptr;
 };
@@ -73,7 +73,7 @@ class ExpressionBody final : public NestBody {
 
   llvm::StoreInst* compute_and_store(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, Value* out,
                                      unsigned lanes) override {
-    const Value2 result = compute(b, inputs, lanes);
+    const ProgramValue result = compute(b, inputs, lanes);
     const DType d = dtype_[0];
     if (is_complex(d)) {
       if (lanes > 1) return store_complex_vector(b, d, result.parts, out);
@@ -89,8 +89,8 @@ class ExpressionBody final : public NestBody {
   unsigned interleave() const override { return interleave_; }
 
  private:
-  Value2 compute(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, unsigned lanes) {
-    std::vector<Value2> values;
+  ProgramValue compute(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, unsigned lanes) {
+    std::vector<ProgramValue> values;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const DType d = dtype_[k + 1];
       if (is_complex(d)) values.push_back({inputs[k]});
@@ -98,7 +98,7 @@ class ExpressionBody final : public NestBody {
     }
     for (Parts s : scalars_) values.push_back({lanes > 1 ? splat_parts(b, lanes, s) : s});
     for (const ExprInstr& s : program_.code) {
-      auto value = [&](int a) -> const Value2& { return values[static_cast<std::size_t>(s.args[a])]; };
+      auto value = [&](int a) -> const ProgramValue& { return values[static_cast<std::size_t>(s.args[a])]; };
       if (is_complex(s.in) || is_complex(s.out)) {
         const Parts args[3] = {value(0).parts, s.arity() > 1 ? value(1).parts : Parts{},
                                s.arity() > 2 ? value(2).parts : Parts{}};

@@ -81,10 +81,11 @@ void log_fallback(Outcome outcome, Name&& name) {
   }
 }
 
-// BCAST_LOG_LEVEL=debug: a call whose dtypes the JIT does not emit yet.
+// BCAST_LOG_LEVEL=debug: a call whose program the JIT does not emit yet.
 void log_not_emitted(const KernelKey& key) {
   if (logging::core().should_log(spdlog::level::debug))
-    logging::core().debug("{}: the JIT has no complex kernels yet; the call runs on the reference executor",
+    logging::core().debug("{}: a complex instruction of its program has no IR yet (jit/ir/complex_coverage.h); the "
+                          "call runs on the reference executor or evaluator",
                           key.to_string());
 }
 
