@@ -711,14 +711,17 @@ TEST(ExpressionFixedRows, ShortRowsWithAPerRowInputAmongAnyOthersMatchTheReferen
     const std::int64_t rows = 4099;
     Tensor x(DType::f32, {rows, m}), x64(DType::f64, {rows, m}), img(DType::u8, {rows, m}), z(DType::c64, {rows, m}),
         column(DType::i32, {rows, 1}), column32(DType::f32, {rows, 1}), row(DType::f32, {1, m}),
-        row16(DType::f16, {1, m});
-    for (const Tensor* t : {&x, &x64, &img, &z, &column, &column32, &row, &row16}) test::fill_random(*t, rng);
+        row16(DType::f16, {1, m}), zcolumn(DType::c64, {rows, 1}), zrow(DType::c128, {1, m});
+    for (const Tensor* t : {&x, &x64, &img, &z, &column, &column32, &row, &row16, &zcolumn, &zrow})
+      test::fill_random(*t, rng);
     const std::vector<std::pair<std::string, Expr>> cases{
         {"x * column + row", Expr(x) * Expr(column) + Expr(row)},
         {"(img - row16) * column32", (Expr(img) - Expr(row16)) * Expr(column32)},
         {"x64 * 2.5 + column32 - row16", Expr(x64) * 2.5 + Expr(column32) - Expr(row16)},
-        {"z * column32 + row", Expr(z) * Expr(column32) + Expr(row)}};
-    expect_expressions_take_variant(cases, std::regex(R"(\.r)" + std::to_string(m) + R"((-\d+){4,5}\.)"),
+        {"z * column32 + row", Expr(z) * Expr(column32) + Expr(row)},
+        {"z * zcolumn + zrow", Expr(z) * Expr(zcolumn) + Expr(zrow)},
+        {"z * zcolumn, a binary op's key", Expr(z) * Expr(zcolumn)}};
+    expect_expressions_take_variant(cases, std::regex(R"(\.r)" + std::to_string(m) + R"((-\d+){3,5}\.)"),
                                     ", m " + std::to_string(m));
   }
 }

@@ -10,6 +10,7 @@
 
 #include "codegen_settings.h"
 #include "expr_kernel.h"
+#include "function_table.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "key_codec.h"
@@ -143,10 +144,23 @@ TEST(KeyCodec, EveryExpressionKeyOfEveryVariantRoundTrips) {
     EXPECT_EQ(parse_kernel_key(bad, tiles.codegen), std::nullopt) << bad;
 }
 
+// The program a binary op's kernel computed before its key was the one-node
+// expression's (the binary emitter's and the Ascend-style lowering's): out =
+// op(x0, x1) on two inputs of `dtype`, in the op's result dtype.
+ExprProgram binary_program(Op op, DType dtype) {
+  ExprProgram p;
+  p.inputs = {dtype, dtype};
+  p.code.push_back(ExprInstr{.kind = InstrKind::binary, .code = static_cast<std::uint8_t>(op), .in = dtype,
+                             .out = detail::result_dtype_of(op, dtype), .args = {0, 1, -1}});
+  p.result = 2;
+  p.out_dtype = detail::result_dtype_of(op, dtype);
+  return p;
+}
+
 // NOTE: [Expression kernels]: a binary op's key is the key of its one-node
 // expression op(x0, x1): the same id, the same kernel; it prints as the op
-// ("add.f32..."), and its program is the binary program the Ascend-style
-// lowering had for binary keys (binary_program), instruction for instruction.
+// ("add.f32..."), and its program is the one binary keys had
+// (binary_program), instruction for instruction.
 TEST(BinaryKeys, AreTheirOneNodeExpressionsKeysAndPrintAsTheOp) {
   const Target& host = target_for(TargetKind::host);
   const BroadcastPlan plan = contiguous_plan({DC::expand_b, DC::same}, {64, 300});
@@ -156,9 +170,9 @@ TEST(BinaryKeys, AreTheirOneNodeExpressionsKeysAndPrintAsTheOp) {
     ExprSpecPin pin;
     const KernelKey key = make_kernel_key(host, op, dtype, plan, provider::current_codegen_id(), kNeverStream, &pin);
     const LeafType input{ScalarKind::strong, dtype};
-    EXPECT_EQ(make_expr_kernel_key(host, binary_structure(op), {input, input}, {}, plan, provider::current_codegen_id()),
-              key)
-        << name;
+    const KernelKey expression =
+        make_expr_kernel_key(host, binary_structure(op), {input, input}, {}, plan, provider::current_codegen_id());
+    EXPECT_EQ(expression, key) << name;
     EXPECT_THAT(key.to_string(), ::testing::StartsWith(name + ".[expand_b,same].uuu.")) << name;
     EXPECT_EQ(binary_op_of(*pin), op) << name;
     const ExprProgram binary = binary_program(op, dtype);

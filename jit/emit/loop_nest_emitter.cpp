@@ -35,7 +35,8 @@ class NestEmitter {
   NestEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol,
               const std::vector<DType>& dtypes, NestBody& body)
       : key_(key), body_(body), b_(module.getContext()), rank_(key.rank), operands_(static_cast<int>(dtypes.size())),
-        inner_(key.inner.begin(), key.inner.begin() + operands_), dtype_(dtypes), target_(codegen_target(llvm::Triple(module.getTargetTriple()))),
+        inner_(key.inner.begin(), key.inner.begin() + operands_), dtype_(dtypes),
+        target_(codegen_target(llvm::Triple(module.getTargetTriple()))),
         stride_(dtypes.size()), span_(dtypes.size()) {
     llvm::LLVMContext& c = module.getContext();
     fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);

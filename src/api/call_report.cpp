@@ -37,7 +37,9 @@ void binary(std::string_view event, Api api, Op op, const TensorView& a, const T
             std::chrono::steady_clock::duration took) {
   const TargetKind target = kernel.outcome == Outcome::ascend_sim ? TargetKind::ascend_sim : TargetKind::host;
   const bool keyed = kernel.jit || kernel.provisional();
-  const std::string key = keyed ? call_kernel_key(target_for(target), op, a.dtype(), plan).to_string() : "reference";
+  ExprSpecPin spec;  // NOTE: [Interned ids]: while the key prints
+  const std::string key =
+      keyed ? call_kernel_key(target_for(target), op, a.dtype(), plan, &spec).to_string() : "reference";
   print(event, {.api = api,
                 .op = op_name(op),
                 .inputs = {a, b},

@@ -9,6 +9,7 @@
 #include "error_messages.h"
 #include "exponent_check.h"
 #include "output_layout.h"
+#include "expr_kernel.h"
 #include "targets.h"
 #include "thread_pool.h"
 #include "validate_binary.h"
@@ -46,8 +47,10 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   PlannedCall call(op, dtype, out_dtype, plan_broadcast(out, a, b));
   // A prepared op follows the current target, as a plain call does.
   SelectedKernel kernel = call.plan.numel > 0 ? select_kernel(op, dtype, call.plan) : SelectedKernel{};
-  std::string key = kernel.jit || kernel.provisional() ? call_kernel_key(current_target(), op, dtype, call.plan).to_string()
-                                                   : "reference";
+  ExprSpecPin spec;  // NOTE: [Interned ids]: while the key prints
+  std::string key = kernel.jit || kernel.provisional()
+                        ? call_kernel_key(current_target(), op, dtype, call.plan, &spec).to_string()
+                        : "reference";
   std::string type = to_string(call.plan.type);
   auto impl = std::make_shared<PreparedOp::Impl>(op, dtype, a, b, out, std::move(call), std::move(kernel),
                                                  std::move(type), std::move(key), DataCheck(dtype, out_dtype, a, b, out));
@@ -155,8 +158,9 @@ std::string kernel_key_for(Op op, DType dtype, const Layout& out, const Layout& 
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   if (!jit_enabled()) return "reference";
-  const KernelKey key = call_kernel_key(current_target(), op, dtype, plan_broadcast(out, a, b));
-  return provider::emits(key) ? key.to_string() : "reference";
+  ExprSpecPin spec;  // NOTE: [Interned ids]: while the key prints
+  const KernelKey key = call_kernel_key(current_target(), op, dtype, plan_broadcast(out, a, b), &spec);
+  return provider::emits(spec->program) ? key.to_string() : "reference";
 }
 
 

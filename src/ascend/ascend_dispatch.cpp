@@ -115,7 +115,8 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
   trace = {};  // a call that does not reach the simulator must not show the last one's trace
   if (!may_run(plan, trace)) return false;
   ExprSpecPin spec;  // NOTE: [Interned ids]: the key names it until the call has run
-  const KernelKey key = make_kernel_key(target, op, a.dtype(), plan, provider::current_codegen_id(), kNeverStream, &spec);
+  const KernelKey key =
+      make_kernel_key(target, op, a.dtype(), plan, provider::current_codegen_id(), kNeverStream, &spec);
   return run_key(target, key, plan, {out, a, b}, {}, trace);
 }
 

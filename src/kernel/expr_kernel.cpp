@@ -111,7 +111,8 @@ std::uint64_t intern_binary_spec(Op op, DType dtype, const BroadcastType& type, 
 KernelKey make_expr_kernel_key(const Target& target, const std::string& structure, const std::vector<LeafType>& inputs,
                                const std::vector<LeafType>& scalars, const BroadcastPlan& plan, std::uint32_t codegen,
                                std::uint64_t stream_min_bytes, ExprSpecPin* pin) {
-  const ExprKernelSpec spec{.structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type, .program = {}};
+  const ExprKernelSpec spec{
+      .structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type, .program = {}};
   ExprSpecPin own;
   ExprSpecPin& held = pin != nullptr ? *pin : own;
   const std::uint64_t id = intern_expr_kernel(spec, &held);

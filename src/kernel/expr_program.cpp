@@ -234,14 +234,4 @@ ExprProgram lower_expression(const ExprGraph& graph, std::span<const LeafType> i
   return Lowering(graph, inputs, scalars, leaf_name, call).run();
 }
 
-ExprProgram binary_program(Op op, DType dtype) {
-  ExprProgram p;
-  p.inputs = {dtype, dtype};
-  p.code.push_back(ExprInstr{.kind = InstrKind::binary, .code = static_cast<std::uint8_t>(op), .in = dtype,
-                             .out = detail::result_dtype_of(op, dtype), .args = {0, 1, -1}});
-  p.result = 2;
-  p.out_dtype = detail::result_dtype_of(op, dtype);
-  return p;
-}
-
 }  // namespace bcast

@@ -72,8 +72,4 @@ ExprProgram lower_expression(const ExprGraph& graph, std::span<const LeafType> i
                              std::span<const LeafType> scalars, const LeafNamer& leaf_name = {},
                              std::string_view call = {});
 
-// The program a binary op's kernel computes, as an expression's: out =
-// op(x0, x1) on two inputs of `dtype`, its result in the op's result dtype.
-ExprProgram binary_program(Op op, DType dtype);
-
 }  // namespace bcast

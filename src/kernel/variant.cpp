@@ -179,15 +179,19 @@ bool runs_transposed(const BroadcastPlan& plan) { return transposed_operand(plan
 // L / m whole rows (L elements of out to a line, m dividing L); each input
 // must give those rows as one vector: contiguous rows (unit, stepping m), one
 // row for all (unit, stepping 0), one value per row (zero, stepping 1) or one
-// value for all (zero, stepping 0).
+// value for all (zero, stepping 0). The two middle ones are shuffles of the
+// stored elements, which a complex input's parts are not: a complex input
+// streams as contiguous rows or one value for all only.
 bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes, const OperandDTypes& dtypes) {
   const auto lanes = static_cast<int>(line_bytes / static_cast<std::int64_t>(dtype_size(dtypes[kOut])));
   const int m = key.fixed_row;
   if (lanes % m != 0) return false;
   for (int k = 1; k < key.operands; ++k) {
     const int step = key.row_step[k];
-    const bool ok = key.inner[k] == InnerStride::unit ? step == m || step == 0 : step <= 1;
-    if (!ok) return false;
+    const bool unit = key.inner[k] == InnerStride::unit;
+    const bool shuffled = unit ? step == 0 : step == 1;
+    const bool ok = unit ? step == m || step == 0 : step <= 1;
+    if (!ok || (shuffled && is_complex(dtypes[k]))) return false;
   }
   return true;
 }
@@ -238,7 +242,8 @@ bool has_streaming(const KernelKey& key) { return key.stream; }
 std::string print_streaming(const KernelKey&) { return "nt"; }
 
 bool parse_streaming(std::string_view field, KernelKey& key) {
-  if (field != "nt" || key.target != TargetKind::host || !layout_can_stream(key, HostTarget::kLineBytes, operand_dtypes(key)))
+  if (field != "nt" || key.target != TargetKind::host ||
+      !layout_can_stream(key, HostTarget::kLineBytes, operand_dtypes(key)))
     return false;
   key.stream = true;
   return true;
@@ -336,7 +341,9 @@ int transposed_operand(const BroadcastPlan& plan) {
   if (plan.rank() < 2) return 0;
   const std::array<InnerStride, kMaxOperands> inner = inner_strides(plan);
   for (int t = 1; t < plan.operands(); ++t)
-    if (inner_can_transpose({inner.data(), static_cast<std::size_t>(plan.operands())}, t) && plan.strides[t][plan.rank() - 2] == 1) return t;
+    if (inner_can_transpose({inner.data(), static_cast<std::size_t>(plan.operands())}, t) &&
+        plan.strides[t][plan.rank() - 2] == 1)
+      return t;
   return 0;
 }
 

@@ -145,8 +145,6 @@ Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us, Us
   return kernel_of(std::move(kernel), source_of(how));
 }
 
-bool emits(const KernelKey& key) { return emits(spec_of(key).program); }
-
 bool emits(const ExprProgram& program) {
   return std::all_of(program.code.begin(), program.code.end(), [](const ExprInstr& s) {
     return !(is_complex(s.in) || is_complex(s.out)) || jit::has_complex_ir(s);

@@ -49,13 +49,11 @@ inline constexpr double kWaitAlways = 1e300;
 enum class Use : std::uint8_t { call, look_up };
 Kernel kernel_for(const KernelKey& key, const Target& target, double wait_us = kWaitAlways, Use use = Use::call);
 
-// Whether jit/ emits a kernel for the key, from its spec's program: complex
-// values have IR for the instructions jit::has_complex_ir names (NOTE:
-// [Complex in IR]); a call whose program has another runs on the reference
-// executor or evaluator (NOTE: [Complex arithmetic]). Callers ask before
-// kernel_for, which would count a failure.
-bool emits(const KernelKey& key);
-// The same from a program (the spec the caller pins).
+// Whether jit/ emits a kernel for a key whose spec's program is `program`
+// (the spec the caller pins): complex values have IR for the instructions
+// jit::has_complex_ir names (NOTE: [Complex in IR]); a call whose program
+// has another runs on the reference executor or evaluator (NOTE: [Complex
+// arithmetic]). Callers ask before kernel_for, which would count a failure.
 bool emits(const ExprProgram& program);
 
 // Until no background compile is queued or running.
