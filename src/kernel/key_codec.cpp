@@ -228,12 +228,13 @@ std::optional<KernelKey> parse_kernel_key(const KeyFields& fields, std::uint32_t
   key.codegen = codegen;
   key.rank = static_cast<std::uint8_t>(spec->type.size());
   key.operands = static_cast<std::uint8_t>(operands);
+  ExprSpecPin pin;  // NOTE: [Interned ids]: while the layout's rows read it
   try {
-    key.expr = intern_expr_kernel(*spec);
+    key.expr = intern_expr_kernel(*spec, &pin);
   } catch (const std::exception&) {
     return std::nullopt;  // a structure that does not parse or lower
   }
-  key.dtype = spec_of(key).program.out_dtype;
+  key.dtype = pin->program.out_dtype;
   for (const KeyField& field : kFields)
     if (field.parse != nullptr && !field.parse(fields.*field.text, key)) return std::nullopt;
   return key;

@@ -138,9 +138,18 @@ bool inner_can_transpose(std::span<const InnerStride> inner, int t) {
   return true;
 }
 
+// The input `plan`, whose operands move along its innermost level as `inner`
+// says, reads in transposed blocks: one that steps 1 between rows; or 0.
+int transposed_operand(const BroadcastPlan& plan, std::span<const InnerStride> inner) {
+  if (plan.rank() < 2) return 0;
+  for (int t = 1; t < plan.operands(); ++t)
+    if (inner_can_transpose(inner, t) && plan.strides[t][plan.rank() - 2] == 1) return t;
+  return 0;
+}
+
 void select_transposed(KernelKey& key, const VariantQuery& q) {
   if (q.target.has_loop_variants() && key.fixed_row == 0 && !any_complex(key, q.dtypes))
-    key.transposed = static_cast<std::uint8_t>(transposed_operand(q.plan));
+    key.transposed = static_cast<std::uint8_t>(transposed_operand(q.plan, inner_of(key)));
 }
 
 bool has_transposed(const KernelKey& key) { return key.transposed != 0; }
@@ -338,13 +347,8 @@ bool keeps_rows_whole(const BroadcastPlan& plan) {
 }
 
 int transposed_operand(const BroadcastPlan& plan) {
-  if (plan.rank() < 2) return 0;
   const std::array<InnerStride, kMaxOperands> inner = inner_strides(plan);
-  for (int t = 1; t < plan.operands(); ++t)
-    if (inner_can_transpose({inner.data(), static_cast<std::size_t>(plan.operands())}, t) &&
-        plan.strides[t][plan.rank() - 2] == 1)
-      return t;
-  return 0;
+  return transposed_operand(plan, {inner.data(), static_cast<std::size_t>(plan.operands())});
 }
 
 }  // namespace bcast

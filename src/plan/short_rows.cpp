@@ -5,6 +5,14 @@
 #include <cstring>
 
 namespace bcast {
+namespace {
+
+// Input `op` reads one short row that every row reuses (a pattern of it fills in).
+bool reads_one_row(const BroadcastPlan& plan, int op) {
+  return op != kOut && plan.strides[op][0] == 0 && plan.strides[op][1] == 1;
+}
+
+}  // namespace
 
 bool short_rows_fuse(const BroadcastPlan& plan, std::size_t element_size) {
   if (plan.rank() != 2) return false;
@@ -15,7 +23,7 @@ bool short_rows_fuse(const BroadcastPlan& plan, std::size_t element_size) {
   bool pattern = false;
   for (int op = 0; op < plan.operands(); ++op) {
     const std::int64_t outer = plan.strides[op][0], inner = plan.strides[op][1];
-    if (op != kOut && outer == 0 && inner == 1) pattern = true;
+    if (reads_one_row(plan, op)) pattern = true;
     else if (op != kOut && outer == 0 && inner == 0) continue;
     else if (inner != 1 || outer != m) return false;
   }
@@ -28,7 +36,7 @@ std::optional<FusedRows> fuse_short_rows(const BroadcastPlan& plan, std::size_t 
   const std::int64_t k = rows_per_fused(m, element_size);
   FusedRows f;
   for (int op = 1; op < plan.operands(); ++op)
-    if (plan.strides[op][0] == 0 && plan.strides[op][1] == 1) f.repeated.push_back(op);
+    if (reads_one_row(plan, op)) f.repeated.push_back(op);
   f.rows_per_fused = k;
   const std::int64_t fused_rows = rows / k, left = rows % k;
   BroadcastPlan& p = f.fused;
