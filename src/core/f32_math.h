@@ -174,6 +174,19 @@ F log2_f32(F x) {
   return log_specials(x, p.k + fma(p.f, splat(x, kLog2eHiF), tail));
 }
 
+// ln x = k ln 2 + f + f**2 l(f): k kLn2HiF (exact: 15 bits times at most
+// 8) plus f summed with its exact error, and the small terms (k kLn2LoF,
+// f**2 l(f)) added to that error, so that the sum rounds about once (log's
+// bound is 1 ULP). l by Horner's scheme: by Estrin's, x = 0.69698608 was
+// 1.068 ULP off, where k ln 2 and f cancel.
+template <class F>
+F log_f32(F x) {
+  const LogParts<F> p = log_parts_f32(x);
+  const TwoSum<F> head = fast_two_sum(p.k * splat(x, kLn2HiF), p.f);
+  F tail = fma(p.k, splat(x, kLn2LoF), fma(p.f * p.f, horner(p.f, kLog1pL32), head.error));
+  return log_specials(x, head.sum + tail);
+}
+
 // log10 x = k log10 2 + f log10 e + f**2 l10(f), each product in two parts
 // (l10 by Estrin's scheme, as log2_f32's l2).
 template <class F>

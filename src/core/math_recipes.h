@@ -43,7 +43,7 @@ namespace bcast::math::recipes {
 
 // The recipes of one argument, then (from atan2 on) those of two.
 enum class Recipe {
-  expm1, log1p, tanh, sinh, cosh, exp2, log2, log10, atan, asin, acos, cbrt, asinh, acosh, atanh, cbrt_f64, exp_f64,
+  expm1, log1p, tanh, sinh, cosh, exp2, log, log2, log10, atan, asin, acos, cbrt, asinh, acosh, atanh, cbrt_f64, exp_f64,
   log_f64, log2_f64, log10_f64, expm1_f64, sinh_f64, cosh_f64, tanh_f64,
   log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, atan2, atan2_f64, pow
 };
@@ -69,6 +69,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"sinh", Recipe::sinh, 1, DType::f32, 2.0},    // f32: 1.527
     {"cosh", Recipe::cosh, 1, DType::f32, 2.0},    // f32: 1.542
     {"exp2", Recipe::exp2, 1, DType::f32, 2.0},    // f32: 1.070
+    {"log", Recipe::log, 1, DType::f32, 1.0},      // f32: 0.951
     {"log2", Recipe::log2, 1, DType::f32, 2.0},    // f32: 1.416 (Horner: 1.176)
     {"log10", Recipe::log10, 1, DType::f32, 2.0},  // f32: 1.190 (Horner: 0.986)
     {"atan", Recipe::atan, 1, DType::f32, 2.0},    // f32: 1.380 (Horner: 1.184)
@@ -123,6 +124,7 @@ F run_f32(Recipe r, F x) {
     case Recipe::sinh: return sinh_f32(x);
     case Recipe::cosh: return cosh_f32(x);
     case Recipe::exp2: return exp2_f32(x);
+    case Recipe::log: return log_f32(x);
     case Recipe::log2: return log2_f32(x);
     case Recipe::log10: return log10_f32(x);
     case Recipe::atan: return atan_of<Trig32>(x);

@@ -62,6 +62,11 @@ struct ExprProgram {
   DType dtype_of(int value) const;
 };
 
+// Whether the program computes a math function on real or complex values
+// (an op whose function-table row names one: exp, tan, pow, hypot, ...):
+// its kernel is bound by arithmetic, not memory (NOTE: [Math vector width]).
+bool calls_math_function(const ExprProgram& program);
+
 // Lowers `graph` for leaves of these types. An op that its promoted dtype
 // does not support is an Error(dtype) naming the op, the operands (a weak
 // scalar as one: "the Python int 2", not its i64) and the subexpression
