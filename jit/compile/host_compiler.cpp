@@ -36,6 +36,7 @@
 #include "emit/ascend_emitter.h"
 #include "emit/expression_emitter.h"
 #include "fault_injection.h"
+#include "ir/rare_lanes.h"
 #include "logging.h"
 #include "math_library.h"
 #include "target/codegen_target.h"
@@ -309,6 +310,13 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
     llvm::cantFail(pb.parsePassPipeline(mpm, opt_level == 1 ? kLeanScalarPipeline : kLeanPipeline));
   }
   mpm.run(module, mam);
+  // NOTE: [Rare lanes]: the vector variants the vectoriser called, then
+  // inlined with the scalar fixes.
+  if (finish_rare_lanes(module)) {
+    llvm::ModulePassManager inline_variants;
+    llvm::cantFail(pb.parsePassPipeline(inline_variants, "always-inline"));
+    inline_variants.run(module, mam);
+  }
 }
 
 llvm::Expected<llvm::SmallVector<char, 0>> codegen(llvm::Module& module, llvm::TargetMachine& tm,

@@ -168,10 +168,13 @@ LogParts<F> log_parts_f32(F x) {
 // in the streaming loop than Horner's, at 1.42 ULP where Horner's gave
 // 1.18). log2 1 is +0.
 template <class F>
+F log2_f32_sum(const LogParts<F>& p) {
+  F tail = fma(p.f, splat(p.f, kLog2eLoF), p.f * p.f * estrin(p.f, kLog2L32));
+  return p.k + fma(p.f, splat(p.f, kLog2eHiF), tail);
+}
+template <class F>
 F log2_f32(F x) {
-  const LogParts<F> p = log_parts_f32(x);
-  F tail = fma(p.f, splat(x, kLog2eLoF), p.f * p.f * estrin(p.f, kLog2L32));
-  return log_specials(x, p.k + fma(p.f, splat(x, kLog2eHiF), tail));
+  return log_specials(x, log2_f32_sum(log_parts_f32(x)));
 }
 
 // ln x = k ln 2 + f + f**2 l(f): k kLn2HiF (exact: 15 bits times at most
@@ -180,21 +183,51 @@ F log2_f32(F x) {
 // bound is 1 ULP). l by Horner's scheme: by Estrin's, x = 0.69698608 was
 // 1.068 ULP off, where k ln 2 and f cancel.
 template <class F>
+F log_f32_sum(const LogParts<F>& p) {
+  const TwoSum<F> head = fast_two_sum(p.k * splat(p.f, kLn2HiF), p.f);
+  F tail = fma(p.k, splat(p.f, kLn2LoF), fma(p.f * p.f, horner(p.f, kLog1pL32), head.error));
+  return head.sum + tail;
+}
+template <class F>
 F log_f32(F x) {
-  const LogParts<F> p = log_parts_f32(x);
-  const TwoSum<F> head = fast_two_sum(p.k * splat(x, kLn2HiF), p.f);
-  F tail = fma(p.k, splat(x, kLn2LoF), fma(p.f * p.f, horner(p.f, kLog1pL32), head.error));
-  return log_specials(x, head.sum + tail);
+  return log_specials(x, log_f32_sum(log_parts_f32(x)));
 }
 
 // log10 x = k log10 2 + f log10 e + f**2 l10(f), each product in two parts
 // (l10 by Estrin's scheme, as log2_f32's l2).
 template <class F>
+F log10_f32_sum(const LogParts<F>& p) {
+  F tail = fma(p.f, splat(p.f, kLog10eLoF), p.f * p.f * estrin(p.f, kLog10L32));
+  F m_log = fma(p.f, splat(p.f, kLog10eHiF), tail);
+  return fma(p.k, splat(p.f, kLog10TwoHiF), fma(p.k, splat(p.f, kLog10TwoLoF), m_log));
+}
+template <class F>
 F log10_f32(F x) {
-  const LogParts<F> p = log_parts_f32(x);
-  F tail = fma(p.f, splat(x, kLog10eLoF), p.f * p.f * estrin(p.f, kLog10L32));
-  F m_log = fma(p.f, splat(x, kLog10eHiF), tail);
-  return log_specials(x, fma(p.k, splat(x, kLog10TwoHiF), fma(p.k, splat(x, kLog10TwoLoF), m_log)));
+  return log_specials(x, log10_f32_sum(log_parts_f32(x)));
+}
+
+// NOTE: [Rare lanes]: on a positive, normal and finite x the subnormal
+// scaling and the special values do nothing; the main paths skip them.
+template <class F>
+auto log_f32_rare(F x) {
+  return !(x >= splat(x, 0x1p-126)) || x == splat(x, kInf);
+}
+template <class F>
+LogParts<F> log_parts_f32_normal(F x) {
+  const Split<F> s = split(x);
+  return {s.m - splat(x, 1.0), s.k};
+}
+template <class F>
+F log_f32_main(F x) {
+  return log_f32_sum(log_parts_f32_normal(x));
+}
+template <class F>
+F log2_f32_main(F x) {
+  return log2_f32_sum(log_parts_f32_normal(x));
+}
+template <class F>
+F log10_f32_main(F x) {
+  return log10_f32_sum(log_parts_f32_normal(x));
 }
 
 // atanh(x) = x + x**3 c(x**2) for |x| < 1/2: within 2**-27.6.

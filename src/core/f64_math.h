@@ -83,6 +83,17 @@ F exp_f64(F x) {
   const ExpF64<F> e = exp_f64_parts(clamped(x, -760.0, 710.0));
   return times_pow2_f64(exp_f64_mantissa(e), e.n);
 }
+// NOTE: [Rare lanes]: below 708 in magnitude e**x is a normal double, the
+// clamp does nothing and 2**n is one factor: exp_f64's bits.
+template <class F>
+auto exp_f64_rare(F x) {
+  return !(fabs(x) < splat(x, 708.0));
+}
+template <class F>
+F exp_f64_main(F x) {
+  const ExpF64<F> e = exp_f64_parts(x);
+  return exp_f64_mantissa(e) * pow2i(e.n);
+}
 
 // For s = 2**n, n at most 56: e**x - 1 = (2**n - 1) + 2**n r + 2**n tail,
 // the first two exact (n in [-53, 56]) and summed with their exact error:
@@ -190,10 +201,13 @@ F log_f64_rest(F f, F t) {  // c from f and t = f / (2 + f)
   return fma(t, half_f2 + t2 * estrin(t2, kLogH64), -half_f2);
 }
 template <class F>
-LogF64<F> log_f64_parts(F x) {
-  LogF64<F> p = log_f64_split(x);
-  p.c = log_f64_rest(p.f, p.f / (p.f + splat(x, 2.0)));
+LogF64<F> log_f64_with_rest(LogF64<F> p) {
+  p.c = log_f64_rest(p.f, p.f / (p.f + splat(p.f, 2.0)));
   return p;
+}
+template <class F>
+LogF64<F> log_f64_parts(F x) {
+  return log_f64_with_rest(log_f64_split(x));
 }
 
 // k ln 2 + f + c: k ln2's high part (exact) plus the rest summed small to
@@ -205,6 +219,20 @@ F log_f64_sum(const LogF64<F>& p) {
 template <class F>
 F log_f64(F x) {
   return log_specials(x, log_f64_sum(log_f64_parts(x)));
+}
+// NOTE: [Rare lanes]: on a positive, normal and finite x the log family's
+// subnormal scaling and special values do nothing; the main paths skip them.
+template <class F>
+auto log_f64_rare(F x) {
+  return !(x >= splat(x, 0x1p-1022)) || x == splat(x, kInf);
+}
+template <class F>
+LogF64<F> log_f64_parts_normal(F x) {
+  return log_f64_with_rest(log_f64_split_normal(x));
+}
+template <class F>
+F log_f64_main(F x) {
+  return log_f64_sum(log_f64_parts_normal(x));
 }
 
 // ln u + n / u + k ln 2, one log_f64 for every branch of a function: u
@@ -317,13 +345,12 @@ F atanh_f64(F x) {
 // where k is not 0), and the small terms added to the errors before the
 // last rounding.
 template <class F>
-F log_base_f64(F x, double log_b_e, double log_b_2_hi, double log_b_2_lo) {
-  const LogF64<F> p = log_f64_parts(x);
-  F hi = p.f * splat(x, log_b_e);
-  F lo = fma(p.f, splat(x, log_b_e), -hi);
-  const TwoSum<F> head = fast_two_sum(p.k * splat(x, log_b_2_hi), hi);
-  F small = fma(p.c, splat(x, log_b_e), fma(p.k, splat(x, log_b_2_lo), lo));
-  return log_specials(x, head.sum + (head.error + small));
+F log_base_sum(const LogF64<F>& p, double log_b_e, double log_b_2_hi, double log_b_2_lo) {
+  F hi = p.f * splat(p.f, log_b_e);
+  F lo = fma(p.f, splat(p.f, log_b_e), -hi);
+  const TwoSum<F> head = fast_two_sum(p.k * splat(p.f, log_b_2_hi), hi);
+  F small = fma(p.c, splat(p.f, log_b_e), fma(p.k, splat(p.f, log_b_2_lo), lo));
+  return head.sum + (head.error + small);
 }
 
 // log2 e; log10 e; log10 2 in two parts, the high one of 42 bits (k times
@@ -333,11 +360,20 @@ inline constexpr double kLog10TwoHi = 0x1.34413509f7800p-2, kLog10TwoLo = 0x1.fe
 
 template <class F>
 F log2_f64(F x) {
-  return log_base_f64(x, kLog2e, 1.0, 0.0);
+  return log_specials(x, log_base_sum(log_f64_parts(x), kLog2e, 1.0, 0.0));
 }
 template <class F>
 F log10_f64(F x) {
-  return log_base_f64(x, kLog10e, kLog10TwoHi, kLog10TwoLo);
+  return log_specials(x, log_base_sum(log_f64_parts(x), kLog10e, kLog10TwoHi, kLog10TwoLo));
+}
+// Their main paths (log_f64_rare names the other lanes).
+template <class F>
+F log2_f64_main(F x) {
+  return log_base_sum(log_f64_parts_normal(x), kLog2e, 1.0, 0.0);
+}
+template <class F>
+F log10_f64_main(F x) {
+  return log_base_sum(log_f64_parts_normal(x), kLog10e, kLog10TwoHi, kLog10TwoLo);
 }
 
 // cbrt |x| = t r**2 with r = 1 / cbrt(t): rcbrt_seed's estimate (within

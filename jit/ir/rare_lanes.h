@@ -1,0 +1,30 @@
+// A recipe's rare lanes in a kernel (NOTE: [Rare lanes], src/core/
+// math_recipes.h): its main path on every lane, the full recipe on the rare
+// ones behind one branch per vector.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <string_view>
+
+#include "math_recipes.h"
+
+namespace bcast::jit {
+
+// Recipe `r` (of the function table's `math` function) on x, a scalar or a
+// vector: run_main's value, passed with x to a call that keeps it on the
+// lanes that are not rare and computes the full recipe on the others. The
+// loop vectoriser widens the call to a vector variant that
+// finish_rare_lanes writes after it.
+llvm::Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, math::recipes::Recipe r, std::string_view math,
+                                  llvm::Value* x);
+
+// After the pass pipeline: gives a body to each vector variant that a kernel
+// of `module` calls (if any of its lanes is rare, the full recipe on the
+// vector; else the main path's vector), and marks the variants and the
+// scalar fixes always-inline. Returns whether there are any, so that the
+// caller runs the inliner.
+bool finish_rare_lanes(llvm::Module& module);
+
+}  // namespace bcast::jit
