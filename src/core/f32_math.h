@@ -124,13 +124,17 @@ F expm1_f32(F x) {
 // rounding error over u (u - 1 is exact where c matters: u in [1/2, 2]).
 // -0 stays -0; -1 is -inf, below it NaN, inf is inf.
 template <class F>
-F log1p_f32(F x) {
-  F u = x + splat(x, 1.0);
+F log1p_f32_core(F x, F u) {
   const Split<F> s = split(u);
   F f = s.m - splat(x, 1.0);
   F correction = (x - (u - splat(x, 1.0))) / u;
   F m_log = fma(f * f, horner(f, kLog1pL32), f + correction);
-  F r = fma(s.k, splat(x, kLn2HiF), fma(s.k, splat(x, kLn2LoF), m_log));
+  return fma(s.k, splat(x, kLn2HiF), fma(s.k, splat(x, kLn2LoF), m_log));
+}
+template <class F>
+F log1p_f32(F x) {
+  F u = x + splat(x, 1.0);
+  F r = log1p_f32_core(x, u);
   r = select(u == splat(x, 0.0), splat(x, -kInf), r);
   r = select(u < splat(x, 0.0), splat(x, kNaN), r);
   r = select(x == splat(x, kInf), x, r);
@@ -334,14 +338,22 @@ F acosh_f32(F x) {
 // exact), e**t = 1 + t + t**2 g(t) (kExpm1G32); times 2**n in two halves,
 // so that a subnormal result rounds once. x is clamped to [-160, 160],
 // beyond both ends of the finite non-zero results; NaN passes.
+template <class V>
+struct Exp2F32 {
+  V n;  // an integer
+  V p;  // 2**(x - n)
+};
+template <class F>
+Exp2F32<F> exp2_f32_parts(F x) {
+  F n = (x + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
+  F t = (x - n) * splat(x, kLn2F);
+  return {n, fma(t * t, horner(t, kExpm1G32), t) + splat(x, 1.0)};
+}
 template <class F>
 F exp2_f32(F x) {
-  F xc = clamped(x, -160.0, 160.0);
-  F n = (xc + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
-  F t = (xc - n) * splat(x, kLn2F);
-  F p = fma(t * t, horner(t, kExpm1G32), t) + splat(x, 1.0);
-  F half = (n * splat(x, 0.5) + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
-  return select(x != x, x, (p * pow2i(half)) * pow2i(n - half));
+  const Exp2F32<F> e = exp2_f32_parts(clamped(x, -160.0, 160.0));
+  F half = (e.n * splat(x, 0.5) + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
+  return select(x != x, x, (e.p * pow2i(half)) * pow2i(e.n - half));
 }
 
 // ---- Cube root ----
@@ -354,15 +366,49 @@ F exp2_f32(F x) {
 // whose root scales the result back exactly. The sign is x's; zeros,
 // infinities and NaN pass.
 template <class F>
+F cbrt_f32_root(F t) {  // t positive and normal
+  F y = cbrt_seed(t);
+  F y3 = y * y * y;
+  y = y * ((y3 + t + t) / (y3 + y3 + t));
+  F y2 = y * y;
+  return y - fma(y2, y, -t) / (splat(t, 3.0) * y2);
+}
+template <class F>
 F cbrt_f32(F x) {
   F t = fabs(x);
   const CubeScaled<F> s = scale_by_cube(t, 0x1p-126, 24, 0x1p120, -120);
-  F y = cbrt_seed(s.t);
-  F y3 = y * y * y;
-  y = y * ((y3 + s.t + s.t) / (y3 + y3 + s.t));
-  F y2 = y * y;
-  y = y - fma(y2, y, -s.t) / (splat(x, 3.0) * y2);
-  return cbrt_of(x, t, y * s.back);
+  return cbrt_of(x, t, cbrt_f32_root(s.t) * s.back);
+}
+
+// NOTE: [Rare lanes]' main paths. exp2: below 126 in magnitude 2**x is a
+// normal float, the clamp does nothing and 2**n is one factor. log1p: above
+// -1, finite and not 0, where its special values do nothing. cbrt: |x| in
+// [2**-126, 2**120], where it scales nothing and is neither 0, inf nor NaN.
+template <class F>
+auto exp2_f32_rare(F x) {
+  return !(fabs(x) < splat(x, 126.0));
+}
+template <class F>
+F exp2_f32_main(F x) {
+  const Exp2F32<F> e = exp2_f32_parts(x);
+  return e.p * pow2i(e.n);
+}
+template <class F>
+auto log1p_f32_rare(F x) {
+  return !(x > splat(x, -1.0) && x < splat(x, kInf)) || x == splat(x, 0.0);
+}
+template <class F>
+F log1p_f32_main(F x) {
+  return log1p_f32_core(x, x + splat(x, 1.0));
+}
+template <class F>
+auto cbrt_f32_rare(F x) {
+  F t = fabs(x);
+  return !(t >= splat(t, 0x1p-126) && t <= splat(t, 0x1p120));
+}
+template <class F>
+F cbrt_f32_main(F x) {
+  return copysign(cbrt_f32_root(fabs(x)), x);
 }
 
 }  // namespace bcast::math::recipes

@@ -385,16 +385,30 @@ F log10_f64_main(F x) {
 // the residual stays a normal number, and the root scales the result back
 // exactly. The sign is x's; zeros, infinities and NaN pass.
 template <class F>
+F cbrt_f64_root(F t) {  // t in [2**-900, 2**1000]
+  F r = rcbrt_seed(t);
+  F third = splat(t, 1.0 / 3.0);
+  for (int step = 0; step < 3; ++step) r = fma(r * third, fma(-t, r * r * r, splat(t, 1.0)), r);
+  F r2 = r * r;
+  F y = t * r2;
+  return fma(-fma(y * y, y, -t), r2 * third, y);
+}
+template <class F>
 F cbrt_f64(F x) {
   F t = fabs(x);
   const CubeScaled<F> s = scale_by_cube(t, 0x1p-900, 108, 0x1p1000, -60);
-  F r = rcbrt_seed(s.t);
-  F third = splat(x, 1.0 / 3.0);
-  for (int step = 0; step < 3; ++step) r = fma(r * third, fma(-s.t, r * r * r, splat(x, 1.0)), r);
-  F r2 = r * r;
-  F y = s.t * r2;
-  y = fma(-fma(y * y, y, -s.t), r2 * third, y);
-  return cbrt_of(x, t, y * s.back);
+  return cbrt_of(x, t, cbrt_f64_root(s.t) * s.back);
+}
+// NOTE: [Rare lanes]: |x| in [2**-900, 2**1000] scales nothing and is
+// neither 0, inf nor NaN.
+template <class F>
+auto cbrt_f64_rare(F x) {
+  F t = fabs(x);
+  return !(t >= splat(t, 0x1p-900) && t <= splat(t, 0x1p1000));
+}
+template <class F>
+F cbrt_f64_main(F x) {
+  return copysign(cbrt_f64_root(fabs(x)), x);
 }
 
 }  // namespace bcast::math::recipes

@@ -65,22 +65,22 @@ inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, wi
 // any f32 argument gave on 2026-12-03 (BCAST_RECIPE_SWEEP_STRIDE=1).
 inline constexpr RecipeRow kRecipes[] = {
     {"expm1", Recipe::expm1, 1, DType::f32, 2.0},  // f32: 1.627
-    {"log1p", Recipe::log1p, 1, DType::f32, 2.0},  // f32: 1.633
+    {"log1p", Recipe::log1p, 1, DType::f32, 2.0, true},  // f32: 1.633
     {"tanh", Recipe::tanh, 1, DType::f32, 1.5},    // f32: 1.145
     {"sinh", Recipe::sinh, 1, DType::f32, 2.0},    // f32: 1.527
     {"cosh", Recipe::cosh, 1, DType::f32, 2.0},    // f32: 1.542
-    {"exp2", Recipe::exp2, 1, DType::f32, 2.0},    // f32: 1.070
+    {"exp2", Recipe::exp2, 1, DType::f32, 2.0, true},    // f32: 1.070
     {"log", Recipe::log, 1, DType::f32, 1.0, true},      // f32: 0.951
     {"log2", Recipe::log2, 1, DType::f32, 2.0, true},    // f32: 1.416 (Horner: 1.176)
     {"log10", Recipe::log10, 1, DType::f32, 2.0, true},  // f32: 1.190 (Horner: 0.986)
     {"atan", Recipe::atan, 1, DType::f32, 2.0},    // f32: 1.380 (Horner: 1.184)
     {"asin", Recipe::asin, 1, DType::f32, 2.0},    // f32: 0.624
     {"acos", Recipe::acos, 1, DType::f32, 2.0},    // f32: 0.896
-    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0},    // f32: 0.817
+    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0, true},    // f32: 0.817
     {"asinh", Recipe::asinh, 1, DType::f32, 2.0},  // f32: 1.141
     {"acosh", Recipe::acosh, 1, DType::f32, 2.0},  // f32: 1.757
     {"atanh", Recipe::atanh, 1, DType::f32, 2.0},  // f32: 1.007
-    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0},  // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
+    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0, true},  // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
     {"exp", Recipe::exp_f64, 1, DType::f64, 1.0, true},      // f64: 0.729
     {"log", Recipe::log_f64, 1, DType::f64, 1.0, true},      // f64: 0.774
     {"log2", Recipe::log2_f64, 1, DType::f64, 2.0, true},    // f64: 0.965
@@ -201,6 +201,7 @@ F run_main(Recipe r, F x) {
   if constexpr (!std::is_same_v<F, float>) {
     switch (r) {
       case Recipe::exp_f64: return exp_f64_main(x);
+      case Recipe::cbrt_f64: return cbrt_f64_main(x);
       case Recipe::log_f64: return log_f64_main(x);
       case Recipe::log2_f64: return log2_f64_main(x);
       case Recipe::log10_f64: return log10_f64_main(x);
@@ -210,6 +211,9 @@ F run_main(Recipe r, F x) {
   if constexpr (!std::is_same_v<F, double>) {
     switch (r) {
       case Recipe::log: return log_f32_main(x);
+      case Recipe::log1p: return log1p_f32_main(x);
+      case Recipe::exp2: return exp2_f32_main(x);
+      case Recipe::cbrt: return cbrt_f32_main(x);
       case Recipe::log2: return log2_f32_main(x);
       case Recipe::log10: return log10_f32_main(x);
       default: break;
@@ -224,10 +228,14 @@ template <class F>
 auto rare_of(Recipe r, F x) {
   if constexpr (!std::is_same_v<F, float>) {
     if (r == Recipe::exp_f64) return exp_f64_rare(x);
+    if (r == Recipe::cbrt_f64) return cbrt_f64_rare(x);
     if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64) return log_f64_rare(x);
   }
   if constexpr (!std::is_same_v<F, double>) {
     if (r == Recipe::log || r == Recipe::log2 || r == Recipe::log10) return log_f32_rare(x);
+    if (r == Recipe::log1p) return log1p_f32_rare(x);
+    if (r == Recipe::exp2) return exp2_f32_rare(x);
+    if (r == Recipe::cbrt) return cbrt_f32_rare(x);
   }
   return x != x && !(x != x);
 }
