@@ -53,6 +53,7 @@ const Truth kTruths[] = {
     {"exp2", "exp2", [](long double x) { return std::exp2(x); }},
     {"log2", "log2", [](long double x) { return std::log2(x); }},
     {"log10", "log10", [](long double x) { return std::log10(x); }},
+    {"tan", "tan", [](long double x) { return std::tan(x); }},
     {"atan", "arctan", [](long double x) { return std::atan(x); }},
     {"asin", "arcsin", [](long double x) { return std::asin(x); }},
     {"acos", "arccos", [](long double x) { return std::acos(x); }},

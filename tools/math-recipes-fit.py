@@ -119,6 +119,20 @@ b32 = fit_odd("b32 (asin)", mp.asin, half, 5, mp.mpf(1) / 6, lambda s: 3 * s / 4
 # above) for atanh's quotient of mantissas.
 c32 = fit_odd("c32 (atanh)", mp.atanh, half, 5, mp.mpf(1) / 3, lambda s: s / 5)
 s32 = fit_odd("s32 (asinh)", mp.asinh, half, 4, -mp.mpf(1) / 6, lambda s: 3 * s / 40)
+# tan's (f32): tan r = r + r**3 t(r**2) and cot r = 1/r - r q(r**2) on |r|
+# <= pi/4 and a hair (k pi/2 rounded from x 2/pi lands a hair beyond).
+quarter_pi = mp.pi / 4 + mp.mpf(2)**-20
+t32 = fit_odd("t32 (tan)", mp.tan, quarter_pi, 6, mp.mpf(1) / 3, lambda s: 2 * s / 15)
+
+
+def cot_tail(s):  # (1/r - cot r) / r of s = r**2, its series near 0
+    r = mp.sqrt(s)
+    return (1 / r - mp.cot(r)) / r if s > mp.mpf(2)**-40 else mp.mpf(1) / 3 + s / 45
+
+
+cq32 = fit(cot_tail, 0, quarter_pi**2, 4)
+show("cq32 (cot), degree 4", cq32, worst(mp.cot, lambda r: 1 / r - r * horner(cq32, r * r), mp.mpf(2)**-20, quarter_pi))
+print("{" + ", ".join(repr(v) for v in cq32) + "}")
 h32 = fit(h_true, 0, t_max**2, 2)
 show("h32, degree 2", h32, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t**3 * horner(h32, t * t), -t_max, t_max, 4001))
 print("{" + ", ".join(repr(v) for v in h32) + "}")

@@ -223,6 +223,11 @@ Value* emit_one_nan(llvm::IRBuilder<>& b, Value* r, Value* x, Value* y) {
 
 }  // namespace
 
+Value* emit_library_function(llvm::IRBuilder<>& b, std::string_view name, Value* x) {
+  return x->getType()->getScalarType()->isDoubleTy() ? emit_guarded<double>(b, name, x)
+                                                     : emit_guarded<float>(b, name, x);
+}
+
 Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
   if (y) {
     if (name == "pow") return emit_one_nan(b, emit_guarded_pow(b, x, y), x, y);

@@ -17,4 +17,8 @@ namespace bcast::jit {
 // which the vectoriser widens. Without SLEEF: the C library's tanf, scalar.
 llvm::Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x, llvm::Value* y = nullptr);
 
+// The library's function `name` of x with NOTE: [Math guards]' steps and no
+// recipe: the lanes a recipe leaves to the library (NOTE: [Rare lanes]).
+llvm::Value* emit_library_function(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x);
+
 }  // namespace bcast::jit

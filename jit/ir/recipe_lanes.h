@@ -10,6 +10,7 @@
 
 #include <bit>
 
+#include "ir/math_calls.h"
 #include "math_lanes.h"
 
 namespace bcast::jit {
@@ -67,6 +68,9 @@ inline Lanes fma(Lanes x, Lanes y, Lanes z) {
 
 inline llvm::Type* with_scalar(llvm::Value* like, llvm::Type* scalar) {
   return like->getType()->getWithNewType(scalar);
+}
+inline Lanes library_function(std::string_view name, Lanes x) {
+  return {emit_library_function(*x.b, name, x.v), x.b};
 }
 inline Lanes widen(Lanes x) { return {x.b->CreateFPExt(x.v, with_scalar(x.v, x.b->getDoubleTy())), x.b}; }
 inline Lanes narrow(Lanes x) { return {x.b->CreateFPTrunc(x.v, with_scalar(x.v, x.b->getFloatTy())), x.b}; }

@@ -52,10 +52,13 @@ ScaledExp<F> exp_f32_parts(F y) {
   F q = fma(r * r, horner(r, kExpm1G32), r);
   return {q, q + splat(y, 1.0), n};
 }
+template <class V>
+V scaled(const ScaledExp<V>& e) {  // p 2**n for n in [-126, 127]
+  return e.p * pow2i(e.n);
+}
 template <class F>
 F exp_f32_core(F y) {
-  const ScaledExp<F> e = exp_f32_parts(y);
-  return e.p * pow2i(e.n);
+  return scaled(exp_f32_parts(y));
 }
 
 // tanh |x|: below 0.9, |x| + |x|**3 p(x**2) (kTanhP32: within 2**-27.7 of
@@ -117,6 +120,18 @@ F expm1_f32(F x) {
   F mid = fma(s, e.q, s - splat(x, 1.0));
   F large = times_pow2(e.p, e.n);
   return select(x == splat(x, 0.0), x, select(e.n > splat(x, 64.0), large, mid));
+}
+// NOTE: [Rare lanes]: in (-20, 40) but 0, n is at most 58: the middle form
+// alone, no clamp.
+template <class F>
+auto expm1_f32_rare(F x) {
+  return !(x > splat(x, -20.0) && x < splat(x, 40.0)) || x == splat(x, 0.0);
+}
+template <class F>
+F expm1_f32_main(F x) {
+  const ScaledExp<F> e = exp_f32_parts(x);
+  F s = pow2i(e.n);
+  return fma(s, e.q, s - splat(x, 1.0));
 }
 
 // ln(1 + x) = k ln2 + ln m + c: u = 1 + x rounded = m 2**k, ln m = f + f**2
@@ -214,7 +229,7 @@ F log10_f32(F x) {
 // scaling and the special values do nothing; the main paths skip them.
 template <class F>
 auto log_f32_rare(F x) {
-  return !(x >= splat(x, 0x1p-126)) || x == splat(x, kInf);
+  return not_positive_normal(x, 0x1p-126);
 }
 template <class F>
 LogParts<F> log_parts_f32_normal(F x) {
@@ -338,20 +353,16 @@ F acosh_f32(F x) {
 // exact), e**t = 1 + t + t**2 g(t) (kExpm1G32); times 2**n in two halves,
 // so that a subnormal result rounds once. x is clamped to [-160, 160],
 // beyond both ends of the finite non-zero results; NaN passes.
-template <class V>
-struct Exp2F32 {
-  V n;  // an integer
-  V p;  // 2**(x - n)
-};
 template <class F>
-Exp2F32<F> exp2_f32_parts(F x) {
+ScaledExp<F> exp2_f32_parts(F x) {  // 2**x = p 2**n
   F n = (x + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
   F t = (x - n) * splat(x, kLn2F);
-  return {n, fma(t * t, horner(t, kExpm1G32), t) + splat(x, 1.0)};
+  F q = fma(t * t, horner(t, kExpm1G32), t);
+  return {q, q + splat(x, 1.0), n};
 }
 template <class F>
 F exp2_f32(F x) {
-  const Exp2F32<F> e = exp2_f32_parts(clamped(x, -160.0, 160.0));
+  const ScaledExp<F> e = exp2_f32_parts(clamped(x, -160.0, 160.0));
   F half = (e.n * splat(x, 0.5) + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
   return select(x != x, x, (e.p * pow2i(half)) * pow2i(e.n - half));
 }
@@ -390,8 +401,7 @@ auto exp2_f32_rare(F x) {
 }
 template <class F>
 F exp2_f32_main(F x) {
-  const Exp2F32<F> e = exp2_f32_parts(x);
-  return e.p * pow2i(e.n);
+  return scaled(exp2_f32_parts(x));
 }
 template <class F>
 auto log1p_f32_rare(F x) {
@@ -409,6 +419,57 @@ auto cbrt_f32_rare(F x) {
 template <class F>
 F cbrt_f32_main(F x) {
   return copysign(cbrt_f32_root(fabs(x)), x);
+}
+
+// ---- Tangent ----
+
+// tan r = r + r**3 t(r**2) and cot r = 1/r - r q(r**2) on |r| <= pi/4 (and
+// a hair): within 2**-27.8 and 2**-31.3 (tools/math-recipes-fit.py).
+inline constexpr double kTanT32[] = {0.3333333397946845,   0.13333230942921667, 0.053994465108292616,
+                                     0.021621124371143018, 0.00996215766086085, 0.0011853046192592533,
+                                     0.003843149886137479};
+inline constexpr double kCotQ32[] = {0.33333333377639796, 0.022222186353729887, 0.0021168642462170194,
+                                     0.00020957284422711632, 2.5085367581585346e-05};
+// pi/2 in two doubles, and 2/pi.
+inline constexpr double kHalfPiHi = 0x1.921fb54442d18p+0, kHalfPiLo = 0x1.1a62633145c07p-54;
+inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
+inline constexpr double kTanMainBelow = 0x1p20;  // |x| from here on: the library's tanf
+
+// tan x for |x| < 2**20: x = k pi/2 + r in f64 (k kHalfPiHi and x minus it
+// exact, the rest one rounding: r within 2**-52 of itself), r as a float r
+// plus r_lo. Where k is even, tan(r + r_lo) = r + (r**3 t(r**2) + r_lo (1 +
+// r**2)); where it is odd, -cot(r + r_lo), with 1 / (r + r_lo) = q + q (e -
+// r_lo q) for q = 1/r rounded and e = 1 - q r (exact): each a big term and
+// small ones summed first, one rounding to dominate. (tan r rounded and then
+// inverted was 2.45 ULP off at x = 2913.9524.)
+template <class F>
+F tan_f32_main(F x) {
+  auto xd = widen(x);
+  auto k = fma(xd, splat(xd, kTwoOverPi), splat(xd, kRound)) - splat(xd, kRound);
+  auto rd = fma(-k, splat(xd, kHalfPiLo), fma(-k, splat(xd, kHalfPiHi), xd));
+  F r = narrow(rd);
+  F r_lo = narrow(rd - widen(r));
+  F s = r * r;
+  F one = splat(x, 1.0);
+  F tan = r + fma(r * s, horner(s, kTanT32), r_lo * (s + one));
+  F q = one / r;
+  F e = fma(-q, r, one);
+  F cot = q + fma(q, e - r_lo * q, -(r * horner(s, kCotQ32)));
+  auto half = k * splat(k, 0.5);
+  auto odd = (half + splat(k, kRound)) - splat(k, kRound) != half;
+  return select(odd, -cot, tan);
+}
+// NOTE: [Rare lanes]: tan_f32_main where |x| < 2**20 and x is not 0 (its
+// r_lo step would turn -0 into +0); the library's tanf from 2**20 on, and
+// at inf and NaN.
+template <class F>
+auto tan_f32_rare(F x) {
+  return !(fabs(x) < splat(x, kTanMainBelow)) || x == splat(x, 0.0);
+}
+template <class F>
+F tan_f32(F x) {
+  F r = select(fabs(x) < splat(x, kTanMainBelow), tan_f32_main(x), library_function("tan", x));
+  return select(x == splat(x, 0.0), x, r);
 }
 
 }  // namespace bcast::math::recipes

@@ -224,7 +224,7 @@ F log_f64(F x) {
 // subnormal scaling and special values do nothing; the main paths skip them.
 template <class F>
 auto log_f64_rare(F x) {
-  return !(x >= splat(x, 0x1p-1022)) || x == splat(x, kInf);
+  return not_positive_normal(x, 0x1p-1022);
 }
 template <class F>
 LogF64<F> log_f64_parts_normal(F x) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 #include "float_format.h"
@@ -252,5 +253,19 @@ V log_specials(V d, V r) {
   r = select(d == kInf, d, r);
   return select(!(d >= splat(d, 0.0)), splat(d, kNaN), r);
 }
+
+// NOTE: [Rare lanes]: the lanes where a logarithm's subnormal scaling and
+// log_specials act: below the format's smallest normal `min_normal` (zeros,
+// subnormals, negatives), infinity and NaN.
+template <class V>
+auto not_positive_normal(V d, double min_normal) {
+  return !(d >= splat(d, min_normal)) || d == splat(d, kInf);
+}
+
+// NOTE: [Rare lanes]: the math library's function `name` with NOTE: [Math
+// guards]' steps, for the lanes a recipe leaves to it (math_recipes.cpp; a
+// kernel's is recipe_lanes.h's, the library's vector build of the same bits).
+float library_function(std::string_view name, float x);
+double library_function(std::string_view name, double x);
 
 }  // namespace bcast::math::recipes

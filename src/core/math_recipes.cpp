@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "math_guards.h"
 #include "math_library.h"
 
 namespace bcast::math::recipes {
@@ -44,6 +45,15 @@ constexpr DType precision_of_type(float) { return DType::f32; }
 constexpr DType precision_of_type(double) { return DType::f64; }
 
 }  // namespace
+
+template <class T>
+T library_function_of(std::string_view name, T x) {
+  static const math::Unary<T> tan = math::unary<T>("tan");  // the one a recipe calls today
+  return math::guarded_steps(name, name == "tan" ? tan : math::unary<T>(name), x);
+}
+
+float library_function(std::string_view name, float x) { return library_function_of(name, x); }
+double library_function(std::string_view name, double x) { return library_function_of(name, x); }
 
 std::optional<Recipe> recipe_for(std::string_view math, int arity, DType dtype) {
   return host_has_fma() ? recipe_of(math, arity, dtype) : std::nullopt;

@@ -43,7 +43,7 @@ namespace bcast::math::recipes {
 
 // The recipes of one argument, then (from atan2 on) those of two.
 enum class Recipe {
-  expm1, log1p, tanh, sinh, cosh, exp2, log, log2, log10, atan, asin, acos, cbrt, asinh, acosh, atanh, cbrt_f64, exp_f64,
+  expm1, log1p, tanh, sinh, cosh, exp2, log, log2, log10, tan, atan, asin, acos, cbrt, asinh, acosh, atanh, cbrt_f64, exp_f64,
   log_f64, log2_f64, log10_f64, expm1_f64, sinh_f64, cosh_f64, tanh_f64,
   log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, atan2, atan2_f64, pow
 };
@@ -64,7 +64,7 @@ inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, wi
 // math]) have the bound, 2 ULP (tanh: 1.5); the comment is the most
 // any f32 argument gave on 2026-12-03 (BCAST_RECIPE_SWEEP_STRIDE=1).
 inline constexpr RecipeRow kRecipes[] = {
-    {"expm1", Recipe::expm1, 1, DType::f32, 2.0},  // f32: 1.627
+    {"expm1", Recipe::expm1, 1, DType::f32, 2.0, true},  // f32: 1.627
     {"log1p", Recipe::log1p, 1, DType::f32, 2.0, true},  // f32: 1.633
     {"tanh", Recipe::tanh, 1, DType::f32, 1.5},    // f32: 1.145
     {"sinh", Recipe::sinh, 1, DType::f32, 2.0},    // f32: 1.527
@@ -73,6 +73,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"log", Recipe::log, 1, DType::f32, 1.0, true},      // f32: 0.951
     {"log2", Recipe::log2, 1, DType::f32, 2.0, true},    // f32: 1.416 (Horner: 1.176)
     {"log10", Recipe::log10, 1, DType::f32, 2.0, true},  // f32: 1.190 (Horner: 0.986)
+    {"tan", Recipe::tan, 1, DType::f32, 2.0, true},      // f32: 1.299 below 2**20, SLEEF above
     {"atan", Recipe::atan, 1, DType::f32, 2.0},    // f32: 1.380 (Horner: 1.184)
     {"asin", Recipe::asin, 1, DType::f32, 2.0},    // f32: 0.624
     {"acos", Recipe::acos, 1, DType::f32, 2.0},    // f32: 0.896
@@ -135,6 +136,7 @@ F run_f32(Recipe r, F x) {
     case Recipe::log: return log_f32(x);
     case Recipe::log2: return log2_f32(x);
     case Recipe::log10: return log10_f32(x);
+    case Recipe::tan: return tan_f32(x);
     case Recipe::atan: return atan_of<Trig32>(x);
     case Recipe::asin: return asin_of<Trig32>(x);
     case Recipe::acos: return acos_of<Trig32>(x);
@@ -214,6 +216,8 @@ F run_main(Recipe r, F x) {
       case Recipe::log1p: return log1p_f32_main(x);
       case Recipe::exp2: return exp2_f32_main(x);
       case Recipe::cbrt: return cbrt_f32_main(x);
+      case Recipe::tan: return tan_f32_main(x);
+      case Recipe::expm1: return expm1_f32_main(x);
       case Recipe::log2: return log2_f32_main(x);
       case Recipe::log10: return log10_f32_main(x);
       default: break;
@@ -236,6 +240,8 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::log1p) return log1p_f32_rare(x);
     if (r == Recipe::exp2) return exp2_f32_rare(x);
     if (r == Recipe::cbrt) return cbrt_f32_rare(x);
+    if (r == Recipe::tan) return tan_f32_rare(x);
+    if (r == Recipe::expm1) return expm1_f32_rare(x);
   }
   return x != x && !(x != x);
 }
