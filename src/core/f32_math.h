@@ -61,6 +61,28 @@ F exp_f32_core(F y) {
   return scaled(exp_f32_parts(y));
 }
 
+// e**x for |x| < 87 (2**n and the result normal): 1 + r + (r_lo + r**2
+// g(r)) with r's rounding error r_lo carried and 1 + r summed with its
+// exact error, so that one rounding dominates (exp's bound is 1 ULP), times
+// 2**n. NOTE: [Rare lanes]: from 87 on, inf and NaN, the library's expf.
+template <class F>
+F exp_f32_main(F x) {
+  F n = (x * splat(x, kLog2e) + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
+  F exact = fma(n, splat(x, -kLn2HiF), x);
+  F r = fma(n, splat(x, -kLn2LoF), exact);
+  F r_lo = fma(n, splat(x, -kLn2LoF), exact - r);
+  const TwoSum<F> head = fast_two_sum(splat(x, 1.0), r);
+  return (head.sum + (head.error + fma(r * r, horner(r, kExpm1G32), r_lo))) * pow2i(n);
+}
+template <class F>
+auto exp_f32_rare(F x) {
+  return !(fabs(x) < splat(x, 87.0));
+}
+template <class F>
+F exp_f32(F x) {
+  return select(fabs(x) < splat(x, 87.0), exp_f32_main(x), library_function("exp", x));
+}
+
 // tanh |x|: below 0.9, |x| + |x|**3 p(x**2) (kTanhP32: within 2**-27.7 of
 // tanh); above, 1 - 2 / (e**(2|x|) + 1), whose error shrinks as the
 // quotient does (1.35 ULP at most at 0.9 by the error's bound). NaN passes

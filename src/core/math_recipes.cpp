@@ -48,8 +48,9 @@ constexpr DType precision_of_type(double) { return DType::f64; }
 
 template <class T>
 T library_function_of(std::string_view name, T x) {
-  static const math::Unary<T> tan = math::unary<T>("tan");  // the one a recipe calls today
-  return math::guarded_steps(name, name == "tan" ? tan : math::unary<T>(name), x);
+  // Looked up once: the functions recipes call today.
+  static const math::Unary<T> exp = math::unary<T>("exp"), tan = math::unary<T>("tan");
+  return math::guarded_steps(name, name == "exp" ? exp : name == "tan" ? tan : math::unary<T>(name), x);
 }
 
 float library_function(std::string_view name, float x) { return library_function_of(name, x); }
