@@ -250,10 +250,6 @@ F log10_f32(F x) {
 // NOTE: [Rare lanes]: on a positive, normal and finite x the subnormal
 // scaling and the special values do nothing; the main paths skip them.
 template <class F>
-auto log_f32_rare(F x) {
-  return not_positive_normal(x, 0x1p-126);
-}
-template <class F>
 LogParts<F> log_parts_f32_normal(F x) {
   const Split<F> s = split(x);
   return {s.m - splat(x, 1.0), s.k};
@@ -435,8 +431,7 @@ F log1p_f32_main(F x) {
 }
 template <class F>
 auto cbrt_f32_rare(F x) {
-  F t = fabs(x);
-  return !(t >= splat(t, 0x1p-126) && t <= splat(t, 0x1p120));
+  return outside_cube_range(x, 0x1p-126, 0x1p120);
 }
 template <class F>
 F cbrt_f32_main(F x) {

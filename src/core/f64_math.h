@@ -223,10 +223,6 @@ F log_f64(F x) {
 // NOTE: [Rare lanes]: on a positive, normal and finite x the log family's
 // subnormal scaling and special values do nothing; the main paths skip them.
 template <class F>
-auto log_f64_rare(F x) {
-  return not_positive_normal(x, 0x1p-1022);
-}
-template <class F>
 LogF64<F> log_f64_parts_normal(F x) {
   return log_f64_with_rest(log_f64_split_normal(x));
 }
@@ -403,8 +399,7 @@ F cbrt_f64(F x) {
 // neither 0, inf nor NaN.
 template <class F>
 auto cbrt_f64_rare(F x) {
-  F t = fabs(x);
-  return !(t >= splat(t, 0x1p-900) && t <= splat(t, 0x1p1000));
+  return outside_cube_range(x, 0x1p-900, 0x1p1000);
 }
 template <class F>
 F cbrt_f64_main(F x) {

@@ -237,6 +237,14 @@ CubeScaled<V> scale_by_cube(V t, double low, int up, double high, int down) {
           select(tiny, splat(t, std::ldexp(1.0, -up / 3)), select(huge, splat(t, std::ldexp(1.0, -down / 3)), one))};
 }
 
+// NOTE: [Rare lanes]: the lanes where scale_by_cube(|x|, low, ..., high,
+// ...) and cbrt_of act: |x| outside [low, high], zeros, infinities and NaN.
+template <class V>
+auto outside_cube_range(V x, double low, double high) {
+  V t = fabs(x);
+  return !(t >= splat(t, low) && t <= splat(t, high));
+}
+
 // cbrt x from the root r of t = |x|: x's sign, and zeros, infinities and
 // NaN as they are.
 template <class V>

@@ -236,10 +236,10 @@ auto rare_of(Recipe r, F x) {
   if constexpr (!std::is_same_v<F, float>) {
     if (r == Recipe::exp_f64) return exp_f64_rare(x);
     if (r == Recipe::cbrt_f64) return cbrt_f64_rare(x);
-    if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64) return log_f64_rare(x);
+    if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64) return not_positive_normal(x, 0x1p-1022);
   }
   if constexpr (!std::is_same_v<F, double>) {
-    if (r == Recipe::log || r == Recipe::log2 || r == Recipe::log10) return log_f32_rare(x);
+    if (r == Recipe::log || r == Recipe::log2 || r == Recipe::log10) return not_positive_normal(x, 0x1p-126);
     if (r == Recipe::log1p) return log1p_f32_rare(x);
     if (r == Recipe::exp2) return exp2_f32_rare(x);
     if (r == Recipe::cbrt) return cbrt_f32_rare(x);
