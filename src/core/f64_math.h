@@ -116,6 +116,18 @@ F expm1_f64(F x) {
   F r = select(big, times_pow2_f64(exp_f64_mantissa(e), e.n), mid.sum + mid.error);
   return select(x == splat(x, 0.0), x, r);
 }
+// NOTE: [Rare lanes]: in (-38, 38) but 0, n is at most 55: the sum alone,
+// no clamp.
+template <class F>
+auto expm1_f64_rare(F x) {
+  return !(fabs(x) < splat(x, 38.0)) || x == splat(x, 0.0);
+}
+template <class F>
+F expm1_f64_main(F x) {
+  const ExpF64<F> e = exp_f64_parts(x);
+  const TwoSum<F> mid = expm1_f64_sum(e, pow2i(e.n));
+  return mid.sum + mid.error;
+}
 
 // sinh x = x + x**3 q(x**2) on |x| <= 1 (within 2**-56.6).
 inline constexpr double kSinhQ64[] = {0x1.5555555555555p-3,  0x1.11111111110fdp-7,  0x1.a01a01a01ee70p-13,

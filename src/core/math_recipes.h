@@ -87,7 +87,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"log", Recipe::log_f64, 1, DType::f64, 1.0, true},      // f64: 0.774
     {"log2", Recipe::log2_f64, 1, DType::f64, 2.0, true},    // f64: 0.965
     {"log10", Recipe::log10_f64, 1, DType::f64, 2.0, true},  // f64: 1.017
-    {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0},  // f64: 0.997
+    {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0, true},  // f64: 0.997
     {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0},    // f64: 1.514
     {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0},    // f64: 1.074
     {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},    // f64: 0.856
@@ -206,6 +206,7 @@ F run_main(Recipe r, F x) {
     switch (r) {
       case Recipe::exp_f64: return exp_f64_main(x);
       case Recipe::cbrt_f64: return cbrt_f64_main(x);
+      case Recipe::expm1_f64: return expm1_f64_main(x);
       case Recipe::log_f64: return log_f64_main(x);
       case Recipe::log2_f64: return log2_f64_main(x);
       case Recipe::log10_f64: return log10_f64_main(x);
@@ -236,6 +237,7 @@ auto rare_of(Recipe r, F x) {
   if constexpr (!std::is_same_v<F, float>) {
     if (r == Recipe::exp_f64) return exp_f64_rare(x);
     if (r == Recipe::cbrt_f64) return cbrt_f64_rare(x);
+    if (r == Recipe::expm1_f64) return expm1_f64_rare(x);
     if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64) return not_positive_normal(x, 0x1p-1022);
   }
   if constexpr (!std::is_same_v<F, double>) {
