@@ -175,7 +175,8 @@ TEST(GeneratedCode, F32SinCallsSleefVectorFunctionInItsMainLoop) {
     EXPECT_TRUE(callee == "_ZGVeN16v_sinf" || callee == "_ZGVdN8v_sinf" || callee == "Sleef_sinf1_u10purecfma")
         << callee << "\n" << assembly;
   // The IR's call names its variants, so the vectoriser can use them.
-  EXPECT_THAT(jit::kernel_ir(key, false), ::testing::HasSubstr("_ZGV_LLVM_N16v_Sleef_sinf1_u10purecfma(_ZGVeN16v_sinf)"));
+  EXPECT_THAT(jit::kernel_ir(key, false),
+              ::testing::HasSubstr("_ZGV_LLVM_N16v_Sleef_sinf1_u10purecfma(_ZGVeN16v_sinf)"));
 }
 
 TEST(GeneratedCode, F32ExpRunsItsRecipeInlineAndSleefOnlyOnRareLanes) {
@@ -209,7 +210,8 @@ TEST(GeneratedCode, MathKernelsPrefer512BitVectorsOnAvx512Hosts) {
               ::testing::HasSubstr("\"prefer-vector-width\"=\"512\""));
   EXPECT_THAT(jit::kernel_ir(expr_key("x0+x1", inputs), false),
               ::testing::Not(::testing::HasSubstr("prefer-vector-width")));
-  EXPECT_TRUE(std::regex_search(jit::kernel_assembly(expr_key("log(x0)+x1", inputs)), std::regex(R"(\bv\w+ps\s.*%zmm)")));
+  EXPECT_TRUE(
+      std::regex_search(jit::kernel_assembly(expr_key("log(x0)+x1", inputs)), std::regex(R"(\bv\w+ps\s.*%zmm)")));
 }
 
 TEST(GeneratedCode, StreamingExpressionKernelsWriteWholeLinesNonTemporally) {

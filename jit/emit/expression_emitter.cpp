@@ -31,11 +31,10 @@ using llvm::Value;
 // 1.2x). Other programs keep the vectoriser's choice.
 unsigned interleave_for(const ExprProgram& program) {
   for (const ExprInstr& s : program.code) {
-    if ((s.kind != InstrKind::unary && s.kind != InstrKind::binary) || !is_floating(s.in)) continue;
-    const detail::FunctionRow& row = s.kind == InstrKind::unary ? detail::row(static_cast<UnaryOp>(s.code))
-                                                                : detail::row(static_cast<Op>(s.code));
+    const detail::FunctionRow* row = row_of(s);
+    if (!row || !is_floating(s.in)) continue;
     const DType precision = s.in == DType::f64 ? DType::f64 : DType::f32;  // f16 and bf16 compute in f32
-    if (!row.math.empty() && math::recipes::recipe_for(row.math, s.arity(), precision)) return 4;
+    if (!row->math.empty() && math::recipes::recipe_for(row->math, s.arity(), precision)) return 4;
   }
   return 0;
 }

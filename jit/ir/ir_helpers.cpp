@@ -16,6 +16,17 @@ llvm::Function* begin_kernel(llvm::IRBuilder<>& b, llvm::Module& module, llvm::F
   return fn;
 }
 
+void mark_pure(llvm::Function& fn) {
+  fn.setDoesNotThrow();
+  fn.setMemoryEffects(llvm::MemoryEffects::none());
+  fn.setWillReturn();
+}
+
+void copy_target_attributes(const llvm::Function& from, llvm::Function& to) {
+  for (const char* attribute : {"target-cpu", "target-features", "prefer-vector-width"})
+    if (from.hasFnAttribute(attribute)) to.addFnAttr(from.getFnAttribute(attribute));
+}
+
 llvm::BasicBlock* new_block(llvm::IRBuilder<>& b, const std::string& name) {
   return llvm::BasicBlock::Create(b.getContext(), name, b.GetInsertBlock()->getParent());
 }

@@ -17,6 +17,13 @@ namespace bcast::jit {
 llvm::Function* begin_kernel(llvm::IRBuilder<>& b, llvm::Module& module, llvm::FunctionType* type,
                              const std::string& symbol, const CodegenSettings& settings);
 
+// A function that only computes (no memory, no unwinding, it returns):
+// LLVM may hoist, drop or widen its calls.
+void mark_pure(llvm::Function& fn);
+
+// `to` built for the CPU, features and vector width `from` (a kernel) is.
+void copy_target_attributes(const llvm::Function& from, llvm::Function& to);
+
 // A new block at the end of the builder's function.
 llvm::BasicBlock* new_block(llvm::IRBuilder<>& b, const std::string& name);
 

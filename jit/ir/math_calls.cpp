@@ -14,6 +14,7 @@
 #include "math_guards.h"
 #include "math_library.h"
 #include "target/codegen_target.h"
+#include "ir/ir_helpers.h"
 #include "ir/math_recipes_ir.h"
 
 namespace bcast::jit {
@@ -27,9 +28,7 @@ llvm::Function* declare_pure(llvm::Module& module, const std::string& symbol, ll
   std::vector<llvm::Type*> params(static_cast<std::size_t>(arity), type);
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(type, params, false), llvm::Function::ExternalLinkage,
                                     symbol, module);
-  fn->setDoesNotThrow();
-  fn->setMemoryEffects(llvm::MemoryEffects::none());
-  fn->setWillReturn();
+  mark_pure(*fn);
   return fn;
 }
 
@@ -234,9 +233,8 @@ Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Val
     Value* r = emit_math_recipe(b, name, x, y);
     return emit_one_nan(b, r ? r : emit_library_call(b, name, x, y), x, y);
   }
-  if (Value* r = emit_math_recipe(b, name, x)) return emit_one_nan(b, r, x, x);
-  const bool f64 = x->getType()->getScalarType()->isDoubleTy();
-  return emit_one_nan(b, f64 ? emit_guarded<double>(b, name, x) : emit_guarded<float>(b, name, x), x, x);
+  Value* r = emit_math_recipe(b, name, x);
+  return emit_one_nan(b, r ? r : emit_library_function(b, name, x), x, x);
 }
 
 }  // namespace bcast::jit

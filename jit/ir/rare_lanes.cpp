@@ -20,8 +20,10 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "ir/ir_helpers.h"
 #include "ir/recipe_lanes.h"
 
 namespace bcast::jit {
@@ -35,18 +37,6 @@ constexpr std::string_view kVariant = ".fix.v";
 // The vector widths the vectoriser may pick: a variant is declared for each
 // and defined only where called.
 constexpr unsigned kWidths[] = {2, 4, 8, 16, 32, 64};
-
-// A helper of `kernel`'s module, built for the same CPU as the kernel.
-llvm::Function* helper(llvm::Module& module, const llvm::Function& kernel, const std::string& name,
-                       llvm::FunctionType* type) {
-  auto* fn = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module);
-  for (const char* attribute : {"target-cpu", "target-features", "prefer-vector-width"})
-    if (kernel.hasFnAttribute(attribute)) fn->addFnAttr(kernel.getFnAttribute(attribute));
-  fn->setDoesNotThrow();
-  fn->setWillReturn();
-  fn->setMemoryEffects(llvm::MemoryEffects::none());
-  return fn;
-}
 
 // fix(x, main): main where no lane of x is rare (one branch), else the
 // full recipe on every lane (its bits are main's on the lanes that are not
@@ -83,9 +73,7 @@ llvm::Function* declare_variant(llvm::Module& module, const std::string& fix_nam
   llvm::Type* vector = llvm::FixedVectorType::get(scalar, lanes);
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(vector, {vector, vector}, false),
                                     llvm::Function::ExternalLinkage, name, module);
-  fn->setDoesNotThrow();
-  fn->setWillReturn();
-  fn->setMemoryEffects(llvm::MemoryEffects::none());
+  mark_pure(*fn);
   llvm::appendToCompilerUsed(module, {fn});  // kept until the vectoriser has seen it
   return fn;
 }
@@ -95,7 +83,10 @@ llvm::Function* scalar_fix(llvm::Module& module, const llvm::Function& kernel, c
                            recipes::Recipe r, llvm::Type* scalar) {
   const std::string name = base + ".fix";
   if (llvm::Function* existing = module.getFunction(name)) return existing;
-  llvm::Function* fn = helper(module, kernel, name, llvm::FunctionType::get(scalar, {scalar, scalar}, false));
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(scalar, {scalar, scalar}, false),
+                                    llvm::Function::InternalLinkage, name, module);
+  mark_pure(*fn);
+  copy_target_attributes(kernel, *fn);
   fn->addFnAttr(llvm::Attribute::NoInline);  // else an inliner before the vectoriser would undo it
   write_fix(*fn, r);
   return fn;
@@ -112,7 +103,8 @@ std::string variant_list(llvm::Module& module, const std::string& fix_name, llvm
   return list;
 }
 
-// The recipe and lanes of a variant's name, if it is one.
+// The recipe and the base name (bcast.rare.<math>.<ty>) of a variant's
+// name, if it is one.
 struct VariantName {
   recipes::Recipe recipe;
   std::string base;
@@ -150,27 +142,28 @@ Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, recipes::Recipe r, std::string
 }
 
 bool finish_rare_lanes(llvm::Module& module) {
-  std::vector<llvm::Function*> variants;
+  std::vector<std::pair<llvm::Function*, VariantName>> variants;
   std::vector<llvm::Function*> fixes;
   for (llvm::Function& fn : module) {
-    if (fn.isDeclaration() && parse_variant(fn.getName())) variants.push_back(&fn);
-    if (!fn.isDeclaration() && fn.getName().starts_with(kPrefix) && fn.getName().ends_with(".fix")) fixes.push_back(&fn);
+    if (!fn.isDeclaration()) {
+      if (fn.getName().starts_with(kPrefix) && fn.getName().ends_with(".fix")) fixes.push_back(&fn);
+    } else if (std::optional<VariantName> v = parse_variant(fn.getName())) {
+      variants.emplace_back(&fn, std::move(*v));
+    }
   }
   llvm::removeFromUsedLists(module, [&](llvm::Constant* c) {
-    return std::find(variants.begin(), variants.end(), c->stripPointerCasts()) != variants.end();
+    const llvm::Constant* used = c->stripPointerCasts();
+    return std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.first == used; });
   });
-  for (llvm::Function* fn : variants) {
+  for (auto& [fn, v] : variants) {
     if (fn->use_empty()) {
       fn->eraseFromParent();
       continue;
     }
-    const std::optional<VariantName> v = parse_variant(fn->getName());
-    const llvm::Function* fix = module.getFunction(v->base + ".fix");
     fn->setLinkage(llvm::Function::InternalLinkage);
-    for (const char* attribute : {"target-cpu", "target-features", "prefer-vector-width"})
-      if (fix && fix->hasFnAttribute(attribute)) fn->addFnAttr(fix->getFnAttribute(attribute));
+    if (const llvm::Function* fix = module.getFunction(v.base + ".fix")) copy_target_attributes(*fix, *fn);
     fn->addFnAttr(llvm::Attribute::AlwaysInline);
-    write_fix(*fn, v->recipe);
+    write_fix(*fn, v.recipe);
   }
   // The scalar fix too, now that the vectoriser is done: the remainder loop
   // (all of a row shorter than a vector iteration) tests its lane inline.

@@ -30,18 +30,6 @@ const IsaCap kIsaCaps[] = {
     {kIsaLevels[2], {"avx512", "amx", "evex512", "avx10"}},
 };
 
-// Whether a feature list ("+avx2,-avx512f,...") turns `name` on.
-bool has_feature(std::string_view features, std::string_view name) {
-  for (std::size_t start = 0; start < features.size();) {
-    std::size_t end = features.find(',', start);
-    if (end == std::string_view::npos) end = features.size();
-    const std::string_view flag = features.substr(start, end - start);
-    if (flag.size() == name.size() + 1 && flag[0] == '+' && flag.substr(1) == name) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
 class X86Target final : public CodegenTarget {
  public:
   // Non-temporal stores are weakly ordered: sfence makes them visible before

@@ -43,7 +43,8 @@ namespace bcast::math::recipes {
 
 // The recipes of one argument, then (from atan2 on) those of two.
 enum class Recipe {
-  expm1, log1p, tanh, sinh, cosh, exp, exp2, log, log2, log10, tan, atan, asin, acos, cbrt, asinh, acosh, atanh, cbrt_f64, exp_f64,
+  expm1, log1p, tanh, sinh, cosh, exp, exp2, log, log2, log10, tan, atan, asin, acos, cbrt, asinh, acosh, atanh,
+  cbrt_f64, exp_f64,
   log_f64, log2_f64, log10_f64, expm1_f64, sinh_f64, cosh_f64, tanh_f64,
   log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, atan2, atan2_f64, pow
 };
@@ -238,7 +239,8 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::exp_f64) return exp_f64_rare(x);
     if (r == Recipe::cbrt_f64) return cbrt_f64_rare(x);
     if (r == Recipe::expm1_f64) return expm1_f64_rare(x);
-    if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64) return not_positive_normal(x, 0x1p-1022);
+    if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64)
+      return not_positive_normal(x, 0x1p-1022);
   }
   if constexpr (!std::is_same_v<F, double>) {
     if (r == Recipe::log || r == Recipe::log2 || r == Recipe::log10) return not_positive_normal(x, 0x1p-126);
@@ -249,7 +251,7 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::exp) return exp_f32_rare(x);
     if (r == Recipe::expm1) return expm1_f32_rare(x);
   }
-  return x != x && !(x != x);
+  return x != x && x == x;  // no lane (a mask of x's type, whatever x holds)
 }
 
 template <class F>

@@ -31,6 +31,17 @@ std::uint32_t intern_codegen_settings(const CodegenSettings& settings, CodegenPi
   return got.id;
 }
 
+bool has_feature(std::string_view features, std::string_view name) {
+  for (std::size_t start = 0; start < features.size();) {
+    std::size_t end = features.find(',', start);
+    if (end == std::string_view::npos) end = features.size();
+    const std::string_view flag = features.substr(start, end - start);
+    if (flag.size() == name.size() + 1 && flag[0] == '+' && flag.substr(1) == name) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 CodegenPin pin_codegen_settings(std::uint32_t id) { return registry().find(id); }
 
 CodegenSettings codegen_settings(std::uint32_t id) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace bcast {
 
@@ -22,6 +23,10 @@ struct CodegenSettings {
 
   friend bool operator==(const CodegenSettings&, const CodegenSettings&) = default;
 };
+
+// Whether a feature list ("+avx2,-avx512f,...", CodegenSettings::features)
+// turns `name` on.
+bool has_feature(std::string_view features, std::string_view name);
 
 // NOTE: [Interned ids]: settings stay registered while something pins them
 // (a cache slot or queued compile of a key naming them, the provider's

@@ -234,12 +234,16 @@ ExprProgram lower_expression(const ExprGraph& graph, std::span<const LeafType> i
   return Lowering(graph, inputs, scalars, leaf_name, call).run();
 }
 
+const detail::FunctionRow* row_of(const ExprInstr& step) {
+  if (step.kind == InstrKind::unary) return &detail::row(static_cast<UnaryOp>(step.code));
+  if (step.kind == InstrKind::binary) return &detail::row(static_cast<Op>(step.code));
+  return nullptr;
+}
+
 bool calls_math_function(const ExprProgram& program) {
   return std::any_of(program.code.begin(), program.code.end(), [](const ExprInstr& s) {
-    if (!is_floating(s.in) && !is_complex(s.in)) return false;
-    if (s.kind == InstrKind::unary) return !detail::row(static_cast<UnaryOp>(s.code)).math.empty();
-    if (s.kind == InstrKind::binary) return !detail::row(static_cast<Op>(s.code)).math.empty();
-    return false;
+    const detail::FunctionRow* row = row_of(s);
+    return row && (is_floating(s.in) || is_complex(s.in)) && !row->math.empty();
   });
 }
 

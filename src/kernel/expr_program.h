@@ -17,6 +17,10 @@
 
 namespace bcast {
 
+namespace detail {
+struct FunctionRow;  // function_table.h
+}
+
 // How a leaf enters the lowering: an input is a strong value of its dtype; a
 // scalar is a weak int, float or complex, or a strong value of a dtype.
 struct LeafType {
@@ -61,6 +65,10 @@ struct ExprProgram {
   int first_instr() const { return static_cast<int>(inputs.size() + scalars.size()); }
   DType dtype_of(int value) const;
 };
+
+// The function-table row of a unary or binary step; null for a ternary
+// step or a cast.
+const detail::FunctionRow* row_of(const ExprInstr& step);
 
 // Whether the program computes a math function on real or complex values
 // (an op whose function-table row names one: exp, tan, pow, hypot, ...):

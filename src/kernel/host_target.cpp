@@ -1,20 +1,12 @@
 // The host target: its line, vectors and caches.
 #include "host_target.h"
+#include "codegen_settings.h"
 
 #include <charconv>
 #include <fstream>
 
 namespace bcast {
 namespace {
-
-bool has_feature(const std::string& features, std::string_view name) {
-  const std::string wanted = "+" + std::string(name);
-  for (std::size_t at = features.find(wanted); at != std::string::npos; at = features.find(wanted, at + 1)) {
-    const std::size_t end = at + wanted.size();
-    if (end == features.size() || features[end] == ',') return true;
-  }
-  return false;
-}
 
 // The size of the last-level cache the first CPU sees (one instance: on a
 // chip with several L3 slices, sysconf would report their sum).
