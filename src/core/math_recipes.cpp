@@ -13,8 +13,17 @@ namespace {
 
 // Each precision's recipes on its own lanes, chosen when compiled (run()'s
 // look-up of the row's precision stays off the per-element path).
+// NOTE: [Rare lanes], as a kernel takes them: the main path where it
+// applies (the full recipe's bits there), the full recipe on a rare
+// argument only, so that the full recipe's special steps, and a call of the
+// library where it takes the rare lanes (f32 exp, tan), are not paid on
+// every element.
 template <Recipe R, class T>
 T unary(T x) {
+  constexpr DType precision = std::is_same_v<T, double> ? DType::f64 : DType::f32;
+  if constexpr (has_main_path(R) && precision_of(R) == precision) {
+    if (!rare_of(R, x)) return run_main(R, x);
+  }
   if constexpr (std::is_same_v<T, double>) return run_f64(R, x);
   else return run_f32(R, x);
 }
@@ -44,14 +53,14 @@ Binary<T> binary_of(Recipe r, std::index_sequence<I...>) {
 constexpr DType precision_of_type(float) { return DType::f32; }
 constexpr DType precision_of_type(double) { return DType::f64; }
 
-}  // namespace
-
 template <class T>
 T library_function_of(std::string_view name, T x) {
   // Looked up once: the functions recipes call today.
   static const math::Unary<T> exp = math::unary<T>("exp"), tan = math::unary<T>("tan");
   return math::guarded_steps(name, name == "exp" ? exp : name == "tan" ? tan : math::unary<T>(name), x);
 }
+
+}  // namespace
 
 float library_function(std::string_view name, float x) { return library_function_of(name, x); }
 double library_function(std::string_view name, double x) { return library_function_of(name, x); }
