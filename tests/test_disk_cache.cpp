@@ -11,6 +11,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
+#include <string>
 
 #include "cache/disk_cache.h"
 #include "cache_folder_fixture.h"
@@ -387,6 +389,28 @@ TEST_F(DiskCacheTest, TheListingNamesUntrustedFilesAndVerifyRemovesOnlyTheirName
   EXPECT_EQ(files(), std::vector<fs::path>{file});
   EXPECT_TRUE(fs::exists(outside)) << "verify followed the link";
   fs::remove(outside);
+}
+
+// NOTE: [Disk cache file]'s revision covers every header a kernel's code is
+// built from: the recipes that the IR builder instantiates are headers under
+// src/core, and a kernel made from an older one must not load. The hashed
+// files are the generator's sources and what they include, transitively
+// (cmake/codegen_revision.cmake); complex_math.h was once left out of a
+// hand-kept list, so complex kernels of old recipes loaded from disk.
+TEST(CodegenRevision, HashesEveryMathHeaderOfTheRecipes) {
+  std::ifstream listed(BCAST_TEST_CODEGEN_FILES);
+  ASSERT_TRUE(listed) << BCAST_TEST_CODEGEN_FILES;
+  std::set<fs::path> hashed;
+  for (std::string line; std::getline(listed, line);)
+    if (!line.empty()) hashed.insert(fs::weakly_canonical(line));
+  int math_headers = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(BCAST_TEST_SOURCE_DIR) / "src" / "core")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".h" || name.find("math") == std::string::npos) continue;
+    ++math_headers;
+    EXPECT_TRUE(hashed.count(fs::weakly_canonical(entry.path()))) << name << " is not in the codegen revision";
+  }
+  EXPECT_GE(math_headers, 8);  // complex_math.h, f32_math.h, f64_math.h, math_lanes.h, two_part_math.h, ...
 }
 
 }  // namespace

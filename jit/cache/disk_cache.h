@@ -19,7 +19,8 @@ namespace bcast::jit {
 //   u64 xxh3(header)  u64 identity  u64 object bytes  u64 xxh3(object)  u64 code bytes
 //   header  object
 // The identity is xxh3 of what a load must match: the key, the LLVM version,
-// the code generator's revision (a hash of the emitter's sources, so a kernel
+// the code generator's revision (a hash of the generator's sources and of
+// every project header they include, the math recipes among them: a kernel
 // made by an older bcast is recompiled) and the codegen settings (CPU,
 // features, opt level, vector width). A load checks the prefix (identity
 // and both checksums) without parsing the header: ~3 us of a disk hit's
