@@ -156,6 +156,10 @@ TEST(Expr, NumPysFunctionsByName) {
   EXPECT_EQ(evaluate(expr::signbit(x)).dtype(), DType::boolean);
   EXPECT_EQ(test::get(evaluate(expr::signbit(x)), 0), 1);
   EXPECT_EQ(test::get(evaluate(expr::spacing(x)), 1), std::ldexp(1.0, -23));
+  for (const char* jit : {"1", "0"}) {  // -0's spacing is +2**-149, as NumPy's, in the kernel and the evaluator
+    const test::ScopedSetting tier("BCAST_JIT", jit);
+    EXPECT_EQ(test::get(evaluate(expr::spacing(x)), 0), std::ldexp(1.0, -149)) << "BCAST_JIT=" << jit;
+  }
   EXPECT_EQ(test::get(evaluate(expr::heaviside(x, 0.5)), 0), 0.5);
   EXPECT_EQ(test::get(evaluate(expr::ldexp(x, 3)), 2), -20.0);
   EXPECT_THROW(evaluate(expr::ldexp(x, 1.5)), Error);  // the exponent is an integer

@@ -24,9 +24,9 @@ template <DType D>
 typename Element<D>::storage spacing(typename Element<D>::storage s) {  // NOLINT: s is adjusted
   using E = Element<D>;
   using S = typename E::storage;
+  if (E::load(s) == 0) s = 0;  // -0 too: the smallest positive subnormal, as NumPy's
   const auto x = E::load(s);
   if (std::isinf(x) || x != x) return E::store(std::numeric_limits<typename E::compute>::quiet_NaN());
-  if (x == 0) s = 0;  // -0 too: the smallest positive subnormal, as NumPy's
   if constexpr (std::is_floating_point_v<S>) {
     return std::nextafter(x, std::copysign(std::numeric_limits<S>::infinity(), x)) - x;
   } else {
