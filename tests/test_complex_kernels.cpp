@@ -284,6 +284,39 @@ TEST_P(ComplexKernels, EveryComplexFunctionRunsInAKernel) {
     expect_kernel_equals_reference(expr::apply(Op::pow, Expr(random), Expr(w)), "random ** w");
 }
 
+TEST_P(ComplexKernels, AnglesPast2To20TakeTheRealSinAndCosOnTheirLanes) {
+  // NOTE: [Two-part math]: past |y| = 2**20 a c128's sin y and cos y are the
+  // real functions', called for a vector only when a lane is that far
+  // (emit_beyond), beside lanes that reduce y themselves: the reference's
+  // bits on every lane, and e**x cos y, e**x sin y within 3 ULPs of the C
+  // library's (each side within an ULP and a rounding of the true value).
+  const DType d = GetParam();
+  const std::vector<std::complex<double>> z = {{1.0, 0.5},  {2.0, 3e6},    {-1.0, 1e10}, {0.5, -1e300},
+                                               {3.0, 0x1p20}, {3.0, 0x1.00001p20}, {0.25, -7.0}, {1.5, 2e15}};
+  Tensor t(d, {static_cast<std::int64_t>(z.size())});
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    char* p = static_cast<char*>(t.data()) + i * dtype_size(d);
+    if (d == DType::c64) {
+      const std::complex<float> v(static_cast<float>(z[i].real()), static_cast<float>(z[i].imag()));
+      std::memcpy(p, &v, sizeof v);
+    } else {
+      std::memcpy(p, &z[i], sizeof z[i]);
+    }
+  }
+  for (const UnaryOp op : {UnaryOp::exp, UnaryOp::sin, UnaryOp::cos, UnaryOp::tanh, UnaryOp::expm1})
+    expect_kernel_equals_reference(expr::apply(op, Expr(t)), std::string(unary_name(op)) + " of far angles");
+  if (d != DType::c128) return;
+  const Tensor e = evaluate(expr::exp(Expr(t)));
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    std::complex<double> got;
+    std::memcpy(&got, static_cast<const char*>(e.data()) + i * sizeof got, sizeof got);
+    const double m = std::exp(z[i].real()), y = z[i].imag();
+    for (const auto& [part, want] : {std::pair{got.real(), m * std::cos(y)}, std::pair{got.imag(), m * std::sin(y)}})
+      EXPECT_LE(std::fabs(part - want), 3 * (std::nextafter(std::fabs(want), INFINITY) - std::fabs(want)))
+          << "exp(" << z[i] << "): " << got;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, ComplexKernels, ::testing::Values(DType::c64, DType::c128),
                          [](const auto& param_info) { return std::string(dtype_name(param_info.param)); });
 

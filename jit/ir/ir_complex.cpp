@@ -13,6 +13,7 @@
 #include "complex_math.h"
 #include "function_table.h"
 #include "ir/ir_dtypes.h"
+#include "ir/rare_lanes.h"
 #include "ir/ir_nodes.h"
 #include "ir/math_calls.h"
 #include "ir/recipe_lanes.h"
@@ -97,8 +98,15 @@ struct KernelTier {
   static Lanes binary(Lanes x, Lanes y) {
     return {emit_math_call(*x.b, detail::row(O).math, x.v, y.v), x.b};
   }
+  template <UnaryOp U>
+  static Lanes beyond(Lanes x, double limit, Lanes main) {
+    return {emit_beyond(*x.b, detail::row(U).math, x.v, limit, main.v), x.b};
+  }
 };
 using R = math::recipes::Real<KernelTier>;
+using RPairs = math::recipes::RealPairs<KernelTier>;  // a c128's (NOTE: [Two-part math])
+
+bool is_c64(Parts x) { return x.re->getType()->getScalarType()->isFloatTy(); }
 
 // A recipe's argument: x's parts in f64 lanes (a c64's widened); and its
 // result rounded back to `like`'s part type (a c64's once, to f32).
@@ -108,16 +116,18 @@ math::recipes::Parts<Lanes> in_f64(llvm::IRBuilder<>& b, Parts x) {
   return {widen(r.re), widen(r.im)};
 }
 Parts rounded_like(Parts like, math::recipes::Parts<Lanes> r) {
-  if (like.re->getType()->getScalarType()->isFloatTy()) r = {narrow(r.re), narrow(r.im)};
+  if (is_c64(like)) r = {narrow(r.re), narrow(r.im)};
   return values_of(r);
 }
 
 template <UnaryOp U>
 Parts complex_recipe(llvm::IRBuilder<>& b, Parts x) {
-  return rounded_like(x, math::recipes::run_complex<U, R>(in_f64(b, x)));
+  return rounded_like(x, is_c64(x) ? math::recipes::run_complex<U, R>(in_f64(b, x))
+                                   : math::recipes::run_complex<U, RPairs>(in_f64(b, x)));
 }
 Parts power_recipe(llvm::IRBuilder<>& b, Parts z, Parts w) {
-  return rounded_like(z, math::recipes::power<R>(in_f64(b, z), in_f64(b, w)));
+  return rounded_like(z, is_c64(z) ? math::recipes::power<R>(in_f64(b, z), in_f64(b, w))
+                                   : math::recipes::power<RPairs>(in_f64(b, z), in_f64(b, w)));
 }
 
 Parts binary(llvm::IRBuilder<>& b, Op op, Parts x, Parts y) {

@@ -9,21 +9,28 @@
 // that variant's body (a test of the lanes, one branch, the full recipe
 // behind it) and the inliner puts it, and the scalar fix, in the loops.
 // The same way could bring any explicit vector code (in-register tables,
-// AVX-512's getexp and getmant) into a loop-vectorised kernel. Names, for
-// recipe `log` on f64:
+// AVX-512's getexp and getmant) into a loop-vectorised kernel; it brings a
+// library function on the lanes beyond a limit (emit_beyond: NOTE:
+// [Two-part math]'s sin and cos past 2**20). Names, for recipe `log` on f64
+// and for sin beyond 2**20:
 //   bcast.rare.log.f64.fix      fix(x, main): run(x) where x is rare, else main
 //   bcast.rare.log.f64.fix.v4   fix on 4 lanes, defined after the vectoriser
+//   bcast.beyond.sin.4130000000000000.f64.fix   main where |x| <= 2**20, else sin(x)
 #include "ir/rare_lanes.h"
 
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ir/ir_helpers.h"
+#include "ir/math_calls.h"
 #include "ir/recipe_lanes.h"
 
 namespace bcast::jit {
@@ -32,19 +39,41 @@ namespace {
 using llvm::Value;
 namespace recipes = math::recipes;
 
-constexpr std::string_view kPrefix = "bcast.rare.";
+constexpr std::string_view kRarePrefix = "bcast.rare.";
+constexpr std::string_view kBeyondPrefix = "bcast.beyond.";
 constexpr std::string_view kVariant = ".fix.v";
 // The vector widths the vectoriser may pick: a variant is declared for each
 // and defined only where called.
 constexpr unsigned kWidths[] = {2, 4, 8, 16, 32, 64};
 
-// fix(x, main): main where no lane of x is rare (one branch), else the
-// full recipe on every lane (its bits are main's on the lanes that are not
-// rare). A vector with a rare lane costs the main path and the full
+// What a fix stands for: a recipe's rare lanes (bcast.rare.<math>.<ty>), or
+// the library's `math` on the lanes beyond a limit (bcast.beyond.<math>.<the
+// limit's bits in hex>.<ty>), read back from its name after the vectoriser.
+struct Fix {
+  std::string base;  // the name, less ".fix"
+  std::optional<recipes::Recipe> recipe;
+  std::string math;
+  double limit = 0;
+};
+
+// Which lanes of x take the slow path, and what it computes there.
+Value* rare_lanes(llvm::IRBuilder<>& b, const Fix& f, Value* x) {
+  if (f.recipe) return recipes::rare_of(*f.recipe, Lanes{x, &b}).v;
+  Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  return b.CreateFCmpUGT(magnitude, llvm::ConstantFP::get(x->getType(), f.limit));  // NaN too
+}
+Value* slow_path(llvm::IRBuilder<>& b, const Fix& f, Value* x, Value* main) {
+  if (f.recipe) return recipes::run(*f.recipe, Lanes{x, &b}).v;
+  return b.CreateSelect(rare_lanes(b, f, x), emit_math_call(b, f.math, x), main);
+}
+
+// fix(x, main): main where no lane of x is rare (one branch), else the slow
+// path on every lane (its bits are main's on the lanes that are not rare).
+// A vector with a rare lane costs the main path and the full
 // recipe: log of f32 data all negative ran at 0.91 to 1.05 of the recipe
 // alone (the Intel VM, 2026-12-04). Lane by lane, with a scalar call for
 // each rare lane, log of data of random sign ran 11 times slower.
-void write_fix(llvm::Function& fn, recipes::Recipe r) {
+void write_fix(llvm::Function& fn, const Fix& f) {
   llvm::LLVMContext& context = fn.getContext();
   Value* x = fn.getArg(0);
   Value* main = fn.getArg(1);
@@ -52,10 +81,10 @@ void write_fix(llvm::Function& fn, recipes::Recipe r) {
   auto* slow = llvm::BasicBlock::Create(context, "rare", &fn);
   auto* done = llvm::BasicBlock::Create(context, "done", &fn);
   llvm::IRBuilder<> b(entry);
-  Value* rare = recipes::rare_of(r, Lanes{x, &b}).v;
+  Value* rare = rare_lanes(b, f, x);
   b.CreateCondBr(x->getType()->isVectorTy() ? b.CreateOrReduce(rare) : rare, slow, done);
   b.SetInsertPoint(slow);
-  Value* full = recipes::run(r, Lanes{x, &b}).v;
+  Value* full = slow_path(b, f, x, main);
   b.CreateBr(done);
   b.SetInsertPoint(done);
   llvm::PHINode* out = b.CreatePHI(x->getType(), 2);
@@ -64,8 +93,8 @@ void write_fix(llvm::Function& fn, recipes::Recipe r) {
   b.CreateRet(out);
 }
 
-// bcast.rare.<math>.<ty>.fix.v<lanes>, declared: finish_rare_lanes
-// writes it once the vectoriser has chosen its widths.
+// <base>.fix.v<lanes>, declared: finish_rare_lanes writes it once the
+// vectoriser has chosen its widths.
 llvm::Function* declare_variant(llvm::Module& module, const std::string& fix_name, llvm::Type* scalar,
                                 unsigned lanes) {
   const std::string name = fix_name + ".v" + std::to_string(lanes);
@@ -78,17 +107,16 @@ llvm::Function* declare_variant(llvm::Module& module, const std::string& fix_nam
   return fn;
 }
 
-// bcast.rare.<math>.<ty>.fix, with the attribute that names its variants.
-llvm::Function* scalar_fix(llvm::Module& module, const llvm::Function& kernel, const std::string& base,
-                           recipes::Recipe r, llvm::Type* scalar) {
-  const std::string name = base + ".fix";
+// <base>.fix, with the attribute that names its variants.
+llvm::Function* scalar_fix(llvm::Module& module, const llvm::Function& kernel, const Fix& f, llvm::Type* scalar) {
+  const std::string name = f.base + ".fix";
   if (llvm::Function* existing = module.getFunction(name)) return existing;
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(scalar, {scalar, scalar}, false),
                                     llvm::Function::InternalLinkage, name, module);
   mark_pure(*fn);
   copy_target_attributes(kernel, *fn);
   fn->addFnAttr(llvm::Attribute::NoInline);  // else an inliner before the vectoriser would undo it
-  write_fix(*fn, r);
+  write_fix(*fn, f);
   return fn;
 }
 
@@ -103,36 +131,39 @@ std::string variant_list(llvm::Module& module, const std::string& fix_name, llvm
   return list;
 }
 
-// The recipe and the base name (bcast.rare.<math>.<ty>) of a variant's
-// name, if it is one.
-struct VariantName {
-  recipes::Recipe recipe;
-  std::string base;
-};
-std::optional<VariantName> parse_variant(llvm::StringRef name) {
-  if (!name.starts_with(kPrefix)) return std::nullopt;
+// The fix a variant's name stands for, if it is one.
+std::optional<Fix> parse_variant(llvm::StringRef name) {
+  const bool rare = name.starts_with(kRarePrefix), beyond = name.starts_with(kBeyondPrefix);
+  if (!rare && !beyond) return std::nullopt;
   const std::size_t at = name.rfind(kVariant);
   if (at == llvm::StringRef::npos) return std::nullopt;
-  const llvm::StringRef base = name.substr(0, at);  // bcast.rare.<math>.<ty>
+  const llvm::StringRef base = name.substr(0, at);
   const std::size_t dot = base.rfind('.');
-  const llvm::StringRef math = base.substr(kPrefix.size(), dot - kPrefix.size());
   const llvm::StringRef type = base.substr(dot + 1);
   if (type != "f32" && type != "f64") return std::nullopt;
-  const auto r = recipes::recipe_for(std::string_view(math.data(), math.size()), 1,
-                                     type == "f64" ? DType::f64 : DType::f32);
-  if (!r || !recipes::has_main_path(*r)) return std::nullopt;
-  return VariantName{*r, base.str()};
+  llvm::StringRef middle = base.substr(0, dot).drop_front((rare ? kRarePrefix : kBeyondPrefix).size());
+  Fix f{base.str(), std::nullopt, "", 0};
+  if (rare) {
+    f.recipe = recipes::recipe_for(std::string_view(middle.data(), middle.size()), 1,
+                                   type == "f64" ? DType::f64 : DType::f32);
+    if (!f.recipe || !recipes::has_main_path(*f.recipe)) return std::nullopt;
+    return f;
+  }
+  const auto [math, bits] = middle.rsplit('.');
+  std::uint64_t limit_bits = 0;
+  if (math.empty() || bits.getAsInteger(16, limit_bits)) return std::nullopt;
+  f.math = math.str();
+  f.limit = std::bit_cast<double>(limit_bits);
+  return f;
 }
 
-}  // namespace
-
-Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, recipes::Recipe r, std::string_view math, Value* x) {
+// fix(x, main), called where the loop vectoriser will widen it (or its
+// variant on a vector x).
+Value* emit_fix_call(llvm::IRBuilder<>& b, const Fix& f, Value* x, Value* main) {
   llvm::Function* kernel = b.GetInsertBlock()->getParent();
   llvm::Module& module = *kernel->getParent();
   llvm::Type* scalar = x->getType()->getScalarType();
-  const std::string base = std::string(kPrefix) + std::string(math) + (scalar->isDoubleTy() ? ".f64" : ".f32");
-  Value* main = recipes::run_main(r, Lanes{x, &b}).v;
-  llvm::Function* fix = scalar_fix(module, *kernel, base, r, scalar);
+  llvm::Function* fix = scalar_fix(module, *kernel, f, scalar);
   if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
     return b.CreateCall(declare_variant(module, fix->getName().str(), scalar, vector->getNumElements()), {x, main});
   llvm::CallInst* call = b.CreateCall(fix, {x, main});
@@ -141,13 +172,31 @@ Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, recipes::Recipe r, std::string
   return call;
 }
 
+std::string_view type_suffix(Value* x) { return x->getType()->getScalarType()->isDoubleTy() ? ".f64" : ".f32"; }
+
+}  // namespace
+
+Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, recipes::Recipe r, std::string_view math, Value* x) {
+  const Fix f{std::string(kRarePrefix) + std::string(math) + std::string(type_suffix(x)), r, "", 0};
+  return emit_fix_call(b, f, x, recipes::run_main(r, Lanes{x, &b}).v);
+}
+
+Value* emit_beyond(llvm::IRBuilder<>& b, std::string_view math, Value* x, double limit, Value* main) {
+  char bits[17];
+  std::snprintf(bits, sizeof bits, "%016llx", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(limit)));
+  const Fix f{std::string(kBeyondPrefix) + std::string(math) + "." + bits + std::string(type_suffix(x)),
+              std::nullopt, std::string(math), limit};
+  return emit_fix_call(b, f, x, main);
+}
+
 bool finish_rare_lanes(llvm::Module& module) {
-  std::vector<std::pair<llvm::Function*, VariantName>> variants;
+  std::vector<std::pair<llvm::Function*, Fix>> variants;
   std::vector<llvm::Function*> fixes;
   for (llvm::Function& fn : module) {
+    const bool ours = fn.getName().starts_with(kRarePrefix) || fn.getName().starts_with(kBeyondPrefix);
     if (!fn.isDeclaration()) {
-      if (fn.getName().starts_with(kPrefix) && fn.getName().ends_with(".fix")) fixes.push_back(&fn);
-    } else if (std::optional<VariantName> v = parse_variant(fn.getName())) {
+      if (ours && fn.getName().ends_with(".fix")) fixes.push_back(&fn);
+    } else if (std::optional<Fix> v = parse_variant(fn.getName())) {
       variants.emplace_back(&fn, std::move(*v));
     }
   }
@@ -163,7 +212,7 @@ bool finish_rare_lanes(llvm::Module& module) {
     fn->setLinkage(llvm::Function::InternalLinkage);
     if (const llvm::Function* fix = module.getFunction(v.base + ".fix")) copy_target_attributes(*fix, *fn);
     fn->addFnAttr(llvm::Attribute::AlwaysInline);
-    write_fix(*fn, v.recipe);
+    write_fix(*fn, v);
   }
   // The scalar fix too, now that the vectoriser is done: the remainder loop
   // (all of a row shorter than a vector iteration) tests its lane inline.

@@ -20,6 +20,13 @@ namespace bcast::jit {
 llvm::Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, math::recipes::Recipe r, std::string_view math,
                                   llvm::Value* x);
 
+// main on the lanes of x within `limit` in magnitude, the library's `math`
+// (emit_math_call) on the others, NaN among them: a call that tests a
+// vector's lanes and calls `math` only when one is beyond (written, as
+// emit_with_rare_lanes' fix is, by finish_rare_lanes).
+llvm::Value* emit_beyond(llvm::IRBuilder<>& b, std::string_view math, llvm::Value* x, double limit,
+                         llvm::Value* main);
+
 // After the pass pipeline: gives a body to each vector variant that a kernel
 // of `module` calls (if any of its lanes is rare, the full recipe on the
 // vector; else the main path's vector), and marks the variants and the

@@ -9,6 +9,7 @@
 #include "bcast/ops.h"
 
 #include "f64_math.h"
+#include "two_part_math.h"
 
 namespace bcast::math::recipes {
 
@@ -26,9 +27,12 @@ namespace bcast::math::recipes {
 //  - The real functions they call (cos, atan2, log1p, ...) are the tier's
 //    own, `R`'s members: the same functions the real kernels call (NOTE:
 //    [Vector math], NOTE: [Math recipes]), so the two tiers agree there too.
+//    A c128's recipes take sin, cos, sinh and cosh as pairs instead
+//    (RealPairs, NOTE: [Two-part math]): rounded values would add their
+//    ULPs to a part's (4.6 ULP for tan).
 //  - Where a part is a product that can overflow or underflow while the
 //    true part is finite (exp's e**x cos y, sinh's e**|x| / 2 sin y), the
-//    factor 2**n is applied after the product (exp_f64_parts).
+//    factor 2**n is applied after the product (exp_pair).
 //  - ln |w| near |w| = 1 (log's, log1p's) is log1p of |w|**2 - 1 carried in
 //    two doubles, the squares split exactly by FMA (sum_of_five).
 //  - sqrt carries |z| and its root in two doubles the same way (the
@@ -71,8 +75,12 @@ constexpr bool has_complex_recipe(UnaryOp u) {
 // the function table's row (NOTE: [Function table]) as a tier computes it:
 // `Tier::unary<U>(x)` and `Tier::binary<O>(x, y)` are the calls its real
 // kernels make, so a tier's complex results rest on its real ones.
+// A c64's recipes take each value rounded (its parts are rounded to f32 at
+// the end, so f64 leaves them within half an ULP and a hair); a c128's take
+// sin, cos, sinh and cosh as pairs (RealPairs, NOTE: [Two-part math]).
 template <class Tier>
 struct Real {
+  static constexpr bool kPairs = false;
   template <class F> static F cos(F x) { return Tier::template unary<UnaryOp::cos>(x); }
   template <class F> static F sin(F x) { return Tier::template unary<UnaryOp::sin>(x); }
   template <class F> static F sinh(F x) { return Tier::template unary<UnaryOp::sinh>(x); }
@@ -85,7 +93,40 @@ struct Real {
   template <class F> static F acos(F x) { return Tier::template unary<UnaryOp::arccos>(x); }
   template <class F> static F atan2(F y, F x) { return Tier::template binary<Op::arctan2>(y, x); }
   template <class F> static F hypot(F x, F y) { return Tier::template binary<Op::hypot>(x, y); }
+  // main where |x| <= limit, else sin x or cos x: a kernel tests a vector's
+  // lanes and calls the function only for one with a lane beyond.
+  template <class F> static F sin_beyond(F x, double limit, F main) {
+    return Tier::template beyond<UnaryOp::sin>(x, limit, main);
+  }
+  template <class F> static F cos_beyond(F x, double limit, F main) {
+    return Tier::template beyond<UnaryOp::cos>(x, limit, main);
+  }
 };
+template <class Tier>
+struct RealPairs : Real<Tier> {
+  static constexpr bool kPairs = true;
+};
+
+// sin y and cos y, sinh x and cosh x as R takes them: pairs, or the real
+// functions' values with no low part.
+template <class R, class F>
+SinCos<F> sin_cos_of(F y) {
+  if constexpr (R::kPairs) {
+    return sin_cos_two_parts<R>(y);
+  } else {
+    F zero = splat(y, 0.0);
+    return {{R::sin(y), zero}, {R::cos(y), zero}};
+  }
+}
+template <class R, class F>
+SinhCosh<F> sinh_cosh_of(F x) {
+  if constexpr (R::kPairs) {
+    return sinh_cosh_two_parts(x);
+  } else {
+    F zero = splat(x, 0.0);
+    return {{R::sinh(x), zero}, {R::cosh(x), zero}};
+  }
+}
 
 inline constexpr double kLn2 = 0x1.62e42fefa39efp-1;  // exp2 z = exp(z ln 2); kLog2e and kLog10e are f64_math.h's
 
@@ -97,33 +138,33 @@ Parts<F> scaled_by_pow2(F p_re, F p_im, F n) {
   return {(p_re * s.first) * s.second, (p_im * s.first) * s.second};
 }
 
-// e**x (c, s), e**x = 2**n (1 + r + tail) as exp_f64_parts splits it, each
-// product rounded once and 2**n applied last: finite wherever the true
-// parts are. `half` makes it e**x / 2 (sinh's and cosh's large x).
+// e**x (c, s) for c and s in two parts (NOTE: [Two-part math]), e**x =
+// 2**n e**(r + r_lo) as exp_pair splits it, each product rounded once and
+// 2**n applied last: finite wherever the true parts are. `half` makes it
+// e**x / 2 (sinh's and cosh's large x).
 template <class F>
-Parts<F> exp_times(const ExpF64<F>& e, F c, F s, double half) {
-  const TwoSum<F> m = exp_f64_mantissa_sum(e);  // the products round once
-  return scaled_by_pow2(fma(m.sum, c, m.error * c), fma(m.sum, s, m.error * s), e.n - splat(c, half));
+Parts<F> exp_times(const ExpPair<F>& e, const TwoSum<F>& c, const TwoSum<F>& s, double half) {
+  const TwoSum<F>& m = e.reduced.value;  // the products round once
+  return scaled_by_pow2(product_rounded(m, c), product_rounded(m, s), e.n - splat(c.sum, half));
 }
 
 // e**x's parts for x up to 1418 (n 2046; beyond, e**x times the smallest
 // subnormal, 2**-1074, would be finite up to 1454: those give inf).
 template <class F>
-ExpF64<F> exp_complex_parts(F x) {
-  return exp_f64_parts(clamped(x, -1400.0, 1418.0));
+ExpPair<F> exp_complex_parts(F x) {
+  return exp_pair(clamped(x, -1400.0, 1418.0));
 }
 
 // 2**x = 2**n e**(f ln 2) with f = x - n exact and f ln 2 carried in two
 // parts, for exp2's x up to 2046.
 inline constexpr double kLn2Tail = 0x1.abc9e3b39803fp-56;  // ln 2 - kLn2
 template <class F>
-ExpF64<F> exp2_complex_parts(F x) {
+ExpPair<F> exp2_complex_parts(F x) {
   F t = clamped(x, -2040.0, 2046.0);
   F n = (t + splat(x, kRound)) - splat(x, kRound);
   F f = t - n;
   F r = f * splat(x, kLn2);
-  F r_lo = fma(f, splat(x, kLn2), -r) + f * splat(x, kLn2Tail);
-  return {n, r, fma(r * r, estrin(r, kExpG64), r_lo)};
+  return {n, exp_reduced(r, fma(f, splat(x, kLn2), -r) + f * splat(x, kLn2Tail))};
 }
 
 template <class F>
@@ -151,8 +192,9 @@ struct Kinds {
 // signs, and (inf, NaN) for y infinite or NaN; x = -inf gives zeros, (0,
 // +-0) for y infinite or NaN.
 template <class F>
-Parts<F> exp_of(const ExpF64<F>& e, F x, F y, F c, F s) {
-  Parts<F> r = exp_times(e, c, s, 0.0);
+Parts<F> exp_of(const ExpPair<F>& e, F x, F y, const TwoSum<F>& cos_y, const TwoSum<F>& sin_y) {
+  Parts<F> r = exp_times(e, cos_y, sin_y, 0.0);
+  F c = cos_y.sum, s = sin_y.sum;
   const Kinds<F> k(Parts<F>{x, y});
   F zero = splat(x, 0.0);
   auto x_inf = x == kInf;
@@ -168,19 +210,23 @@ Parts<F> exp_of(const ExpF64<F>& e, F x, F y, F c, F s) {
 template <class R, class F>
 Parts<F> exp(Parts<F> z) {
   F x = z.re, y = z.im;
-  return exp_of(exp_complex_parts(x), x, y, R::cos(y), R::sin(y));
+  const SinCos<F> t = sin_cos_of<R>(y);
+  return exp_of(exp_complex_parts(x), x, y, t.cos, t.sin);
 }
 
 // exp2(x + iy) = 2**x (cos a + i sin a), a = y ln 2 in two parts (a + a_lo:
-// cos a - a_lo sin a, to first order) while |y| < 2**26, where a_lo**2 is
-// negligible; beyond, a alone, as NumPy's exp(z ln 2).
+// cos a - a_lo sin a, to first order, summed into the pairs) while |y| <
+// 2**26, where a_lo**2 is negligible; beyond, a alone, as NumPy's exp(z ln
+// 2).
 template <class R, class F>
 Parts<F> exp2(Parts<F> z) {
   F x = z.re, y = z.im;
   F a = y * splat(y, kLn2);
   F a_lo = select(fabs(y) < splat(y, 0x1p26), fma(y, splat(y, kLn2), -a) + y * splat(y, kLn2Tail), splat(y, 0.0));
-  F cos_a = R::cos(a), sin_a = R::sin(a);
-  return exp_of(exp2_complex_parts(x), x, y, fma(-a_lo, sin_a, cos_a), fma(a_lo, cos_a, sin_a));
+  const SinCos<F> t = sin_cos_of<R>(a);
+  const TwoSum<F> c = two_sum(t.cos.sum, -a_lo * t.sin.sum), s = two_sum(t.sin.sum, a_lo * t.cos.sum);
+  const TwoSum<F> cos_a{c.sum, c.error + t.cos.error}, sin_a{s.sum, s.error + t.sin.error};
+  return exp_of(exp2_complex_parts(x), x, y, cos_a, sin_a);
 }
 
 // t1 + t2 + t3 + t4 + t5 (exact products' parts) as hi + lo: each sum
@@ -242,11 +288,27 @@ Parts<F> log1p(Parts<F> z) {
 }
 
 // NumPy's expm1(x + iy): expm1(x) cos y - 2 sin(y/2)**2 + i e**x sin y.
+// A c128's (NOTE: [Two-part math]): the real part from pairs, rounded once,
+// past x = 38 e**x cos y (the rest is under 2**-54 of it); the imaginary
+// part exp's, 2**n applied last; zeros as NumPy's form gives them (x's for
+// z = 0, y's for y = 0 and e**x finite).
 template <class R, class F>
 Parts<F> expm1(Parts<F> z) {
   F x = z.re, y = z.im;
-  F a = R::sin(y * 0.5);
-  return {R::expm1(x) * R::cos(y) - splat(x, 2.0) * a * a, R::exp(x) * R::sin(y)};
+  if constexpr (R::kPairs) {
+    const SinCos<F> t = sin_cos_of<R>(y), half = sin_cos_of<R>(y * 0.5);
+    const TwoSum<F> versine = product(half.sin, half.sin);  // sin(y/2)**2
+    const TwoSum<F> near =
+        plus(product(expm1_two_parts(x), t.cos), TwoSum<F>{versine.sum * -2.0, versine.error * -2.0});
+    const Parts<F> far = exp_times(exp_complex_parts(x), t.cos, t.sin, 0.0);
+    F re = select(x > splat(x, 38.0), far.re, rounded(near));
+    auto exp_finite = x <= splat(x, 0x1.62e42fefa39efp9);  // e**x below the largest double
+    F im = select(y == 0.0, select(exp_finite || x == -kInf, y, splat(x, kNaN)), far.im);
+    return {select(x == 0.0 && y == 0.0, x, re), im};
+  } else {
+    F a = R::sin(y * 0.5);
+    return {R::expm1(x) * R::cos(y) - splat(x, 2.0) * a * a, R::exp(x) * R::sin(y)};
+  }
 }
 
 // sqrt(x + iy) (Kahan's): t = sqrt((|x| + |z|) / 2), then (t, y / 2t) for
@@ -297,15 +359,17 @@ Parts<F> sqrt(Parts<F> z) {
   return {select(y_inf, splat(x, kInf), re), select(y_inf, y, im)};
 }
 
-// (sinh x * c, cosh x * s): for |x| > 20, e**|x| / 2 for both (e**-|x| is
-// under 2**-57 of it), its 2**n applied last; else the real sinh and cosh.
-// The products' special values are the callers'.
+// (sinh x * c, cosh x * s), c and s in two parts: for |x| > 20, e**|x| / 2
+// for both (e**-|x| is under 2**-57 of it), its 2**n applied last; else
+// sinh and cosh in two parts (NOTE: [Two-part math]). Each product rounds
+// once; its special values are the callers'.
 template <class R, class F>
-Parts<F> hyperbolic_times(F x, F c, F s) {
+Parts<F> hyperbolic_times(F x, const TwoSum<F>& c, const TwoSum<F>& s) {
   Parts<F> large = exp_times(exp_complex_parts(fabs(x)), c, s, 1.0);
+  const SinhCosh<F> h = sinh_cosh_of<R>(x);
   auto is_large = fabs(x) > splat(x, 20.0);
-  return {select(is_large, copysign(splat(x, 1.0), x) * large.re, R::sinh(x) * c),
-          select(is_large, large.im, R::cosh(x) * s)};
+  return {select(is_large, copysign(splat(x, 1.0), x) * large.re, product_rounded(h.sinh, c)),
+          select(is_large, large.im, product_rounded(h.cosh, s))};
 }
 
 // sinh(x + iy) = sinh x cos y + i cosh x sin y, and C99 G.6.2.5's special
@@ -315,8 +379,9 @@ Parts<F> hyperbolic_times(F x, F c, F s) {
 template <class R, class F>
 Parts<F> sinh(Parts<F> z) {
   F x = z.re, y = z.im;
-  F c = R::cos(y), s = R::sin(y);
-  Parts<F> r = hyperbolic_times<R>(x, c, s);
+  const SinCos<F> t = sin_cos_of<R>(y);
+  Parts<F> r = hyperbolic_times<R>(x, t.cos, t.sin);
+  F c = t.cos.sum, s = t.sin.sum;
   const Kinds<F> k(z);
   r.re = select(k.x_inf, select(k.y_finite, copysign(k.inf, x) * copysign(splat(x, 1.0), c), k.inf), r.re);
   r.im = select(k.x_inf, select(k.y_finite, copysign(k.inf, s), k.nan), r.im);
@@ -331,8 +396,9 @@ Parts<F> sinh(Parts<F> z) {
 template <class R, class F>
 Parts<F> cosh(Parts<F> z) {
   F x = z.re, y = z.im;
-  F c = R::cos(y), s = R::sin(y);
-  const Parts<F> h = hyperbolic_times<R>(x, s, c);  // (sinh x sin y, cosh x cos y)
+  const SinCos<F> t = sin_cos_of<R>(y);
+  const Parts<F> h = hyperbolic_times<R>(x, t.sin, t.cos);  // (sinh x sin y, cosh x cos y)
+  F c = t.cos.sum, s = t.sin.sum;
   Parts<F> r{h.im, h.re};
   const Kinds<F> k(z);
   F zero = splat(x, 0.0);
@@ -359,21 +425,25 @@ Parts<F> cos(Parts<F> z) {
 }
 
 // tanh(x + iy) = (sinh x cosh x + i sin y cos y) / (sinh**2 x + cos**2 y),
-// the C library's form; past |x| = 22, where tanh x is +-1 to the last bit,
-// (+-1, 4 sin y cos y e**-2|x|) with its 2**n last. C99 G.6.2.6's special
-// values: y infinite or NaN gives (NaN, NaN) for x finite, (x, NaN) for x
-// = 0; x infinite (+-1, 0 with sin 2y's sign), 0 with y's for y infinite or
-// NaN; y = 0 keeps y.
+// the C library's form, every factor, product and sum in two parts (NOTE:
+// [Two-part math]) and each quotient rounded once; past |x| = 22, where
+// tanh x is +-1 to the last bit, (+-1, 4 sin y cos y e**-2|x|) with its
+// 2**n last. C99 G.6.2.6's special values: y infinite or NaN gives (NaN,
+// NaN) for x finite, (x, NaN) for x = 0; x infinite (+-1, 0 with sin 2y's
+// sign), 0 with y's for y infinite or NaN; y = 0 keeps y.
 template <class R, class F>
 Parts<F> tanh(Parts<F> z) {
   F x = z.re, y = z.im;
-  F sh = R::sinh(x), ch = R::cosh(x), sy = R::sin(y), cy = R::cos(y);
-  F den = fma(sh, sh, cy * cy);
+  const SinhCosh<F> h = sinh_cosh_of<R>(x);
+  const SinCos<F> t = sin_cos_of<R>(y);
+  const TwoSum<F> den = plus(product(h.sinh, h.sinh), product(t.cos, t.cos));
+  const TwoSum<F> sin_cos = product(t.sin, t.cos);
   F ax = fabs(x), zero = splat(x, 0.0);
   auto large = ax > splat(x, 22.0);
-  F tiny = exp_times(exp_complex_parts(-(ax + ax)), splat(x, 4.0) * sy * cy, zero, 0.0).re;
-  F re = select(large, copysign(splat(x, 1.0), x), (sh * ch) / den);
-  F im = select(large, tiny, (sy * cy) / den);
+  const TwoSum<F> four_sin_cos{sin_cos.sum * 4.0, sin_cos.error * 4.0};
+  F tiny = exp_times(exp_complex_parts(-(ax + ax)), four_sin_cos, TwoSum<F>{zero, zero}, 0.0).re;
+  F re = select(large, copysign(splat(x, 1.0), x), rounded(quotient(product(h.sinh, h.cosh), den)));
+  F im = select(large, tiny, rounded(quotient(sin_cos, den)));
   const Kinds<F> k(z);
   re = select(!k.y_finite && ax < k.inf, select(x == 0.0, x, k.nan), re);
   im = select(k.x_inf && !k.y_finite, copysign(zero, y), im);
@@ -390,7 +460,6 @@ Parts<F> tan(Parts<F> z) {
 // ---- The inverse functions ----
 
 inline constexpr double kPi = 0x1.921fb54442d18p1, kPiTail = 0x1.1a62633145c07p-53;  // pi = kPi + kPiTail
-inline constexpr double kPiHalf = 0x1.921fb54442d18p0;
 
 // The arcsine and arccosine of x + iy in the first quadrant (x, y >= 0):
 // the real part of asin (or, `Cosine`, acos) and the imaginary part's
@@ -455,7 +524,7 @@ Parts<F> acos(Parts<F> z) {
   F x = z.re, y = z.im;
   const Parts<F> q = arcsine_quadrant<true, R>(fabs(x), fabs(y));
   const Kinds<F> k(z);
-  F re = select(k.y_nan, select(x == 0.0, splat(x, kPiHalf), k.nan), select(x < 0.0, pi_minus(q.re), q.re));
+  F re = select(k.y_nan, select(x == 0.0, splat(x, kHalfPiHi), k.nan), select(x < 0.0, pi_minus(q.re), q.re));
   F im = select(k.y_nan && k.x_inf, -k.inf, copysign(q.im, -y));
   return {re, select(k.x_nan && k.y_inf, -y, im)};
 }
@@ -481,7 +550,7 @@ Parts<F> acosh(Parts<F> z) {
   const Kinds<F> k(z);
   F re = select(k.x_nan && k.y_inf, k.inf, select(k.y_nan, select(k.x_inf, k.inf, k.nan), q.im));
   F im =
-      select(k.y_nan, select(x == 0.0, splat(x, kPiHalf), k.nan), copysign(select(x < 0.0, pi_minus(q.re), q.re), y));
+      select(k.y_nan, select(x == 0.0, splat(x, kHalfPiHi), k.nan), copysign(select(x < 0.0, pi_minus(q.re), q.re), y));
   return {re, select(k.x_nan, k.nan, im)};
 }
 
@@ -506,10 +575,10 @@ Parts<F> atanh(Parts<F> z) {
   F h = R::hypot(ax * 0.5, ay * 0.5);
   auto huge = ax > splat(x, 0x1p500) || ay > splat(x, 0x1p500);
   re = copysign(select(huge, select(k.x_inf, zero, ((ax / h) / h) * 0.25), re), x);
-  im = copysign(select(huge, splat(x, kPiHalf), im), y);
+  im = copysign(select(huge, splat(x, kHalfPiHi), im), y);
   re = select(k.x_nan, select(k.y_inf, zero, k.nan),
               select(k.y_nan, select(x == 0.0 || k.x_inf, copysign(zero, x), k.nan), re));
-  return {re, select(k.x_nan, select(k.y_inf, copysign(splat(x, kPiHalf), y), k.nan), select(k.y_nan, k.nan, im))};
+  return {re, select(k.x_nan, select(k.y_inf, copysign(splat(x, kHalfPiHi), y), k.nan), select(k.y_nan, k.nan, im))};
 }
 
 // atan z = -i atanh(iz), iz = -y + ix; +0 for the imaginary part of an

@@ -447,9 +447,6 @@ inline constexpr double kTanT32[] = {0.3333333397946845,   0.13333230942921667, 
                                      0.003843149886137479};
 inline constexpr double kCotQ32[] = {0.33333333377639796, 0.022222186353729887, 0.0021168642462170194,
                                      0.00020957284422711632, 2.5085367581585346e-05};
-// pi/2 in two doubles, and 2/pi.
-inline constexpr double kHalfPiHi = 0x1.921fb54442d18p+0, kHalfPiLo = 0x1.1a62633145c07p-54;
-inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
 inline constexpr double kTanMainBelow = 0x1p20;  // |x| from here on: the library's tanf
 
 // tan x for |x| < 2**20: x = k pi/2 + r in f64 (k kHalfPiHi and x minus it

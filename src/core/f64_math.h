@@ -43,13 +43,25 @@ struct ExpF64 {
   V r;
   V tail;  // e**x = 2**n (1 + r + tail), |tail| < r**2
 };
+// x = n ln 2 + r + r_lo, the reduction of exp_f64_parts (and of NOTE:
+// [Two-part math]'s exp_pair).
+template <class V>
+struct ExpReduction {
+  V n;  // an integer
+  V r;
+  V r_lo;
+};
 template <class F>
-ExpF64<F> exp_f64_parts(F x) {
+ExpReduction<F> exp_f64_reduction(F x) {
   F n = (x * splat(x, kLog2e) + splat(x, kRound)) - splat(x, kRound);
   F exact = fma(n, splat(x, -kLn2Hi), x);
   F r = fma(n, splat(x, -kLn2Lo), exact);
-  F r_lo = fma(n, splat(x, -kLn2Lo), exact - r);
-  return {n, r, fma(r * r, estrin(r, kExpG64), r_lo)};
+  return {n, r, fma(n, splat(x, -kLn2Lo), exact - r)};
+}
+template <class F>
+ExpF64<F> exp_f64_parts(F x) {
+  const ExpReduction<F> e = exp_f64_reduction(x);
+  return {e.n, e.r, fma(e.r * e.r, estrin(e.r, kExpG64), e.r_lo)};
 }
 
 // 1 + r + tail summed with 1 + r's exact error, so that one rounding

@@ -23,6 +23,11 @@ inline constexpr double kLog2e = 0x1.71547652b82fep0;
 inline constexpr double kLn2Hi = 0x1.62e42fefa3800p-1;  // 42 bits: n * kLn2Hi is exact for |n| < 2**11
 inline constexpr double kLn2Lo = 0x1.ef35793c76730p-45; // ln 2 - kLn2Hi, rounded
 inline constexpr double kSqrt2 = 0x1.6a09e667f3bcdp+0;
+// pi/2 in three doubles (kHalfPiHi + kHalfPiLo within 2**-108, with
+// kHalfPiRest within 2**-163), and 2/pi.
+inline constexpr double kHalfPiHi = 0x1.921fb54442d18p+0, kHalfPiLo = 0x1.1a62633145c07p-54;
+inline constexpr double kHalfPiRest = -0x1.f1976b7ed8fbcp-110;
+inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 

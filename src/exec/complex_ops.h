@@ -121,21 +121,22 @@ C<P> sign(C<P> x) {
 }
 
 // NOTE: [Complex math]'s recipe of U (has_complex_recipe), in f64
-// (complex_functions.cpp).
+// (complex_functions.cpp); a c128's with its real values in pairs (NOTE:
+// [Two-part math]).
 template <UnaryOp U>
-C<double> recipe(C<double> z);
+C<double> recipe(C<double> z, bool c128);
 
 // NOTE: [Complex math]'s z ** w, in f64.
-C<double> power_recipe(C<double> z, C<double> w);
+C<double> power_recipe(C<double> z, C<double> w, bool c128);
 
 // Those on a c64 or c128: a c64's parts widened, and rounded back once.
 template <UnaryOp U, class P>
 C<P> by_recipe(C<P> x) {
-  return C<P>(recipe<U>(C<double>(x)));
+  return C<P>(recipe<U>(C<double>(x), std::is_same_v<P, double>));
 }
 template <class P>
 C<P> power(C<P> z, C<P> w) {
-  return C<P>(power_recipe(C<double>(z), C<double>(w)));
+  return C<P>(power_recipe(C<double>(z), C<double>(w), std::is_same_v<P, double>));
 }
 
 template <UnaryOp U, class P>

@@ -63,13 +63,17 @@ NUMPY_QUIRKS = {
 
 def expm1_cancels(z):
     """Where NumPy's complex expm1, expm1(x) cos y - 2 sin(y/2)**2 in the
-    parts' dtype, loses 4 or more bits to the difference (bcast computes it
-    in f64, and test_math_vs_mpmath.py judges it), or squares a sin(y/2)
-    that underflows (|y| < 1e-19 in c64: +0 for a real part below 0)."""
+    parts' dtype, loses a bit or more to the difference, or squares a
+    sin(y/2) that underflows (|y| < 1e-19 in c64: +0 for a real part below
+    0). There NumPy's rounded terms leave its real part more than its bound
+    off (8 ULPs at 0.93 + 13509.9j); bcast computes it in f64 (c64) or from
+    pairs (c128), and test_math_vs_mpmath.py judges it against the true
+    value, in ULPs of the larger term."""
     x, y = z.real.astype(np.float64), z.imag.astype(np.float64)
     with np.errstate(all="ignore"):
         first, second = np.expm1(x) * np.cos(y), 2 * np.sin(y / 2) ** 2
-        return np.isfinite(z) & ((np.abs(first - second) < np.abs(first) / 16) | ((x == 0) & (np.abs(y) < 1e-19)))
+        larger = np.maximum(np.abs(first), np.abs(second))
+        return np.isfinite(z) & ((np.abs(first - second) < larger / 2) | ((x == 0) & (np.abs(y) < 1e-19)))
 
 # The bound bcast promises per inexact function (docs/semantics.md), in
 # ULPs of the result's dtype; NumPy's own loops may be as far on the other side.
