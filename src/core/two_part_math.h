@@ -106,13 +106,20 @@ TwoSum<F> quotient(const TwoSum<F>& a, const TwoSum<F>& b) {
   return {q, (fma(-q, b.sum, a.sum) + (a.error - q * b.error)) / b.sum};
 }
 
+// (r + r_lo)**2 as s + s_lo, the square's error by FMA.
+template <class F>
+TwoSum<F> squared(F r, F r_lo) {
+  F s = r * r;
+  return {s, fma(r, r, -s) + (r + r) * r_lo};
+}
+
 // r (1 + sign s/6 + s**2 S(s)) for r = r_hi + r_lo, s = r**2: sin r
 // (sign -1, kSinSeries) or sinh r (sign +1, kSinhSeries); s/6 from s in
 // two parts and 1/6 in two.
 template <class F, class Series>
 TwoSum<F> odd_series(F r, F r_lo, double sign, const Series& series) {
-  F s = r * r;
-  F s_lo = fma(r, r, -s) + (r + r) * r_lo;
+  const TwoSum<F> square = squared(r, r_lo);
+  F s = square.sum, s_lo = square.error;
   F sixth = s * splat(r, kSixth);
   F sixth_lo = fma(s, splat(r, kSixth), -sixth) + (s * splat(r, kSixthTail) + s_lo * splat(r, kSixth));
   const TwoSum<F> factor = fast_two_sum(splat(r, 1.0), sixth * sign);
@@ -130,8 +137,8 @@ struct SinCos {
 // sin r and cos r for |r| <= pi/4 (plus a hair), r = r_hi + r_lo.
 template <class F>
 SinCos<F> sin_cos_reduced(F r, F r_lo) {
-  F s = r * r;
-  F s_lo = fma(r, r, -s) + (r + r) * r_lo;
+  const TwoSum<F> square = squared(r, r_lo);
+  F s = square.sum, s_lo = square.error;
   const TwoSum<F> c = fast_two_sum(splat(r, 1.0), s * -0.5);  // s/2 is exact
   return {odd_series(r, r_lo, -1.0, kSinSeries),
           fast_two_sum(c.sum, c.error + fma(s * s, estrin(s, kCosSeries), s_lo * -0.5))};
