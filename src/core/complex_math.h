@@ -555,7 +555,8 @@ Parts<F> acosh(Parts<F> z) {
 }
 
 // atanh(x + iy), Kahan's form on |x| and |y|, then their signs: the real
-// part log1p(4|x| / ((1 - |x|)**2 + y**2)) / 4, the imaginary part
+// part log1p(4|x| / ((1 - |x|)**2 + y**2)) / 4 (a c128's quotient a pair,
+// NOTE: [Two-part math], and log1p corrected by its low part), the imaginary part
 // atan2(2|y|, 1 - x**2 - y**2) / 2 with 1 - x**2 - y**2 summed exactly
 // (sum_of_five); past 2**500, |x| / |z|**2 (through hypot(x/2, y/2)) and
 // pi/2; at |x| = 1 with y below 2**-500, (ln 2 - ln |y|) / 2 (C99
@@ -568,6 +569,12 @@ Parts<F> atanh(Parts<F> z) {
   F one = splat(x, 1.0), zero = splat(x, 0.0);
   F gap = one - ax;
   F re = R::log1p((ax + ax + ax + ax) / fma(gap, gap, ay * ay)) * 0.25;
+  if constexpr (R::kPairs) {  // the quotient as a pair, and log1p(u + u_lo) = log1p u + u_lo / (1 + u)
+    const TwoSum<F> den = plus(product(TwoSum<F>{gap, zero}, TwoSum<F>{gap, zero}),
+                               product(TwoSum<F>{ay, zero}, TwoSum<F>{ay, zero}));
+    const TwoSum<F> u = quotient(TwoSum<F>{ax + ax + ax + ax, zero}, den);
+    re = (R::log1p(u.sum) + u.error / (one + u.sum)) * 0.25;
+  }
   F p = ax * ax, q = ay * ay;
   const TwoSum<F> d = sum_of_five(p, -one, q, fma(ax, ax, -p), fma(ay, ay, -q));
   F im = R::atan2(ay + ay, zero - (d.sum + d.error)) * 0.5;
