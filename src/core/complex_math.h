@@ -461,6 +461,35 @@ Parts<F> tan(Parts<F> z) {
 
 inline constexpr double kPi = 0x1.921fb54442d18p1, kPiTail = 0x1.1a62633145c07p-53;  // pi = kPi + kPiTail
 
+// A c128's corrections to the quadrant's b = x / A and cosine (NOTE: [Two-
+// part math]): A in pairs, from |z + 1|**2 and |z - 1|**2 summed exactly
+// (x**2 + y**2 +- 2x + 1, the squares split by FMA) and their roots; B - b
+// from B = x / A, and sqrt(A**2 - x**2) = sqrt((A - x)(A + x)) minus the
+// cosine where A - x keeps its digits (above 2**-20 A). asin(b + d) is asin
+// b + d / sqrt(1 - b**2), atan2(x, c + d) atan2(x, c) - x d / (x**2 + c**2).
+// A itself, for the imaginary part's argument. Where a branch applies (B
+// <= 0.6417 or A - x large, no part past 2**500), |z - 1| is not 0;
+// elsewhere the values are not used.
+template <class F>
+struct ArcsineErrors {
+  F b;
+  F cosine;
+  TwoSum<F> a;
+};
+template <class F>
+ArcsineErrors<F> arcsine_errors(F x, F y, F b, F cosine) {
+  F one = splat(x, 1.0), zero = splat(x, 0.0);
+  F xx = x * x, yy = y * y;
+  F errors = fma(x, x, -xx) + fma(y, y, -yy);
+  const TwoSum<F> r2 = sum_of_five(xx, x + x, one, yy, errors), s2 = sum_of_five(xx, -(x + x), one, yy, errors);
+  const TwoSum<F> twice_a = plus(root_of(r2), root_of(s2));
+  const TwoSum<F> b_pair = quotient(TwoSum<F>{x + x, zero}, twice_a);
+  const TwoSum<F> a{twice_a.sum * 0.5, twice_a.error * 0.5};
+  const TwoSum<F> gap = plus(a, TwoSum<F>{-x, zero});
+  const TwoSum<F> c = root_of(product(gap, plus(a, TwoSum<F>{x, zero})));
+  return {(b_pair.sum - b) + b_pair.error, select(gap.sum > a.sum * 0x1p-20, (c.sum - cosine) + c.error, zero), a};
+}
+
 // The arcsine and arccosine of x + iy in the first quadrant (x, y >= 0):
 // the real part of asin (or, `Cosine`, acos) and the imaginary part's
 // magnitude, by Hull, Fairgrieve and Tang's algorithm (ACM TOMS 23(3),
@@ -473,7 +502,7 @@ inline constexpr double kPi = 0x1.921fb54442d18p1, kPiTail = 0x1.1a62633145c07p-
 // asin z's asymptote, atan2(x, y) (acos: atan2(y, x)), the same atan2 as
 // the quotients' branch; below y = 2**-500 with x < 1,
 // where y**2 would underflow, the imaginary part is y / sqrt((1 - x)(1 +
-// x)).
+// x)). A c128 corrects its values with arcsine_errors' pairs.
 template <bool Cosine, class R, class F>
 Parts<F> arcsine_quadrant(F x, F y) {
   F one = splat(x, 1.0), half = splat(x, 0.5);
@@ -488,12 +517,24 @@ Parts<F> arcsine_quadrant(F x, F y) {
   auto b_small = b <= splat(x, 0.6417);
   auto huge = x > splat(x, 0x1p500) || y > splat(x, 0x1p500);
   F cosine = select(huge, y, root);  // beyond B's branch, the real part is atan2(x, cosine)
-  F re = Cosine ? select(b_small && !huge, R::acos(b), R::atan2(cosine, x))
-                : select(b_small && !huge, R::asin(b), R::atan2(x, cosine));
+  ArcsineErrors<F> d{splat(x, 0.0), splat(x, 0.0), {splat(x, 0.0), splat(x, 0.0)}};  // a c128's corrections
+  if constexpr (R::kPairs) d = arcsine_errors(x, y, b, cosine);
+  F b_slope = select(b_small && !huge, d.b / sqrt((one - b) * (one + b)), splat(x, 0.0));
+  F turn = select(huge, splat(x, 0.0), x * d.cosine / fma(x, x, cosine * cosine));
+  F re = Cosine ? select(b_small && !huge, R::acos(b) - b_slope, R::atan2(cosine, x) + turn)
+                : select(b_small && !huge, R::asin(b) + b_slope, R::atan2(x, cosine) - turn);
   F a_minus_one = select(x < splat(x, 1.0), half * (to_r + y2 / (s + (one - x))), half * (to_r + (s + (x - one))));
   F near = R::log1p(a_minus_one + sqrt(a_minus_one * (a + one)));
   auto large = a > splat(x, 0x1p26);
   F far = R::log(select(large, a, a + sqrt(a * a - one))) + select(large, splat(x, kLn2), splat(x, 0.0));
+  if constexpr (R::kPairs) {  // from A in pairs: A - 1 where it keeps its digits, and sqrt(A**2 - 1)
+    F zero = splat(x, 0.0);
+    const TwoSum<F> minus = plus(d.a, TwoSum<F>{-one, zero});
+    const TwoSum<F> root_pair = root_of(product(minus, plus(d.a, TwoSum<F>{one, zero})));
+    const TwoSum<F> t = plus(minus, root_pair), u = plus(d.a, root_pair);
+    near = select(minus.sum > splat(x, 0x1p-20) && !huge, R::log1p(t.sum) + t.error / (one + t.sum), near);
+    far = select(huge, far, select(large, far + d.a.error / d.a.sum, R::log(u.sum) + u.error / u.sum));
+  }
   F im = select(a <= splat(x, 1.5), near, far);
   im = select(y < splat(x, 0x1p-500) && x < splat(x, 1.0), y / sqrt((one - x) * (one + x)), im);
   return {re, im};

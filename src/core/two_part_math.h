@@ -113,6 +113,14 @@ TwoSum<F> squared(F r, F r_lo) {
   return {s, fma(r, r, -s) + (r + r) * r_lo};
 }
 
+// sqrt(a) of a pair, 0 where a is not positive (sqrt_two_parts' residual
+// would divide by 0).
+template <class F>
+TwoSum<F> root_of(const TwoSum<F>& a) {
+  F zero = splat(a.sum, 0.0);
+  return select(a.sum > 0.0, sqrt_two_parts(a.sum, a.error), TwoSum<F>{zero, zero});
+}
+
 // r (1 + sign s/6 + s**2 S(s)) for r = r_hi + r_lo, s = r**2: sin r
 // (sign -1, kSinSeries) or sinh r (sign +1, kSinhSeries); s/6 from s in
 // two parts and 1/6 in two.

@@ -253,11 +253,11 @@ COMPLEX_BOUNDS = {  # c128; the figure is the most 6,000 arguments gave (2026-12
     "sinh": 1.0,          # 0.564 (2.24)
     "cosh": 1.0,          # 0.534 (2.19)
     "tanh": 1.0,          # 0.544 (4.21)
-    "arcsin": 3.0,        # 2.28
-    "arccos": 3.0,        # 2.06
+    "arcsin": 2.0,        # 1.05 (2.28 before A was a pair)
+    "arccos": 2.0,        # 1.25 (2.06)
     "arctan": 2.0,        # 1.31 (1.98 before its quotient was a pair; 1.26 in the default samples)
-    "arcsinh": 3.0,       # 1.93 (2.049 in the default samples)
-    "arccosh": 3.0,       # 2.46
+    "arcsinh": 2.0,       # 1.12 (1.93; 2.049 in the default samples)
+    "arccosh": 2.0,       # 1.18 (2.46)
     "arctanh": 2.0,       # 1.18 (1.73; 1.44 in the default samples)
 }
 def _wider(f):
