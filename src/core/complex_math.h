@@ -436,14 +436,24 @@ Parts<F> tanh(Parts<F> z) {
   F x = z.re, y = z.im;
   const SinhCosh<F> h = sinh_cosh_of<R>(x);
   const SinCos<F> t = sin_cos_of<R>(y);
-  const TwoSum<F> den = plus(product(h.sinh, h.sinh), product(t.cos, t.cos));
-  const TwoSum<F> sin_cos = product(t.sin, t.cos);
   F ax = fabs(x), zero = splat(x, 0.0);
   auto large = ax > splat(x, 22.0);
+  TwoSum<F> sin_cos{t.sin.sum * t.cos.sum, zero};
+  F re_small, im_small;
+  if constexpr (R::kPairs) {
+    const TwoSum<F> den = plus(product(h.sinh, h.sinh), product(t.cos, t.cos));
+    sin_cos = product(t.sin, t.cos);
+    re_small = rounded(quotient(product(h.sinh, h.cosh), den));
+    im_small = rounded(quotient(sin_cos, den));
+  } else {  // a c64's: the real functions' values, each step rounded (within half an ULP once in f32)
+    F sh = h.sinh.sum, den = fma(sh, sh, t.cos.sum * t.cos.sum);
+    re_small = (sh * h.cosh.sum) / den;
+    im_small = sin_cos.sum / den;
+  }
   const TwoSum<F> four_sin_cos{sin_cos.sum * 4.0, sin_cos.error * 4.0};
   F tiny = exp_times(exp_complex_parts(-(ax + ax)), four_sin_cos, TwoSum<F>{zero, zero}, 0.0).re;
-  F re = select(large, copysign(splat(x, 1.0), x), rounded(quotient(product(h.sinh, h.cosh), den)));
-  F im = select(large, tiny, rounded(quotient(sin_cos, den)));
+  F re = select(large, copysign(splat(x, 1.0), x), re_small);
+  F im = select(large, tiny, im_small);
   const Kinds<F> k(z);
   re = select(!k.y_finite && ax < k.inf, select(x == 0.0, x, k.nan), re);
   im = select(k.x_inf && !k.y_finite, copysign(zero, y), im);
