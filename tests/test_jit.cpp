@@ -210,6 +210,10 @@ TEST(GeneratedCode, MathKernelsPrefer512BitVectorsOnAvx512Hosts) {
               ::testing::HasSubstr("\"prefer-vector-width\"=\"512\""));
   EXPECT_THAT(jit::kernel_ir(expr_key("x0+x1", inputs), false),
               ::testing::Not(::testing::HasSubstr("prefer-vector-width")));
+  // An inexact function with no C library name of its own (sigmoid's exp is
+  // inside its lowering) is arithmetic too.
+  EXPECT_THAT(jit::kernel_ir(expr_key("sigmoid(x0)*x1", inputs), false),
+              ::testing::HasSubstr("\"prefer-vector-width\"=\"512\""));
   EXPECT_TRUE(
       std::regex_search(jit::kernel_assembly(expr_key("log(x0)+x1", inputs)), std::regex(R"(\bv\w+ps\s.*%zmm)")));
 }

@@ -243,7 +243,7 @@ const detail::FunctionRow* row_of(const ExprInstr& step) {
 bool calls_math_function(const ExprProgram& program) {
   return std::any_of(program.code.begin(), program.code.end(), [](const ExprInstr& s) {
     const detail::FunctionRow* row = row_of(s);
-    return row && (is_floating(s.in) || is_complex(s.in)) && !row->math.empty();
+    return row && (is_floating(s.in) || is_complex(s.in)) && (!row->math.empty() || !row->accuracy.exact());
   });
 }
 

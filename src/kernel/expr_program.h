@@ -71,8 +71,9 @@ struct ExprProgram {
 const detail::FunctionRow* row_of(const ExprInstr& step);
 
 // Whether the program computes a math function on real or complex values
-// (an op whose function-table row names one: exp, tan, pow, hypot, ...):
-// its kernel is bound by arithmetic, not memory (NOTE: [Math vector width]).
+// (an op whose function-table row names one: exp, tan, pow, hypot, ...; or
+// an inexact one: sigmoid, logaddexp): its kernel is bound by arithmetic,
+// not memory (NOTE: [Math vector width]).
 bool calls_math_function(const ExprProgram& program);
 
 // Lowers `graph` for leaves of these types. An op that its promoted dtype
