@@ -14,9 +14,10 @@ namespace bcast::math::recipes {
 // real functions' values: exp's e**x cos y, sinh's sinh x cos y, tanh's
 // sinh x cosh x / (sinh**2 x + cos**2 y). Rounded to f64 first, each factor
 // brings its own ULP to the part (1.24 ULP for exp, 2.6 for cos, 4.6 for
-// tan, measured on 2026-12-03). So the complex recipes take these factors as
-// pairs, hi + lo (TwoSum), within about 2**-57 of the true value, multiply
-// and divide them as pairs, and round once at the end:
+// tan, measured on 2026-12-03). So a c128's recipes take these factors as
+// pairs, hi + lo (TwoSum), within 2**-55 of the true value (2**-55.9 at
+// most in TwoPartMath's test), multiply and divide them as pairs, and round
+// once at the end:
 //  - sin and cos of y: r = y - k pi/2 exactly (the first product by FMA is
 //    exact, the second split by FMA, pi/2 in three parts), while |y| <=
 //    2**20 (|k| < 2**20); then Taylor's series of r**2 = s, with the terms
@@ -27,9 +28,9 @@ namespace bcast::math::recipes {
 //  - e**x (exp_pair): the reduction of exp_f64_parts, then 1 + r + r**2/2
 //    summed with their exact errors and the small rest added;
 //  - sinh and cosh of x up to 22 in magnitude: e**|x| as a pair and its
-//    reciprocal in two (one division and its exact
-//    residual), halved; sinh below 0.75 by its series, where e**x - e**-x
-//    would cancel; e**x - 1 the same way;
+//    reciprocal in two (one division and its exact residual), halved; sinh
+//    below 0.75 by its series, where e**x - e**-x would cancel; e**x - 1
+//    from the same pair;
 //  - each function's pair is renormalised (|lo| within half an ULP of hi),
 //    so that the pairs' products and quotients may drop lo times lo: they
 //    keep the high product's exact error (FMA) and the cross terms.
