@@ -139,6 +139,7 @@ std::optional<Fix> parse_variant(llvm::StringRef name) {
   if (at == llvm::StringRef::npos) return std::nullopt;
   const llvm::StringRef base = name.substr(0, at);
   const std::size_t dot = base.rfind('.');
+  if (dot == llvm::StringRef::npos || dot <= (rare ? kRarePrefix : kBeyondPrefix).size()) return std::nullopt;
   const llvm::StringRef type = base.substr(dot + 1);
   if (type != "f32" && type != "f64") return std::nullopt;
   llvm::StringRef middle = base.substr(0, dot).drop_front((rare ? kRarePrefix : kBeyondPrefix).size());
@@ -190,37 +191,42 @@ Value* emit_beyond(llvm::IRBuilder<>& b, std::string_view math, Value* x, double
 }
 
 bool finish_rare_lanes(llvm::Module& module) {
-  std::vector<std::pair<llvm::Function*, Fix>> variants;
-  std::vector<llvm::Function*> fixes;
+  // A variant's slow path may call a function with rare lanes of its own
+  // (emit_beyond's `math`, should it gain a recipe), declaring more
+  // variants: written until none is left.
+  for (;;) {
+    std::vector<std::pair<llvm::Function*, Fix>> variants;
+    for (llvm::Function& fn : module)
+      if (fn.isDeclaration())
+        if (std::optional<Fix> v = parse_variant(fn.getName())) variants.emplace_back(&fn, std::move(*v));
+    if (variants.empty()) break;
+    llvm::removeFromUsedLists(module, [&](llvm::Constant* c) {
+      const llvm::Constant* used = c->stripPointerCasts();
+      return std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.first == used; });
+    });
+    for (auto& [fn, v] : variants) {
+      if (fn->use_empty()) {
+        fn->eraseFromParent();
+        continue;
+      }
+      fn->setLinkage(llvm::Function::InternalLinkage);
+      if (const llvm::Function* fix = module.getFunction(v.base + ".fix")) copy_target_attributes(*fix, *fn);
+      fn->addFnAttr(llvm::Attribute::AlwaysInline);
+      write_fix(*fn, v);
+    }
+  }
+  // The scalar fixes too, now that the vectoriser is done: the remainder
+  // loop (all of a row shorter than a vector iteration) tests its lane
+  // inline.
+  bool any = false;
   for (llvm::Function& fn : module) {
     const bool ours = fn.getName().starts_with(kRarePrefix) || fn.getName().starts_with(kBeyondPrefix);
-    if (!fn.isDeclaration()) {
-      if (ours && fn.getName().ends_with(".fix")) fixes.push_back(&fn);
-    } else if (std::optional<Fix> v = parse_variant(fn.getName())) {
-      variants.emplace_back(&fn, std::move(*v));
-    }
+    if (fn.isDeclaration() || !ours || !fn.getName().ends_with(".fix")) continue;
+    fn.removeFnAttr(llvm::Attribute::NoInline);
+    fn.addFnAttr(llvm::Attribute::AlwaysInline);
+    any = true;
   }
-  llvm::removeFromUsedLists(module, [&](llvm::Constant* c) {
-    const llvm::Constant* used = c->stripPointerCasts();
-    return std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.first == used; });
-  });
-  for (auto& [fn, v] : variants) {
-    if (fn->use_empty()) {
-      fn->eraseFromParent();
-      continue;
-    }
-    fn->setLinkage(llvm::Function::InternalLinkage);
-    if (const llvm::Function* fix = module.getFunction(v.base + ".fix")) copy_target_attributes(*fix, *fn);
-    fn->addFnAttr(llvm::Attribute::AlwaysInline);
-    write_fix(*fn, v);
-  }
-  // The scalar fix too, now that the vectoriser is done: the remainder loop
-  // (all of a row shorter than a vector iteration) tests its lane inline.
-  for (llvm::Function* fn : fixes) {
-    fn->removeFnAttr(llvm::Attribute::NoInline);
-    fn->addFnAttr(llvm::Attribute::AlwaysInline);
-  }
-  return !fixes.empty();
+  return any;
 }
 
 }  // namespace bcast::jit

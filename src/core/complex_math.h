@@ -141,26 +141,33 @@ Parts<F> scaled_by_pow2(F p_re, F p_im, F n) {
 // e**x (c, s) for c and s in two parts (NOTE: [Two-part math]), e**x =
 // 2**n e**(r + r_lo) as exp_pair splits it, each product rounded once and
 // 2**n applied last: finite wherever the true parts are. `half` makes it
-// e**x / 2 (sinh's and cosh's large x).
-template <class F>
-Parts<F> exp_times(const ExpPair<F>& e, const TwoSum<F>& c, const TwoSum<F>& s, double half) {
+// e**x / 2 (sinh's and cosh's large x). Where x was clamped from above
+// (`clamped_above`), a nonzero part is infinite, of its sign; NaN stays.
+template <class F, class M>
+Parts<F> exp_times(const ExpPair<F>& e, const TwoSum<F>& c, const TwoSum<F>& s, double half, M clamped_above) {
   const TwoSum<F>& m = e.reduced.value;  // the products round once
-  return scaled_by_pow2(product_rounded(m, c), product_rounded(m, s), e.n - splat(c.sum, half));
+  const Parts<F> r = scaled_by_pow2(product_rounded(m, c), product_rounded(m, s), e.n - splat(c.sum, half));
+  F inf = splat(c.sum, kInf);
+  return {select(clamped_above && fabs(r.re) > 0.0, copysign(inf, r.re), r.re),  // not 0, not NaN
+          select(clamped_above && fabs(r.im) > 0.0, copysign(inf, r.im), r.im)};
 }
 
-// e**x's parts for x up to 1418 (n 2046; beyond, e**x times the smallest
-// subnormal, 2**-1074, would be finite up to 1454: those give inf).
+// e**x's parts for x up to kExpClampAbove, 1418 (n 2046; beyond, e**x times
+// the smallest subnormal, 2**-1074, would be finite up to 1454: those give
+// inf, exp_times' clamped_above).
+inline constexpr double kExpClampAbove = 1418.0;
 template <class F>
 ExpPair<F> exp_complex_parts(F x) {
-  return exp_pair(clamped(x, -1400.0, 1418.0));
+  return exp_pair(clamped(x, -1400.0, kExpClampAbove));
 }
 
 // 2**x = 2**n e**(f ln 2) with f = x - n exact and f ln 2 carried in two
-// parts, for exp2's x up to 2046.
+// parts, for exp2's x up to 2046 (beyond, as exp's past kExpClampAbove).
 inline constexpr double kLn2Tail = 0x1.abc9e3b39803fp-56;  // ln 2 - kLn2
+inline constexpr double kExp2ClampAbove = 2046.0;
 template <class F>
 ExpPair<F> exp2_complex_parts(F x) {
-  F t = clamped(x, -2040.0, 2046.0);
+  F t = clamped(x, -2040.0, kExp2ClampAbove);
   F n = (t + splat(x, kRound)) - splat(x, kRound);
   F f = t - n;
   F r = f * splat(x, kLn2);
@@ -191,9 +198,9 @@ struct Kinds {
 // (exp(inf + 0i) = inf + 0i); x = inf gives infinite parts of c's and s's
 // signs, and (inf, NaN) for y infinite or NaN; x = -inf gives zeros, (0,
 // +-0) for y infinite or NaN.
-template <class F>
-Parts<F> exp_of(const ExpPair<F>& e, F x, F y, const TwoSum<F>& cos_y, const TwoSum<F>& sin_y) {
-  Parts<F> r = exp_times(e, cos_y, sin_y, 0.0);
+template <class F, class M>
+Parts<F> exp_of(const ExpPair<F>& e, F x, F y, const TwoSum<F>& cos_y, const TwoSum<F>& sin_y, M clamped_above) {
+  Parts<F> r = exp_times(e, cos_y, sin_y, 0.0, clamped_above);
   F c = cos_y.sum, s = sin_y.sum;
   const Kinds<F> k(Parts<F>{x, y});
   F zero = splat(x, 0.0);
@@ -211,7 +218,7 @@ template <class R, class F>
 Parts<F> exp(Parts<F> z) {
   F x = z.re, y = z.im;
   const SinCos<F> t = sin_cos_of<R>(y);
-  return exp_of(exp_complex_parts(x), x, y, t.cos, t.sin);
+  return exp_of(exp_complex_parts(x), x, y, t.cos, t.sin, x > splat(x, kExpClampAbove));
 }
 
 // exp2(x + iy) = 2**x (cos a + i sin a), a = y ln 2 in two parts (a + a_lo:
@@ -226,7 +233,7 @@ Parts<F> exp2(Parts<F> z) {
   const SinCos<F> t = sin_cos_of<R>(a);
   const TwoSum<F> c = two_sum(t.cos.sum, -a_lo * t.sin.sum), s = two_sum(t.sin.sum, a_lo * t.cos.sum);
   const TwoSum<F> cos_a{c.sum, c.error + t.cos.error}, sin_a{s.sum, s.error + t.sin.error};
-  return exp_of(exp2_complex_parts(x), x, y, cos_a, sin_a);
+  return exp_of(exp2_complex_parts(x), x, y, cos_a, sin_a, x > splat(x, kExp2ClampAbove));
 }
 
 // t1 + t2 + t3 + t4 + t5 (exact products' parts) as hi + lo: each sum
@@ -289,9 +296,10 @@ Parts<F> log1p(Parts<F> z) {
 
 // NumPy's expm1(x + iy): expm1(x) cos y - 2 sin(y/2)**2 + i e**x sin y.
 // A c128's (NOTE: [Two-part math]): the real part from pairs, rounded once,
-// past x = 38 e**x cos y (the rest is under 2**-54 of it); the imaginary
-// part exp's, 2**n applied last; zeros as NumPy's form gives them (x's for
-// z = 0, y's for y = 0 and e**x finite).
+// past x = 90 e**x cos y (|cos y| is above 2**-61 for every double y, so the
+// rest is under 2**-54 of it); the imaginary part exp's, 2**n applied last;
+// zeros as NumPy's form gives them (x's for x = 0 and a zero real part,
+// y's for y = 0 and e**x finite).
 template <class R, class F>
 Parts<F> expm1(Parts<F> z) {
   F x = z.re, y = z.im;
@@ -300,11 +308,11 @@ Parts<F> expm1(Parts<F> z) {
     const TwoSum<F> versine = product(half.sin, half.sin);  // sin(y/2)**2
     const TwoSum<F> near =
         plus(product(expm1_two_parts(x), t.cos), TwoSum<F>{versine.sum * -2.0, versine.error * -2.0});
-    const Parts<F> far = exp_times(exp_complex_parts(x), t.cos, t.sin, 0.0);
-    F re = select(x > splat(x, 38.0), far.re, rounded(near));
+    const Parts<F> far = exp_times(exp_complex_parts(x), t.cos, t.sin, 0.0, x > splat(x, kExpClampAbove));
+    F re = select(x > splat(x, 90.0), far.re, rounded(near));
     auto exp_finite = x <= splat(x, 0x1.62e42fefa39efp9);  // e**x below the largest double
     F im = select(y == 0.0, select(exp_finite || x == -kInf, y, splat(x, kNaN)), far.im);
-    return {select(x == 0.0 && y == 0.0, x, re), im};
+    return {select(x == 0.0 && re == 0.0, x, re), im};
   } else {
     F a = R::sin(y * 0.5);
     return {R::expm1(x) * R::cos(y) - splat(x, 2.0) * a * a, R::exp(x) * R::sin(y)};
@@ -365,7 +373,7 @@ Parts<F> sqrt(Parts<F> z) {
 // once; its special values are the callers'.
 template <class R, class F>
 Parts<F> hyperbolic_times(F x, const TwoSum<F>& c, const TwoSum<F>& s) {
-  Parts<F> large = exp_times(exp_complex_parts(fabs(x)), c, s, 1.0);
+  Parts<F> large = exp_times(exp_complex_parts(fabs(x)), c, s, 1.0, fabs(x) > splat(x, kExpClampAbove));
   const SinhCosh<F> h = sinh_cosh_of<R>(x);
   auto is_large = fabs(x) > splat(x, 20.0);
   return {select(is_large, copysign(splat(x, 1.0), x) * large.re, product_rounded(h.sinh, c)),
@@ -451,7 +459,7 @@ Parts<F> tanh(Parts<F> z) {
     im_small = sin_cos.sum / den;
   }
   const TwoSum<F> four_sin_cos{sin_cos.sum * 4.0, sin_cos.error * 4.0};
-  F tiny = exp_times(exp_complex_parts(-(ax + ax)), four_sin_cos, TwoSum<F>{zero, zero}, 0.0).re;
+  F tiny = exp_times(exp_complex_parts(-(ax + ax)), four_sin_cos, TwoSum<F>{zero, zero}, 0.0, ax > splat(x, kInf)).re;  // never clamped: -2|x| <= 0
   F re = select(large, copysign(splat(x, 1.0), x), re_small);
   F im = select(large, tiny, im_small);
   const Kinds<F> k(z);
@@ -529,7 +537,8 @@ Parts<F> arcsine_quadrant(F x, F y) {
   F cosine = select(huge, y, root);  // beyond B's branch, the real part is atan2(x, cosine)
   ArcsineErrors<F> d{splat(x, 0.0), splat(x, 0.0), {splat(x, 0.0), splat(x, 0.0)}};  // a c128's corrections
   if constexpr (R::kPairs) d = arcsine_errors(x, y, b, cosine);
-  F b_slope = select(b_small && !huge, d.b / sqrt((one - b) * (one + b)), splat(x, 0.0));
+  // (not for a subnormal B, whose quotient's residual is not exact)
+  F b_slope = select(b_small && !huge && b > splat(x, 0x1p-1000), d.b / sqrt((one - b) * (one + b)), splat(x, 0.0));
   F turn = select(huge, splat(x, 0.0), x * d.cosine / fma(x, x, cosine * cosine));
   F re = Cosine ? select(b_small && !huge, R::acos(b) - b_slope, R::atan2(cosine, x) + turn)
                 : select(b_small && !huge, R::asin(b) + b_slope, R::atan2(x, cosine) - turn);
@@ -621,8 +630,8 @@ Parts<F> atanh(Parts<F> z) {
   F gap = one - ax;
   F re = R::log1p((ax + ax + ax + ax) / fma(gap, gap, ay * ay)) * 0.25;
   if constexpr (R::kPairs) {  // the quotient as a pair, and log1p(u + u_lo) = log1p u + u_lo / (1 + u)
-    const TwoSum<F> den = plus(product(TwoSum<F>{gap, zero}, TwoSum<F>{gap, zero}),
-                               product(TwoSum<F>{ay, zero}, TwoSum<F>{ay, zero}));
+    const TwoSum<F> gap_pair = two_sum(one, -ax);  // 1 - |x| rounds below 1/2 and above 2
+    const TwoSum<F> den = plus(product(gap_pair, gap_pair), product(TwoSum<F>{ay, zero}, TwoSum<F>{ay, zero}));
     const TwoSum<F> u = quotient(TwoSum<F>{ax + ax + ax + ax, zero}, den);
     re = (R::log1p(u.sum) + u.error / (one + u.sum)) * 0.25;
   }

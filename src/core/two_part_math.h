@@ -221,12 +221,12 @@ F pow2_of(F n) {  // 2**n, n an integer within the normal exponents
   return halves.first * halves.second;
 }
 
-// e**x - 1 in two parts for x up to 38 (the caller takes e**x beyond): for n
+// e**x - 1 in two parts for x up to 90 (the caller takes e**x beyond): for n
 // = 0, exp_reduced's; else 2**n e**(r + r_lo) - 1 summed with its exact
 // error (|e**x - 1| is at least 0.29 there). x below -760 is -760: -1.
 template <class F>
 TwoSum<F> expm1_two_parts(F x) {
-  const ExpPair<F> e = exp_pair(clamped(x, -760.0, 38.0));
+  const ExpPair<F> e = exp_pair(clamped(x, -760.0, 90.0));
   F scale = pow2_of(e.n);
   const TwoSum<F> d = two_sum(e.reduced.value.sum * scale, splat(x, -1.0));
   const TwoSum<F> far = fast_two_sum(d.sum, d.error + e.reduced.value.error * scale);

@@ -286,6 +286,21 @@ def test_function_on_dtype_equals_numpy(fn, dtype):
                     f"({', '.join(repr(a[i]) for a in args)}) is {got[i]!r} in bcast, {want[i]!r} in NumPy")
 
 
+def test_complex_exponentials_at_their_edges_are_numpys():
+    """Edges a review found (2026-12-04): expm1(-0 + yi) keeps the real part's
+    -0 where 2 sin(y/2)**2 underflows; past the recipes' clamp of x (1418) a
+    nonzero part is infinite, not the clamped product (exp(1e300 + 5e-324j)
+    was 3.99e292 in its imaginary part)."""
+    z = complex_of(np.array([-0.0, np.inf, 1e300, 1500.0, -0.0]), np.array([1e-170, 5e-324, 5e-324, 1.0, 0.0]),
+                   np.complex128)
+    for fn in ("expm1", "exp", "sinh", "cosh"):
+        got = np.asarray(bcast.evaluate(f"{fn}(a)", a=z))
+        with np.errstate(all="ignore"):
+            want = getattr(np, fn)(z)
+        for g, w in ((got.real, want.real), (got.imag, want.imag)):
+            assert np.array_equal(g, w, equal_nan=True) and np.array_equal(np.signbit(g), np.signbit(w)), (fn, got, want)
+
+
 def test_integer_power_refuses_a_negative_exponent_only_where_it_computes():
     """NumPy's ValueError comes from its loop: an empty result computes no
     element and raises nothing (NOTE: [Negative integer exponents])."""
