@@ -130,12 +130,18 @@ SinhCosh<F> sinh_cosh_of(F x) {
 
 inline constexpr double kLn2 = 0x1.62e42fefa39efp-1;  // exp2 z = exp(z ln 2); kLog2e and kLog10e are f64_math.h's
 
-// p * 2**n for an integer n in [-2044, 2046]: times_pow2_f64's halves cover
-// twice the normal exponents, so 2**2046 * a product below 1 stays finite.
+// m f 2**n for an integer n in [-2044, 2046], the product rounded once
+// and 2**n applied after it in two halves (they cover twice the normal
+// exponents, so 2**2046 times a product below 1 stays finite). A factor f
+// under 2**-960 is first lifted by 2**64 (and n lowered by 64, for n above
+// 64), so that the product does not round as a subnormal before 2**n brings
+// it back: exp(700 + 1e-310i)'s imaginary part was 330 ULPs off.
 template <class F>
-Parts<F> scaled_by_pow2(F p_re, F p_im, F n) {
-  const Pow2Halves<F> s = pow2_halves(n);
-  return {(p_re * s.first) * s.second, (p_im * s.first) * s.second};
+F times_pow2(const TwoSum<F>& m, const TwoSum<F>& f, F n) {
+  auto lift = fabs(f.sum) < splat(n, 0x1p-960) && n > splat(n, 64.0);
+  F k = select(lift, splat(n, 0x1p64), splat(n, 1.0));
+  const Pow2Halves<F> s = pow2_halves(select(lift, n - 64.0, n));
+  return (product_rounded(m, TwoSum<F>{f.sum * k, f.error * k}) * s.first) * s.second;
 }
 
 // e**x (c, s) for c and s in two parts (NOTE: [Two-part math]), e**x =
@@ -145,8 +151,8 @@ Parts<F> scaled_by_pow2(F p_re, F p_im, F n) {
 // (`clamped_above`), a nonzero part is infinite, of its sign; NaN stays.
 template <class F, class M>
 Parts<F> exp_times(const ExpPair<F>& e, const TwoSum<F>& c, const TwoSum<F>& s, double half, M clamped_above) {
-  const TwoSum<F>& m = e.reduced.value;  // the products round once
-  const Parts<F> r = scaled_by_pow2(product_rounded(m, c), product_rounded(m, s), e.n - splat(c.sum, half));
+  F n = e.n - splat(c.sum, half);
+  const Parts<F> r{times_pow2(e.reduced.value, c, n), times_pow2(e.reduced.value, s, n)};
   F inf = splat(c.sum, kInf);
   return {select(clamped_above && fabs(r.re) > 0.0, copysign(inf, r.re), r.re),  // not 0, not NaN
           select(clamped_above && fabs(r.im) > 0.0, copysign(inf, r.im), r.im)};
