@@ -465,7 +465,8 @@ Parts<F> tanh(Parts<F> z) {
     im_small = sin_cos.sum / den;
   }
   const TwoSum<F> four_sin_cos{sin_cos.sum * 4.0, sin_cos.error * 4.0};
-  F tiny = exp_times(exp_complex_parts(-(ax + ax)), four_sin_cos, TwoSum<F>{zero, zero}, 0.0, ax > splat(x, kInf)).re;  // never clamped: -2|x| <= 0
+  auto never = ax > splat(x, kInf);  // -2|x| is never clamped from above
+  F tiny = exp_times(exp_complex_parts(-(ax + ax)), four_sin_cos, TwoSum<F>{zero, zero}, 0.0, never).re;
   F re = select(large, copysign(splat(x, 1.0), x), re_small);
   F im = select(large, tiny, im_small);
   const Kinds<F> k(z);

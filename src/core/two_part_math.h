@@ -122,12 +122,11 @@ TwoSum<F> root_of(const TwoSum<F>& a) {
   return select(a.sum > 0.0, sqrt_two_parts(a.sum, a.error), TwoSum<F>{zero, zero});
 }
 
-// r (1 + sign s/6 + s**2 S(s)) for r = r_hi + r_lo, s = r**2: sin r
-// (sign -1, kSinSeries) or sinh r (sign +1, kSinhSeries); s/6 from s in
-// two parts and 1/6 in two.
+// r (1 + sign s/6 + s**2 S(s)) for r = r_hi + r_lo and its square s +
+// s_lo (squared): sin r (sign -1, kSinSeries) or sinh r (sign +1,
+// kSinhSeries); s/6 from s in two parts and 1/6 in two.
 template <class F, class Series>
-TwoSum<F> odd_series(F r, F r_lo, double sign, const Series& series) {
-  const TwoSum<F> square = squared(r, r_lo);
+TwoSum<F> odd_series(F r, F r_lo, const TwoSum<F>& square, double sign, const Series& series) {
   F s = square.sum, s_lo = square.error;
   F sixth = s * splat(r, kSixth);
   F sixth_lo = fma(s, splat(r, kSixth), -sixth) + (s * splat(r, kSixthTail) + s_lo * splat(r, kSixth));
@@ -149,7 +148,7 @@ SinCos<F> sin_cos_reduced(F r, F r_lo) {
   const TwoSum<F> square = squared(r, r_lo);
   F s = square.sum, s_lo = square.error;
   const TwoSum<F> c = fast_two_sum(splat(r, 1.0), s * -0.5);  // s/2 is exact
-  return {odd_series(r, r_lo, -1.0, kSinSeries),
+  return {odd_series(r, r_lo, square, -1.0, kSinSeries),
           fast_two_sum(c.sum, c.error + fma(s * s, estrin(s, kCosSeries), s_lo * -0.5))};
 }
 
@@ -215,21 +214,14 @@ ExpPair<F> exp_pair(F x) {
   return {e.n, exp_reduced(e.r, e.r_lo)};
 }
 
-template <class F>
-F pow2_of(F n) {  // 2**n, n an integer within the normal exponents
-  const Pow2Halves<F> halves = pow2_halves(n);
-  return halves.first * halves.second;
-}
-
 // e**x - 1 in two parts for x up to 90 (the caller takes e**x beyond): for n
 // = 0, exp_reduced's; else 2**n e**(r + r_lo) - 1 summed with its exact
 // error (|e**x - 1| is at least 0.29 there). x below -760 is -760: -1.
 template <class F>
 TwoSum<F> expm1_two_parts(F x) {
   const ExpPair<F> e = exp_pair(clamped(x, -760.0, 90.0));
-  F scale = pow2_of(e.n);
-  const TwoSum<F> d = two_sum(e.reduced.value.sum * scale, splat(x, -1.0));
-  const TwoSum<F> far = fast_two_sum(d.sum, d.error + e.reduced.value.error * scale);
+  const TwoSum<F> d = two_sum(times_pow2_f64(e.reduced.value.sum, e.n), splat(x, -1.0));
+  const TwoSum<F> far = fast_two_sum(d.sum, d.error + times_pow2_f64(e.reduced.value.error, e.n));
   return select(e.n == 0.0, e.reduced.minus_one, far);
 }
 
@@ -247,14 +239,15 @@ template <class F>
 SinhCosh<F> sinh_cosh_two_parts(F x) {
   F t = fabs(x);
   const ExpPair<F> parts = exp_pair(t);
-  F scale = pow2_of(parts.n);
-  const TwoSum<F> e{parts.reduced.value.sum * scale, parts.reduced.value.error * scale};
+  const TwoSum<F>& v = parts.reduced.value;
+  const TwoSum<F> e{times_pow2_f64(v.sum, parts.n), times_pow2_f64(v.error, parts.n)};
   F inv = splat(x, 1.0) / e.sum;
   F inv_lo = (fma(-inv, e.sum, splat(x, 1.0)) - inv * e.error) * inv;
   const TwoSum<F> e_plus = two_sum(e.sum, inv), e_minus = two_sum(e.sum, -inv);
   const TwoSum<F> cosh = fast_two_sum(e_plus.sum * 0.5, (e_plus.error + (e.error + inv_lo)) * 0.5);
   const TwoSum<F> far = fast_two_sum(e_minus.sum * 0.5, (e_minus.error + (e.error - inv_lo)) * 0.5);
-  TwoSum<F> sinh = select(t < splat(x, 0.75), odd_series(t, splat(x, 0.0), 1.0, kSinhSeries), far);
+  F zero = splat(x, 0.0);
+  TwoSum<F> sinh = select(t < splat(x, 0.75), odd_series(t, zero, squared(t, zero), 1.0, kSinhSeries), far);
   return {{copysign(sinh.sum, x), select(x < 0.0, -sinh.error, sinh.error)}, cosh};  // -0 keeps its sign
 }
 
