@@ -638,7 +638,7 @@ Parts<F> atanh(Parts<F> z) {
   F re = R::log1p((ax + ax + ax + ax) / fma(gap, gap, ay * ay)) * 0.25;
   if constexpr (R::kPairs) {  // the quotient as a pair, and log1p(u + u_lo) = log1p u + u_lo / (1 + u)
     const TwoSum<F> gap_pair = two_sum(one, -ax);  // 1 - |x| rounds below 1/2 and above 2
-    const TwoSum<F> den = plus(product(gap_pair, gap_pair), product(TwoSum<F>{ay, zero}, TwoSum<F>{ay, zero}));
+    const TwoSum<F> den = plus(squared(gap_pair.sum, gap_pair.error), squared(ay, zero));
     const TwoSum<F> u = quotient(TwoSum<F>{ax + ax + ax + ax, zero}, den);
     re = (R::log1p(u.sum) + u.error / (one + u.sum)) * 0.25;
   }
