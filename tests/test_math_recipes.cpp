@@ -56,6 +56,8 @@ const Truth kTruths[] = {
     {"log2", "log2", [](long double x) { return std::log2(x); }},
     {"log10", "log10", [](long double x) { return std::log10(x); }},
     {"tan", "tan", [](long double x) { return std::tan(x); }},
+    {"sin", "sin", [](long double x) { return std::sin(x); }},
+    {"cos", "cos", [](long double x) { return std::cos(x); }},
     {"atan", "arctan", [](long double x) { return std::atan(x); }},
     {"asin", "arcsin", [](long double x) { return std::asin(x); }},
     {"acos", "arccos", [](long double x) { return std::acos(x); }},
@@ -157,6 +159,15 @@ std::vector<double> f64_samples() {
   for (int i = 0; i < 100000; ++i) xs.push_back(near_one(rng));
   std::uniform_real_distribution<double> exponents(-750.0, 750.0);  // exp's whole range, and more
   for (int i = 0; i < 100000; ++i) xs.push_back(exponents(rng));
+  // Near multiples of pi/2 up to 2**21 (the trig recipes' reduction, its
+  // limit 2**20 and beyond): the nearest doubles and a few ULPs around.
+  std::uniform_int_distribution<std::int64_t> turns(1, std::int64_t{1} << 22);
+  std::uniform_int_distribution<int> steps(-3, 3);
+  for (int i = 0; i < 50000; ++i) {
+    double x = static_cast<double>(static_cast<long double>(turns(rng)) * 1.5707963267948966192313216916397514L);
+    for (int s = steps(rng); s != 0; s += s > 0 ? -1 : 1) x = std::nextafter(x, s > 0 ? 1e300 : -1e300);
+    xs.push_back(i % 2 ? x : -x);
+  }
   return xs;
 }
 

@@ -128,7 +128,6 @@ SinhCosh<F> sinh_cosh_of(F x) {
   }
 }
 
-inline constexpr double kLn2 = 0x1.62e42fefa39efp-1;  // exp2 z = exp(z ln 2); kLog2e and kLog10e are f64_math.h's
 
 // m f 2**n for an integer n in [-2044, 2046], the product rounded once
 // and 2**n applied after it in two halves (they cover twice the normal
@@ -169,15 +168,11 @@ ExpPair<F> exp_complex_parts(F x) {
 
 // 2**x = 2**n e**(f ln 2) with f = x - n exact and f ln 2 carried in two
 // parts, for exp2's x up to 2046 (beyond, as exp's past kExpClampAbove).
-inline constexpr double kLn2Tail = 0x1.abc9e3b39803fp-56;  // ln 2 - kLn2
 inline constexpr double kExp2ClampAbove = 2046.0;
 template <class F>
 ExpPair<F> exp2_complex_parts(F x) {
-  F t = clamped(x, -2040.0, kExp2ClampAbove);
-  F n = (t + splat(x, kRound)) - splat(x, kRound);
-  F f = t - n;
-  F r = f * splat(x, kLn2);
-  return {n, exp_reduced(r, fma(f, splat(x, kLn2), -r) + f * splat(x, kLn2Tail))};
+  const ExpReduction<F> e = exp2_f64_reduction(clamped(x, -2040.0, kExp2ClampAbove));
+  return {e.n, exp_reduced(e.r, e.r_lo)};
 }
 
 template <class F>

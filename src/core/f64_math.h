@@ -107,6 +107,37 @@ F exp_f64_main(F x) {
   return exp_f64_mantissa(e) * pow2i(e.n);
 }
 
+// 2**x = 2**n e**(f ln 2), n = x rounded and f = x - n exact: r + r_lo =
+// f ln 2 (the product's error by FMA, ln 2 in two parts), for |x| < 2**51;
+// then exp's mantissa. exp2_f64 clamps x to [-1100, 1100]; NOTE: [Rare
+// lanes]: below 1020 in magnitude 2**n is normal and one factor.
+template <class F>
+ExpReduction<F> exp2_f64_reduction(F x) {
+  F n = (x + splat(x, kRound)) - splat(x, kRound);
+  F f = x - n;
+  F r = f * splat(x, kLn2);
+  return {n, r, fma(f, splat(x, kLn2), -r) + f * splat(x, kLn2Tail)};
+}
+template <class F>
+ExpF64<F> exp2_f64_parts(F x) {
+  const ExpReduction<F> e = exp2_f64_reduction(x);
+  return {e.n, e.r, fma(e.r * e.r, estrin(e.r, kExpG64), e.r_lo)};
+}
+template <class F>
+F exp2_f64(F x) {
+  const ExpF64<F> e = exp2_f64_parts(clamped(x, -1100.0, 1100.0));
+  return times_pow2_f64(exp_f64_mantissa(e), e.n);
+}
+template <class F>
+auto exp2_f64_rare(F x) {
+  return !(fabs(x) < splat(x, 1020.0));
+}
+template <class F>
+F exp2_f64_main(F x) {
+  const ExpF64<F> e = exp2_f64_parts(x);
+  return exp_f64_mantissa(e) * pow2i(e.n);
+}
+
 // For s = 2**n, n at most 56: e**x - 1 = (2**n - 1) + 2**n r + 2**n tail,
 // the first two exact (n in [-53, 56]) and summed with their exact error:
 // the sum and the rest (2**n tail and that error: not always small),

@@ -22,6 +22,7 @@ inline constexpr double kRound = 0x1.8p52;  // v + kRound - kRound: v rounded to
 inline constexpr double kLog2e = 0x1.71547652b82fep0;
 inline constexpr double kLn2Hi = 0x1.62e42fefa3800p-1;  // 42 bits: n * kLn2Hi is exact for |n| < 2**11
 inline constexpr double kLn2Lo = 0x1.ef35793c76730p-45; // ln 2 - kLn2Hi, rounded
+inline constexpr double kLn2 = 0x1.62e42fefa39efp-1, kLn2Tail = 0x1.abc9e3b39803fp-56;  // ln 2 in two doubles
 inline constexpr double kSqrt2 = 0x1.6a09e667f3bcdp+0;
 // pi/2 in three doubles (kHalfPiHi + kHalfPiLo within 2**-108, with
 // kHalfPiRest within 2**-163), and 2/pi.

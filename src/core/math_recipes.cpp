@@ -3,6 +3,8 @@
 // fused multiply-add here would round once where the kernel rounds twice.
 #include "math_recipes.h"
 
+#include <array>
+#include <iterator>
 #include <utility>
 
 #include "math_guards.h"
@@ -53,11 +55,25 @@ Binary<T> binary_of(Recipe r, std::index_sequence<I...>) {
 constexpr DType precision_of_type(float) { return DType::f32; }
 constexpr DType precision_of_type(double) { return DType::f64; }
 
+// The library functions that recipes call on their rare lanes, looked up
+// once per process and precision.
+constexpr std::string_view kLibraryFunctions[] = {"exp", "tan", "sin", "cos"};
+
+template <class T>
+math::Unary<T> library_unary(std::string_view name) {
+  static const auto known = [] {
+    std::array<math::Unary<T>, std::size(kLibraryFunctions)> fns{};
+    for (std::size_t i = 0; i < fns.size(); ++i) fns[i] = math::unary<T>(kLibraryFunctions[i]);
+    return fns;
+  }();
+  for (std::size_t i = 0; i < known.size(); ++i)
+    if (kLibraryFunctions[i] == name) return known[i];
+  return math::unary<T>(name);  // a function no recipe calls yet: looked up each time
+}
+
 template <class T>
 T library_function_of(std::string_view name, T x) {
-  // Looked up once: the functions recipes call today.
-  static const math::Unary<T> exp = math::unary<T>("exp"), tan = math::unary<T>("tan");
-  return math::guarded_steps(name, name == "exp" ? exp : name == "tan" ? tan : math::unary<T>(name), x);
+  return math::guarded_steps(name, library_unary<T>(name), x);
 }
 
 }  // namespace

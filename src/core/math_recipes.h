@@ -11,6 +11,7 @@
 #include "inverse_trig.h"
 #include "f32_math.h"
 #include "f64_math.h"
+#include "f64_trig.h"
 #include "widened_math.h"
 
 namespace bcast::math::recipes {
@@ -46,7 +47,7 @@ enum class Recipe {
   expm1, log1p, tanh, sinh, cosh, exp, exp2, log, log2, log10, tan, atan, asin, acos, cbrt, asinh, acosh, atanh,
   cbrt_f64, exp_f64,
   log_f64, log2_f64, log10_f64, expm1_f64, sinh_f64, cosh_f64, tanh_f64,
-  log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, atan2, atan2_f64, pow
+  log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, sin_f64, cos_f64, tan_f64, exp2_f64, atan2, atan2_f64, pow
 };
 inline constexpr Recipe kFirstBinary = Recipe::atan2;
 
@@ -99,6 +100,10 @@ inline constexpr RecipeRow kRecipes[] = {
     {"atan", Recipe::atan_f64, 1, DType::f64, 2.0},
     {"asin", Recipe::asin_f64, 1, DType::f64, 2.0},
     {"acos", Recipe::acos_f64, 1, DType::f64, 2.0},
+    {"sin", Recipe::sin_f64, 1, DType::f64, 1.0, true},  // NOTE: [F64 trig]
+    {"cos", Recipe::cos_f64, 1, DType::f64, 1.0, true},
+    {"tan", Recipe::tan_f64, 1, DType::f64, 2.0, true},
+    {"exp2", Recipe::exp2_f64, 1, DType::f64, 2.0, true},
     {"atan2", Recipe::atan2, 2, DType::f32, 2.0},  // special and random pairs (MathRecipes.Atan2...)
     {"atan2", Recipe::atan2_f64, 2, DType::f64, 2.0},
     {"pow", Recipe::pow, 2, DType::f32, kWidened},
@@ -171,6 +176,10 @@ F run_f64(Recipe r, F x) {
     case Recipe::atan_f64: return atan_of<Trig64>(x);
     case Recipe::asin_f64: return asin_of<Trig64>(x);
     case Recipe::acos_f64: return acos_of<Trig64>(x);
+    case Recipe::sin_f64: return sin_f64(x);
+    case Recipe::cos_f64: return cos_f64(x);
+    case Recipe::tan_f64: return tan_f64(x);
+    case Recipe::exp2_f64: return exp2_f64(x);
     default: return x;  // not an f64 recipe of one argument
   }
 }
@@ -211,6 +220,10 @@ F run_main(Recipe r, F x) {
       case Recipe::log_f64: return log_f64_main(x);
       case Recipe::log2_f64: return log2_f64_main(x);
       case Recipe::log10_f64: return log10_f64_main(x);
+      case Recipe::sin_f64: return sin_f64_main(x);
+      case Recipe::cos_f64: return cos_f64_main(x);
+      case Recipe::tan_f64: return tan_f64_main(x);
+      case Recipe::exp2_f64: return exp2_f64_main(x);
       default: break;
     }
   }
@@ -239,6 +252,10 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::exp_f64) return exp_f64_rare(x);
     if (r == Recipe::cbrt_f64) return cbrt_f64_rare(x);
     if (r == Recipe::expm1_f64) return expm1_f64_rare(x);
+    if (r == Recipe::sin_f64) return sin_f64_rare(x);
+    if (r == Recipe::cos_f64) return cos_f64_rare(x);
+    if (r == Recipe::tan_f64) return tan_f64_rare(x);
+    if (r == Recipe::exp2_f64) return exp2_f64_rare(x);
     if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64)
       return not_positive_normal(x, 0x1p-1022);
   }

@@ -71,6 +71,10 @@ template <class F>
 TwoSum<F> negated(const TwoSum<F>& a) {
   return {-a.sum, -a.error};
 }
+template <class F>
+F negated(F a) {
+  return -a;
+}
 
 template <class F, class M>
 TwoSum<F> select(M m, const TwoSum<F>& a, const TwoSum<F>& b) {
@@ -152,27 +156,51 @@ SinCos<F> sin_cos_reduced(F r, F r_lo) {
           fast_two_sum(c.sum, c.error + fma(s * s, estrin(s, kCosSeries), s_lo * -0.5))};
 }
 
+// y = k pi/2 + r + r_lo, exact for |y| <= 2**20 (NOTE: [Two-part math]'s
+// reduction), and k mod 4 in [-2, 2]: the quarter turn.
+template <class F>
+struct QuarterTurns {
+  F k;  // an integer
+  TwoSum<F> r;
+  F m;  // k mod 4, in [-2, 2]
+};
+template <class F>
+QuarterTurns<F> reduced_by_half_pi(F y) {
+  F k = (y * splat(y, kTwoOverPi) + splat(y, kRound)) - splat(y, kRound);
+  F a = fma(-k, splat(y, kHalfPiHi), y);  // exact: y and k pi/2's first part are multiples of 2**-52 within 1
+  F p = k * splat(y, kHalfPiLo);
+  const TwoSum<F> d = two_sum(a, -p);
+  const TwoSum<F> r = fast_two_sum(d.sum, d.error - (fma(k, splat(y, kHalfPiLo), -p) + k * splat(y, kHalfPiRest)));
+  return {k, r, k - ((k * 0.25 + splat(k, kRound)) - splat(k, kRound)) * 4.0};
+}
+
+// sin y and cos y from the reduced pair's sin r and cos r: the quarter
+// turn m swaps them (m odd) and sets their signs.
+template <class V>
+struct Turned {
+  V sin;
+  V cos;
+};
+template <class F, class V>
+Turned<V> turned(F m, const V& sin_r, const V& cos_r) {
+  auto swap = fabs(m) == 1.0;
+  V sin = select(swap, cos_r, sin_r), cos = select(swap, sin_r, cos_r);
+  return {select(m < 0.0 || m == 2.0, negated(sin), sin), select(m == 1.0 || fabs(m) == 2.0, negated(cos), cos)};
+}
+
 // sin y and cos y in two parts (NOTE: [Two-part math]): y - k pi/2 reduced
 // exactly for |y| <= 2**20, the quarter turn k mod 4 chosen by selects;
 // beyond, `R`'s sin and cos (the tier's real functions) with no low part,
 // which a kernel calls only for a vector with such a lane (R::sin_beyond).
 template <class R, class F>
 SinCos<F> sin_cos_two_parts(F y) {
-  F k = (y * splat(y, kTwoOverPi) + splat(y, kRound)) - splat(y, kRound);
-  F a = fma(-k, splat(y, kHalfPiHi), y);  // exact: y and k pi/2's first part are multiples of 2**-52 within 1
-  F p = k * splat(y, kHalfPiLo);
-  const TwoSum<F> d = two_sum(a, -p);
-  const TwoSum<F> r = fast_two_sum(d.sum, d.error - (fma(k, splat(y, kHalfPiLo), -p) + k * splat(y, kHalfPiRest)));
-  const SinCos<F> base = sin_cos_reduced(r.sum, r.error);
-  F m = k - ((k * 0.25 + splat(k, kRound)) - splat(k, kRound)) * 4.0;  // k mod 4, in [-2, 2]
-  auto swap = fabs(m) == 1.0;
-  TwoSum<F> sin = select(swap, base.cos, base.sin), cos = select(swap, base.sin, base.cos);
-  sin = select(m < 0.0 || m == 2.0, negated(sin), sin);
-  cos = select(m == 1.0 || fabs(m) == 2.0, negated(cos), cos);
+  const QuarterTurns<F> q = reduced_by_half_pi(y);
+  const SinCos<F> base = sin_cos_reduced(q.r.sum, q.r.error);
+  const auto t = turned(q.m, base.sin, base.cos);
   auto own = fabs(y) <= splat(y, kTwoPartTrigBelow);
   F zero = splat(y, 0.0);
-  return {{R::sin_beyond(y, kTwoPartTrigBelow, sin.sum), select(own, sin.error, zero)},
-          {R::cos_beyond(y, kTwoPartTrigBelow, cos.sum), select(own, cos.error, zero)}};
+  return {{R::sin_beyond(y, kTwoPartTrigBelow, t.sin.sum), select(own, t.sin.error, zero)},
+          {R::cos_beyond(y, kTwoPartTrigBelow, t.cos.sum), select(own, t.cos.error, zero)}};
 }
 
 // h(r) = (g(r) - 1/2) / r for exp_f64_parts' g(r) (whose first term is 1/2).

@@ -1,0 +1,101 @@
+// f64 sin, cos and tan in f64 arithmetic (NOTE: [F64 trig]): recipes over the
+// lanes of math_lanes.h (NOTE: [Math recipes]). LLVM-free.
+#pragma once
+
+#include "two_part_math.h"
+
+namespace bcast::math::recipes {
+
+// NOTE: [F64 trig] SLEEF's 1-ULP f64 sin and cos carry their reduced
+// argument and their last steps in two parts on every lane. For |x| <=
+// 2**20, bcast reduces x by pi/2 as NOTE: [Two-part math] does (x = k pi/2
+// + r + r_lo, exact), computes both Taylor series of r on every lane and
+// lets the quarter turn k mod 4 pick one and its sign by selects; each
+// series is a big term plus small ones, summed small first, one rounding
+// to dominate:
+//  - sin(r + r_lo) = r + (r q + r_lo (1 - s/2)), q = s (-1/6 + s S(s)),
+//    s = r**2: |q| < 0.103 on |r| <= pi/4;
+//  - cos(r + r_lo) = (1 - s/2) + (its exact error + s**2 C(s) - s_lo/2),
+//    s + s_lo = (r + r_lo)**2 (squared): s/2 is exact, and 1 - s/2 keeps
+//    its error (fast_two_sum).
+// Beyond 2**20, and at inf and NaN, the library's sin and cos: NOTE: [Rare
+// lanes] keeps them off the main path. So do zeros for sin (the
+// reduction's pair turns -0 into +0): the library's x. The bound is 1 ULP
+// (the for sin and cos); tests/test_math_recipes.cpp's samples and
+// the mpmath test check it.
+
+inline constexpr double kTrigF64MainUpTo = kTwoPartTrigBelow;
+
+// sin(r + r_lo) and cos(r + r_lo) as a big term and a small one, unrounded.
+template <class F>
+TwoSum<F> sin_of_reduced(const TwoSum<F>& r) {
+  F s = r.sum * r.sum;
+  F q = s * fma(s, horner(s, kSinSeries), splat(s, -kSixth));
+  return {r.sum, fma(r.sum, q, fma(r.error * s, splat(s, -0.5), r.error))};
+}
+template <class F>
+TwoSum<F> cos_of_reduced(const TwoSum<F>& r) {
+  const TwoSum<F> square = squared(r.sum, r.error);
+  F s = square.sum;
+  const TwoSum<F> c = fast_two_sum(splat(s, 1.0), s * -0.5);  // s/2 is exact
+  return {c.sum, c.error + fma(s * s, horner(s, kCosSeries), square.error * -0.5)};
+}
+
+template <class F>
+F sin_f64_main(F x) {
+  const QuarterTurns<F> q = reduced_by_half_pi(x);
+  const TwoSum<F> sin = turned(q.m, sin_of_reduced(q.r), cos_of_reduced(q.r)).sin;
+  return sin.sum + sin.error;
+}
+template <class F>
+F cos_f64_main(F x) {
+  const QuarterTurns<F> q = reduced_by_half_pi(x);
+  const TwoSum<F> cos = turned(q.m, sin_of_reduced(q.r), cos_of_reduced(q.r)).cos;
+  return cos.sum + cos.error;
+}
+// tan = sin r / cos r where k is even, -cos r / sin r where it is odd: the
+// pairs renormalised, one division, and its exact residual (as quotient()
+// takes it, with the reciprocal for the second step).
+template <class F>
+F tan_f64_main(F x) {
+  const QuarterTurns<F> q = reduced_by_half_pi(x);
+  const TwoSum<F> s = sin_of_reduced(q.r), c = cos_of_reduced(q.r);
+  const TwoSum<F> sin = fast_two_sum(s.sum, s.error), cos = fast_two_sum(c.sum, c.error);
+  auto odd = fabs(q.m) == 1.0;
+  const TwoSum<F> n = select(odd, cos, sin), d = select(odd, sin, cos);
+  F inverse = splat(x, 1.0) / d.sum;
+  F t = n.sum * inverse;
+  F tan = t + (fma(-t, d.sum, n.sum) + (n.error - t * d.error)) * inverse;
+  return select(odd, -tan, tan);
+}
+
+// NOTE: [Rare lanes]: |x| beyond 2**20, inf and NaN; and the zeros of sin
+// and tan.
+template <class F>
+auto sin_f64_rare(F x) {
+  return !(fabs(x) <= splat(x, kTrigF64MainUpTo)) || x == splat(x, 0.0);
+}
+template <class F>
+auto tan_f64_rare(F x) {
+  return sin_f64_rare(x);
+}
+template <class F>
+auto cos_f64_rare(F x) {
+  return !(fabs(x) <= splat(x, kTrigF64MainUpTo));
+}
+template <class F>
+F sin_f64(F x) {
+  F r = select(fabs(x) <= splat(x, kTrigF64MainUpTo), sin_f64_main(x), library_function("sin", x));
+  return select(x == splat(x, 0.0), x, r);
+}
+template <class F>
+F tan_f64(F x) {
+  F r = select(fabs(x) <= splat(x, kTrigF64MainUpTo), tan_f64_main(x), library_function("tan", x));
+  return select(x == splat(x, 0.0), x, r);
+}
+template <class F>
+F cos_f64(F x) {
+  return select(fabs(x) <= splat(x, kTrigF64MainUpTo), cos_f64_main(x), library_function("cos", x));
+}
+
+}  // namespace bcast::math::recipes
