@@ -9,6 +9,7 @@
 #include "bcast/ops.h"
 
 #include "f64_math.h"
+#include "f64_trig.h"
 #include "two_part_math.h"
 
 namespace bcast::math::recipes {
@@ -115,7 +116,8 @@ SinCos<F> sin_cos_of(F y) {
     return sin_cos_two_parts<R>(y);
   } else {
     F zero = splat(y, 0.0);
-    return {{R::sin(y), zero}, {R::cos(y), zero}};
+    const Turned<F> t = sin_cos_f64_main(y);
+    return {{R::sin_beyond(y, kTrigF64MainUpTo, t.sin), zero}, {R::cos_beyond(y, kTrigF64MainUpTo, t.cos), zero}};
   }
 }
 template <class R, class F>

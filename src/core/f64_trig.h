@@ -53,6 +53,14 @@ F cos_f64_main(F x) {
   const TwoSum<F> cos = turned(q.m, sin_of_reduced(q.r), cos_of_reduced(q.r)).cos;
   return cos.sum + cos.error;
 }
+// sin y and cos y from one reduction, for |y| <= 2**20 (other lanes: any
+// value): a c64's (NOTE: [Complex math]), whose parts need both.
+template <class F>
+Turned<F> sin_cos_f64_main(F y) {
+  const QuarterTurns<F> q = reduced_by_half_pi(y);
+  const TwoSum<F> s = sin_of_reduced(q.r), c = cos_of_reduced(q.r);
+  return turned(q.m, s.sum + s.error, c.sum + c.error);
+}
 // tan = sin r / cos r where k is even, -cos r / sin r where it is odd: the
 // pairs renormalised, one division, and its exact residual (as quotient()
 // takes it, with the reciprocal for the second step).
