@@ -150,13 +150,21 @@ F times_pow2(const TwoSum<F>& m, const TwoSum<F>& f, F n) {
 // 2**n applied last: finite wherever the true parts are. `half` makes it
 // e**x / 2 (sinh's and cosh's large x). Where x was clamped from above
 // (`clamped_above`), a nonzero part is infinite, of its sign; NaN stays.
+// `s_lifted`: the exponent by which s comes scaled up (exp2's tiny angles),
+// taken off its 2**n (not below the halves' range, where it is 0 anyway).
 template <class F, class M>
-Parts<F> exp_times(const ExpPair<F>& e, const TwoSum<F>& c, const TwoSum<F>& s, double half, M clamped_above) {
+Parts<F> exp_times(const ExpPair<F>& e, const TwoSum<F>& c, const TwoSum<F>& s, double half, M clamped_above,
+                   F s_lifted) {
   F n = e.n - splat(c.sum, half);
-  const Parts<F> r{times_pow2(e.reduced.value, c, n), times_pow2(e.reduced.value, s, n)};
+  F n_s = select(s_lifted > 0.0, at_least(n - s_lifted, -2044.0), n);
+  const Parts<F> r{times_pow2(e.reduced.value, c, n), times_pow2(e.reduced.value, s, n_s)};
   F inf = splat(c.sum, kInf);
   return {select(clamped_above && fabs(r.re) > 0.0, copysign(inf, r.re), r.re),  // not 0, not NaN
           select(clamped_above && fabs(r.im) > 0.0, copysign(inf, r.im), r.im)};
+}
+template <class F, class M>
+Parts<F> exp_times(const ExpPair<F>& e, const TwoSum<F>& c, const TwoSum<F>& s, double half, M clamped_above) {
+  return exp_times(e, c, s, half, clamped_above, splat(c.sum, 0.0));
 }
 
 // e**x's parts for x up to kExpClampAbove, 1418 (n 2046; beyond, e**x times
@@ -202,8 +210,9 @@ struct Kinds {
 // signs, and (inf, NaN) for y infinite or NaN; x = -inf gives zeros, (0,
 // +-0) for y infinite or NaN.
 template <class F, class M>
-Parts<F> exp_of(const ExpPair<F>& e, F x, F y, const TwoSum<F>& cos_y, const TwoSum<F>& sin_y, M clamped_above) {
-  Parts<F> r = exp_times(e, cos_y, sin_y, 0.0, clamped_above);
+Parts<F> exp_of(const ExpPair<F>& e, F x, F y, const TwoSum<F>& cos_y, const TwoSum<F>& sin_y, M clamped_above,
+                F sin_lifted) {
+  Parts<F> r = exp_times(e, cos_y, sin_y, 0.0, clamped_above, sin_lifted);
   F c = cos_y.sum, s = sin_y.sum;
   const Kinds<F> k(Parts<F>{x, y});
   F zero = splat(x, 0.0);
@@ -221,22 +230,27 @@ template <class R, class F>
 Parts<F> exp(Parts<F> z) {
   F x = z.re, y = z.im;
   const SinCos<F> t = sin_cos_of<R>(y);
-  return exp_of(exp_complex_parts(x), x, y, t.cos, t.sin, x > splat(x, kExpClampAbove));
+  return exp_of(exp_complex_parts(x), x, y, t.cos, t.sin, x > splat(x, kExpClampAbove), splat(x, 0.0));
 }
 
 // exp2(x + iy) = 2**x (cos a + i sin a), a = y ln 2 in two parts (a + a_lo:
 // cos a - a_lo sin a, to first order, summed into the pairs) while |y| <
 // 2**26, where a_lo**2 is negligible; beyond, a alone, as NumPy's exp(z ln
-// 2).
+// 2). Below 2**-900, y is lifted by 2**128 first (sin a is a there, cos a
+// is 1, and a would round as a subnormal: 705 + 3e-320i's imaginary part
+// was 10**11 ULPs off), and the imaginary part's 2**n lowered by as much.
 template <class R, class F>
 Parts<F> exp2(Parts<F> z) {
-  F x = z.re, y = z.im;
+  F x = z.re;
+  auto tiny = fabs(z.im) < splat(x, 0x1p-900);
+  F y = select(tiny, z.im * 0x1p128, z.im);
   F a = y * splat(y, kLn2);
   F a_lo = select(fabs(y) < splat(y, 0x1p26), fma(y, splat(y, kLn2), -a) + y * splat(y, kLn2Tail), splat(y, 0.0));
   const SinCos<F> t = sin_cos_of<R>(a);
   const TwoSum<F> c = two_sum(t.cos.sum, -a_lo * t.sin.sum), s = two_sum(t.sin.sum, a_lo * t.cos.sum);
   const TwoSum<F> cos_a{c.sum, c.error + t.cos.error}, sin_a{s.sum, s.error + t.sin.error};
-  return exp_of(exp2_complex_parts(x), x, y, cos_a, sin_a, x > splat(x, kExp2ClampAbove));
+  return exp_of(exp2_complex_parts(x), x, z.im, cos_a, sin_a, x > splat(x, kExp2ClampAbove),
+                select(tiny, splat(x, 128.0), splat(x, 0.0)));
 }
 
 // t1 + t2 + t3 + t4 + t5 (exact products' parts) as hi + lo: each sum

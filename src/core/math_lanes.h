@@ -181,6 +181,10 @@ template <class V>
 V at_most(V x, double hi) {
   return select(x > splat(x, hi), splat(x, hi), x);
 }
+template <class V>
+V at_least(V x, double lo) {
+  return select(x < splat(x, lo), splat(x, lo), x);
+}
 
 // The polynomial of coefficients c (a C array or std::array of doubles, c[0]
 // the constant) at x, with FMA.

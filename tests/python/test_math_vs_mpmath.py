@@ -331,9 +331,10 @@ def complex_arguments(fn, dtype):
              # found by a review (2026-12-04): expm1 past x = 38, where its -1
              # still counts; 1 - |x| rounded in atan's and atanh's quotient; a
              # product that rounded as a subnormal before 2**n scaled it up
-             40 + np.pi / 2 * 1j, 39.968 + 252.898j, 38.7 + 572566.2j, 0.2338j, 0.2446 + 1e-15j]
-    if fn != "exp2":  # exp2's angle y ln 2 itself rounds as a subnormal there (not yet carried lifted)
-        edges += [700 + 1e-310j, 705 + 3e-320j]
+             40 + np.pi / 2 * 1j, 39.968 + 252.898j, 38.7 + 572566.2j, 0.2338j, 0.2446 + 1e-15j,
+             700 + 1e-310j, 705 + 3e-320j]
+    if fn == "exp2":  # its angle y ln 2 is lifted below 2**-900: 2**x up to 2**1023 times a tiny sine
+        edges += [1020 - 5e-324j, 1000 + 2e-300j, -1000 + 1e-310j, 1023.5 + 1e-320j]
     z = np.concatenate([core, whole, circle, circle * (1 + float(info.eps)), edges])
     with np.errstate(over="ignore", invalid="ignore"):  # c64: the huge edges are inf, and left out
         return z.astype(dtype)
