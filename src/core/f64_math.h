@@ -196,12 +196,33 @@ F cosh_f64(F x) {
 // sinh |x|: below 1, |x| + |x|**3 q(x**2); above, e/2 - 1/(4 (e/2)) as
 // cosh_f64 (1/e is under 0.14 of e: little cancellation). x's sign.
 template <class F>
-F sinh_f64(F x) {
+F sinh_of(F x, F half_e) {
   F t = fabs(x);
   F t2 = t * t;
   F small = fma(t * t2, estrin(t2, kSinhQ64), t);
-  F half_e = half_exp_f64(t);
   return copysign(select(t < splat(x, 1.0), small, half_e - splat(x, 0.25) / half_e), x);
+}
+template <class F>
+F sinh_f64(F x) {
+  return sinh_of(x, half_exp_f64(fabs(x)));
+}
+
+// NOTE: [Rare lanes]: below 708 in magnitude e**|x| / 2 is a normal double
+// and 2**(n - 1) one factor, as exp_f64_main's; NaN and the rest take the
+// full recipes.
+template <class F>
+F half_exp_f64_main(F t) {
+  const ExpF64<F> e = exp_f64_parts(t);
+  return exp_f64_mantissa(e) * pow2i(e.n - splat(t, 1.0));
+}
+template <class F>
+F cosh_f64_main(F x) {
+  F half_e = half_exp_f64_main(fabs(x));
+  return half_e + splat(x, 0.25) / half_e;
+}
+template <class F>
+F sinh_f64_main(F x) {
+  return sinh_of(x, half_exp_f64_main(fabs(x)));
 }
 
 // tanh |x| = E / (E + 2) with E = e**(2|x|) - 1 in expm1_f64's two parts

@@ -90,8 +90,8 @@ inline constexpr RecipeRow kRecipes[] = {
     {"log2", Recipe::log2_f64, 1, DType::f64, 2.0, true},    // f64: 0.965
     {"log10", Recipe::log10_f64, 1, DType::f64, 2.0, true},  // f64: 1.017
     {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0, true},  // f64: 0.997
-    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0},    // f64: 1.514
-    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0},    // f64: 1.074
+    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},  // f64: 1.514
+    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},  // f64: 1.074
     {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},    // f64: 0.856
     {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0},  // f64: 1.188
     {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},  // f64: 1.259
@@ -224,6 +224,8 @@ F run_main(Recipe r, F x) {
       case Recipe::cos_f64: return cos_f64_main(x);
       case Recipe::tan_f64: return tan_f64_main(x);
       case Recipe::exp2_f64: return exp2_f64_main(x);
+      case Recipe::sinh_f64: return sinh_f64_main(x);
+      case Recipe::cosh_f64: return cosh_f64_main(x);
       default: break;
     }
   }
@@ -249,7 +251,7 @@ F run_main(Recipe r, F x) {
 template <class F>
 auto rare_of(Recipe r, F x) {
   if constexpr (!std::is_same_v<F, float>) {
-    if (r == Recipe::exp_f64) return exp_f64_rare(x);
+    if (r == Recipe::exp_f64 || r == Recipe::sinh_f64 || r == Recipe::cosh_f64) return exp_f64_rare(x);
     if (r == Recipe::cbrt_f64) return cbrt_f64_rare(x);
     if (r == Recipe::expm1_f64) return expm1_f64_rare(x);
     if (r == Recipe::sin_f64) return sin_f64_rare(x);
