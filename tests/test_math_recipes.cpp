@@ -299,15 +299,39 @@ std::size_t expect_main_path_is_the_recipe(math::recipes::Recipe r, std::string_
   return checked;
 }
 
+// The same for a recipe of two arguments, on every pair of xs and ys.
+template <class T>
+std::size_t expect_binary_main_path_is_the_recipe(math::recipes::Recipe r, std::string_view math,
+                                                  const std::vector<T>& xs, const std::vector<T>& ys) {
+  std::size_t checked = 0;
+  for (T x : xs)
+    for (T y : ys) {
+      if (math::recipes::rare_of(r, x, y)) continue;
+      ++checked;
+      const T main = math::recipes::run_main(r, x, y), full = math::recipes::run(r, x, y);
+      using Bits = typename math::recipes::Format<T>::Bits;
+      EXPECT_EQ(std::bit_cast<Bits>(main), std::bit_cast<Bits>(full))
+          << math << "(" << x << ", " << y << "): main path " << main << ", recipe " << full;
+    }
+  return checked;
+}
+
 TEST_F(MathRecipes, MainPathsGiveTheRecipesBitsWhereNoLaneIsRare) {
   const std::vector<float> f32s = sweep();
   const std::vector<double> f64s = f64_samples();
+  std::vector<float> bases, exponents;  // every 64th sample: from subnormals to inf, both signs
+  for (std::size_t i = 0; i < f32s.size(); i += 64) bases.push_back(f32s[i]);
+  for (float y : {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 3.0f, -3.0f, 1e-3f, 17.25f, -150.5f, 1e30f})
+    exponents.push_back(y);
   int rows = 0;
   for (const math::recipes::RecipeRow& row : math::recipes::kRecipes) {
     if (!row.main_path) continue;
     ++rows;
-    const std::size_t checked = row.dtype == DType::f32 ? expect_main_path_is_the_recipe(row.recipe, row.math, f32s)
-                                                        : expect_main_path_is_the_recipe(row.recipe, row.math, f64s);
+    ASSERT_TRUE(row.arity == 1 || row.dtype == DType::f32) << row.math << ": a binary f64 main path to check";
+    const std::size_t checked = row.arity == 2
+                                    ? expect_binary_main_path_is_the_recipe(row.recipe, row.math, bases, exponents)
+                                : row.dtype == DType::f32 ? expect_main_path_is_the_recipe(row.recipe, row.math, f32s)
+                                                          : expect_main_path_is_the_recipe(row.recipe, row.math, f64s);
     EXPECT_GT(checked, 1000u) << row.math << ": the main path is taken on the samples";
   }
   EXPECT_GT(rows, 0);

@@ -15,7 +15,7 @@ Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, Value* x, V
   if (!scalar->isFloatTy() && !scalar->isDoubleTy()) return nullptr;
   const auto recipe = math::recipes::recipe_for(name, y ? 2 : 1, scalar->isFloatTy() ? DType::f32 : DType::f64);
   if (!recipe) return nullptr;
-  if (!y && math::recipes::has_main_path(*recipe)) return emit_with_rare_lanes(b, *recipe, name, x);
+  if (math::recipes::has_main_path(*recipe)) return emit_with_rare_lanes(b, *recipe, name, x, y);
   const Lanes lx{x, &b};
   return (y ? math::recipes::run(*recipe, lx, Lanes{y, &b}) : math::recipes::run(*recipe, lx)).v;
 }

@@ -15,6 +15,7 @@
 // and for sin beyond 2**20:
 //   bcast.rare.log.f64.fix      fix(x, main): run(x) where x is rare, else main
 //   bcast.rare.log.f64.fix.v4   fix on 4 lanes, defined after the vectoriser
+//   bcast.rare.pow.f32.fix      fix(x, y, main): a recipe of two arguments
 //   bcast.beyond.sin.4130000000000000.f64.fix   main where |x| <= 2**20, else sin(x)
 #include "ir/rare_lanes.h"
 
@@ -56,35 +57,46 @@ struct Fix {
   double limit = 0;
 };
 
-// Which lanes of x take the slow path, and what it computes there.
-Value* rare_lanes(llvm::IRBuilder<>& b, const Fix& f, Value* x) {
-  if (f.recipe) return recipes::rare_of(*f.recipe, Lanes{x, &b}).v;
-  Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  return b.CreateFCmpUGT(magnitude, llvm::ConstantFP::get(x->getType(), f.limit));  // NaN too
+// A fix's operands: x, and y for a recipe of two arguments (pow).
+struct Operands {
+  Value* x;
+  Value* y = nullptr;
+};
+
+// Which lanes of the operands take the slow path, and what it computes there.
+Value* rare_lanes(llvm::IRBuilder<>& b, const Fix& f, Operands in) {
+  if (f.recipe && in.y) return recipes::rare_of(*f.recipe, Lanes{in.x, &b}, Lanes{in.y, &b}).v;
+  if (f.recipe) return recipes::rare_of(*f.recipe, Lanes{in.x, &b}).v;
+  Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, in.x);
+  return b.CreateFCmpUGT(magnitude, llvm::ConstantFP::get(in.x->getType(), f.limit));  // NaN too
 }
-Value* slow_path(llvm::IRBuilder<>& b, const Fix& f, Value* x, Value* main) {
-  if (f.recipe) return recipes::run(*f.recipe, Lanes{x, &b}).v;
-  return b.CreateSelect(rare_lanes(b, f, x), emit_math_call(b, f.math, x), main);
+Value* slow_path(llvm::IRBuilder<>& b, const Fix& f, Operands in, Value* main) {
+  if (f.recipe && in.y) return recipes::run(*f.recipe, Lanes{in.x, &b}, Lanes{in.y, &b}).v;
+  if (f.recipe) return recipes::run(*f.recipe, Lanes{in.x, &b}).v;
+  return b.CreateSelect(rare_lanes(b, f, in), emit_math_call(b, f.math, in.x), main);
 }
 
-// fix(x, main): main where no lane of x is rare (one branch), else the slow
-// path on every lane (its bits are main's on the lanes that are not rare).
+// fix(x, main) or fix(x, y, main): main where no lane is rare (one branch),
+// else the slow path on every lane (its bits are main's on the lanes that
+// are not rare).
 // A vector with a rare lane costs the main path and the full
 // recipe: log of f32 data all negative ran at 0.91 to 1.05 of the recipe
 // alone (the Intel VM, 2026-12-04). Lane by lane, with a scalar call for
 // each rare lane, log of data of random sign ran 11 times slower.
 void write_fix(llvm::Function& fn, const Fix& f) {
   llvm::LLVMContext& context = fn.getContext();
-  Value* x = fn.getArg(0);
-  Value* main = fn.getArg(1);
+  const bool binary = fn.arg_size() == 3;
+  const Operands in{fn.getArg(0), binary ? fn.getArg(1) : nullptr};
+  Value* x = in.x;
+  Value* main = fn.getArg(binary ? 2 : 1);
   auto* entry = llvm::BasicBlock::Create(context, "entry", &fn);
   auto* slow = llvm::BasicBlock::Create(context, "rare", &fn);
   auto* done = llvm::BasicBlock::Create(context, "done", &fn);
   llvm::IRBuilder<> b(entry);
-  Value* rare = rare_lanes(b, f, x);
+  Value* rare = rare_lanes(b, f, in);
   b.CreateCondBr(x->getType()->isVectorTy() ? b.CreateOrReduce(rare) : rare, slow, done);
   b.SetInsertPoint(slow);
-  Value* full = slow_path(b, f, x, main);
+  Value* full = slow_path(b, f, in, main);
   b.CreateBr(done);
   b.SetInsertPoint(done);
   llvm::PHINode* out = b.CreatePHI(x->getType(), 2);
@@ -95,24 +107,27 @@ void write_fix(llvm::Function& fn, const Fix& f) {
 
 // <base>.fix.v<lanes>, declared: finish_rare_lanes writes it once the
 // vectoriser has chosen its widths.
-llvm::Function* declare_variant(llvm::Module& module, const std::string& fix_name, llvm::Type* scalar,
-                                unsigned lanes) {
+llvm::Function* declare_variant(llvm::Module& module, const std::string& fix_name, llvm::Type* scalar, unsigned lanes,
+                                unsigned arity) {
   const std::string name = fix_name + ".v" + std::to_string(lanes);
   if (llvm::Function* existing = module.getFunction(name)) return existing;
   llvm::Type* vector = llvm::FixedVectorType::get(scalar, lanes);
-  auto* fn = llvm::Function::Create(llvm::FunctionType::get(vector, {vector, vector}, false),
-                                    llvm::Function::ExternalLinkage, name, module);
+  const std::vector<llvm::Type*> parameters(arity + 1, vector);  // the operands, then main
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(vector, parameters, false), llvm::Function::ExternalLinkage,
+                                    name, module);
   mark_pure(*fn);
   llvm::appendToCompilerUsed(module, {fn});  // kept until the vectoriser has seen it
   return fn;
 }
 
 // <base>.fix, with the attribute that names its variants.
-llvm::Function* scalar_fix(llvm::Module& module, const llvm::Function& kernel, const Fix& f, llvm::Type* scalar) {
+llvm::Function* scalar_fix(llvm::Module& module, const llvm::Function& kernel, const Fix& f, llvm::Type* scalar,
+                           unsigned arity) {
   const std::string name = f.base + ".fix";
   if (llvm::Function* existing = module.getFunction(name)) return existing;
-  auto* fn = llvm::Function::Create(llvm::FunctionType::get(scalar, {scalar, scalar}, false),
-                                    llvm::Function::InternalLinkage, name, module);
+  const std::vector<llvm::Type*> parameters(arity + 1, scalar);
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(scalar, parameters, false), llvm::Function::InternalLinkage,
+                                    name, module);
   mark_pure(*fn);
   copy_target_attributes(kernel, *fn);
   fn->addFnAttr(llvm::Attribute::NoInline);  // else an inliner before the vectoriser would undo it
@@ -120,19 +135,20 @@ llvm::Function* scalar_fix(llvm::Module& module, const llvm::Function& kernel, c
   return fn;
 }
 
-// "_ZGV_LLVM_N4vv_<fix>(<fix>.v4),...".
-std::string variant_list(llvm::Module& module, const std::string& fix_name, llvm::Type* scalar) {
+// "_ZGV_LLVM_N4vv_<fix>(<fix>.v4),..." (a "v" for each operand and main).
+std::string variant_list(llvm::Module& module, const std::string& fix_name, llvm::Type* scalar, unsigned arity) {
   std::string list;
   for (unsigned lanes : kWidths) {
-    const llvm::Function* variant = declare_variant(module, fix_name, scalar, lanes);
-    list += (list.empty() ? "" : ",") + ("_ZGV_LLVM_N" + std::to_string(lanes)) + "vv_" + fix_name + "(" +
-            variant->getName().str() + ")";
+    const llvm::Function* variant = declare_variant(module, fix_name, scalar, lanes, arity);
+    list += (list.empty() ? "" : ",") + ("_ZGV_LLVM_N" + std::to_string(lanes)) + std::string(arity + 1, 'v') + "_" +
+            fix_name + "(" + variant->getName().str() + ")";
   }
   return list;
 }
 
-// The fix a variant's name stands for, if it is one.
-std::optional<Fix> parse_variant(llvm::StringRef name) {
+// The fix a variant's name stands for, if it is one; `arity` is its
+// operands' count (its parameters less main).
+std::optional<Fix> parse_variant(llvm::StringRef name, unsigned arity) {
   const bool rare = name.starts_with(kRarePrefix), beyond = name.starts_with(kBeyondPrefix);
   if (!rare && !beyond) return std::nullopt;
   const std::size_t at = name.rfind(kVariant);
@@ -145,7 +161,7 @@ std::optional<Fix> parse_variant(llvm::StringRef name) {
   llvm::StringRef middle = base.substr(0, dot).drop_front((rare ? kRarePrefix : kBeyondPrefix).size());
   Fix f{base.str(), std::nullopt, "", 0};
   if (rare) {
-    f.recipe = recipes::recipe_for(std::string_view(middle.data(), middle.size()), 1,
+    f.recipe = recipes::recipe_for(std::string_view(middle.data(), middle.size()), static_cast<int>(arity),
                                    type == "f64" ? DType::f64 : DType::f32);
     if (!f.recipe || !recipes::has_main_path(*f.recipe)) return std::nullopt;
     return f;
@@ -158,18 +174,23 @@ std::optional<Fix> parse_variant(llvm::StringRef name) {
   return f;
 }
 
-// fix(x, main), called where the loop vectoriser will widen it (or its
-// variant on a vector x).
-Value* emit_fix_call(llvm::IRBuilder<>& b, const Fix& f, Value* x, Value* main) {
+// fix(x, main) or fix(x, y, main), called where the loop vectoriser will
+// widen it (or its variant on vector operands).
+Value* emit_fix_call(llvm::IRBuilder<>& b, const Fix& f, Operands in, Value* main) {
   llvm::Function* kernel = b.GetInsertBlock()->getParent();
   llvm::Module& module = *kernel->getParent();
-  llvm::Type* scalar = x->getType()->getScalarType();
-  llvm::Function* fix = scalar_fix(module, *kernel, f, scalar);
-  if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
-    return b.CreateCall(declare_variant(module, fix->getName().str(), scalar, vector->getNumElements()), {x, main});
-  llvm::CallInst* call = b.CreateCall(fix, {x, main});
+  llvm::Type* scalar = in.x->getType()->getScalarType();
+  const unsigned arity = in.y ? 2 : 1;
+  std::vector<Value*> arguments{in.x};
+  if (in.y) arguments.push_back(in.y);
+  arguments.push_back(main);
+  llvm::Function* fix = scalar_fix(module, *kernel, f, scalar, arity);
+  if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(in.x->getType()))
+    return b.CreateCall(declare_variant(module, fix->getName().str(), scalar, vector->getNumElements(), arity),
+                        arguments);
+  llvm::CallInst* call = b.CreateCall(fix, arguments);
   call->addFnAttr(llvm::Attribute::get(b.getContext(), "vector-function-abi-variant",
-                                       variant_list(module, fix->getName().str(), scalar)));
+                                       variant_list(module, fix->getName().str(), scalar, arity)));
   return call;
 }
 
@@ -177,9 +198,10 @@ std::string_view type_suffix(Value* x) { return x->getType()->getScalarType()->i
 
 }  // namespace
 
-Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, recipes::Recipe r, std::string_view math, Value* x) {
+Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, recipes::Recipe r, std::string_view math, Value* x, Value* y) {
   const Fix f{std::string(kRarePrefix) + std::string(math) + std::string(type_suffix(x)), r, "", 0};
-  return emit_fix_call(b, f, x, recipes::run_main(r, Lanes{x, &b}).v);
+  Value* main = y ? recipes::run_main(r, Lanes{x, &b}, Lanes{y, &b}).v : recipes::run_main(r, Lanes{x, &b}).v;
+  return emit_fix_call(b, f, {x, y}, main);
 }
 
 Value* emit_beyond(llvm::IRBuilder<>& b, std::string_view math, Value* x, double limit, Value* main) {
@@ -187,7 +209,7 @@ Value* emit_beyond(llvm::IRBuilder<>& b, std::string_view math, Value* x, double
   std::snprintf(bits, sizeof bits, "%016llx", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(limit)));
   const Fix f{std::string(kBeyondPrefix) + std::string(math) + "." + bits + std::string(type_suffix(x)),
               std::nullopt, std::string(math), limit};
-  return emit_fix_call(b, f, x, main);
+  return emit_fix_call(b, f, {x}, main);
 }
 
 bool finish_rare_lanes(llvm::Module& module) {
@@ -198,7 +220,9 @@ bool finish_rare_lanes(llvm::Module& module) {
     std::vector<std::pair<llvm::Function*, Fix>> variants;
     for (llvm::Function& fn : module)
       if (fn.isDeclaration())
-        if (std::optional<Fix> v = parse_variant(fn.getName())) variants.emplace_back(&fn, std::move(*v));
+        if (fn.arg_size() >= 2)
+          if (std::optional<Fix> v = parse_variant(fn.getName(), fn.arg_size() - 1))
+            variants.emplace_back(&fn, std::move(*v));
     if (variants.empty()) break;
     llvm::removeFromUsedLists(module, [&](llvm::Constant* c) {
       const llvm::Constant* used = c->stripPointerCasts();

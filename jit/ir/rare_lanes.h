@@ -12,13 +12,13 @@
 
 namespace bcast::jit {
 
-// Recipe `r` (of the function table's `math` function) on x, a scalar or a
-// vector: run_main's value, passed with x to a call that keeps it on the
+// Recipe `r` (of the function table's `math` function) on x (and y, for a
+// recipe of two arguments), a scalar or a vector: run_main's value, passed with x to a call that keeps it on the
 // lanes that are not rare and computes the full recipe on the others. The
 // loop vectoriser widens the call to a vector variant that
 // finish_rare_lanes writes after it.
-llvm::Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, math::recipes::Recipe r, std::string_view math,
-                                  llvm::Value* x);
+llvm::Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, math::recipes::Recipe r, std::string_view math, llvm::Value* x,
+                                  llvm::Value* y = nullptr);
 
 // main on the lanes of x within `limit` in magnitude, the library's `math`
 // (emit_math_call) on the others, NaN among them: a call that tests a

@@ -32,6 +32,10 @@ T unary(T x) {
 
 template <Recipe R, class T>
 T binary(T x, T y) {
+  constexpr DType precision = std::is_same_v<T, double> ? DType::f64 : DType::f32;
+  if constexpr (has_main_path(R) && precision_of(R) == precision) {
+    if (!rare_of(R, x, y)) return run_main(R, x, y);
+  }
   return run(R, x, y);
 }
 

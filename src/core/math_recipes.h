@@ -66,37 +66,37 @@ inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, wi
 // math]) have the bound, 2 ULP (tanh: 1.5); the comment is the most
 // any f32 argument gave on 2026-12-03 (BCAST_RECIPE_SWEEP_STRIDE=1).
 inline constexpr RecipeRow kRecipes[] = {
-    {"expm1", Recipe::expm1, 1, DType::f32, 2.0, true},  // f32: 1.627
-    {"log1p", Recipe::log1p, 1, DType::f32, 2.0, true},  // f32: 1.633
-    {"tanh", Recipe::tanh, 1, DType::f32, 1.5},    // f32: 1.145
-    {"sinh", Recipe::sinh, 1, DType::f32, 2.0},    // f32: 1.527
-    {"cosh", Recipe::cosh, 1, DType::f32, 2.0},    // f32: 1.542
-    {"exp", Recipe::exp, 1, DType::f32, 1.0, true},      // f32: 0.756 below 87; 0.859 with SLEEF above
-    {"exp2", Recipe::exp2, 1, DType::f32, 2.0, true},    // f32: 1.070
-    {"log", Recipe::log, 1, DType::f32, 1.0, true},      // f32: 0.951
-    {"log2", Recipe::log2, 1, DType::f32, 2.0, true},    // f32: 1.416 (Horner: 1.176)
-    {"log10", Recipe::log10, 1, DType::f32, 2.0, true},  // f32: 1.190 (Horner: 0.986)
-    {"tan", Recipe::tan, 1, DType::f32, 2.0, true},      // f32: 1.299 below 2**20, SLEEF above
-    {"atan", Recipe::atan, 1, DType::f32, 2.0},    // f32: 1.380 (Horner: 1.184)
-    {"asin", Recipe::asin, 1, DType::f32, 2.0},    // f32: 0.624
-    {"acos", Recipe::acos, 1, DType::f32, 2.0},    // f32: 0.896
-    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0, true},    // f32: 0.817
-    {"asinh", Recipe::asinh, 1, DType::f32, 2.0},  // f32: 1.141
-    {"acosh", Recipe::acosh, 1, DType::f32, 2.0},  // f32: 1.757
-    {"atanh", Recipe::atanh, 1, DType::f32, 2.0},  // f32: 1.007
-    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0, true},  // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
+    {"expm1", Recipe::expm1, 1, DType::f32, 2.0, true},      // f32: 1.627
+    {"log1p", Recipe::log1p, 1, DType::f32, 2.0, true},      // f32: 1.633
+    {"tanh", Recipe::tanh, 1, DType::f32, 1.5},              // f32: 1.145
+    {"sinh", Recipe::sinh, 1, DType::f32, 2.0},              // f32: 1.527
+    {"cosh", Recipe::cosh, 1, DType::f32, 2.0},              // f32: 1.542
+    {"exp", Recipe::exp, 1, DType::f32, 1.0, true},          // f32: 0.756 below 87; 0.859 with SLEEF above
+    {"exp2", Recipe::exp2, 1, DType::f32, 2.0, true},        // f32: 1.070
+    {"log", Recipe::log, 1, DType::f32, 1.0, true},          // f32: 0.951
+    {"log2", Recipe::log2, 1, DType::f32, 2.0, true},        // f32: 1.416 (Horner: 1.176)
+    {"log10", Recipe::log10, 1, DType::f32, 2.0, true},      // f32: 1.190 (Horner: 0.986)
+    {"tan", Recipe::tan, 1, DType::f32, 2.0, true},          // f32: 1.299 below 2**20, SLEEF above
+    {"atan", Recipe::atan, 1, DType::f32, 2.0},              // f32: 1.380 (Horner: 1.184)
+    {"asin", Recipe::asin, 1, DType::f32, 2.0},              // f32: 0.624
+    {"acos", Recipe::acos, 1, DType::f32, 2.0},              // f32: 0.896
+    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0, true},        // f32: 0.817
+    {"asinh", Recipe::asinh, 1, DType::f32, 2.0},            // f32: 1.141
+    {"acosh", Recipe::acosh, 1, DType::f32, 2.0},            // f32: 1.757
+    {"atanh", Recipe::atanh, 1, DType::f32, 2.0},            // f32: 1.007
+    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0, true},    // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
     {"exp", Recipe::exp_f64, 1, DType::f64, 1.0, true},      // f64: 0.729
     {"log", Recipe::log_f64, 1, DType::f64, 1.0, true},      // f64: 0.774
     {"log2", Recipe::log2_f64, 1, DType::f64, 2.0, true},    // f64: 0.965
     {"log10", Recipe::log10_f64, 1, DType::f64, 2.0, true},  // f64: 1.017
     {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0, true},  // f64: 0.997
-    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},  // f64: 1.514
-    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},  // f64: 1.074
-    {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},    // f64: 0.856
-    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0},  // f64: 1.188
-    {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},  // f64: 1.259
-    {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0},  // f64: 1.262
-    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},  // f64: 1.116
+    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},    // f64: 1.514
+    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},    // f64: 1.074
+    {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},          // f64: 0.856
+    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0},        // f64: 1.188
+    {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},        // f64: 1.259
+    {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0},        // f64: 1.262
+    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},        // f64: 1.116
     {"atan", Recipe::atan_f64, 1, DType::f64, 2.0},
     {"asin", Recipe::asin_f64, 1, DType::f64, 2.0},
     {"acos", Recipe::acos_f64, 1, DType::f64, 2.0},
@@ -106,7 +106,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"exp2", Recipe::exp2_f64, 1, DType::f64, 2.0, true},
     {"atan2", Recipe::atan2, 2, DType::f32, 2.0},  // special and random pairs (MathRecipes.Atan2...)
     {"atan2", Recipe::atan2_f64, 2, DType::f64, 2.0},
-    {"pow", Recipe::pow, 2, DType::f32, kWidened},
+    {"pow", Recipe::pow, 2, DType::f32, kWidened, true},
 };
 
 // Whether recipe `r` has a main path (NOTE: [Rare lanes]).
@@ -199,17 +199,18 @@ F run(Recipe r, F x) {
 
 // NOTE: [Rare lanes] A recipe's selects make every lane pay for its rare
 // arguments: subnormals, 0, inf and NaN, out-of-range values. A recipe
-// whose row has a main path splits in two: rare_of(r, x) names the rare
-// lanes, and run_main(r, x) computes the others with none of those steps,
-// giving run(r, x)'s bits on every lane that is not rare (tests/
-// test_math_recipes.cpp checks it). A kernel computes run_main on every
+// whose row has a main path splits in two: rare_of(r, x) (or rare_of(r, x,
+// y), f32 pow's) names the rare lanes, and run_main computes the others
+// with none of those steps, giving run's bits on every lane that is not
+// rare (tests/test_math_recipes.cpp checks it). A kernel computes run_main on every
 // vector and run only on a vector with a rare lane, behind one branch per
 // vector (jit/ir/rare_lanes.cpp); the reference evaluator runs run itself.
 // So both tiers still give the same bits. On the 2-core Intel Xeon VM
 // (2026-12-04, one thread, 256 Ki elements in L2, three alternated runs)
 // it took f32 log 2.04 -> 2.89 elements per ns, log2 2.22 -> 2.88, log10
 // 2.03 -> 2.77, f64 exp 0.99 -> 1.23, log 0.94 -> 1.17, log2 0.86 -> 1.03,
-// log10 0.84 -> 1.00; a vector of rare lanes costs the main path more.
+// log10 0.84 -> 1.00; f32 pow (two arguments) 0.48 -> 0.58 (two runs); a
+// vector of rare lanes costs the main path more.
 template <class F>
 F run_main(Recipe r, F x) {
   if constexpr (!std::is_same_v<F, float>) {
@@ -281,6 +282,20 @@ F run(Recipe r, F x, F y) {
     return r == Recipe::pow ? pow_f32(x, y) : atan2_of<Trig32>(x, y);
   }
   return x;
+}
+
+// run_main and rare_of for the recipes of two arguments (NOTE: [Rare lanes]).
+template <class F>
+F run_main(Recipe r, F x, F y) {
+  if constexpr (!std::is_same_v<F, double>)
+    if (r == Recipe::pow) return pow_f32_main(x, y);
+  return run(r, x, y);
+}
+template <class F>
+auto rare_of(Recipe r, F x, F y) {
+  if constexpr (!std::is_same_v<F, double>)
+    if (r == Recipe::pow) return pow_f32_rare(x, y);
+  return x != x && x == x;  // no lane
 }
 
 // The recipe both tiers use for `math` in `dtype`: recipe_of's, on a host
