@@ -350,6 +350,17 @@ F log1p_f64(F x) {
   r = select(fabs(x) < splat(x, 0x1p-27), fma(x * splat(x, -0.5), x, x), r);
   return select(x == splat(x, 0.0), x, r);  // -0; a NaN is one already
 }
+// NOTE: [Rare lanes]: x above -1 (1 + x is then a normal double), finite
+// and at least 2**-27 in magnitude: the log alone.
+template <class F>
+auto log1p_f64_rare(F x) {
+  return !(x > splat(x, -1.0) && x < splat(x, kInf) && fabs(x) >= splat(x, 0x1p-27));
+}
+template <class F>
+F log1p_f64_main(F x) {
+  const OnePlus<F> o = one_plus(x, splat(x, 0.0));
+  return log_f64_plus(o.u, o.numerator, splat(x, 0.0));
+}
 
 // asinh t for t = |x|, one log for every branch:
 // below 2, ln(1 + a) with a = t + t**2 / (1 + sqrt(1 + t**2)) in two parts;

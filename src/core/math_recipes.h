@@ -93,7 +93,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},    // f64: 1.514
     {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},    // f64: 1.074
     {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},          // f64: 0.856
-    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0},        // f64: 1.188
+    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0, true},        // f64: 1.188
     {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},        // f64: 1.259
     {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0},        // f64: 1.262
     {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},        // f64: 1.116
@@ -227,6 +227,7 @@ F run_main(Recipe r, F x) {
       case Recipe::exp2_f64: return exp2_f64_main(x);
       case Recipe::sinh_f64: return sinh_f64_main(x);
       case Recipe::cosh_f64: return cosh_f64_main(x);
+      case Recipe::log1p_f64: return log1p_f64_main(x);
       default: break;
     }
   }
@@ -258,6 +259,7 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::sin_f64) return sin_f64_rare(x);
     if (r == Recipe::cos_f64) return cos_f64_rare(x);
     if (r == Recipe::tan_f64) return tan_f64_rare(x);
+    if (r == Recipe::log1p_f64) return log1p_f64_rare(x);
     if (r == Recipe::exp2_f64) return exp2_f64_rare(x);
     if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64)
       return not_positive_normal(x, 0x1p-1022);
