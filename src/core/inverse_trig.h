@@ -46,11 +46,11 @@ struct Trig32 {
   // k pi / 2 + sign atan(n / d) for 0 <= n <= d, d > 0 (other lanes: any
   // value), k = 0, 1, 2 and sign +-1: the sum rounds twice, first the large
   // part and then the small ones, within 1.2 ULP by the errors' bound.
-  template <class F>
+  template <bool kOrdinary = false, class F>
   static F atan_quotient(F n, F d, F k, F sign) {
     F q = n / d;
     F q_lo = fma(-q, d, n) / d;
-    q_lo = select(q_lo == q_lo, q_lo, splat(n, 0.0));  // d infinite: q is 0, exactly
+    if constexpr (!kOrdinary) q_lo = select(q_lo == q_lo, q_lo, splat(n, 0.0));  // d infinite: q is 0, exactly
     F s = q * q;
     F small = fma(q * s, estrin(s, kAtanA32), fma(s, splat(n, -0.5), splat(n, 1.0)) * q_lo);
     F large = fma(k, splat(n, kHalfPiHi), sign * q);
@@ -77,18 +77,22 @@ struct Trig64 {
   static constexpr double kQuarterPiHi = 0x1.921fb54442d00p-1, kQuarterPiLo = 0x1.8469898cc5170p-49;
   static constexpr double kTanEighthPi = 0x1.a827999fcef32p-2;
 
-  template <class F>
+  template <bool kOrdinary = false, class F>
   static F atan_quotient(F n, F d, F k, F sign) {
     F zero = splat(n, 0.0);
     auto past = n > d * splat(n, kTanEighthPi);
-    F h = select(d > splat(n, 0x1p1022), splat(n, 0.5), select(d < splat(n, 0x1p-1000), splat(n, 0x1p100), splat(n, 1.0)));
-    F nh = n * h, dh = d * h;  // exact
+    F nh = n, dh = d;
+    if constexpr (!kOrdinary) {
+      F h = select(d > splat(n, 0x1p1022), splat(n, 0.5),
+                   select(d < splat(n, 0x1p-1000), splat(n, 0x1p100), splat(n, 1.0)));
+      nh = n * h, dh = d * h;  // exact
+    }
     const TwoSum<F> minus = fast_two_sum(-dh, nh), plus = fast_two_sum(dh, nh);
     F num = select(past, minus.sum, nh), den = select(past, plus.sum, dh);
     F reciprocal = splat(n, 1.0) / den;
     F q = num * reciprocal;  // within about an ULP; q_lo makes up the rest
     F q_lo = (fma(-q, den, num) + select(past, minus.error - q * plus.error, zero)) * reciprocal;
-    q_lo = select(q_lo == q_lo, q_lo, zero);  // d infinite: q is 0, exactly
+    if constexpr (!kOrdinary) q_lo = select(q_lo == q_lo, q_lo, zero);  // d infinite: q is 0, exactly
     F s = q * q;
     // k pi/2 + sign (pi/4 + atan q) = quarters pi/4 + sign atan q, and
     // atan(q + q_lo) = q + q_lo / (1 + q**2) + ... (1 / (1 + q**2) by 1 - q**2: within 3%).
@@ -108,14 +112,29 @@ struct Trig64 {
 
 // atan |x| = atan(|x| / 1), or pi/2 - atan(1 / |x|) above 1; the sign is
 // x's. NaN passes (as q), +-inf gives +-pi/2, -0 stays -0.
-template <class P, class F>
-F atan_of(F x) {
+// atan_quotient's ordinary form (kOrdinary) where |x| <= 2**500: d in [1,
+// 2**500] needs no scaling, and q_lo is never NaN.
+template <class P, bool kOrdinary = false, class F>
+F atan_core(F x) {
   F t = fabs(x);
   auto above = t > splat(x, 1.0);
   F one = splat(x, 1.0), zero = splat(x, 0.0);
-  F r = P::atan_quotient(select(above, one, t), select(above, t, one), select(above, one, zero),
-                         select(above, -one, one));
-  return copysign(select(t == splat(x, kInf), splat(x, P::kHalfPiHi), r), x);
+  return P::template atan_quotient<kOrdinary>(select(above, one, t), select(above, t, one), select(above, one, zero),
+                                              select(above, -one, one));
+}
+template <class P, class F>
+F atan_of(F x) {
+  return copysign(select(fabs(x) == splat(x, kInf), splat(x, P::kHalfPiHi), atan_core<P>(x)), x);
+}
+// NOTE: [Rare lanes]: |x| beyond 2**500 (f64), inf and NaN take atan_of.
+inline constexpr double kAtanOrdinaryUpTo = 0x1p500;  // a float's splat of it is inf
+template <class F>
+auto atan_rare(F x) {
+  return !(fabs(x) <= splat(x, kAtanOrdinaryUpTo) && fabs(x) < splat(x, kInf));
+}
+template <class P, class F>
+F atan_main_of(F x) {
+  return copysign(atan_core<P, true>(x), x);
 }
 
 // atan2(y, x) from atan(min / max) of |x| and |y|, by quadrant: pi/2 - a

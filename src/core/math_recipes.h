@@ -77,7 +77,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"log2", Recipe::log2, 1, DType::f32, 2.0, true},        // f32: 1.416 (Horner: 1.176)
     {"log10", Recipe::log10, 1, DType::f32, 2.0, true},      // f32: 1.190 (Horner: 0.986)
     {"tan", Recipe::tan, 1, DType::f32, 2.0, true},          // f32: 1.299 below 2**20, SLEEF above
-    {"atan", Recipe::atan, 1, DType::f32, 2.0},              // f32: 1.380 (Horner: 1.184)
+    {"atan", Recipe::atan, 1, DType::f32, 2.0, true},        // f32: 1.380 (Horner: 1.184)
     {"asin", Recipe::asin, 1, DType::f32, 2.0},              // f32: 0.624
     {"acos", Recipe::acos, 1, DType::f32, 2.0},              // f32: 0.896
     {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0, true},        // f32: 0.817
@@ -93,11 +93,11 @@ inline constexpr RecipeRow kRecipes[] = {
     {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},    // f64: 1.514
     {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},    // f64: 1.074
     {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},          // f64: 0.856
-    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0, true},        // f64: 1.188
+    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0, true},  // f64: 1.188
     {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},        // f64: 1.259
     {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0},        // f64: 1.262
     {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},        // f64: 1.116
-    {"atan", Recipe::atan_f64, 1, DType::f64, 2.0},
+    {"atan", Recipe::atan_f64, 1, DType::f64, 2.0, true},
     {"asin", Recipe::asin_f64, 1, DType::f64, 2.0},
     {"acos", Recipe::acos_f64, 1, DType::f64, 2.0},
     {"sin", Recipe::sin_f64, 1, DType::f64, 1.0, true},  // NOTE: [F64 trig]
@@ -228,6 +228,8 @@ F run_main(Recipe r, F x) {
       case Recipe::sinh_f64: return sinh_f64_main(x);
       case Recipe::cosh_f64: return cosh_f64_main(x);
       case Recipe::log1p_f64: return log1p_f64_main(x);
+      case Recipe::atan_f64:
+        return atan_main_of<Trig64>(x);
       default: break;
     }
   }
@@ -242,6 +244,8 @@ F run_main(Recipe r, F x) {
       case Recipe::expm1: return expm1_f32_main(x);
       case Recipe::log2: return log2_f32_main(x);
       case Recipe::log10: return log10_f32_main(x);
+      case Recipe::atan:
+        return atan_main_of<Trig32>(x);
       default: break;
     }
   }
@@ -260,6 +264,7 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::cos_f64) return cos_f64_rare(x);
     if (r == Recipe::tan_f64) return tan_f64_rare(x);
     if (r == Recipe::log1p_f64) return log1p_f64_rare(x);
+    if (r == Recipe::atan_f64) return atan_rare(x);
     if (r == Recipe::exp2_f64) return exp2_f64_rare(x);
     if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64)
       return not_positive_normal(x, 0x1p-1022);
@@ -272,6 +277,7 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::tan) return tan_f32_rare(x);
     if (r == Recipe::exp) return exp_f32_rare(x);
     if (r == Recipe::expm1) return expm1_f32_rare(x);
+    if (r == Recipe::atan) return atan_rare(x);
   }
   return x != x && x == x;  // no lane (a mask of x's type, whatever x holds)
 }
