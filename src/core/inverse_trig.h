@@ -41,6 +41,8 @@ inline constexpr double kAsinB64[] = {0x1.5555555555556p-3, 0x1.3333333332ecap-4
 // correction is 2**-24 of q, the line within an eighth of it).
 struct Trig32 {
   static constexpr double kHalfPiHi = 0x1.921fb6p+0, kHalfPiLo = -0x1.777a5cp-25;
+  // The ordinary form's range of max(|x|, |y|) for atan2: every finite float but 0.
+  static constexpr double kOrdinaryLow = 0x1p-149, kOrdinaryHigh = 0x1.fffffep127;
   static constexpr double kPiHi = 0x1.921fb6p+1, kPiLo = -0x1.777a5cp-24;
 
   // k pi / 2 + sign atan(n / d) for 0 <= n <= d, d > 0 (other lanes: any
@@ -73,6 +75,8 @@ struct Trig32 {
 // + d would overflow, and scaled up near the bottom, where 1 / d would.
 struct Trig64 {
   static constexpr double kHalfPiHi = 0x1.921fb54442d18p+0, kHalfPiLo = 0x1.1a62633145c07p-54;
+  // atan_quotient scales n and d outside this range of d.
+  static constexpr double kOrdinaryLow = 0x1p-1000, kOrdinaryHigh = 0x1p1022;
   static constexpr double kPiHi = 0x1.921fb54442d18p+1, kPiLo = 0x1.1a62633145c07p-53;
   static constexpr double kQuarterPiHi = 0x1.921fb54442d00p-1, kQuarterPiLo = 0x1.8469898cc5170p-49;
   static constexpr double kTanEighthPi = 0x1.a827999fcef32p-2;
@@ -141,22 +145,39 @@ F atan_main_of(F x) {
 // where |y| > |x|, then pi - that where x is negative (-0 too), y's sign.
 // C99 F.9.1.4's special values: both zeros (0 or pi), both infinities
 // (pi/4 or 3pi/4), NaN.
-template <class P, class F>
-F atan2_of(F y, F x) {
+// kOrdinary: max(|x|, |y|) within P's ordinary range, so that neither the
+// special values nor atan_quotient's scaling apply (NOTE: [Rare lanes]).
+template <class P, bool kOrdinary = false, class F>
+F atan2_core(F y, F x) {
   F ax = fabs(x), ay = fabs(y);
   F one = splat(x, 1.0), zero = splat(x, 0.0);
   auto steep = ay > ax;
   auto left = copysign(one, x) < zero;
   F n = select(steep, ax, ay), d = select(steep, ay, ax);
-  // 0 / 0 is atan 0; inf / inf is atan 1; a finite / inf is 0 already.
-  auto both_zero = d == zero, both_inf = n == splat(x, kInf);
-  n = select(both_inf, one, select(both_zero, zero, n));
-  d = select(both_inf || both_zero, one, d);
+  if constexpr (!kOrdinary) {
+    // 0 / 0 is atan 0; inf / inf is atan 1; a finite / inf is 0 already.
+    auto both_zero = d == zero, both_inf = n == splat(x, kInf);
+    n = select(both_inf, one, select(both_zero, zero, n));
+    d = select(both_inf || both_zero, one, d);
+  }
   // k pi/2 + sign a: a (k 0, +), pi/2 - a (1, -), pi - a (2, -), pi/2 + a (1, +).
   F k = select(steep, one, select(left, splat(x, 2.0), zero));
   F sign = select(steep, select(left, one, -one), select(left, -one, one));
-  F r = copysign(P::atan_quotient(n, d, k, sign), y);
-  return select(x != x || y != y, x + y, r);
+  return copysign(P::template atan_quotient<kOrdinary>(n, d, k, sign), y);
+}
+template <class P, class F>
+F atan2_of(F y, F x) {
+  return select(x != x || y != y, x + y, atan2_core<P>(y, x));
+}
+template <class P, class F>
+auto atan2_rare(F y, F x) {
+  F ax = fabs(x), ay = fabs(y);
+  F high = splat(x, P::kOrdinaryHigh), low = splat(x, P::kOrdinaryLow);
+  return !(ax <= high && ay <= high && (ax >= low || ay >= low));
+}
+template <class P, class F>
+F atan2_main_of(F y, F x) {
+  return atan2_core<P, true>(y, x);
 }
 
 // ---- Inverse sine and cosine ----

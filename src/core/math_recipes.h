@@ -104,8 +104,8 @@ inline constexpr RecipeRow kRecipes[] = {
     {"cos", Recipe::cos_f64, 1, DType::f64, 1.0, true},
     {"tan", Recipe::tan_f64, 1, DType::f64, 2.0, true},
     {"exp2", Recipe::exp2_f64, 1, DType::f64, 2.0, true},
-    {"atan2", Recipe::atan2, 2, DType::f32, 2.0},  // special and random pairs (MathRecipes.Atan2...)
-    {"atan2", Recipe::atan2_f64, 2, DType::f64, 2.0},
+    {"atan2", Recipe::atan2, 2, DType::f32, 2.0, true},  // special and random pairs (MathRecipes.Atan2...)
+    {"atan2", Recipe::atan2_f64, 2, DType::f64, 2.0, true},
     {"pow", Recipe::pow, 2, DType::f32, kWidened, true},
 };
 
@@ -295,14 +295,22 @@ F run(Recipe r, F x, F y) {
 // run_main and rare_of for the recipes of two arguments (NOTE: [Rare lanes]).
 template <class F>
 F run_main(Recipe r, F x, F y) {
-  if constexpr (!std::is_same_v<F, double>)
+  if constexpr (!std::is_same_v<F, double>) {
     if (r == Recipe::pow) return pow_f32_main(x, y);
+    if (r == Recipe::atan2) return atan2_main_of<Trig32>(x, y);
+  }
+  if constexpr (!std::is_same_v<F, float>)
+    if (r == Recipe::atan2_f64) return atan2_main_of<Trig64>(x, y);
   return run(r, x, y);
 }
 template <class F>
 auto rare_of(Recipe r, F x, F y) {
-  if constexpr (!std::is_same_v<F, double>)
+  if constexpr (!std::is_same_v<F, double>) {
     if (r == Recipe::pow) return pow_f32_rare(x, y);
+    if (r == Recipe::atan2) return atan2_rare<Trig32>(x, y);
+  }
+  if constexpr (!std::is_same_v<F, float>)
+    if (r == Recipe::atan2_f64) return atan2_rare<Trig64>(x, y);
   return x != x && x == x;  // no lane
 }
 
