@@ -59,9 +59,12 @@ ExpReduction<F> exp_f64_reduction(F x) {
   return {n, r, fma(n, splat(x, -kLn2Lo), exact - r)};
 }
 template <class F>
-ExpF64<F> exp_f64_parts(F x) {
-  const ExpReduction<F> e = exp_f64_reduction(x);
+ExpF64<F> exp_f64_of(const ExpReduction<F>& e) {  // e**(r + r_lo)'s tail: exp's and exp2's
   return {e.n, e.r, fma(e.r * e.r, estrin(e.r, kExpG64), e.r_lo)};
+}
+template <class F>
+ExpF64<F> exp_f64_parts(F x) {
+  return exp_f64_of(exp_f64_reduction(x));
 }
 
 // 1 + r + tail summed with 1 + r's exact error, so that one rounding
@@ -77,6 +80,12 @@ template <class F>
 F exp_f64_mantissa(const ExpF64<F>& e) {
   const TwoSum<F> m = exp_f64_mantissa_sum(e);
   return m.sum + m.error;
+}
+// The mantissa times 2**n where the result is a normal double: one factor
+// (the main paths' form of times_pow2_f64 below).
+template <class F>
+F normal_scaled(const ExpF64<F>& e) {
+  return exp_f64_mantissa(e) * pow2i(e.n);
 }
 
 // p 2**n for an integral n in [-1100, 1100], in two halves: a subnormal
@@ -103,8 +112,7 @@ auto exp_f64_rare(F x) {
 }
 template <class F>
 F exp_f64_main(F x) {
-  const ExpF64<F> e = exp_f64_parts(x);
-  return exp_f64_mantissa(e) * pow2i(e.n);
+  return normal_scaled(exp_f64_parts(x));
 }
 
 // 2**x = 2**n e**(f ln 2), n = x rounded and f = x - n exact: r + r_lo =
@@ -119,13 +127,8 @@ ExpReduction<F> exp2_f64_reduction(F x) {
   return {n, r, fma(f, splat(x, kLn2), -r) + f * splat(x, kLn2Tail)};
 }
 template <class F>
-ExpF64<F> exp2_f64_parts(F x) {
-  const ExpReduction<F> e = exp2_f64_reduction(x);
-  return {e.n, e.r, fma(e.r * e.r, estrin(e.r, kExpG64), e.r_lo)};
-}
-template <class F>
 F exp2_f64(F x) {
-  const ExpF64<F> e = exp2_f64_parts(clamped(x, -1100.0, 1100.0));
+  const ExpF64<F> e = exp_f64_of(exp2_f64_reduction(clamped(x, -1100.0, 1100.0)));
   return times_pow2_f64(exp_f64_mantissa(e), e.n);
 }
 template <class F>
@@ -134,8 +137,7 @@ auto exp2_f64_rare(F x) {
 }
 template <class F>
 F exp2_f64_main(F x) {
-  const ExpF64<F> e = exp2_f64_parts(x);
-  return exp_f64_mantissa(e) * pow2i(e.n);
+  return normal_scaled(exp_f64_of(exp2_f64_reduction(x)));
 }
 
 // For s = 2**n, n at most 56: e**x - 1 = (2**n - 1) + 2**n r + 2**n tail,
