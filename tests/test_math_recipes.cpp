@@ -214,6 +214,65 @@ TEST_F(MathRecipes, PowIsWithinItsBoundOfLongDouble) {
   EXPECT_LE(worst, math::recipes::kWidened) << "pow(" << wx << ", " << wy << ") = " << f(wx, wy);
 }
 
+// f64 pow (NOTE: [F64 pow]) against long double's powl: special pairs,
+// random bases with exponents that take |y ln x| up to 745 (the whole
+// range of finite results, subnormal ones too), bases a few ULPs from 1
+// with huge exponents, negative bases with integer exponents, and the
+// overflow and underflow thresholds.
+TEST_F(MathRecipes, PowF64IsWithinItsBoundOfLongDouble) {
+  const math::recipes::Binary<double> f = math::recipes::scalar_binary<double>("pow");
+  ASSERT_NE(f, nullptr);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, double>> pairs;
+  const double specials[] = {0.0,
+                             -0.0,
+                             1.0,
+                             -1.0,
+                             2.0,
+                             -2.0,
+                             0.5,
+                             -0.5,
+                             3.0,
+                             -3.0,
+                             DBL_TRUE_MIN,
+                             DBL_MIN,
+                             DBL_MAX,
+                             inf,
+                             -inf,
+                             std::nextafter(1.0, 2.0),
+                             std::nextafter(1.0, 0.0),
+                             1e300,
+                             1e-300};
+  for (double x : specials)
+    for (double y : specials) pairs.emplace_back(x, y);
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0), base(0.0, 10.0);
+  std::uniform_int_distribution<int> binade(-1074, 1023), small_integer(-60, 60);
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::ldexp(1.0 + std::fabs(unit(rng)), binade(rng));
+    if (x == 0 || !std::isfinite(x) || x == 1) continue;
+    pairs.emplace_back(x, unit(rng) * 745.0 / std::fabs(std::log(x)));
+  }
+  for (int i = 0; i < 50000; ++i) pairs.emplace_back(base(rng), unit(rng) * 40.0);
+  for (int i = 0; i < 20000; ++i) {
+    double x = 1.0;
+    for (int k = small_integer(rng); k != 0; k += k > 0 ? -1 : 1) x = std::nextafter(x, k > 0 ? 2.0 : 0.0);
+    pairs.emplace_back(x, unit(rng) * 0x1p60);
+  }
+  for (int i = 0; i < 20000; ++i) pairs.emplace_back(-base(rng), static_cast<double>(small_integer(rng)));
+  for (int i = 0; i < 20000; ++i) pairs.emplace_back(2.0 + unit(rng) * 0.01, 1010.0 + unit(rng) * 90.0);
+  for (int i = 0; i < 20000; ++i) pairs.emplace_back(0.5 + unit(rng) * 0.01, 1010.0 + unit(rng) * 90.0);
+  double worst = 0, wx = 0, wy = 0;
+  for (const auto& [x, y] : pairs) {
+    const long double t =
+        (x == 1.0 || y == 0.0) ? 1.0L : std::pow(static_cast<long double>(x), static_cast<long double>(y));
+    const double e = ulps(f(x, y), t);
+    if (e > worst || std::isnan(e)) worst = e, wx = x, wy = y;
+  }
+  std::cout << "pow f64: at most " << worst << " ULP on " << pairs.size() << " pairs\n";
+  EXPECT_LE(worst, 2.0) << "pow(" << wx << ", " << wy << ") = " << f(wx, wy);
+}
+
 // atan2 in T (float or double) on every pairing of special values (C99
 // F.9.1.4: signed zeros, infinities), of values whose quotient is near 1,
 // and random ones of every size; the most it is from long double's.

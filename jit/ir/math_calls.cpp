@@ -178,8 +178,8 @@ Value* emit_guarded(llvm::IRBuilder<>& b, std::string_view name, Value* x) {
 Value* emit_guarded_pow(llvm::IRBuilder<>& b, Value* x, Value* y) {
   llvm::Type* type = x->getType();
   auto constant = [&](double v) { return llvm::ConstantFP::get(type, v); };
-  Value* r = nullptr;
-  if (type->getScalarType()->isDoubleTy()) {
+  Value* r = emit_math_recipe(b, "pow", x, y);
+  if (!r && type->getScalarType()->isDoubleTy()) {  // the library's pow gives up early near overflow
     using C = math::GuardConstants<double>;
     llvm::Type* bits_type = type->getWithNewType(b.getInt64Ty());
     Value* exponent = b.CreateSub(
@@ -196,7 +196,7 @@ Value* emit_guarded_pow(llvm::IRBuilder<>& b, Value* x, Value* y) {
     Value* shifted = emit_library_call(b, "pow", x, b.CreateSelect(taken, b.CreateFSub(y, one), y));
     Value* back = b.CreateSelect(b.CreateFCmpOGT(y, constant(0.0)), b.CreateFMul(shifted, x), b.CreateFDiv(shifted, x));
     r = b.CreateSelect(taken, back, shifted);
-  } else if (!(r = emit_math_recipe(b, "pow", x, y))) {
+  } else if (!r) {
     r = emit_library_call(b, "pow", x, y);
   }
   Value* identity = b.CreateAnd(b.CreateFCmpOEQ(y, constant(1.0)), b.CreateFCmpORD(x, x));

@@ -172,14 +172,15 @@ bool is_signalling(T x) {
   return x != x && (std::bit_cast<Bits>(x) & (Bits{1} << (C::kMantissa - 1))) == 0;
 }
 
-// pow's steps, before the NaN rule.
+// pow's steps, before the NaN rule. `library`: f is the library's pow,
+// whose f64 one gives up early near overflow (bcast's recipe does not).
 template <class T, class F>
-T pow_steps(F f, T x, T y) {
+T pow_steps(F f, T x, T y, bool library = true) {
   if (is_signalling(x) || is_signalling(y)) return x + y;  // IEEE 754 9.2.1 (docs/semantics.md), not C's pow(1, y) = 1
   if (y == T{1} && x == x) return x;  // a NaN goes to the library, which quiets it
   if constexpr (std::is_same_v<T, double>) {
     const T magnitude = std::fabs(x);  // 0 and inf: the library's special cases
-    if (y * static_cast<T>(exponent_of(x)) > T{1000} && magnitude > 0 &&
+    if (library && y * static_cast<T>(exponent_of(x)) > T{1000} && magnitude > 0 &&
         magnitude < std::numeric_limits<T>::infinity() && std::fabs(y) < T{0x1p52}) {
       const T r = f(x, y - std::copysign(T{1}, y));
       return y > 0 ? r * x : r / x;
@@ -190,8 +191,8 @@ T pow_steps(F f, T x, T y) {
 
 // pow's guards (f64: the near-overflow shift; both: pow(x, 1) is x).
 template <class T, class F>
-T guarded_pow(F f, T x, T y) {
-  return one_nan(pow_steps(f, x, y), x, y);
+T guarded_pow(F f, T x, T y, bool library = true) {
+  return one_nan(pow_steps(f, x, y, library), x, y);
 }
 
 }  // namespace bcast::math

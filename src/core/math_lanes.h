@@ -272,6 +272,25 @@ V log_specials(V d, V r) {
   return select(!(d >= splat(d, 0.0)), splat(d, kNaN), r);
 }
 
+// v rounded to an integer, for any v (|v| >= 2**51 is one).
+template <class V>
+V integer_part(V v) {
+  return select(fabs(v) < 0x1p51, (v + kRound) - kRound, v);
+}
+
+// x**y from m = |x|**y (its value for every |x| and y, inf and 0 included):
+// the sign and C99 F.9.4.4's special values by selects. x and y in f64.
+template <class V>
+V pow_specials(V x, V y, V m) {
+  auto is_integer = integer_part(y) == y;  // +-inf count as even integers
+  auto half = y * 0.5;
+  auto odd = is_integer && integer_part(half) != half;
+  auto r = select(copysign(splat(x, 1.0), x) < 0.0 && odd, -m, m);  // the sign bit: -0 too
+  r = select(x < 0.0 && fabs(x) != kInf && !is_integer, splat(r, kNaN), r);
+  r = select(fabs(x) == 1.0 && fabs(y) == kInf, splat(r, 1.0), r);  // (-1) ** +-inf
+  return select(x == 1.0 || y == 0.0, splat(r, 1.0), r);
+}
+
 // NOTE: [Rare lanes]: the lanes where a logarithm's subnormal scaling and
 // log_specials act: below the format's smallest normal `min_normal` (zeros,
 // subnormals, negatives), infinity and NaN.

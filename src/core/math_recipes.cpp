@@ -42,7 +42,7 @@ T binary(T x, T y) {
 // The instance of `unary` (an enumerator before kFirstBinary) or `binary`
 // (from it on) for r, in T.
 constexpr std::size_t kBinaryFrom = static_cast<std::size_t>(kFirstBinary);
-constexpr std::size_t kRecipeCount = static_cast<std::size_t>(Recipe::pow) + 1;
+constexpr std::size_t kRecipeCount = static_cast<std::size_t>(Recipe::pow_f64) + 1;
 template <class T, std::size_t... I>
 Unary<T> unary_of(Recipe r, std::index_sequence<I...>) {
   Unary<T> fn = nullptr;

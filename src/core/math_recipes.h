@@ -8,10 +8,11 @@
 
 #include "bcast/dtype.h"
 
-#include "inverse_trig.h"
 #include "f32_math.h"
 #include "f64_math.h"
+#include "f64_pow.h"
 #include "f64_trig.h"
+#include "inverse_trig.h"
 #include "widened_math.h"
 
 namespace bcast::math::recipes {
@@ -43,12 +44,14 @@ namespace bcast::math::recipes {
 // math"); its `bound` row is what tests/test_math_recipes.cpp holds it to.
 
 // The recipes of one argument, then (from atan2 on) those of two.
+// clang-format off
 enum class Recipe {
   expm1, log1p, tanh, sinh, cosh, exp, exp2, log, log2, log10, tan, atan, asin, acos, cbrt, asinh, acosh, atanh,
-  cbrt_f64, exp_f64,
-  log_f64, log2_f64, log10_f64, expm1_f64, sinh_f64, cosh_f64, tanh_f64,
-  log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, sin_f64, cos_f64, tan_f64, exp2_f64, atan2, atan2_f64, pow
+  cbrt_f64, exp_f64, log_f64, log2_f64, log10_f64, expm1_f64, sinh_f64, cosh_f64, tanh_f64,
+  log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, sin_f64, cos_f64, tan_f64, exp2_f64,
+  atan2, atan2_f64, pow, pow_f64
 };
+// clang-format on
 inline constexpr Recipe kFirstBinary = Recipe::atan2;
 
 struct RecipeRow {
@@ -107,6 +110,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"atan2", Recipe::atan2, 2, DType::f32, 2.0, true},  // special and random pairs (MathRecipes.Atan2...)
     {"atan2", Recipe::atan2_f64, 2, DType::f64, 2.0, true},
     {"pow", Recipe::pow, 2, DType::f32, kWidened, true},
+    {"pow", Recipe::pow_f64, 2, DType::f64, 2.0, true},  // NOTE: [F64 pow]
 };
 
 // Whether recipe `r` has a main path (NOTE: [Rare lanes]).
@@ -284,7 +288,9 @@ auto rare_of(Recipe r, F x) {
 
 template <class F>
 F run(Recipe r, F x, F y) {
-  if (r == Recipe::atan2_f64) {
+  if (r == Recipe::pow_f64) {
+    if constexpr (!std::is_same_v<F, float>) return pow_f64(x, y);
+  } else if (r == Recipe::atan2_f64) {
     if constexpr (!std::is_same_v<F, float>) return atan2_of<Trig64>(x, y);
   } else if constexpr (!std::is_same_v<F, double>) {
     return r == Recipe::pow ? pow_f32(x, y) : atan2_of<Trig32>(x, y);
@@ -299,8 +305,10 @@ F run_main(Recipe r, F x, F y) {
     if (r == Recipe::pow) return pow_f32_main(x, y);
     if (r == Recipe::atan2) return atan2_main_of<Trig32>(x, y);
   }
-  if constexpr (!std::is_same_v<F, float>)
+  if constexpr (!std::is_same_v<F, float>) {
     if (r == Recipe::atan2_f64) return atan2_main_of<Trig64>(x, y);
+    if (r == Recipe::pow_f64) return pow_f64_main(x, y);
+  }
   return run(r, x, y);
 }
 template <class F>
@@ -309,8 +317,10 @@ auto rare_of(Recipe r, F x, F y) {
     if (r == Recipe::pow) return pow_f32_rare(x, y);
     if (r == Recipe::atan2) return atan2_rare<Trig32>(x, y);
   }
-  if constexpr (!std::is_same_v<F, float>)
+  if constexpr (!std::is_same_v<F, float>) {
     if (r == Recipe::atan2_f64) return atan2_rare<Trig64>(x, y);
+    if (r == Recipe::pow_f64) return pow_f64_rare(x, y);
+  }
   return x != x && x == x;  // no lane
 }
 

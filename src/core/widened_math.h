@@ -72,30 +72,16 @@ V log_core(V d) {
   return fma(s.k, splat(d, kLn2Hi), fma(s.k, splat(d, kLn2Lo), m_log));
 }
 
-// v rounded to an integer, for any v (|v| >= 2**51 is one).
-template <class V>
-V integer_part(V v) {
-  return select(fabs(v) < 0x1p51, (v + kRound) - kRound, v);
-}
-
 // |x|**y = e**(y ln|x|), the sign and C99 F.9.4.4's special values by
-// selects. NOTE: [Math guards]'s pow steps (a signalling NaN, y = 1) run
-// around it.
+// pow_specials. NOTE: [Math guards]'s pow steps (a signalling NaN, y = 1)
+// run around it.
 template <class F>
 F pow_f32(F x, F y) {
   auto dx = widen(x);
   auto dy = widen(y);
   auto ax = fabs(dx);
   auto lx = log_specials(ax, log_core(ax));  // -inf at 0, inf at inf
-  auto m = exp_core(dy * lx);
-  auto is_integer = integer_part(dy) == dy;  // +-inf count as even integers
-  auto half = dy * 0.5;
-  auto odd = is_integer && integer_part(half) != half;
-  auto r = select(copysign(splat(dx, 1.0), dx) < 0.0 && odd, -m, m);  // the sign bit: -0 too
-  r = select(dx < 0.0 && ax != kInf && !is_integer, splat(r, kNaN), r);
-  r = select(ax == 1.0 && fabs(dy) == kInf, splat(r, 1.0), r);  // (-1) ** +-inf
-  r = select(dx == 1.0 || dy == 0.0, splat(r, 1.0), r);
-  return narrow(r);
+  return narrow(pow_specials(dx, dy, exp_core(dy * lx)));
 }
 
 // NOTE: [Rare lanes]: x positive and finite (its f32 subnormals are normal

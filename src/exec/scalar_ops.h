@@ -40,13 +40,14 @@ T math_function(T x) {
 template <Op O, class T>
 T math_function(T a, T b) {
   static_assert(!row(O).math.empty(), "math_function computes the rows with a `math` name");
-  static const math::Binary<T> f = [] {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      if (const math::recipes::Binary<T> recipe = math::recipes::scalar_binary<T>(row(O).math)) return recipe;
-    }
-    return math::binary<T>(row(O).math);
+  static const math::Binary<T> recipe = [] {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      return math::recipes::scalar_binary<T>(row(O).math);
+    return math::Binary<T>{};
   }();
-  if constexpr (O == Op::pow || O == Op::float_power) return math::guarded_pow(f, a, b);
+  static const math::Binary<T> f = recipe ? recipe : math::binary<T>(row(O).math);
+  if constexpr (O == Op::pow || O == Op::float_power)
+    return math::guarded_pow(f, a, b, recipe == nullptr);
   else return math::guarded_binary(f, a, b);
 }
 
