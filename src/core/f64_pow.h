@@ -11,8 +11,8 @@
 
 namespace bcast::math::recipes {
 
-// NOTE: [F64 pow] x**y = e**(y ln x) rounds once within 2 ULP only if y ln
-// x is known to about 2**-63 of itself: |y ln x| reaches 745 before the
+// NOTE: [F64 pow] x**y = e**(y ln x) rounds once within 1 ULP (pow's bound)
+// only if y ln x is known to about 2**-63 of itself: |y ln x| reaches 745 before the
 // result overflows or underflows, and each 2**-53 of y ln x's absolute
 // error is an ULP of the result. So ln x comes as a pair:
 //  - x = (1 + f) 2**k as log_f64_split gives it (f exact, 1 + f in
