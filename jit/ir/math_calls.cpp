@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "ir/ir_helpers.h"
+#include "ir/math_recipes_ir.h"
+#include "ir/rare_lanes.h"
 #include "math_guards.h"
 #include "math_library.h"
 #include "target/codegen_target.h"
-#include "ir/ir_helpers.h"
-#include "ir/math_recipes_ir.h"
 
 namespace bcast::jit {
 namespace {
@@ -227,11 +228,19 @@ Value* emit_library_function(llvm::IRBuilder<>& b, std::string_view name, Value*
                                                      : emit_guarded<float>(b, name, x);
 }
 
+Value* emit_binary_math(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
+  if (name == "pow") return emit_one_nan(b, emit_guarded_pow(b, x, y), x, y);
+  Value* r = emit_math_recipe(b, name, x, y);
+  return emit_one_nan(b, r ? r : emit_library_call(b, name, x, y), x, y);
+}
+
 Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
   if (y) {
-    if (name == "pow") return emit_one_nan(b, emit_guarded_pow(b, x, y), x, y);
-    Value* r = emit_math_recipe(b, name, x, y);
-    return emit_one_nan(b, r ? r : emit_library_call(b, name, x, y), x, y);
+    // NOTE: [Rare lanes]: a main path is a lane's whole answer, the guards
+    // and the NaN rule included (none of them changes a bit there); the
+    // rare lanes' vector takes emit_binary_math, all of it.
+    if (const auto recipe = binary_recipe_with_main_path(name, x)) return emit_with_rare_lanes(b, *recipe, name, x, y);
+    return emit_binary_math(b, name, x, y);
   }
   Value* r = emit_math_recipe(b, name, x);
   return emit_one_nan(b, r ? r : emit_library_function(b, name, x), x, x);

@@ -17,6 +17,11 @@ namespace bcast::jit {
 // which the vectoriser widens. Without SLEEF: the C library's tanf, scalar.
 llvm::Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x, llvm::Value* y = nullptr);
 
+// `name` of x and y as every lane needs it: the recipe whole (or the
+// library's call) with NOTE: [Math guards]' steps and the NaN rule; what a
+// recipe's rare lanes take (NOTE: [Rare lanes]).
+llvm::Value* emit_binary_math(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x, llvm::Value* y);
+
 // The library's function `name` of x with NOTE: [Math guards]' steps and no
 // recipe: the lanes a recipe leaves to the library (NOTE: [Rare lanes]).
 llvm::Value* emit_library_function(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x);

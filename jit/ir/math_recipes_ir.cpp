@@ -15,9 +15,17 @@ Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, Value* x, V
   if (!scalar->isFloatTy() && !scalar->isDoubleTy()) return nullptr;
   const auto recipe = math::recipes::recipe_for(name, y ? 2 : 1, scalar->isFloatTy() ? DType::f32 : DType::f64);
   if (!recipe) return nullptr;
-  if (math::recipes::has_main_path(*recipe)) return emit_with_rare_lanes(b, *recipe, name, x, y);
+  if (math::recipes::has_main_path(*recipe) && !y) return emit_with_rare_lanes(b, *recipe, name, x);
   const Lanes lx{x, &b};
   return (y ? math::recipes::run(*recipe, lx, Lanes{y, &b}) : math::recipes::run(*recipe, lx)).v;
+}
+
+std::optional<math::recipes::Recipe> binary_recipe_with_main_path(std::string_view name, Value* x) {
+  llvm::Type* scalar = x->getType()->getScalarType();
+  if (!scalar->isFloatTy() && !scalar->isDoubleTy()) return std::nullopt;
+  const auto recipe = math::recipes::recipe_for(name, 2, scalar->isFloatTy() ? DType::f32 : DType::f64);
+  if (!recipe || !math::recipes::has_main_path(*recipe)) return std::nullopt;
+  return recipe;
 }
 
 }  // namespace bcast::jit

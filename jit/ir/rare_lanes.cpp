@@ -71,7 +71,7 @@ Value* rare_lanes(llvm::IRBuilder<>& b, const Fix& f, Operands in) {
   return b.CreateFCmpUGT(magnitude, llvm::ConstantFP::get(in.x->getType(), f.limit));  // NaN too
 }
 Value* slow_path(llvm::IRBuilder<>& b, const Fix& f, Operands in, Value* main) {
-  if (f.recipe && in.y) return recipes::run(*f.recipe, Lanes{in.x, &b}, Lanes{in.y, &b}).v;
+  if (f.recipe && in.y) return emit_binary_math(b, f.math, in.x, in.y);  // the guards too
   if (f.recipe) return recipes::run(*f.recipe, Lanes{in.x, &b}).v;
   return b.CreateSelect(rare_lanes(b, f, in), emit_math_call(b, f.math, in.x), main);
 }
@@ -161,6 +161,7 @@ std::optional<Fix> parse_variant(llvm::StringRef name, unsigned arity) {
   llvm::StringRef middle = base.substr(0, dot).drop_front((rare ? kRarePrefix : kBeyondPrefix).size());
   Fix f{base.str(), std::nullopt, "", 0};
   if (rare) {
+    f.math = middle.str();
     f.recipe = recipes::recipe_for(std::string_view(middle.data(), middle.size()), static_cast<int>(arity),
                                    type == "f64" ? DType::f64 : DType::f32);
     if (!f.recipe || !recipes::has_main_path(*f.recipe)) return std::nullopt;
@@ -199,7 +200,7 @@ std::string_view type_suffix(Value* x) { return x->getType()->getScalarType()->i
 }  // namespace
 
 Value* emit_with_rare_lanes(llvm::IRBuilder<>& b, recipes::Recipe r, std::string_view math, Value* x, Value* y) {
-  const Fix f{std::string(kRarePrefix) + std::string(math) + std::string(type_suffix(x)), r, "", 0};
+  const Fix f{std::string(kRarePrefix) + std::string(math) + std::string(type_suffix(x)), r, std::string(math), 0};
   Value* main = y ? recipes::run_main(r, Lanes{x, &b}, Lanes{y, &b}).v : recipes::run_main(r, Lanes{x, &b}).v;
   return emit_fix_call(b, f, {x, y}, main);
 }
