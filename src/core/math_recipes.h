@@ -214,7 +214,9 @@ F run(Recipe r, F x) {
 // it took f32 log 2.04 -> 2.89 elements per ns, log2 2.22 -> 2.88, log10
 // 2.03 -> 2.77, f64 exp 0.99 -> 1.23, log 0.94 -> 1.17, log2 0.86 -> 1.03,
 // log10 0.84 -> 1.00; f32 pow (two arguments) 0.48 -> 0.58 (two runs); a
-// vector of rare lanes costs the main path more.
+// vector of rare lanes costs the main path more. A recipe of two arguments
+// keeps its guard steps and the NaN rule on the rare lanes' side too
+// (jit/ir/math_calls.cpp's emit_binary_math): none changes a main lane.
 template <class F>
 F run_main(Recipe r, F x) {
   if constexpr (!std::is_same_v<F, float>) {
