@@ -260,6 +260,20 @@ TEST_F(MathRecipes, PowF64IsWithinItsBoundOfLongDouble) {
     pairs.emplace_back(x, unit(rng) * 0x1p60);
   }
   for (int i = 0; i < 20000; ++i) pairs.emplace_back(-base(rng), static_cast<double>(small_integer(rng)));
+  // Bases just below sqrt(2) and above sqrt(1/2), where t = f / (2 + f) is
+  // largest and its low part counts, with |y ln x| near 745 (found by a
+  // review: 1.84 ULP before the series took t's low part).
+  std::uniform_int_distribution<int> big_exponent(1000, 2048);
+  for (int i = 0; i < 20000; ++i) {
+    const double x =
+        i % 2 ? 1.4142135623730951 - std::fabs(unit(rng)) * 1e-5 : 0.7071067811865476 + std::fabs(unit(rng)) * 1e-5;
+    pairs.emplace_back(x, (i % 4 < 2 ? 1.0 : -1.0) * static_cast<double>(big_exponent(rng)));
+  }
+  // Negative bases with exponents from 2**51 to 2**53, where a double may
+  // still be a half-integer or odd (NumPy: NaN, or the sign of an odd power).
+  for (double y : {0x1p51 + 0.5, 0x1p51 + 1.5, 0x1p52 - 0.5, 0x1p52 + 1, 0x1p52 + 2, 0x1p53 - 1, 0x1p53})
+    for (double x : {-1.0, -2.0, -0.5, -0.0, -inf, -1.0000000000000002})
+      for (double sign : {1.0, -1.0}) pairs.emplace_back(x, sign * y);
   for (int i = 0; i < 20000; ++i) pairs.emplace_back(2.0 + unit(rng) * 0.01, 1010.0 + unit(rng) * 90.0);
   for (int i = 0; i < 20000; ++i) pairs.emplace_back(0.5 + unit(rng) * 0.01, 1010.0 + unit(rng) * 90.0);
   double worst = 0, wx = 0, wy = 0;

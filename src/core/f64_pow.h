@@ -20,7 +20,10 @@ namespace bcast::math::recipes {
 //    and ln(1 + f) = 2t + 2t**3/3 + t**5 R(t**2): 2t exact, 2t**3/3 a
 //    product kept with its errors (2/3 in two parts), R Taylor's
 //    coefficients 2/(2j + 1) (j = 2 to 11: the first term left out is
-//    under 2**-65 of 2t on |t| <= 0.1716), its rounding under 2**-65 too;
+//    under 2**-65 of 2t on |t| <= 0.1716), its rounding under 2**-65 too,
+//    and t_lo's share in it to first order, 2t**4 t_lo (without it, 2**-62
+//    of ln x near x = sqrt(2): 1.84 ULP at pow(1.4142126035991749,
+//    2046.0026), found by a review);
 //  - k ln 2 with ln 2 in two parts (k times the first is exact), summed
 //    with the rest by two-sums, small terms first.
 // y ln x is then a product with its exact error (FMA) plus y times ln x's
@@ -48,7 +51,7 @@ TwoSum<F> log_f64_pair(F x) {
   F cube_lo = fma(square.sum, t, -cube) + (square.error * t + square.sum * t_lo);
   F third = cube * splat(f, kTwoThirds);  // 2t**3/3 and its errors
   F third_lo = fma(cube, splat(f, kTwoThirds), -third) + (cube * splat(f, kTwoThirdsTail) + cube_lo * kTwoThirds);
-  F rest = cube * square.sum * horner(square.sum, kLogPairR);
+  F rest = fma(square.sum * square.sum, t_lo + t_lo, cube * square.sum * horner(square.sum, kLogPairR));
   const TwoSum<F> head = two_sum(p.k * splat(f, kLn2Hi), t + t);  // both exact
   const TwoSum<F> sum = two_sum(head.sum, third);
   F small = ((t_lo + t_lo) + fma(p.k, splat(f, kLn2Lo), rest)) + (third_lo + (head.error + sum.error));

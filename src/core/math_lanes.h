@@ -272,10 +272,12 @@ V log_specials(V d, V r) {
   return select(!(d >= splat(d, 0.0)), splat(d, kNaN), r);
 }
 
-// v rounded to an integer, for any v (|v| >= 2**51 is one).
+// v rounded to an integer, for any f64 v: below 2**52 in magnitude |v| +
+// 2**52 has no fraction left, from 2**52 on v is an integer (2**51 + 0.5
+// is not one: an f64 pow's y there, found by a review).
 template <class V>
 V integer_part(V v) {
-  return select(fabs(v) < 0x1p51, (v + kRound) - kRound, v);
+  return select(fabs(v) < 0x1p52, copysign((fabs(v) + 0x1p52) - 0x1p52, v), v);
 }
 
 // x**y from m = |x|**y (its value for every |x| and y, inf and 0 included):
