@@ -10,10 +10,19 @@ namespace bcast::jit {
 
 using llvm::Value;
 
-Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
+namespace {
+
+// The recipe of `name` with `arity` arguments in the precision of x's lanes.
+std::optional<math::recipes::Recipe> recipe_of_lanes(std::string_view name, int arity, Value* x) {
   llvm::Type* scalar = x->getType()->getScalarType();
-  if (!scalar->isFloatTy() && !scalar->isDoubleTy()) return nullptr;
-  const auto recipe = math::recipes::recipe_for(name, y ? 2 : 1, scalar->isFloatTy() ? DType::f32 : DType::f64);
+  if (!scalar->isFloatTy() && !scalar->isDoubleTy()) return std::nullopt;
+  return math::recipes::recipe_for(name, arity, scalar->isFloatTy() ? DType::f32 : DType::f64);
+}
+
+}  // namespace
+
+Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
+  const auto recipe = recipe_of_lanes(name, y ? 2 : 1, x);
   if (!recipe) return nullptr;
   if (math::recipes::has_main_path(*recipe) && !y) return emit_with_rare_lanes(b, *recipe, name, x);
   const Lanes lx{x, &b};
@@ -21,9 +30,7 @@ Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, Value* x, V
 }
 
 std::optional<math::recipes::Recipe> binary_recipe_with_main_path(std::string_view name, Value* x) {
-  llvm::Type* scalar = x->getType()->getScalarType();
-  if (!scalar->isFloatTy() && !scalar->isDoubleTy()) return std::nullopt;
-  const auto recipe = math::recipes::recipe_for(name, 2, scalar->isFloatTy() ? DType::f32 : DType::f64);
+  const auto recipe = recipe_of_lanes(name, 2, x);
   if (!recipe || !math::recipes::has_main_path(*recipe)) return std::nullopt;
   return recipe;
 }

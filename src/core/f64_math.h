@@ -215,7 +215,7 @@ F sinh_f64(F x) {
 template <class F>
 F half_exp_f64_main(F t) {
   const ExpF64<F> e = exp_f64_parts(t);
-  return exp_f64_mantissa(e) * pow2i(e.n - splat(t, 1.0));
+  return normal_scaled(ExpF64<F>{e.n - splat(t, 1.0), e.r, e.tail});
 }
 template <class F>
 F cosh_f64_main(F x) {

@@ -83,12 +83,7 @@ F pow_f64(F x, F y) {
   return pow_specials(x, y, pow_f64_magnitude(fabs(x), y));
 }
 
-// NOTE: [Rare lanes]: x positive and finite, y finite: |x|**y alone, where
-// none of pow_specials' steps changes a bit.
-template <class F>
-auto pow_f64_rare(F x, F y) {
-  return !(x > splat(x, 0.0) && x < splat(x, kInf) && fabs(y) < splat(y, kInf));
-}
+// NOTE: [Rare lanes]: off pow_rare's lanes, |x|**y alone.
 template <class F>
 F pow_f64_main(F x, F y) {
   return exp_of_product(y, log_f64_pair(x));

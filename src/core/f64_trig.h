@@ -2,6 +2,8 @@
 // lanes of math_lanes.h (NOTE: [Math recipes]). LLVM-free.
 #pragma once
 
+#include <string_view>
+
 #include "two_part_math.h"
 
 namespace bcast::math::recipes {
@@ -41,25 +43,22 @@ TwoSum<F> cos_of_reduced(const TwoSum<F>& r) {
   return {c.sum, c.error + fma(s * s, horner(s, kCosSeries), square.error * -0.5)};
 }
 
-template <class F>
-F sin_f64_main(F x) {
-  const QuarterTurns<F> q = reduced_by_half_pi(x);
-  const TwoSum<F> sin = turned(q.m, sin_of_reduced(q.r), cos_of_reduced(q.r)).sin;
-  return sin.sum + sin.error;
-}
-template <class F>
-F cos_f64_main(F x) {
-  const QuarterTurns<F> q = reduced_by_half_pi(x);
-  const TwoSum<F> cos = turned(q.m, sin_of_reduced(q.r), cos_of_reduced(q.r)).cos;
-  return cos.sum + cos.error;
-}
 // sin y and cos y from one reduction, for |y| <= 2**20 (other lanes: any
-// value): a c64's (NOTE: [Complex math]), whose parts need both.
+// value): the main paths of sin and cos, and a c64's (NOTE: [Complex
+// math]), whose parts need both.
 template <class F>
 Turned<F> sin_cos_f64_main(F y) {
   const QuarterTurns<F> q = reduced_by_half_pi(y);
   const TwoSum<F> s = sin_of_reduced(q.r), c = cos_of_reduced(q.r);
   return turned(q.m, s.sum + s.error, c.sum + c.error);
+}
+template <class F>
+F sin_f64_main(F x) {
+  return sin_cos_f64_main(x).sin;
+}
+template <class F>
+F cos_f64_main(F x) {
+  return sin_cos_f64_main(x).cos;
 }
 // tan = sin r / cos r where k is even, -cos r / sin r where it is odd: the
 // pairs renormalised, one division, and its exact residual (as quotient()
@@ -91,19 +90,22 @@ template <class F>
 auto cos_f64_rare(F x) {
   return !(fabs(x) <= splat(x, kTrigF64MainUpTo));
 }
+// main within the reduction's range, the library's `name` beyond it.
+template <class F>
+F within_reduction(F x, F main, std::string_view name) {
+  return select(fabs(x) <= splat(x, kTrigF64MainUpTo), main, library_function(name, x));
+}
 template <class F>
 F sin_f64(F x) {
-  F r = select(fabs(x) <= splat(x, kTrigF64MainUpTo), sin_f64_main(x), library_function("sin", x));
-  return select(x == splat(x, 0.0), x, r);
+  return select(x == splat(x, 0.0), x, within_reduction(x, sin_f64_main(x), "sin"));
 }
 template <class F>
 F tan_f64(F x) {
-  F r = select(fabs(x) <= splat(x, kTrigF64MainUpTo), tan_f64_main(x), library_function("tan", x));
-  return select(x == splat(x, 0.0), x, r);
+  return select(x == splat(x, 0.0), x, within_reduction(x, tan_f64_main(x), "tan"));
 }
 template <class F>
 F cos_f64(F x) {
-  return select(fabs(x) <= splat(x, kTrigF64MainUpTo), cos_f64_main(x), library_function("cos", x));
+  return within_reduction(x, cos_f64_main(x), "cos");
 }
 
 }  // namespace bcast::math::recipes

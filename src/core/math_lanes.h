@@ -292,6 +292,12 @@ V pow_specials(V x, V y, V m) {
   r = select(fabs(x) == 1.0 && fabs(y) == kInf, splat(r, 1.0), r);  // (-1) ** +-inf
   return select(x == 1.0 || y == 0.0, splat(r, 1.0), r);
 }
+// NOTE: [Rare lanes]: the lanes where pow_specials may change a bit: all
+// but x positive and finite (an f32's subnormals too) with y finite.
+template <class V>
+auto pow_rare(V x, V y) {
+  return !(x > splat(x, 0.0) && x < splat(x, kInf) && fabs(y) < splat(y, kInf));
+}
 
 // NOTE: [Rare lanes]: the lanes where a logarithm's subnormal scaling and
 // log_specials act: below the format's smallest normal `min_normal` (zeros,

@@ -316,12 +316,12 @@ F run_main(Recipe r, F x, F y) {
 template <class F>
 auto rare_of(Recipe r, F x, F y) {
   if constexpr (!std::is_same_v<F, double>) {
-    if (r == Recipe::pow) return pow_f32_rare(x, y);
+    if (r == Recipe::pow) return pow_rare(x, y);
     if (r == Recipe::atan2) return atan2_rare<Trig32>(x, y);
   }
   if constexpr (!std::is_same_v<F, float>) {
     if (r == Recipe::atan2_f64) return atan2_rare<Trig64>(x, y);
-    if (r == Recipe::pow_f64) return pow_f64_rare(x, y);
+    if (r == Recipe::pow_f64) return pow_rare(x, y);
   }
   return x != x && x == x;  // no lane
 }

@@ -84,13 +84,8 @@ F pow_f32(F x, F y) {
   return narrow(pow_specials(dx, dy, exp_core(dy * lx)));
 }
 
-// NOTE: [Rare lanes]: x positive and finite (its f32 subnormals are normal
-// doubles), y finite: e**(y ln x) alone, where none of pow_f32's special
-// steps changes a bit (x = 1 and y = 0 give 1 through it exactly).
-template <class F>
-auto pow_f32_rare(F x, F y) {
-  return !(x > splat(x, 0.0) && x < splat(x, kInf) && fabs(y) < splat(y, kInf));
-}
+// NOTE: [Rare lanes]: off pow_rare's lanes, e**(y ln x) alone (x = 1 and
+// y = 0 give 1 through it exactly).
 template <class F>
 F pow_f32_main(F x, F y) {
   return narrow(exp_core(widen(y) * log_core(widen(x))));
