@@ -148,18 +148,18 @@ TEST(GeneratedCode, AffineChainUsesPackedVectorOps) {
   EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bvfmadd)"))) << assembly;
 }
 
-TEST(GeneratedCode, F32SinCallsSleefVectorFunctionInItsMainLoop) {
-  // NOTE: [Vector math]: sin(x) on f32 (a function without a recipe of
-  // bcast's own) calls a vector build of SLEEF's sinf (the 16-lane AVX-512
-  // one: NOTE: [Math vector width] gives a kernel of math functions 512-bit
-  // vectors even where LLVM's tuning prefers 256 bits, as its Rocket Lake
-  // tuning does), and no scalar sin in the vector loop: only the remainder
-  // calls SLEEF's scalar function, whose bits are the vector one's.
+TEST(GeneratedCode, F32HypotCallsSleefVectorFunctionInItsMainLoop) {
+  // NOTE: [Vector math]: hypot(x, y) on f32 (a function without a recipe
+  // of bcast's own) calls a vector build of SLEEF's hypotf (the 16-lane
+  // AVX-512 one: NOTE: [Math vector width] gives a kernel of math functions
+  // 512-bit vectors even where LLVM's tuning prefers 256 bits, as its Rocket
+  // Lake tuning does), and no scalar hypotf in the vector loop: only the
+  // remainder calls SLEEF's scalar function, whose bits are the vector one's.
   if (!test::host_is_x86_64() || !test::host_has_feature("avx512f") || !test::host_has_feature("fma"))
-    GTEST_SKIP() << "the check names the AVX-512 build of SLEEF's sinf";
+    GTEST_SKIP() << "the check names the AVX-512 build of SLEEF's hypotf";
   if (math::library().flavour != math::Flavour::sleef_purecfma)
     GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
-  const KernelKey key = expr_key("sin(x0)", {{DType::f32, {4096, 1024}}});
+  const KernelKey key = expr_key("hypot(x0,x1)", {{DType::f32, {4096, 1024}}, {DType::f32, {4096, 1024}}});
   const std::string assembly = jit::kernel_assembly(key);
   // A callee is named by the call, or (the JIT's code model) by the movabsq
   // that loads its address into the register the loop calls through.
@@ -167,16 +167,16 @@ TEST(GeneratedCode, F32SinCallsSleefVectorFunctionInItsMainLoop) {
   const std::regex named(R"((?:call\w*|movabsq)\s+\$?([A-Za-z_][\w.@]*))");
   for (auto it = std::sregex_iterator(assembly.begin(), assembly.end(), named); it != std::sregex_iterator(); ++it)
     callees.insert((*it)[1]);
-  EXPECT_TRUE(callees.contains("_ZGVeN16v_sinf")) << assembly;
+  EXPECT_TRUE(callees.contains("_ZGVeN16vv_hypotf")) << assembly;
   // Every other callee is SLEEF's (the AVX2 build for an 8-lane epilogue, the
   // scalar function for the last elements, bit-identical): never the C
-  // library's sinf, nor anything in the loop of 16-lane calls.
+  // library's hypotf, nor anything in the loop of 16-lane calls.
   for (const std::string& callee : callees)
-    EXPECT_TRUE(callee == "_ZGVeN16v_sinf" || callee == "_ZGVdN8v_sinf" || callee == "Sleef_sinf1_u10purecfma")
+    EXPECT_TRUE(callee == "_ZGVeN16vv_hypotf" || callee == "_ZGVdN8vv_hypotf" || callee == "Sleef_hypotf1_u05purecfma")
         << callee << "\n" << assembly;
   // The IR's call names its variants, so the vectoriser can use them.
   EXPECT_THAT(jit::kernel_ir(key, false),
-              ::testing::HasSubstr("_ZGV_LLVM_N16v_Sleef_sinf1_u10purecfma(_ZGVeN16v_sinf)"));
+              ::testing::HasSubstr("_ZGV_LLVM_N16vv_Sleef_hypotf1_u05purecfma(_ZGVeN16vv_hypotf)"));
 }
 
 TEST(GeneratedCode, F32ExpRunsItsRecipeInlineAndSleefOnlyOnRareLanes) {

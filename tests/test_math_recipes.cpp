@@ -112,6 +112,25 @@ std::vector<float> sweep(std::uint64_t stride = 4099) {
   return xs;
 }
 
+// The floats nearest multiples of pi/2 up to 2**31 (the trig recipes'
+// reductions, their limits and beyond) and a few ULPs around them, and the
+// floats closest to one below 2**34, found by a search of every float.
+std::vector<float> f32_near_half_pis() {
+  std::vector<float> xs = {0x1.f9cbe2p+7f, 0x1.17cc5p+11f,  0x1.9a48dep+15f, 0x1.04ccbcp+18f,
+                           0x1.4ac55cp+21f, 0x1.4665d2p+25f, 0x1.27a94ap+29f, 0x1.ffa4e8p+33f};
+  std::mt19937_64 rng(17);
+  std::uniform_int_distribution<std::int64_t> turns(1, std::int64_t{1} << 31);
+  std::uniform_int_distribution<int> steps(-3, 3);
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t k = turns(rng) >> (i % 24);  // every scale, small ones as often as large
+    float x = static_cast<float>(static_cast<long double>(std::max<std::int64_t>(k, 1)) *
+                                 1.5707963267948966192313216916397514L);
+    for (int s = steps(rng); s != 0; s += s > 0 ? -1 : 1) x = std::nextafter(x, s > 0 ? 1e30f : -1e30f);
+    xs.push_back(i % 2 ? x : -x);
+  }
+  return xs;
+}
+
 class MathRecipes : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -137,6 +156,10 @@ TEST_F(MathRecipes, EveryRecipeIsWithinItsBoundOfLongDouble) {
       if (e > worst || std::isnan(e)) worst = e, worst_x = x;
     }
     for (float x : sweep(std::uint64_t{1} << 33)) {  // the ends of the ranges only
+      const double e = ulps(f(x), truth->f(x));
+      if (e > worst || std::isnan(e)) worst = e, worst_x = x;
+    }
+    for (float x : f32_near_half_pis()) {
       const double e = ulps(f(x), truth->f(x));
       if (e > worst || std::isnan(e)) worst = e, worst_x = x;
     }

@@ -115,6 +115,14 @@ math::recipes::Pow2Halves<Lanes> pow2_halves_in(Lanes n) {
 }
 
 template <class F>
+Lanes negated_where_odd_in(Lanes v, Lanes t) {
+  llvm::IRBuilder<>& b = *t.b;
+  llvm::Type* bits_type = bits_type_of<F>(t);
+  llvm::Value* sign = b.CreateShl(b.CreateBitCast(t.v, bits_type), bits_constant<F>(t, sizeof(F) * 8 - 1));
+  return {b.CreateBitCast(b.CreateXor(b.CreateBitCast(v.v, bits_type), sign), v.v->getType()), &b};
+}
+
+template <class F>
 math::recipes::Split<Lanes> split_in(Lanes d) {
   using Fmt = math::recipes::Format<F>;
   using Bits = typename Fmt::Bits;
@@ -154,6 +162,9 @@ inline Lanes pow2i(Lanes n) { return is_f32(n) ? pow2i_in<float>(n) : pow2i_in<d
 inline math::recipes::Split<Lanes> split(Lanes d) { return is_f32(d) ? split_in<float>(d) : split_in<double>(d); }
 inline math::recipes::Pow2Halves<Lanes> pow2_halves(Lanes n) {
   return is_f32(n) ? pow2_halves_in<float>(n) : pow2_halves_in<double>(n);
+}
+inline Lanes negated_where_odd(Lanes v, Lanes t) {
+  return is_f32(t) ? negated_where_odd_in<float>(v, t) : negated_where_odd_in<double>(v, t);
 }
 inline Lanes cbrt_seed(Lanes d) { return cbrt_seed_in<float>(d); }  // the f32 recipes' only
 

@@ -83,6 +83,16 @@ T pow2i(T n) {
   return scale_of<T>(std::bit_cast<typename F::Bits>(n + F::kRound));  // n + kRound: n in the low bits
 }
 
+// v with its sign flipped where t's lowest bit is set: for t = n + kRound,
+// which holds the integer n in its low bits, where n is odd. That bit
+// shifts to the sign bit's place.
+template <class T>
+  requires std::is_floating_point_v<T>
+T negated_where_odd(T v, T t) {
+  using Bits = typename Format<T>::Bits;
+  const Bits sign = std::bit_cast<Bits>(t) << (sizeof(Bits) * 8 - 1);
+  return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(v) ^ sign));
+}
 // 2**h and 2**(n - h) with h = floor(n / 2), for an integral n in twice
 // the format's normal exponents: their product is 2**n, and p times one
 // then the other rounds once where p 2**n is subnormal. Integer steps on

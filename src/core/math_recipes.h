@@ -46,7 +46,7 @@ namespace bcast::math::recipes {
 // The recipes of one argument, then (from atan2 on) those of two.
 // clang-format off
 enum class Recipe {
-  expm1, log1p, tanh, sinh, cosh, exp, exp2, log, log2, log10, tan, atan, asin, acos, cbrt, asinh, acosh, atanh,
+  expm1, log1p, tanh, sinh, cosh, exp, exp2, log, log2, log10, tan, sin, cos, atan, asin, acos, cbrt, asinh, acosh, atanh,
   cbrt_f64, exp_f64, log_f64, log2_f64, log10_f64, expm1_f64, sinh_f64, cosh_f64, tanh_f64,
   log1p_f64, asinh_f64, acosh_f64, atanh_f64, atan_f64, asin_f64, acos_f64, sin_f64, cos_f64, tan_f64, exp2_f64,
   atan2, atan2_f64, pow, pow_f64
@@ -80,6 +80,8 @@ inline constexpr RecipeRow kRecipes[] = {
     {"log2", Recipe::log2, 1, DType::f32, 2.0, true},        // f32: 1.416 (Horner: 1.176)
     {"log10", Recipe::log10, 1, DType::f32, 2.0, true},      // f32: 1.190 (Horner: 0.986)
     {"tan", Recipe::tan, 1, DType::f32, 2.0, true},          // f32: 1.299 below 2**20, SLEEF above
+    {"sin", Recipe::sin, 1, DType::f32, 1.0, true},          // NOTE: [Widened math]; 0.881 (SLEEF's, beyond 2**30)
+    {"cos", Recipe::cos, 1, DType::f32, 1.0, true},          // f32: 0.881 (SLEEF's, beyond 2**30)
     {"atan", Recipe::atan, 1, DType::f32, 2.0, true},        // f32: 1.380 (Horner: 1.184)
     {"asin", Recipe::asin, 1, DType::f32, 2.0},              // f32: 0.624
     {"acos", Recipe::acos, 1, DType::f32, 2.0},              // f32: 0.896
@@ -149,6 +151,8 @@ F run_f32(Recipe r, F x) {
     case Recipe::log2: return log2_f32(x);
     case Recipe::log10: return log10_f32(x);
     case Recipe::tan: return tan_f32(x);
+    case Recipe::sin: return sin_f32(x);
+    case Recipe::cos: return cos_f32(x);
     case Recipe::atan: return atan_of<Trig32>(x);
     case Recipe::asin: return asin_of<Trig32>(x);
     case Recipe::acos: return acos_of<Trig32>(x);
@@ -246,6 +250,8 @@ F run_main(Recipe r, F x) {
       case Recipe::exp2: return exp2_f32_main(x);
       case Recipe::cbrt: return cbrt_f32_main(x);
       case Recipe::tan: return tan_f32_main(x);
+      case Recipe::sin: return sin_f32_main(x);
+      case Recipe::cos: return cos_f32_main(x);
       case Recipe::exp: return exp_f32_main(x);
       case Recipe::expm1: return expm1_f32_main(x);
       case Recipe::log2: return log2_f32_main(x);
@@ -281,6 +287,7 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::exp2) return exp2_f32_rare(x);
     if (r == Recipe::cbrt) return cbrt_f32_rare(x);
     if (r == Recipe::tan) return tan_f32_rare(x);
+    if (r == Recipe::sin || r == Recipe::cos) return sin_f32_rare(x);
     if (r == Recipe::exp) return exp_f32_rare(x);
     if (r == Recipe::expm1) return expm1_f32_rare(x);
     if (r == Recipe::atan) return atan_rare(x);
