@@ -14,22 +14,23 @@
 #include <string_view>
 
 #include "codegen_settings.h"
-#include "function_table.h"
 #include "compile/host_compiler.h"
 #include "dispatch.h"
 #include "executor.h"
+#include "expr_kernel.h"
+#include "function_table.h"
 #include "host_target.h"
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "key_codec.h"
 #include "math_library.h"
+#include "math_recipes.h"
 #include "oracle.h"
 #include "reference_executor.h"
 #include "short_rows.h"
 #include "targets.h"
 #include "test_support.h"
 #include "thread_pool.h"
-#include "expr_kernel.h"
 
 namespace bcast {
 namespace {
@@ -177,6 +178,26 @@ TEST(GeneratedCode, F32HypotCallsSleefVectorFunctionInItsMainLoop) {
   // The IR's call names its variants, so the vectoriser can use them.
   EXPECT_THAT(jit::kernel_ir(key, false),
               ::testing::HasSubstr("_ZGV_LLVM_N16vv_Sleef_hypotf1_u05purecfma(_ZGVeN16vv_hypotf)"));
+}
+
+TEST(GeneratedCode, RecipeLoopsTakeTheirRowsInterleave) {
+  // NOTE: [Recipe interleave]: a loop that runs a recipe asks the
+  // vectoriser for its row's count of vectors an iteration; a program of
+  // several recipes for the fewest of theirs.
+  if (!math::host_has_fma()) GTEST_SKIP() << "this host has no FMA: the recipes are not used (NOTE: [Math recipes])";
+  const auto count_of = [](const char* text) {
+    const std::string ir = jit::kernel_ir(expr_key(text, {{DType::f32, {4096, 1024}}}), false);
+    std::smatch m;
+    return std::regex_search(ir, m, std::regex(R"(!"llvm.loop.interleave.count", i32 (\d+))")) ? std::stoi(m[1]) : 0;
+  };
+  EXPECT_EQ(count_of("log2(x0)"), static_cast<int>(math::recipes::interleave_of(math::recipes::Recipe::log2)));
+  EXPECT_EQ(count_of("exp(x0)"), static_cast<int>(math::recipes::interleave_of(math::recipes::Recipe::exp)));
+  EXPECT_NE(math::recipes::interleave_of(math::recipes::Recipe::log2),
+            math::recipes::interleave_of(math::recipes::Recipe::exp));  // so the two checks above tell rows apart
+  EXPECT_EQ(count_of("log2(x0)+exp(x0)"),
+            static_cast<int>(std::min(math::recipes::interleave_of(math::recipes::Recipe::log2),
+                                      math::recipes::interleave_of(math::recipes::Recipe::exp))));
+  EXPECT_EQ(count_of("x0*x0+x0"), 0);  // no recipe: the vectoriser's choice
 }
 
 TEST(GeneratedCode, F32ExpRunsItsRecipeInlineAndSleefOnlyOnRareLanes) {

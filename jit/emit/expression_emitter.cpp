@@ -4,6 +4,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -24,19 +25,21 @@ namespace {
 
 using llvm::Value;
 
-// NOTE: [Math recipes]: a program that runs a recipe inline computes a long
-// chain of dependent steps per vector, which one vector an iteration leaves
-// waiting on latency: its vectorised loop interleaves four (measured on the
-// Zen 5 VM, 4 Mi elements: f32 log2 0.69x -> 0.87x NumPy, arctan 0.98x ->
-// 1.2x). Other programs keep the vectoriser's choice.
+// NOTE: [Recipe interleave]: a program that runs a recipe inline takes the
+// fewest vectors an iteration of its recipes' rows; other programs keep the
+// vectoriser's choice.
 unsigned interleave_for(const ExprProgram& program) {
+  unsigned interleave = 0;
   for (const ExprInstr& s : program.code) {
     const detail::FunctionRow* row = row_of(s);
-    if (!row || !is_floating(s.in)) continue;
+    if (!row || !is_floating(s.in) || row->math.empty()) continue;
     const DType precision = s.in == DType::f64 ? DType::f64 : DType::f32;  // f16 and bf16 compute in f32
-    if (!row->math.empty() && math::recipes::recipe_for(row->math, s.arity(), precision)) return 4;
+    if (const auto recipe = math::recipes::recipe_for(row->math, s.arity(), precision)) {
+      const unsigned own = math::recipes::interleave_of(*recipe);
+      interleave = interleave == 0 ? own : std::min(interleave, own);
+    }
   }
-  return 0;
+  return interleave;
 }
 
 // A program value: its compute form, and a real value's bits as stored

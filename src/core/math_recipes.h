@@ -31,9 +31,8 @@ namespace bcast::math::recipes {
 //    the bits (2**n, the split of a float into mantissa and exponent, the
 //    cube roots' seeds) and conversions: nothing a vectoriser cannot widen,
 //    and no table.
-//  - A loop that runs one interleaves four vectors (jit/emit/
-//    expression_emitter.cpp, interleave_for): a recipe is a long chain of
-//    dependent steps.
+//  - A loop that runs one interleaves up to four vectors (NOTE: [Recipe
+//    interleave]): a recipe is a long chain of dependent steps.
 //  - Every branch is a select: all lanes run every step.
 //  - On a host with FMA only (recipe_for): elsewhere an FMA is a library
 //    call per lane, and SLEEF's builds without FMA are faster.
@@ -61,7 +60,22 @@ struct RecipeRow {
   DType dtype;            // f32 or f64: the precision it computes
   double bound;           // in ULPs of the true value, for every argument
   bool main_path = false;  // NOTE: [Rare lanes]: run_main and rare_of know it
+  unsigned interleave = 4;  // NOTE: [Recipe interleave]: vectors a loop iteration takes
 };
+
+// NOTE: [Recipe interleave] A recipe is a long chain of dependent steps, so
+// a loop that runs one interleaves four vectors an iteration by default
+// (measured on the Zen 5 VM, 4 Mi elements: f32 log2 0.69x -> 0.87x NumPy,
+// arctan 0.98x -> 1.2x). Where a recipe's steps and its rare-lane branch
+// fill the registers, four spill: a row says how many it takes. Measured on
+// the 2-core Intel Xeon VM (2026-12-05, one thread, 256 Ki elements, two
+// rounds of 4, 1 and 2 alternated, elements per ns): f32 exp 2.37/2.70 ->
+// 3.13/3.16 at 1, cos 1.29/1.40 -> 1.91/1.88 at 1, tan 1.18/1.34 ->
+// 1.37/1.40 at 1, sin 1.68/2.00 -> 1.91/2.05 at 2; f64 arcsin 0.51/0.52 ->
+// 0.61/0.67 at 2, arccos 0.57/0.56 -> 0.65/0.69 at 2, arccosh 0.31/0.31 ->
+// 0.34/0.35 at 1. Every other row measured the same or slower below four
+// (f32 log1p 2.25 -> 1.42 at 1). A program with several recipes takes the
+// fewest of its rows' (jit/emit/expression_emitter.cpp, interleave_for).
 
 inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, with a margin
 
@@ -69,42 +83,42 @@ inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, wi
 // math]) have the bound, 2 ULP (tanh: 1.5); the comment is the most
 // any f32 argument gave on 2026-12-03 (BCAST_RECIPE_SWEEP_STRIDE=1).
 inline constexpr RecipeRow kRecipes[] = {
-    {"expm1", Recipe::expm1, 1, DType::f32, 2.0, true},      // f32: 1.627
-    {"log1p", Recipe::log1p, 1, DType::f32, 2.0, true},      // f32: 1.633
-    {"tanh", Recipe::tanh, 1, DType::f32, 1.5},              // f32: 1.145
-    {"sinh", Recipe::sinh, 1, DType::f32, 2.0},              // f32: 1.527
-    {"cosh", Recipe::cosh, 1, DType::f32, 2.0},              // f32: 1.542
-    {"exp", Recipe::exp, 1, DType::f32, 1.0, true},          // f32: 0.756 below 87; 0.859 with SLEEF above
-    {"exp2", Recipe::exp2, 1, DType::f32, 2.0, true},        // f32: 1.070
-    {"log", Recipe::log, 1, DType::f32, 1.0, true},          // f32: 0.951
-    {"log2", Recipe::log2, 1, DType::f32, 2.0, true},        // f32: 1.416 (Horner: 1.176)
-    {"log10", Recipe::log10, 1, DType::f32, 2.0, true},      // f32: 1.190 (Horner: 0.986)
-    {"tan", Recipe::tan, 1, DType::f32, 2.0, true},          // f32: 1.299 below 2**20, SLEEF above
-    {"sin", Recipe::sin, 1, DType::f32, 1.0, true},          // NOTE: [Widened math]; 0.881 (SLEEF's, beyond 2**30)
-    {"cos", Recipe::cos, 1, DType::f32, 1.0, true},          // f32: 0.881 (SLEEF's, beyond 2**30)
-    {"atan", Recipe::atan, 1, DType::f32, 2.0, true},        // f32: 1.380 (Horner: 1.184)
-    {"asin", Recipe::asin, 1, DType::f32, 2.0},              // f32: 0.624
-    {"acos", Recipe::acos, 1, DType::f32, 2.0},              // f32: 0.896
-    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0, true},        // f32: 0.817
-    {"asinh", Recipe::asinh, 1, DType::f32, 2.0},            // f32: 1.141
-    {"acosh", Recipe::acosh, 1, DType::f32, 2.0},            // f32: 1.757
-    {"atanh", Recipe::atanh, 1, DType::f32, 2.0},            // f32: 1.007
-    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0, true},    // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
-    {"exp", Recipe::exp_f64, 1, DType::f64, 1.0, true},      // f64: 0.729
-    {"log", Recipe::log_f64, 1, DType::f64, 1.0, true},      // f64: 0.774
-    {"log2", Recipe::log2_f64, 1, DType::f64, 2.0, true},    // f64: 0.965
-    {"log10", Recipe::log10_f64, 1, DType::f64, 2.0, true},  // f64: 1.017
-    {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0, true},  // f64: 0.997
-    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},    // f64: 1.514
-    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},    // f64: 1.074
-    {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},          // f64: 0.856
-    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0, true},  // f64: 1.188
-    {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},        // f64: 1.259
-    {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0},        // f64: 1.262
-    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},        // f64: 1.116
+    {"expm1", Recipe::expm1, 1, DType::f32, 2.0, true},          // f32: 1.627
+    {"log1p", Recipe::log1p, 1, DType::f32, 2.0, true},          // f32: 1.633
+    {"tanh", Recipe::tanh, 1, DType::f32, 1.5},                  // f32: 1.145
+    {"sinh", Recipe::sinh, 1, DType::f32, 2.0},                  // f32: 1.527
+    {"cosh", Recipe::cosh, 1, DType::f32, 2.0},                  // f32: 1.542
+    {"exp", Recipe::exp, 1, DType::f32, 1.0, true, 1},           // f32: 0.756 below 87; 0.859 with SLEEF above
+    {"exp2", Recipe::exp2, 1, DType::f32, 2.0, true},            // f32: 1.070
+    {"log", Recipe::log, 1, DType::f32, 1.0, true},              // f32: 0.951
+    {"log2", Recipe::log2, 1, DType::f32, 2.0, true},            // f32: 1.416 (Horner: 1.176)
+    {"log10", Recipe::log10, 1, DType::f32, 2.0, true},          // f32: 1.190 (Horner: 0.986)
+    {"tan", Recipe::tan, 1, DType::f32, 2.0, true, 1},           // f32: 1.299 below 2**20, SLEEF above
+    {"sin", Recipe::sin, 1, DType::f32, 1.0, true, 2},           // NOTE: [Widened math]; 0.881 (SLEEF's, beyond 2**30)
+    {"cos", Recipe::cos, 1, DType::f32, 1.0, true, 1},           // f32: 0.881 (SLEEF's, beyond 2**30)
+    {"atan", Recipe::atan, 1, DType::f32, 2.0, true},            // f32: 1.380 (Horner: 1.184)
+    {"asin", Recipe::asin, 1, DType::f32, 2.0},                  // f32: 0.624
+    {"acos", Recipe::acos, 1, DType::f32, 2.0},                  // f32: 0.896
+    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0, true},            // f32: 0.817
+    {"asinh", Recipe::asinh, 1, DType::f32, 2.0},                // f32: 1.141
+    {"acosh", Recipe::acosh, 1, DType::f32, 2.0},                // f32: 1.757
+    {"atanh", Recipe::atanh, 1, DType::f32, 2.0},                // f32: 1.007
+    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0, true},        // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
+    {"exp", Recipe::exp_f64, 1, DType::f64, 1.0, true},          // f64: 0.729
+    {"log", Recipe::log_f64, 1, DType::f64, 1.0, true},          // f64: 0.774
+    {"log2", Recipe::log2_f64, 1, DType::f64, 2.0, true},        // f64: 0.965
+    {"log10", Recipe::log10_f64, 1, DType::f64, 2.0, true},      // f64: 1.017
+    {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0, true},      // f64: 0.997
+    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},        // f64: 1.514
+    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},        // f64: 1.074
+    {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},              // f64: 0.856
+    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0, true},      // f64: 1.188
+    {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},            // f64: 1.259
+    {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0, false, 1},  // f64: 1.262
+    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},            // f64: 1.116
     {"atan", Recipe::atan_f64, 1, DType::f64, 2.0, true},
-    {"asin", Recipe::asin_f64, 1, DType::f64, 2.0},
-    {"acos", Recipe::acos_f64, 1, DType::f64, 2.0},
+    {"asin", Recipe::asin_f64, 1, DType::f64, 2.0, false, 2},
+    {"acos", Recipe::acos_f64, 1, DType::f64, 2.0, false, 2},
     {"sin", Recipe::sin_f64, 1, DType::f64, 1.0, true},  // NOTE: [F64 trig]
     {"cos", Recipe::cos_f64, 1, DType::f64, 1.0, true},
     {"tan", Recipe::tan_f64, 1, DType::f64, 2.0, true},
@@ -114,6 +128,14 @@ inline constexpr RecipeRow kRecipes[] = {
     {"pow", Recipe::pow, 2, DType::f32, kWidened, true},
     {"pow", Recipe::pow_f64, 2, DType::f64, 1.0, true},  // NOTE: [F64 pow]; 0.836 on MathRecipes' pairs
 };
+
+// The vectors an iteration of a loop that runs recipe `r` takes (NOTE:
+// [Recipe interleave]).
+constexpr unsigned interleave_of(Recipe r) {
+  for (const RecipeRow& row : kRecipes)
+    if (row.recipe == r) return row.interleave;
+  return 4;
+}
 
 // Whether recipe `r` has a main path (NOTE: [Rare lanes]).
 constexpr bool has_main_path(Recipe r) {
