@@ -112,9 +112,10 @@ std::vector<float> sweep(std::uint64_t stride = 4099) {
   return xs;
 }
 
-// The floats nearest multiples of pi/2 up to 2**31 (the trig recipes'
-// reductions, their limits and beyond) and a few ULPs around them, and the
-// floats closest to one below 2**34, found by a search of every float.
+// The floats nearest k pi/2 for k up to 2**31 (x up to about 2**31.65:
+// the trig recipes' reductions, their limits and beyond) and a few ULPs
+// around them, and the float nearest a multiple of pi/2 in each of eight
+// binades below 2**34, found by a search of every float there.
 std::vector<float> f32_near_half_pis() {
   std::vector<float> xs = {0x1.f9cbe2p+7f, 0x1.17cc5p+11f,  0x1.9a48dep+15f, 0x1.04ccbcp+18f,
                            0x1.4ac55cp+21f, 0x1.4665d2p+25f, 0x1.27a94ap+29f, 0x1.ffa4e8p+33f};
@@ -166,6 +167,28 @@ TEST_F(MathRecipes, EveryRecipeIsWithinItsBoundOfLongDouble) {
     if (stride == 1) std::cout << truth->op << ": " << count << " arguments, at most " << worst << " ULP\n";
     EXPECT_LE(worst, row.bound) << truth->op << "(" << worst_x << ") = " << f(worst_x) << ", true "
                                 << static_cast<double>(truth->f(worst_x));
+  }
+}
+
+// NOTE: [Widened math]: f32 sin and cos below 2**30 in magnitude, computed
+// in f64 and rounded once, are within kWidened (half an ULP and a hair),
+// where their rows' bound (1 ULP) covers the library beyond.
+TEST_F(MathRecipes, WidenedSinAndCosRoundOnceBelowTwoToThe30) {
+  std::vector<float> xs = sweep(sweep_stride());
+  for (float x : f32_near_half_pis()) xs.push_back(x);
+  for (float x : {0x1p30f, -0x1p30f, std::nextafter(0x1p30f, 0.0f), 0x1.fffffep29f}) xs.push_back(x);
+  for (const char* name : {"sin", "cos"}) {
+    const Truth* truth = truth_of(name);
+    const math::recipes::Unary<float> f = math::recipes::scalar_unary<float>(name);
+    ASSERT_NE(f, nullptr) << name << " has a recipe";
+    double worst = 0;
+    float worst_x = 0;
+    for (float x : xs) {
+      if (!(std::fabs(x) <= 0x1p30f)) continue;
+      const double e = ulps(f(x), truth->f(x));
+      if (e > worst || std::isnan(e)) worst = e, worst_x = x;
+    }
+    EXPECT_LE(worst, math::recipes::kWidened) << name << "(" << std::hexfloat << worst_x << ") = " << f(worst_x);
   }
 }
 

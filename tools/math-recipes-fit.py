@@ -17,6 +17,7 @@ header's recipe computes it (in exact arithmetic, so only the fit's error):
   atanh(x) = x + x**3 c(x**2),       |x| < 1/2             (f32: degree 5)
   asinh(x) = x + x**3 s(x**2),       |x| < 1/2             (f32: degree 4)
   ln(m)    = 2t + t**3 h(t**2),      as above              (f32: degree 2)
+  sin(r)   = r + r**3 S(r**2),       |r| <= pi/2           (S: degree 5)
 
 and src/core/f64_math.h's (f64, NOTE: [F64 math]):
 
@@ -136,6 +137,13 @@ print("{" + ", ".join(repr(v) for v in cq32) + "}")
 h32 = fit(h_true, 0, t_max**2, 2)
 show("h32, degree 2", h32, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t**3 * horner(h32, t * t), -t_max, t_max, 4001))
 print("{" + ", ".join(repr(v) for v in h32) + "}")
+
+# f32 sin and cos computed in f64 (NOTE: [Widened math]): sin r = r + r**3
+# S(r**2) on |r| <= pi/2 and a hair (x - n pi, n rounded from x / pi),
+# printed as hex doubles.
+half_pi = mp.pi / 2 + mp.mpf(2)**-20
+s64 = fit(odd_tail(mp.sin, -mp.mpf(1) / 6, lambda s: s / 120), 0, half_pi**2, 5)
+show("S (widened sin), degree 5", s64, worst(mp.sin, lambda x: x + x**3 * horner(s64, x * x), mp.mpf(2)**-20, half_pi, 4001))
 
 # f64 (NOTE: [F64 math]): printed as hex doubles.
 g64 = fit(g_true, -half_ln2, half_ln2, 10)

@@ -460,7 +460,7 @@ template <class F>
 F tan_f32_main(F x) {
   auto xd = widen(x);
   auto k = fma(xd, splat(xd, kTwoOverPi), splat(xd, kRound)) - splat(xd, kRound);
-  auto rd = fma(-k, splat(xd, kHalfPiLo), fma(-k, splat(xd, kHalfPiHi), xd));
+  auto rd = minus_pis(xd, k * 0.5);  // k pi/2: k/2 and kPiHi, kPiLo are exact scalings
   F r = narrow(rd);
   F r_lo = narrow(rd - widen(r));
   F s = r * r;

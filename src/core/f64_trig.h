@@ -90,22 +90,17 @@ template <class F>
 auto cos_f64_rare(F x) {
   return !(fabs(x) <= splat(x, kTrigF64MainUpTo));
 }
-// main within the reduction's range, the library's `name` beyond it.
-template <class F>
-F within_reduction(F x, F main, std::string_view name) {
-  return select(fabs(x) <= splat(x, kTrigF64MainUpTo), main, library_function(name, x));
-}
 template <class F>
 F sin_f64(F x) {
-  return select(x == splat(x, 0.0), x, within_reduction(x, sin_f64_main(x), "sin"));
+  return select(x == splat(x, 0.0), x, within(x, kTrigF64MainUpTo, sin_f64_main(x), "sin"));
 }
 template <class F>
 F tan_f64(F x) {
-  return select(x == splat(x, 0.0), x, within_reduction(x, tan_f64_main(x), "tan"));
+  return select(x == splat(x, 0.0), x, within(x, kTrigF64MainUpTo, tan_f64_main(x), "tan"));
 }
 template <class F>
 F cos_f64(F x) {
-  return within_reduction(x, cos_f64_main(x), "cos");
+  return within(x, kTrigF64MainUpTo, cos_f64_main(x), "cos");
 }
 
 }  // namespace bcast::math::recipes

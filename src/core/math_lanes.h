@@ -29,6 +29,8 @@ inline constexpr double kSqrt2 = 0x1.6a09e667f3bcdp+0;
 inline constexpr double kHalfPiHi = 0x1.921fb54442d18p+0, kHalfPiLo = 0x1.1a62633145c07p-54;
 inline constexpr double kHalfPiRest = -0x1.f1976b7ed8fbcp-110;
 inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
+inline constexpr double kOneOverPi = 0x1.45f306dc9c883p-2;
+inline constexpr double kPiHi = 2 * kHalfPiHi, kPiLo = 2 * kHalfPiLo;  // pi in two doubles: exact doubles of pi/2's
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -93,6 +95,7 @@ T negated_where_odd(T v, T t) {
   const Bits sign = std::bit_cast<Bits>(t) << (sizeof(Bits) * 8 - 1);
   return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(v) ^ sign));
 }
+
 // 2**h and 2**(n - h) with h = floor(n / 2), for an integral n in twice
 // the format's normal exponents: their product is 2**n, and p times one
 // then the other rounds once where p 2**n is subnormal. Integer steps on
@@ -322,5 +325,24 @@ auto not_positive_normal(V d, double min_normal) {
 // kernel's is recipe_lanes.h's, the library's vector build of the same bits).
 float library_function(std::string_view name, float x);
 double library_function(std::string_view name, double x);
+
+// A recipe's full form around its main path's range: main where |x| <=
+// bound, the library's `name` beyond it and at inf and NaN.
+template <class F>
+F within(F x, double bound, F main, std::string_view name) {
+  return select(fabs(x) <= splat(x, bound), main, library_function(name, x));
+}
+
+// x - m pi in f64 for a float x (widened) and m an integer or half an odd
+// one, |x| <= 2**30: the first step is exact wherever x and m kPiHi are
+// multiples of 2**-52 (all but |x| < 2**-29 with m = +-1/2, where r is
+// about pi/2 and one rounding does not matter), their difference within 2;
+// the second rounds once, and pi's rest adds at most 2**-76: within 2**-52
+// of r wherever r is not 0 (every float below 2**34 is at least 2**-28 from
+// a multiple of pi/2). NOTE: [Widened math]'s sin, cos and tan.
+template <class V>
+V minus_pis(V x, V m) {
+  return fma(-m, splat(x, kPiLo), fma(-m, splat(x, kPiHi), x));
+}
 
 }  // namespace bcast::math::recipes

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <type_traits>
 
@@ -71,11 +72,15 @@ struct RecipeRow {
 // the 2-core Intel Xeon VM (2026-12-05, one thread, 256 Ki elements, two
 // rounds of 4, 1 and 2 alternated, elements per ns): f32 exp 2.37/2.70 ->
 // 3.13/3.16 at 1, cos 1.29/1.40 -> 1.91/1.88 at 1, tan 1.18/1.34 ->
-// 1.37/1.40 at 1, sin 1.68/2.00 -> 1.91/2.05 at 2; f64 arcsin 0.51/0.52 ->
-// 0.61/0.67 at 2, arccos 0.57/0.56 -> 0.65/0.69 at 2, arccosh 0.31/0.31 ->
-// 0.34/0.35 at 1. Every other row measured the same or slower below four
-// (f32 log1p 2.25 -> 1.42 at 1). A program with several recipes takes the
-// fewest of its rows' (jit/emit/expression_emitter.cpp, interleave_for).
+// 1.37/1.40 at 1; f64 arcsin 0.51/0.52 -> 0.61/0.67 at 2, arccos 0.57/0.56
+// -> 0.65/0.69 at 2, arccosh 0.31/0.31 -> 0.34/0.35 at 1; f32 sin, whose
+// steps are cos's, 1.68/2.00 -> 1.88/1.97 at 1 (and 1.91/2.05 at 2). Every
+// other row measured the same or slower below four (f32 log1p 2.25 -> 1.42
+// at 1). A program with several recipes takes the fewest of its rows'
+// (jit/emit/expression_emitter.cpp, interleave_for): exp(x) * log2(|x| +
+// 1) ran 1.61/1.64 with the fewest and 1.36/1.36 with the most, sin(x) +
+// cos(x) 1.08/1.09 against 0.79/0.83, exp(x) + tanh(x) 1.37/1.39 against
+// 1.28/1.38, softplus the same.
 
 inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, with a margin
 
@@ -94,7 +99,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"log2", Recipe::log2, 1, DType::f32, 2.0, true},            // f32: 1.416 (Horner: 1.176)
     {"log10", Recipe::log10, 1, DType::f32, 2.0, true},          // f32: 1.190 (Horner: 0.986)
     {"tan", Recipe::tan, 1, DType::f32, 2.0, true, 1},           // f32: 1.299 below 2**20, SLEEF above
-    {"sin", Recipe::sin, 1, DType::f32, 1.0, true, 2},           // NOTE: [Widened math]; 0.881 (SLEEF's, beyond 2**30)
+    {"sin", Recipe::sin, 1, DType::f32, 1.0, true, 1},           // NOTE: [Widened math]; 0.881 (SLEEF's, beyond 2**30)
     {"cos", Recipe::cos, 1, DType::f32, 1.0, true, 1},           // f32: 0.881 (SLEEF's, beyond 2**30)
     {"atan", Recipe::atan, 1, DType::f32, 2.0, true},            // f32: 1.380 (Horner: 1.184)
     {"asin", Recipe::asin, 1, DType::f32, 2.0},                  // f32: 0.624
@@ -129,20 +134,19 @@ inline constexpr RecipeRow kRecipes[] = {
     {"pow", Recipe::pow_f64, 2, DType::f64, 1.0, true},  // NOTE: [F64 pow]; 0.836 on MathRecipes' pairs
 };
 
-// The vectors an iteration of a loop that runs recipe `r` takes (NOTE:
-// [Recipe interleave]).
-constexpr unsigned interleave_of(Recipe r) {
+// Recipe `r`'s row (every enumerator has one).
+constexpr const RecipeRow& row_of(Recipe r) {
   for (const RecipeRow& row : kRecipes)
-    if (row.recipe == r) return row.interleave;
-  return 4;
+    if (row.recipe == r) return row;
+  throw std::logic_error("a recipe without a row in kRecipes");  // a compile error where constant-evaluated
 }
 
+// The vectors an iteration of a loop that runs recipe `r` takes (NOTE:
+// [Recipe interleave]).
+constexpr unsigned interleave_of(Recipe r) { return row_of(r).interleave; }
+
 // Whether recipe `r` has a main path (NOTE: [Rare lanes]).
-constexpr bool has_main_path(Recipe r) {
-  for (const RecipeRow& row : kRecipes)
-    if (row.recipe == r) return row.main_path;
-  return false;
-}
+constexpr bool has_main_path(Recipe r) { return row_of(r).main_path; }
 
 // The recipe of `math` with `arity` arguments in `dtype`, if bcast has one.
 constexpr std::optional<Recipe> recipe_of(std::string_view math, int arity, DType dtype) {
@@ -152,11 +156,7 @@ constexpr std::optional<Recipe> recipe_of(std::string_view math, int arity, DTyp
 }
 
 // The precision recipe `r` computes in: its row's.
-constexpr DType precision_of(Recipe r) {
-  for (const RecipeRow& row : kRecipes)
-    if (row.recipe == r) return row.dtype;
-  return DType::f32;
-}
+constexpr DType precision_of(Recipe r) { return row_of(r).dtype; }
 
 // Runs f32 recipe `r` on lanes of type F (float, or the JIT's).
 template <class F>

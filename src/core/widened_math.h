@@ -29,8 +29,9 @@ namespace bcast::math::recipes {
 //    beyond 71476 (its scalar path). Reduced by pi in f64 (exact but for one
 //    rounding, every float up to 2**30), x - n pi needs only sin's one
 //    polynomial on |r| <= pi/2 (n's parity sets the sign; cos reduces by
-//    (n + 1/2) pi): 1.5 to 2.1 and 1.3 to 1.7 at every magnitude, within
-//    0.5 + 2**-9 ULP where SLEEF allows 1. NumPy's loop stays ahead below
+//    (n + 1/2) pi): 1.25 to 2.0 and 1.3 to 1.9 at every magnitude (docs/
+//    performance.md), within 0.5 + 2**-10 ULP (kWidened, tested on its own
+//    below 2**30) where SLEEF allows 1. NumPy's loop stays ahead below
 //    71476 (2.5 to 2.8): it is a plain f32 reduction and two short
 //    polynomials, and its documented bound is 1.49 ULP.
 
@@ -85,22 +86,10 @@ V log_core(V d) {
 
 // ---- sin and cos ----
 
-// sin r = r + r**3 S(r**2) on |r| <= pi/2 (and a hair): within 2**-33.1.
-inline constexpr double kSinS[] = {-0x1.555555546052ap-3, 0x1.11110fdaaf25ap-7, -0x1.a01905ba0674ep-13,
-                                   0x1.71969174b6c62p-19, -0x1.9db1cadc9a365p-26};
-inline constexpr double kOneOverPi = 0x1.45f306dc9c883p-2;
-inline constexpr double kPiHi = 2 * kHalfPiHi, kPiLo = 2 * kHalfPiLo;  // pi in two doubles: exact doubles of pi/2's
+// sin r = r + r**3 S(r**2) on |r| <= pi/2 (and a hair): within 2**-41.5.
+inline constexpr double kSinS[] = {-0x1.55555555549cbp-3, 0x1.1111110fc048dp-7,   -0x1.a01a0011bcc57p-13,
+                                   0x1.71dd8de2d0e85p-19, -0x1.ae20c4d4c2baep-26, 0x1.54e75d15ad864p-33};
 inline constexpr double kWidenedTrigUpTo = 0x1p30;  // |x| beyond: the library's sinf and cosf
-
-// x - m pi for a float x and m an integer or half an odd one, |x| <= 2**30:
-// the first step is exact (x and m kPiHi are multiples of 2**-52, their
-// difference within 2), the second rounds once, and pi's rest adds at most
-// 2**-76: within 2**-52 of r wherever r is not 0 (every float below 2**34
-// is at least 2**-28 from a multiple of pi/2).
-template <class V>
-V minus_pis(V x, V m) {
-  return fma(-m, splat(x, kPiLo), fma(-m, splat(x, kPiHi), x));
-}
 
 template <class V>
 V sin_series(V r) {  // r (1 + s S(s)): -0 stays -0
@@ -130,11 +119,11 @@ auto sin_f32_rare(F x) {
 }
 template <class F>
 F sin_f32(F x) {
-  return select(fabs(x) <= splat(x, kWidenedTrigUpTo), sin_f32_main(x), library_function("sin", x));
+  return within(x, kWidenedTrigUpTo, sin_f32_main(x), "sin");
 }
 template <class F>
 F cos_f32(F x) {
-  return select(fabs(x) <= splat(x, kWidenedTrigUpTo), cos_f32_main(x), library_function("cos", x));
+  return within(x, kWidenedTrigUpTo, cos_f32_main(x), "cos");
 }
 
 // |x|**y = e**(y ln|x|), the sign and C99 F.9.4.4's special values by
