@@ -21,8 +21,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iomanip>
 #include <iostream>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <string>
 #include <string_view>
@@ -194,6 +196,23 @@ TEST_F(MathRecipes, WidenedSinAndCosRoundOnceBelowTwoToThe30) {
     if (stride == 1) std::cout << name << " below 2**30: at most " << worst << " ULP\n";
     EXPECT_LE(worst, math::recipes::kWidened) << name << "(" << std::hexfloat << worst_x << ") = " << f(worst_x);
   }
+}
+
+// NOTE: [Math guards]: the library's exp near overflow, as a host without
+// FMA (no recipes) calls it: past 709 the guard's f(x - 1) * e is finite
+// up to the last finite result, within e/2 times the library's 1 ULP plus
+// half an ULP. Not a MathRecipes test: it holds with or without FMA.
+TEST(MathGuards, LibraryExpNearOverflowIsWithinItsGuardsBound) {
+  std::vector<double> xs = {709.0, 709.5, 709.78, 709.782712893384, std::nextafter(709.782712893384, 0.0)};
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> near(708.5, 709.782712893384);
+  for (int i = 0; i < 20000; ++i) xs.push_back(near(rng));
+  double worst = 0, worst_x = 0;
+  for (double x : xs) {
+    const double e = ulps(math::recipes::library_function("exp", x), std::exp(static_cast<long double>(x)));
+    if (e > worst || std::isnan(e)) worst = e, worst_x = x;
+  }
+  EXPECT_LE(worst, std::numbers::e / 2 + 0.5) << "exp(" << std::setprecision(17) << worst_x << ")";
 }
 
 // Doubles: the special ones, random bit patterns (every binade, both
