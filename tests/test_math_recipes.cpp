@@ -114,6 +114,22 @@ std::vector<float> sweep(std::uint64_t stride = 4099) {
   return xs;
 }
 
+// `count` values of T nearest k pi/2 for random k up to `max_turns` (k
+// shifted right by i mod `scales` for the i-th: small k as often as large
+// where scales > 1) and up to three ULPs around, signs alternating.
+template <class T>
+void add_near_half_pis(std::vector<T>& xs, std::mt19937_64& rng, int count, std::int64_t max_turns, int scales) {
+  constexpr T kMax = std::numeric_limits<T>::max();
+  std::uniform_int_distribution<std::int64_t> turns(1, max_turns);
+  std::uniform_int_distribution<int> steps(-3, 3);
+  for (int i = 0; i < count; ++i) {
+    const std::int64_t k = std::max<std::int64_t>(turns(rng) >> (i % scales), 1);
+    T x = static_cast<T>(static_cast<long double>(k) * 1.5707963267948966192313216916397514L);
+    for (int s = steps(rng); s != 0; s += s > 0 ? -1 : 1) x = std::nextafter(x, s > 0 ? kMax : -kMax);
+    xs.push_back(i % 2 ? x : -x);
+  }
+}
+
 // The floats nearest k pi/2 for k up to 2**31 (x up to about 2**31.65:
 // the trig recipes' reductions, their limits and beyond) and a few ULPs
 // around them, and the float nearest a multiple of pi/2 in each of eight
@@ -122,15 +138,7 @@ std::vector<float> f32_near_half_pis() {
   std::vector<float> xs = {0x1.f9cbe2p+7f, 0x1.17cc5p+11f,  0x1.9a48dep+15f, 0x1.04ccbcp+18f,
                            0x1.4ac55cp+21f, 0x1.4665d2p+25f, 0x1.27a94ap+29f, 0x1.ffa4e8p+33f};
   std::mt19937_64 rng(17);
-  std::uniform_int_distribution<std::int64_t> turns(1, std::int64_t{1} << 31);
-  std::uniform_int_distribution<int> steps(-3, 3);
-  for (int i = 0; i < 20000; ++i) {
-    const std::int64_t k = turns(rng) >> (i % 24);  // every scale, small ones as often as large
-    float x = static_cast<float>(static_cast<long double>(std::max<std::int64_t>(k, 1)) *
-                                 1.5707963267948966192313216916397514L);
-    for (int s = steps(rng); s != 0; s += s > 0 ? -1 : 1) x = std::nextafter(x, s > 0 ? 1e30f : -1e30f);
-    xs.push_back(i % 2 ? x : -x);
-  }
+  add_near_half_pis(xs, rng, 20000, std::int64_t{1} << 31, 24);
   return xs;
 }
 
@@ -152,20 +160,15 @@ TEST_F(MathRecipes, EveryRecipeIsWithinItsBoundOfLongDouble) {
     ASSERT_NE(f, nullptr) << row.math << " has a recipe";
     double worst = 0;
     float worst_x = 0;
+    const auto check = [&](float x) {
+      const double e = ulps(f(x), truth->f(x));
+      if (e > worst || std::isnan(e)) worst = e, worst_x = x;
+    };
     std::uint64_t count = 0;
-    for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << 32); bits += stride, ++count) {
-      const float x = std::bit_cast<float>(static_cast<std::uint32_t>(bits));
-      const double e = ulps(f(x), truth->f(x));
-      if (e > worst || std::isnan(e)) worst = e, worst_x = x;
-    }
-    for (float x : sweep(std::uint64_t{1} << 33)) {  // the ends of the ranges only
-      const double e = ulps(f(x), truth->f(x));
-      if (e > worst || std::isnan(e)) worst = e, worst_x = x;
-    }
-    for (float x : f32_near_half_pis()) {
-      const double e = ulps(f(x), truth->f(x));
-      if (e > worst || std::isnan(e)) worst = e, worst_x = x;
-    }
+    for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << 32); bits += stride, ++count)
+      check(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
+    for (float x : sweep(std::uint64_t{1} << 33)) check(x);  // the ends of the ranges only
+    for (float x : f32_near_half_pis()) check(x);
     if (stride == 1) std::cout << truth->op << ": " << count << " arguments, at most " << worst << " ULP\n";
     EXPECT_LE(worst, row.bound) << truth->op << "(" << worst_x << ") = " << f(worst_x) << ", true "
                                 << static_cast<double>(truth->f(worst_x));
@@ -230,13 +233,7 @@ std::vector<double> f64_samples() {
   for (int i = 0; i < 100000; ++i) xs.push_back(exponents(rng));
   // Near multiples of pi/2 up to 2**21 (the trig recipes' reduction, its
   // limit 2**20 and beyond): the nearest doubles and a few ULPs around.
-  std::uniform_int_distribution<std::int64_t> turns(1, std::int64_t{1} << 22);
-  std::uniform_int_distribution<int> steps(-3, 3);
-  for (int i = 0; i < 50000; ++i) {
-    double x = static_cast<double>(static_cast<long double>(turns(rng)) * 1.5707963267948966192313216916397514L);
-    for (int s = steps(rng); s != 0; s += s > 0 ? -1 : 1) x = std::nextafter(x, s > 0 ? 1e300 : -1e300);
-    xs.push_back(i % 2 ? x : -x);
-  }
+  add_near_half_pis(xs, rng, 50000, std::int64_t{1} << 22, 1);
   return xs;
 }
 

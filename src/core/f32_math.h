@@ -449,8 +449,8 @@ inline constexpr double kCotQ32[] = {0.33333333377639796, 0.022222186353729887, 
                                      0.00020957284422711632, 2.5085367581585346e-05};
 inline constexpr double kTanMainBelow = 0x1p20;  // |x| from here on: the library's tanf
 
-// tan x for |x| < 2**20: x = k pi/2 + r in f64 (k kHalfPiHi and x minus it
-// exact, the rest one rounding: r within 2**-52 of itself), r as a float r
+// tan x for |x| < 2**20: x = (k/2) pi + r in f64 (minus_pis: the first
+// step exact, the rest one rounding, r within 2**-52 of itself), r as a float r
 // plus r_lo. Where k is even, tan(r + r_lo) = r + (r**3 t(r**2) + r_lo (1 +
 // r**2)); where it is odd, -cot(r + r_lo), with 1 / (r + r_lo) = q + q (e -
 // r_lo q) for q = 1/r rounded and e = 1 - q r (exact): each a big term and
@@ -460,7 +460,8 @@ template <class F>
 F tan_f32_main(F x) {
   auto xd = widen(x);
   auto k = fma(xd, splat(xd, kTwoOverPi), splat(xd, kRound)) - splat(xd, kRound);
-  auto rd = minus_pis(xd, k * 0.5);  // k pi/2: k/2 and kPiHi, kPiLo are exact scalings
+  auto half = k * splat(k, 0.5);  // exact
+  auto rd = minus_pis(xd, half);
   F r = narrow(rd);
   F r_lo = narrow(rd - widen(r));
   F s = r * r;
@@ -469,7 +470,6 @@ F tan_f32_main(F x) {
   F q = one / r;
   F e = fma(-q, r, one);
   F cot = q + fma(q, e - r_lo * q, -(r * horner(s, kCotQ32)));
-  auto half = k * splat(k, 0.5);
   auto odd = (half + splat(k, kRound)) - splat(k, kRound) != half;
   return select(odd, -cot, tan);
 }

@@ -309,7 +309,7 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::exp2) return exp2_f32_rare(x);
     if (r == Recipe::cbrt) return cbrt_f32_rare(x);
     if (r == Recipe::tan) return tan_f32_rare(x);
-    if (r == Recipe::sin || r == Recipe::cos) return sin_f32_rare(x);
+    if (r == Recipe::sin || r == Recipe::cos) return sin_cos_f32_rare(x);
     if (r == Recipe::exp) return exp_f32_rare(x);
     if (r == Recipe::expm1) return expm1_f32_rare(x);
     if (r == Recipe::atan) return atan_rare(x);

@@ -114,7 +114,7 @@ F cos_f32_main(F x) {
   return narrow(negated_where_odd(-sin_series(minus_pis(xd, (t - kRound) + 0.5)), t));
 }
 template <class F>
-auto sin_f32_rare(F x) {
+auto sin_cos_f32_rare(F x) {
   return !(fabs(x) <= splat(x, kWidenedTrigUpTo));
 }
 template <class F>
