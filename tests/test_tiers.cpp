@@ -303,7 +303,7 @@ TEST_F(Tiers, TheFirstTierGivesTheOraclesResults) {
       ASSERT_TRUE(first_tier_ready()) << op_name(op) << " " << dtype_name(dtype);
       SelectedKernel ran;
       const Tensor out(result_dtype(op, dtype), {9, 5, 17});
-      PlannedCall call(op, dtype, out.dtype(), plan_broadcast(out.layout(), a.layout(), b.layout()));
+      BinaryCall call(op, dtype, out.dtype(), plan_broadcast(out.layout(), a.layout(), b.layout()));
       dispatch(call, a, b, out, &ran);
       EXPECT_EQ(ran.outcome, Outcome::quick) << op_name(op) << " " << dtype_name(dtype);
       EXPECT_EQ(test::oracle_mismatch(op, a, b, out), "") << op_name(op) << " " << dtype_name(dtype);

@@ -143,6 +143,27 @@ BENCHMARK_CAPTURE(cached_call, plain_4x4_1x4, Shape{4, 4}, Shape{1, 4}, false);
 BENCHMARK_CAPTURE(cached_call, prepared_16_16, Shape{16}, Shape{16}, true);
 BENCHMARK_CAPTURE(cached_call, prepared_4x4_1x4, Shape{4, 4}, Shape{1, 4}, true);
 
+// An expression's call whose kernel is already cached, on [16] f32: the
+// same Expr evaluated again (NOTE: [Expression memo]) or prepared. Both run
+// on NOTE: [Dispatch]'s one path, as a binary call does.
+void cached_expression(benchmark::State& state, bool prepared) {
+  set_num_threads(1);
+  const Tensor a(DType::f32, {16}), b(DType::f32, {16});
+  const Expr e = Expr(a) + Expr(b) * 2.0;
+  Tensor out = evaluate(e);  // compiles the kernel
+  const PreparedExpr p = prepare(e);
+  const std::vector<TensorView> inputs{a, b};
+  for (auto _ : state) {
+    if (prepared)
+      p(inputs, out);
+    else
+      evaluate(e, out);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK_CAPTURE(cached_expression, evaluate_16, false);
+BENCHMARK_CAPTURE(cached_expression, prepared_16, true);
+
 // Two ops in turn on tiny tensors: each call misses the call memo (NOTE:
 // [Call memo]: one call a thread), so it plans, makes its key and finds the
 // kernel in the cache. Time per pair of calls.

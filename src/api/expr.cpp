@@ -172,7 +172,8 @@ namespace {
 // NOTE: [Expression memo] An Expr is immutable: evaluating the same one again
 // (the same root node, so the same views and scalar values) on an out of the
 // same layout needs no flattening, lowering, planning or kernel look-up. Each
-// thread remembers its last evaluation's call, plan and kernel, reused while
+// thread remembers its last evaluation's call, planned call (NOTE:
+// [Dispatch]) and kernel, reused while
 // kernel_stamp() holds; data pointers are checked again every time (out's
 // overlap with the inputs).
 struct ExprMemo {
@@ -180,7 +181,7 @@ struct ExprMemo {
   std::optional<ExprCall> call;
   Layout out;
   bool out_is_fresh = false;  // out was a new output, laid out by NOTE: [Output order]
-  BroadcastPlan plan;
+  PlannedCall planned;
   ExprKernel kernel;
   KernelStamp stamp;
   bool just_selected = false;
@@ -192,18 +193,18 @@ struct ExprMemo {
     call->validate_out(o, call->inputs());
     // NOTE: [Tiers]: a provisional kernel is asked for again, except by the
     // call that has just selected it.
-    if (kernel.provisional() && !just_selected) kernel = select_kernel(*call, plan);
+    if (kernel.provisional() && !just_selected) kernel = select_kernel(*call, planned.plan);
     just_selected = false;
-    run_expression(*call, kernel, plan, o, call->inputs());
+    run_expression(*call, kernel, planned, o, call->inputs());
   }
   // Everything is worked out before anything is kept: a failure leaves the
   // memo as it was.
   void remember(const Expr& e, ExprCall c, const Layout& layout, bool fresh) {
     const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
-    BroadcastPlan p = c.plan_for(layout);
-    ExprKernel k = select_kernel(c, p);
+    PlannedCall p = c.planned_for(layout);
+    ExprKernel k = select_kernel(c, p.plan);
     stamp = now;
-    plan = std::move(p);
+    planned = std::move(p);
     kernel = std::move(k);
     just_selected = true;
     call = std::move(c);

@@ -385,6 +385,13 @@ BroadcastPlan ExprCall::plan_for(const Layout& out) const {
   return plan_broadcast(out, layouts);
 }
 
+PlannedCall ExprCall::planned_for(const Layout& out) const {
+  ElementSizes sizes{};
+  sizes[kOut] = dtype_size(program_.out_dtype);
+  for (std::size_t k = 0; k < inputs_.size(); ++k) sizes[1 + k] = inputs_[k].element_size();
+  return PlannedCall(plan_for(out), sizes);
+}
+
 ExprInfo ExprCall::info() const {
   ExprInfo info;
   info.structure = structure();
@@ -411,47 +418,38 @@ ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
 
 namespace {
 
-// On ascend-sim when it is current and can run the call, else on the host:
-// the JIT kernel or the reference evaluator, after short-row fusion.
-void run_on_target(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
-                 const std::vector<TensorView>& inputs) {
-  // Under ascend-sim even an empty call goes to the simulator's path, which
-  // records in the trace why it did not run there.
-  if (config::ascend_target() &&
-      run_expression_on_ascend_target(target_for(TargetKind::ascend_sim), call.structure(), call.input_types(),
-                                      call.scalar_types(), call.scalar_slots().data(), plan, out, inputs))
-    return;
-  if (plan.numel == 0) return record_call_threads(1);
+// NOTE: [Dispatch]: on ascend-sim when it is current and can run the call,
+// else on the host: the JIT kernel or the reference evaluator, which also
+// runs NOTE: [Short rows]' pieces (the fused plan has the call's classes,
+// and NOTE: [Fixed rows] leave plans that fuse to fusion).
+void run_on_target(const ExprCall& call, const ExprKernel& kernel, const PlannedCall& planned, const TensorView& out,
+                   const std::vector<TensorView>& inputs) {
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
   auto [ptrs, sizes] = operands_of(out, inputs);
-  std::size_t widest = 1;
-  for (std::size_t k = 0; k < inputs.size(); ++k) widest = std::max(widest, sizes[1 + k]);
   const bool jit = kernel.jit.fn != nullptr;
   const KernelFn fn = jit ? kernel.jit.fn : &ExprEvaluator::kernel;
   ptrs.context = jit ? static_cast<const void*>(call.scalar_slots().data()) : &frame;
-  // NOTE: [Short rows]: the inputs that repeat one short row read patterns of
-  // it; the fused plan has the same classes, and NOTE: [Fixed rows] leave
-  // plans that fuse to fusion, so the same kernel runs it and its rest.
-  const std::optional<FusedRows> fused = fuse_short_rows(plan, widest);
-  if (!fused) {
-    record_call_threads(execute_plan(plan, fn, ptrs, sizes, num_threads()));
-    return;
-  }
-  record_call_threads(execute_fused_rows(plan, *fused, fn, fn, ptrs, sizes, num_threads()));
+  const auto on_ascend = [&] {
+    return run_expression_on_ascend_target(target_for(TargetKind::ascend_sim), call.structure(), call.input_types(),
+                                           call.scalar_types(), call.scalar_slots().data(), planned.plan, out, inputs);
+  };
+  const auto host_kernel = [&] { return fn; };
+  const auto short_rows = [&](const FusedRows&) { return ShortRowKernels{fn, fn}; };
+  dispatch(planned, ptrs, sizes, on_ascend, host_kernel, short_rows);
 }
 
 }  // namespace
 
-void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+void run_expression(const ExprCall& call, const ExprKernel& kernel, const PlannedCall& planned, const TensorView& out,
                     const std::vector<TensorView>& inputs, report::Api api) {
   call.check_exponent_inputs(inputs, out.numel());
   if (!report::wanted()) {
-    run_on_target(call, kernel, plan, out, inputs);
+    run_on_target(call, kernel, planned, out, inputs);
     return;
   }
   const auto start = std::chrono::steady_clock::now();
-  run_on_target(call, kernel, plan, out, inputs);
-  report_expression("exec", api, call, kernel, plan, inputs, out.dtype(), out.shape(), last_call_threads(),
+  run_on_target(call, kernel, planned, out, inputs);
+  report_expression("exec", api, call, kernel, planned.plan, inputs, out.dtype(), out.shape(), last_call_threads(),
                     std::chrono::steady_clock::now() - start);
 }
 

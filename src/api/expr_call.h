@@ -60,6 +60,8 @@ class ExprCall {
   ExprInfo info() const;
   // The plan of the call into an out of this layout.
   BroadcastPlan plan_for(const Layout& out) const;
+  // That plan with its fusion and direct call (NOTE: [Dispatch]).
+  PlannedCall planned_for(const Layout& out) const;
 
   const std::vector<TensorView>& inputs() const { return inputs_; }
   const ExprProgram& program() const { return program_; }
@@ -118,9 +120,10 @@ struct ExprKernel {
 };
 ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan);
 
-// Runs `call`'s program over `plan` (out first, then `inputs`) on `kernel`;
-// `api` names how the application reached it in BCAST_VERBOSE's exec line.
-void run_expression(const ExprCall& call, const ExprKernel& kernel, const BroadcastPlan& plan, const TensorView& out,
+// Runs `call`'s program over its planned call (out first, then `inputs`) on
+// `kernel` (NOTE: [Dispatch]); `api` names how the application reached it in
+// BCAST_VERBOSE's exec line.
+void run_expression(const ExprCall& call, const ExprKernel& kernel, const PlannedCall& planned, const TensorView& out,
                     const std::vector<TensorView>& inputs, report::Api api = report::Api::expr);
 
 // BCAST_VERBOSE's line of an expression's prepare or call (NOTE: [Verbose lines]).

@@ -42,11 +42,12 @@ struct CallMemo {
   DType out_dtype{};
   Layout a, b, out;
   bool out_is_fresh = false;  // out was a new output, laid out by NOTE: [Output order]
-  PlannedCall call;           // plan, fusion, direct call and kernel (NOTE: [Dispatch])
+  BinaryCall binary;          // plan, fusion, direct call and kernel (NOTE: [Dispatch])
   DataCheck data;             // the data-pointer checks, their layout part done
 
   bool matches(Op o, const TensorView& x, const TensorView& y) const {
-    return valid && call.op == o && call.dtype == x.dtype() && x.dtype() == y.dtype() && a == x.layout() && b == y.layout();
+    return valid && binary.op == o && binary.dtype == x.dtype() && x.dtype() == y.dtype() && a == x.layout() &&
+           b == y.layout();
   }
   void remember(Op o, const TensorView& x, const TensorView& y, const TensorView& z, bool fresh, BroadcastPlan p) {
     valid = true;
@@ -55,7 +56,7 @@ struct CallMemo {
     b = y.layout();
     out = z.layout();
     out_is_fresh = fresh;
-    call = PlannedCall(o, x.dtype(), z.dtype(), std::move(p));
+    binary = BinaryCall(o, x.dtype(), z.dtype(), std::move(p));
     data = DataCheck(x.dtype(), z.dtype(), x.layout(), y.layout(), z.layout());
   }
 };
@@ -75,14 +76,14 @@ Tensor allocate_output(Op op, DType dtype, const Layout& layout) {
 void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, const TensorView& out) {
   check_exponent_data(op, b, out.numel());  // NOTE: [Negative integer exponents]
   if (!report::wanted()) {
-    dispatch(memo.call, a, b, out);
+    dispatch(memo.binary, a, b, out);
     return;
   }
   const auto start = std::chrono::steady_clock::now();
   SelectedKernel ran;
-  dispatch(memo.call, a, b, out, &ran);
-  report::binary("exec", report::Api::op, op, a, b, out.dtype(), out.shape(), memo.call.plan, ran, last_call_threads(),
-                 std::chrono::steady_clock::now() - start);
+  dispatch(memo.binary, a, b, out, &ran);
+  report::binary("exec", report::Api::op, op, a, b, out.dtype(), out.shape(), memo.binary.call.plan, ran,
+                 last_call_threads(), std::chrono::steady_clock::now() - start);
 }
 
 }  // namespace

@@ -26,14 +26,22 @@ namespace bcast {
 // pinned (NOTE: [Tiers]: or the full kernel, once a call finds it ready); its
 // direct call is the fast path when it has one.
 struct PreparedOp::Impl {
-  Impl(Op o, DType d, Layout la, Layout lb, Layout lo, PlannedCall c, SelectedKernel k, std::string t, std::string key_text,
-       DataCheck check)
-      : op(o), dtype(d), a(std::move(la)), b(std::move(lb)), out(std::move(lo)), call(std::move(c)),
-        kernel(std::move(k)), type(std::move(t)), key(std::move(key_text)), data(check) {}
+  Impl(Op o, DType d, Layout la, Layout lb, Layout lo, BinaryCall c, SelectedKernel k, std::string t,
+       std::string key_text, DataCheck check)
+      : op(o),
+        dtype(d),
+        a(std::move(la)),
+        b(std::move(lb)),
+        out(std::move(lo)),
+        binary(std::move(c)),
+        kernel(std::move(k)),
+        type(std::move(t)),
+        key(std::move(key_text)),
+        data(check) {}
   Op op;
   DType dtype;
   Layout a, b, out;
-  PlannedCall call;  // read-only, so calls may run at once
+  BinaryCall binary;                    // read-only, so calls may run at once
   PinnedKernel<SelectedKernel> kernel;  // NOTE: [Tiers]
   std::string type, key;
   DataCheck data;  // for the fast path
@@ -44,20 +52,22 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   const Shape shape = validate_input_layouts(op, dtype, a, dtype, b);
   validate_out_layout(op, dtype, a.shape, b.shape, result_dtype(op, dtype), out, shape);
   const DType out_dtype = result_dtype(op, dtype);
-  PlannedCall call(op, dtype, out_dtype, plan_broadcast(out, a, b));
+  BinaryCall binary(op, dtype, out_dtype, plan_broadcast(out, a, b));
   // A prepared op follows the current target, as a plain call does.
-  SelectedKernel kernel = call.plan.numel > 0 ? select_kernel(op, dtype, call.plan) : SelectedKernel{};
+  SelectedKernel kernel = binary.call.plan.numel > 0 ? select_kernel(op, dtype, binary.call.plan) : SelectedKernel{};
   ExprSpecPin spec;  // NOTE: [Interned ids]: while the key prints
   std::string key = kernel.jit || kernel.provisional()
-                        ? call_kernel_key(current_target(), op, dtype, call.plan, &spec).to_string()
+                        ? call_kernel_key(current_target(), op, dtype, binary.call.plan, &spec).to_string()
                         : "reference";
-  std::string type = to_string(call.plan.type);
-  auto impl = std::make_shared<PreparedOp::Impl>(op, dtype, a, b, out, std::move(call), std::move(kernel),
-                                                 std::move(type), std::move(key), DataCheck(dtype, out_dtype, a, b, out));
+  std::string type = to_string(binary.call.plan.type);
+  auto impl =
+      std::make_shared<PreparedOp::Impl>(op, dtype, a, b, out, std::move(binary), std::move(kernel), std::move(type),
+                                         std::move(key), DataCheck(dtype, out_dtype, a, b, out));
   if (report::wanted()) {
     const PreparedOp::Impl& p = *impl;
     report::binary("create", report::Api::prepared, op, TensorView{nullptr, dtype, a}, TensorView{nullptr, dtype, b},
-                   out_dtype, out.shape, p.call.plan, p.kernel.first(), 0, std::chrono::steady_clock::now() - start);
+                   out_dtype, out.shape, p.binary.call.plan, p.kernel.first(), 0,
+                   std::chrono::steady_clock::now() - start);
   }
   PreparedOp prepared;
   prepared.impl_ = std::move(impl);
@@ -75,7 +85,7 @@ namespace {
 // (`scratch` holds it while it is provisional).
 const SelectedKernel& run_prepared_data(const PreparedOp::Impl& p, const void* a, const void* b, void* out,
                                         SelectedKernel& scratch) {
-  const PlannedCall& call = p.call;
+  const PlannedCall& call = p.binary.call;
   const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
   if (checks_exponents(p.op, p.dtype))  // NOTE: [Negative integer exponents]
     check_exponent_data(p.op, TensorView(const_cast<void*>(b), p.dtype, p.b), p.out.numel());
@@ -89,7 +99,7 @@ const SelectedKernel& run_prepared_data(const PreparedOp::Impl& p, const void* a
   const TensorView va(const_cast<void*>(a), p.dtype, p.a), vb(const_cast<void*>(b), p.dtype, p.b);
   const TensorView vout(out, result_dtype(p.op, p.dtype), p.out);
   validate_data(p.op, va, vb, vout);
-  dispatch(call, kernel, va, vb, vout);
+  dispatch(p.binary, kernel, va, vb, vout);
   return kernel;
 }
 
@@ -122,8 +132,8 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   // NOTE: [Verbose lines]: the call, timed, and its exec line.
   const auto start = std::chrono::steady_clock::now();
   const SelectedKernel& kernel = run_prepared(*impl_, a, b, out, scratch);
-  report::binary("exec", report::Api::prepared, impl_->op, a, b, out.dtype(), out.shape(), impl_->call.plan, kernel,
-                 last_call_threads(), std::chrono::steady_clock::now() - start);
+  report::binary("exec", report::Api::prepared, impl_->op, a, b, out.dtype(), out.shape(), impl_->binary.call.plan,
+                 kernel, last_call_threads(), std::chrono::steady_clock::now() - start);
 }
 
 void PreparedOp::run_data(const void* a, const void* b, void* out) const {

@@ -10,11 +10,11 @@
 namespace bcast {
 
 struct PreparedExpr::Impl {
-  Impl(ExprCall c, Layout o, BroadcastPlan p, ExprKernel k, ExprInfo i)
-      : call(std::move(c)), out(std::move(o)), plan(std::move(p)), kernel(std::move(k)), info(std::move(i)) {}
+  Impl(ExprCall c, Layout o, PlannedCall p, ExprKernel k, ExprInfo i)
+      : call(std::move(c)), out(std::move(o)), planned(std::move(p)), kernel(std::move(k)), info(std::move(i)) {}
   ExprCall call;
   Layout out;
-  BroadcastPlan plan;
+  PlannedCall planned;              // NOTE: [Dispatch]
   PinnedKernel<ExprKernel> kernel;  // selected once, for good (NOTE: [Tiers])
   ExprInfo info;
 };
@@ -23,15 +23,15 @@ PreparedExpr prepare(const Expr& e) {
   const auto start = std::chrono::steady_clock::now();
   ExprCall call(e);
   Layout out = call.new_out_layout();
-  BroadcastPlan plan = call.plan_for(out);
-  ExprKernel kernel = select_kernel(call, plan);
+  PlannedCall planned = call.planned_for(out);
+  ExprKernel kernel = select_kernel(call, planned.plan);
   ExprInfo info = call.info();
   info.kernel = kernel.key;
   if (report::wanted())
-    report_expression("create", report::Api::prepared_expr, call, kernel, plan, call.inputs(), info.out_dtype,
+    report_expression("create", report::Api::prepared_expr, call, kernel, planned.plan, call.inputs(), info.out_dtype,
                       out.shape, 0, std::chrono::steady_clock::now() - start);
   PreparedExpr p;
-  p.impl_ = std::make_shared<const PreparedExpr::Impl>(std::move(call), std::move(out), std::move(plan),
+  p.impl_ = std::make_shared<const PreparedExpr::Impl>(std::move(call), std::move(out), std::move(planned),
                                                        std::move(kernel), std::move(info));
   return p;
 }
@@ -60,8 +60,8 @@ void PreparedExpr::operator()(std::span<const TensorView> inputs, const TensorVi
   std::vector<TensorView> now(inputs.begin(), inputs.end());
   p.call.validate_out(out, now);
   ExprKernel scratch;
-  run_expression(p.call, p.kernel.get([&] { return select_kernel(p.call, p.plan); }, scratch), p.plan, out, now,
-                 report::Api::prepared_expr);
+  run_expression(p.call, p.kernel.get([&] { return select_kernel(p.call, p.planned.plan); }, scratch), p.planned, out,
+                 now, report::Api::prepared_expr);
 }
 
 Tensor PreparedExpr::operator()(std::span<const TensorView> inputs) const {

@@ -24,20 +24,6 @@ Outcome outcome_of(provider::KernelSource source) {
   return kOutcomes[static_cast<std::size_t>(source)];
 }
 
-// NOTE: [Short rows]: the fused plan and the rows left over, each with the
-// kernel of its own plan (the rest's rows may take NOTE: [Fixed rows]),
-// selected per call.
-SelectedKernel run_short_rows(const PlannedCall& call, const TensorView& a, const TensorView& b,
-                              const TensorView& out) {
-  const FusedRows& fused = *call.fused;
-  SelectedKernel kernel = select_kernel(call.op, a.dtype(), fused.fused);
-  const SelectedKernel rest = fused.rest.numel > 0 ? select_kernel(call.op, a.dtype(), fused.rest) : SelectedKernel{};
-  record_call_threads(execute_fused_rows(call.plan, fused, kernel.fn, rest.fn,
-                                         {{out.data(), a.data(), b.data()}},
-                                         {out.element_size(), a.element_size(), b.element_size()}, num_threads()));
-  return kernel;
-}
-
 }  // namespace
 
 std::string_view outcome_name(Outcome outcome) {
@@ -151,66 +137,69 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
 
 KernelStamp kernel_stamp() { return {config::codegen_generation(), provider::epoch(), jit_enabled()}; }
 
-PlannedCall::PlannedCall(Op o, DType d, DType out_dtype, BroadcastPlan p)
-    : op(o), dtype(d), plan(std::move(p)), fused(fuse_short_rows(plan, dtype_size(d))) {
-  if (!fused) direct = DirectCall(plan, {dtype_size(out_dtype), dtype_size(d), dtype_size(d)});
+PlannedCall::PlannedCall(BroadcastPlan p, const ElementSizes& sizes) : plan(std::move(p)) {
+  std::size_t widest = 1;
+  for (int k = 1; k < plan.operands(); ++k) widest = std::max(widest, sizes[static_cast<std::size_t>(k)]);
+  fused = fuse_short_rows(plan, widest);
+  if (!fused) direct = DirectCall(plan, sizes);
 }
 
-const SelectedKernel& PlannedCall::host_kernel() {
+BinaryCall::BinaryCall(Op o, DType d, DType out_dtype, BroadcastPlan p)
+    : op(o), dtype(d), call(std::move(p), {dtype_size(out_dtype), dtype_size(d), dtype_size(d)}) {}
+
+const SelectedKernel& BinaryCall::host_kernel() {
   const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
   if (kernel.fn != nullptr && stamp == now && !kernel.provisional()) {
     if (kernel.memo_hits != nullptr) kernel.memo_hits->fetch_add(1, std::memory_order_relaxed);
     if (kernel.jit) kernel.outcome = Outcome::hit;
     return kernel;
   }
-  kernel = select_kernel(op, dtype, plan);
+  kernel = select_kernel(op, dtype, call.plan);
   stamp = now;
   return kernel;
 }
 
 namespace {
 
-// dispatch() with the host kernel from `host_kernel()`, asked only when the
-// call runs on the host.
+// dispatch() of a binary call with the host kernel from `host_kernel()`:
+// NOTE: [Short rows]' pieces each take the kernel of their own plan (the
+// rest's rows may take NOTE: [Fixed rows]), selected per call.
 template <class HostKernel>
-void dispatch_with(const PlannedCall& call, HostKernel&& host_kernel, const TensorView& a, const TensorView& b,
-                   const TensorView& out, SelectedKernel* ran) {
-  const BroadcastPlan& plan = call.plan;
-  // Under ascend-sim even an empty call goes to the simulator's path, which
-  // records in the trace why it did not run there.
-  if (config::ascend_target() &&
-      run_on_ascend_target(target_for(TargetKind::ascend_sim), call.op, a, b, out, plan)) {
+void dispatch_binary(const BinaryCall& binary, HostKernel&& host_kernel, const TensorView& a, const TensorView& b,
+                     const TensorView& out, SelectedKernel* ran) {
+  const PlannedCall& call = binary.call;
+  const auto on_ascend = [&] {
+    if (!run_on_ascend_target(target_for(TargetKind::ascend_sim), binary.op, a, b, out, call.plan)) return false;
     if (ran != nullptr) *ran = {.jit = true, .outcome = Outcome::ascend_sim};
-    return;
-  }
-  if (plan.numel == 0) return record_call_threads(1);
-  if (call.fused) {
-    SelectedKernel kernel = run_short_rows(call, a, b, out);
-    if (ran != nullptr) *ran = std::move(kernel);
-    return;
-  }
-  const SelectedKernel& kernel = host_kernel();
-  const OperandPointers ptrs{{out.data(), a.data(), b.data()}};
-  if (runs_direct(call)) {
-    call.direct.run(kernel.fn, ptrs);
-    record_call_threads(1);
-  } else {
-    record_call_threads(
-        execute_plan(plan, kernel.fn, ptrs, {out.element_size(), a.element_size(), b.element_size()}, num_threads()));
-  }
-  if (ran != nullptr) *ran = kernel;
+    return true;
+  };
+  const auto main_kernel = [&] {
+    const SelectedKernel& kernel = host_kernel();
+    if (ran != nullptr) *ran = kernel;
+    return kernel.fn;
+  };
+  SelectedKernel fused_kernel, rest_kernel;  // alive until the pieces have run
+  const auto short_rows = [&](const FusedRows& fused) {
+    fused_kernel = select_kernel(binary.op, binary.dtype, fused.fused);
+    if (fused.rest.numel > 0) rest_kernel = select_kernel(binary.op, binary.dtype, fused.rest);
+    if (ran != nullptr) *ran = fused_kernel;
+    return ShortRowKernels{fused_kernel.fn, rest_kernel.fn};
+  };
+  dispatch(call, {{out.data(), a.data(), b.data()}}, {out.element_size(), a.element_size(), b.element_size()},
+           on_ascend, main_kernel, short_rows);
 }
 
 }  // namespace
 
-void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
-              SelectedKernel* ran) {
-  dispatch_with(call, [&]() -> const SelectedKernel& { return call.host_kernel(); }, a, b, out, ran);
+void dispatch(BinaryCall& call, const TensorView& a, const TensorView& b, const TensorView& out, SelectedKernel* ran) {
+  dispatch_binary(
+      call, [&]() -> const SelectedKernel& { return call.host_kernel(); }, a, b, out, ran);
 }
 
-void dispatch(const PlannedCall& call, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
+void dispatch(const BinaryCall& call, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
               const TensorView& out, SelectedKernel* ran) {
-  dispatch_with(call, [&]() -> const SelectedKernel& { return kernel; }, a, b, out, ran);
+  dispatch_binary(
+      call, [&]() -> const SelectedKernel& { return kernel; }, a, b, out, ran);
 }
 
 }  // namespace bcast

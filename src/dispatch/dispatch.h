@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bcast/ops.h"
+#include "bcast/runtime.h"
 #include "bcast/tensor.h"
 #include "broadcast_plan.h"
 #include "config.h"
@@ -21,6 +22,7 @@
 #include "kernel_provider.h"
 #include "short_rows.h"
 #include "target.h"
+#include "thread_pool.h"
 
 namespace bcast {
 
@@ -121,22 +123,18 @@ struct KernelStamp {
 };
 KernelStamp kernel_stamp();
 
-// What a call needs that depends only on its op, dtypes and layouts, worked
-// out once: the call memo and prepared ops each keep one.
+// What a call needs that depends only on its layouts, worked out once: its
+// plan, the plan's short-row fusion and its direct call. Binary calls and
+// expressions alike; the call memos and prepared calls each keep one.
 struct PlannedCall {
-  Op op = Op::add;
-  DType dtype = DType::f32;
   BroadcastPlan plan;
   std::optional<FusedRows> fused;  // NOTE: [Short rows]
   DirectCall direct;               // NOTE: [Direct call]; unusable with short-row fusion
-  SelectedKernel kernel;           // for a host call without fusion; fn null until selected
-  KernelStamp stamp;               // kernel_stamp() when `kernel` was selected
 
   PlannedCall() = default;
-  PlannedCall(Op op, DType dtype, DType out_dtype, BroadcastPlan plan);
-  // The host kernel: the kept one while the stamp holds and it is not a
-  // pending fallback (NOTE: [Tiers]), else a fresh selection.
-  const SelectedKernel& host_kernel();
+  // `sizes`: out's element size, then each input's (the widest input's sets
+  // the fusion's pattern).
+  PlannedCall(BroadcastPlan plan, const ElementSizes& sizes);
 };
 
 // NOTE: [Direct call]: whether dispatch() runs `call` as one direct call of
@@ -149,16 +147,64 @@ inline bool runs_direct(const PlannedCall& call) {
          !config::ascend_target();
 }
 
-// NOTE: [Dispatch] Runs a validated call, deciding in this order: the
-// ascend-sim target when it is current (falling back to the host when the
-// simulator cannot run it), nothing for an empty output, the short-row
-// fusion when the plan has it, else the host kernel as one direct call
-// (runs_direct), or split across threads. `ran`, when given, receives the
-// kernel that ran. The call memo passes its call, whose kernel follows the
-// stamp; a prepared op passes its call, read-only, and its pinned kernel.
-void dispatch(PlannedCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
+// The kernels of NOTE: [Short rows]' two pieces: the fused plan's and the
+// rest's.
+struct ShortRowKernels {
+  KernelFn fused = nullptr, rest = nullptr;
+};
+
+// NOTE: [Dispatch] The one path on which every call runs, a binary op's and
+// an expression's, plain, memoised or prepared, deciding in this order: the
+// ascend-sim target when it is current (`on_ascend()` runs the call there
+// and says whether it could; else the host runs it), nothing for an empty
+// output, the short-row fusion when the plan has it (`short_rows(fused)`
+// gives its kernels), else the host kernel (`host_kernel()`) as one direct
+// call (runs_direct) or split across threads. The callers' kernels are asked
+// for only when the host runs them. `ptrs` and `sizes`: out's, then each
+// input's, and the kernels' context. Inline: it is the whole of a tiny call.
+template <class OnAscend, class HostKernel, class ShortRows>
+void dispatch(const PlannedCall& call, const OperandPointers& ptrs, const ElementSizes& sizes, OnAscend&& on_ascend,
+              HostKernel&& host_kernel, ShortRows&& short_rows) {
+  // Under ascend-sim even an empty call goes to the simulator's path, which
+  // records in the trace why it did not run there.
+  if (config::ascend_target() && on_ascend()) return;
+  if (call.plan.numel == 0) return record_call_threads(1);
+  if (call.fused) {
+    const ShortRowKernels k = short_rows(*call.fused);
+    return record_call_threads(execute_fused_rows(call.plan, *call.fused, k.fused, k.rest, ptrs, sizes, num_threads()));
+  }
+  const KernelFn fn = host_kernel();
+  if (runs_direct(call)) {
+    call.direct.run(fn, ptrs);
+    return record_call_threads(1);
+  }
+  record_call_threads(execute_plan(call.plan, fn, ptrs, sizes, num_threads()));
+}
+
+// A binary op's call (NOTE: [Dispatch]): its op and dtype, its planned call
+// and the host kernel selected for it. The call memo keeps one, whose kernel
+// follows the stamp; a prepared op keeps one read-only, with its kernel
+// pinned apart.
+struct BinaryCall {
+  Op op = Op::add;
+  DType dtype = DType::f32;
+  PlannedCall call;
+  SelectedKernel kernel;  // for a host call without fusion; fn null until selected
+  KernelStamp stamp;      // kernel_stamp() when `kernel` was selected
+
+  BinaryCall() = default;
+  BinaryCall(Op op, DType dtype, DType out_dtype, BroadcastPlan plan);
+  // The host kernel: the kept one while the stamp holds and it is not a
+  // pending fallback (NOTE: [Tiers]), else a fresh selection.
+  const SelectedKernel& host_kernel();
+};
+
+// dispatch() of a validated binary call: with the kernel its stamp keeps, or
+// with a prepared op's pinned `kernel`. `ran`, when given, receives the
+// kernel that ran (the fused plan's under short-row fusion).
+void dispatch(BinaryCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
               SelectedKernel* ran = nullptr);
-void dispatch(const PlannedCall& call, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
+void dispatch(const BinaryCall& call, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
               const TensorView& out, SelectedKernel* ran = nullptr);
 
 }  // namespace bcast
