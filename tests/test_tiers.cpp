@@ -16,10 +16,12 @@
 #include "bcast/bcast.h"
 #include "broadcast_plan.h"
 #include "dispatch.h"
+#include "expr_call.h"
 #include "fault_injection.h"
 #include "log_capture.h"
 #include "logging.h"
 #include "oracle.h"
+#include "reference_executor.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -167,6 +169,31 @@ TEST_F(Tiers, AnExpressionRunsOnTheEvaluatorWhileItsKernelCompiles) {
   const std::uint64_t fallbacks = kernel_cache_stats().fallback_calls;
   check(evaluate(e));
   EXPECT_EQ(kernel_cache_stats().fallback_calls, fallbacks);
+}
+
+// NOTE: [Dispatch]: one fallback rule for both fronts. An expression that is
+// one binary op on x0 and x1 of one dtype falls back to the reference
+// executor's typed loop, as the binary call does; any other program to the
+// evaluator.
+TEST_F(Tiers, AOneOpExpressionFallsBackToTheBinaryCallsTypedLoop) {
+  std::mt19937_64 rng(31);
+  const Tensor x(DType::f32, {5, 6}), y(DType::f32, {6}), h(DType::f16, {6});
+  test::fill_random(x, rng);
+  test::fill_random(y, rng);
+  const auto fallback_of = [](const Expr& e) { return reference_kernel_of(ExprCall(e).program()); };
+  EXPECT_EQ(fallback_of(Expr(x) + Expr(y)), reference_kernel(Op::add, DType::f32));
+  EXPECT_EQ(fallback_of(expr::max(Expr(x), Expr(y))), reference_kernel(Op::max, DType::f32));
+  EXPECT_EQ(fallback_of(expr::lt(Expr(x), Expr(y))), reference_kernel(Op::lt, DType::f32));
+  for (const Expr& other : {Expr(y) + Expr(x) * 1.0, Expr(x) + Expr(x), Expr(x) + 2.0, Expr(x) + Expr(h),
+                            expr::cast(Expr(x) + Expr(y), DType::f64)})
+    EXPECT_EQ(fallback_of(other), nullptr) << ExprCall(other).text();
+  {
+    const fault::Armed hold(fault::Fault::hold_compile);
+    const Tensor got = evaluate(Expr(x) + Expr(y));
+    EXPECT_GE(kernel_cache_stats().fallback_calls, 1u);
+    EXPECT_EQ(test::oracle_mismatch(Op::add, x, y, got), "");
+  }
+  wait_for_compiles();
 }
 
 TEST_F(Tiers, ThreadsAskingForOneKeyShareOneCompile) {

@@ -412,23 +412,28 @@ ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
   ExprKernel kernel;
   kernel.jit = select_expr_kernel(call.structure(), call.input_types(), call.scalar_types(), call.program().code.size(),
                                   plan, &kernel.key);
-  if (kernel.jit.fn == nullptr) kernel.reference = std::make_shared<const ExprEvaluator>(call.program());
+  if (kernel.jit.fn != nullptr) return kernel;
+  kernel.typed = reference_kernel_of(call.program());
+  if (kernel.typed == nullptr) kernel.reference = std::make_shared<const ExprEvaluator>(call.program());
   return kernel;
 }
 
 namespace {
 
 // NOTE: [Dispatch]: on ascend-sim when it is current and can run the call,
-// else on the host: the JIT kernel or the reference evaluator, which also
+// else on the host: the JIT kernel or the fallback (ExprKernel), which also
 // runs NOTE: [Short rows]' pieces (the fused plan has the call's classes,
 // and NOTE: [Fixed rows] leave plans that fuse to fusion).
 void run_on_target(const ExprCall& call, const ExprKernel& kernel, const PlannedCall& planned, const TensorView& out,
                    const std::vector<TensorView>& inputs) {
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
   auto [ptrs, sizes] = operands_of(out, inputs);
-  const bool jit = kernel.jit.fn != nullptr;
-  const KernelFn fn = jit ? kernel.jit.fn : &ExprEvaluator::kernel;
-  ptrs.context = jit ? static_cast<const void*>(call.scalar_slots().data()) : &frame;
+  KernelFn fn = kernel.jit.fn;
+  ptrs.context = call.scalar_slots().data();
+  if (fn == nullptr) {
+    fn = kernel.typed != nullptr ? kernel.typed : &ExprEvaluator::kernel;
+    ptrs.context = kernel.typed != nullptr ? nullptr : &frame;
+  }
   const auto on_ascend = [&] {
     return run_expression_on_ascend_target(target_for(TargetKind::ascend_sim), call.structure(), call.input_types(),
                                            call.scalar_types(), call.scalar_slots().data(), planned.plan, out, inputs);

@@ -110,11 +110,13 @@ class ExprCall {
   std::shared_ptr<Tensor> scalar_input_;
 };
 
-// How a planned expression runs: its JIT kernel, or (fn null) the reference
-// evaluator of its program.
+// How a planned expression runs: its JIT kernel, or (fn null) its fallback:
+// the reference executor's typed kernel where the program is one binary op
+// (reference_kernel_of), else the reference evaluator of its program.
 struct ExprKernel {
   SelectedKernel jit;
-  std::shared_ptr<const ExprEvaluator> reference;
+  KernelFn typed = nullptr;                        // reference_kernel_of
+  std::shared_ptr<const ExprEvaluator> reference;  // where typed is null
   std::string key = "reference";
   bool provisional() const { return jit.provisional(); }  // NOTE: [Tiers]
 };

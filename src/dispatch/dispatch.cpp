@@ -8,6 +8,7 @@
 #include "bcast/runtime.h"
 #include "config.h"
 #include "expr_kernel.h"
+#include "function_table.h"
 #include "kernel_provider.h"
 #include "logging.h"
 #include "reference_executor.h"
@@ -106,6 +107,17 @@ SelectedKernel select_kernel(Op op, DType dtype, const BroadcastPlan& plan) {
           .jit = true,
           .outcome = outcome,
           .memo_hits = kernel.memo_hits};
+}
+
+KernelFn reference_kernel_of(const ExprProgram& program) {
+  if (program.code.size() != 1 || program.inputs.size() != 2 || !program.scalars.empty()) return nullptr;
+  const ExprInstr& s = program.code[0];
+  const auto op = static_cast<Op>(s.code);
+  const DType dtype = program.inputs[0];
+  if (s.kind != InstrKind::binary || s.args[0] != 0 || s.args[1] != 1 || program.inputs[1] != dtype || s.in != dtype ||
+      !detail::supports(op, dtype) || is_complex(dtype) || program.out_dtype != result_dtype(op, dtype))
+    return nullptr;
+  return reference_kernel(op, dtype);
 }
 
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
