@@ -427,7 +427,7 @@ namespace {
 void run_on_target(const ExprCall& call, const ExprKernel& kernel, const PlannedCall& planned, const TensorView& out,
                    const std::vector<TensorView>& inputs) {
   const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
-  auto [ptrs, sizes] = operands_of(out, inputs);
+  OperandPointers ptrs = operands_of(out, inputs).ptrs;
   KernelFn fn = kernel.jit.fn;
   ptrs.context = call.scalar_slots().data();
   if (fn == nullptr) {
@@ -440,7 +440,7 @@ void run_on_target(const ExprCall& call, const ExprKernel& kernel, const Planned
   };
   const auto host_kernel = [&] { return fn; };
   const auto short_rows = [&](const FusedRows&) { return ShortRowKernels{fn, fn}; };
-  dispatch(planned, ptrs, sizes, on_ascend, host_kernel, short_rows);
+  dispatch(planned, ptrs, on_ascend, host_kernel, short_rows);
 }
 
 }  // namespace

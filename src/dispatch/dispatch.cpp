@@ -149,7 +149,7 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
 
 KernelStamp kernel_stamp() { return {config::codegen_generation(), provider::epoch(), jit_enabled()}; }
 
-PlannedCall::PlannedCall(BroadcastPlan p, const ElementSizes& sizes) : plan(std::move(p)) {
+PlannedCall::PlannedCall(BroadcastPlan p, const ElementSizes& s) : plan(std::move(p)), sizes(s) {
   std::size_t widest = 1;
   for (int k = 1; k < plan.operands(); ++k) widest = std::max(widest, sizes[static_cast<std::size_t>(k)]);
   fused = fuse_short_rows(plan, widest);
@@ -190,15 +190,18 @@ void dispatch_binary(const BinaryCall& binary, HostKernel&& host_kernel, const T
     if (ran != nullptr) *ran = kernel;
     return kernel.fn;
   };
-  SelectedKernel fused_kernel, rest_kernel;  // alive until the pieces have run
   const auto short_rows = [&](const FusedRows& fused) {
-    fused_kernel = select_kernel(binary.op, binary.dtype, fused.fused);
-    if (fused.rest.numel > 0) rest_kernel = select_kernel(binary.op, binary.dtype, fused.rest);
-    if (ran != nullptr) *ran = fused_kernel;
-    return ShortRowKernels{fused_kernel.fn, rest_kernel.fn};
+    SelectedKernel kernel = select_kernel(binary.op, binary.dtype, fused.fused);
+    ShortRowKernels pieces{.fused = kernel.fn, .keep_fused = kernel.keep_alive};
+    if (fused.rest.numel > 0) {
+      SelectedKernel rest = select_kernel(binary.op, binary.dtype, fused.rest);
+      pieces.rest = rest.fn;
+      pieces.keep_rest = std::move(rest.keep_alive);
+    }
+    if (ran != nullptr) *ran = std::move(kernel);
+    return pieces;
   };
-  dispatch(call, {{out.data(), a.data(), b.data()}}, {out.element_size(), a.element_size(), b.element_size()},
-           on_ascend, main_kernel, short_rows);
+  dispatch(call, {{out.data(), a.data(), b.data()}}, on_ascend, main_kernel, short_rows);
 }
 
 }  // namespace

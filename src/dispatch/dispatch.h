@@ -135,12 +135,11 @@ KernelStamp kernel_stamp();
 // expressions alike; the call memos and prepared calls each keep one.
 struct PlannedCall {
   BroadcastPlan plan;
-  std::optional<FusedRows> fused;  // NOTE: [Short rows]
+  ElementSizes sizes{};            // out's element size, then each input's
+  std::optional<FusedRows> fused;  // NOTE: [Short rows]: the widest input's size sets the pattern
   DirectCall direct;               // NOTE: [Direct call]; unusable with short-row fusion
 
   PlannedCall() = default;
-  // `sizes`: out's element size, then each input's (the widest input's sets
-  // the fusion's pattern).
   PlannedCall(BroadcastPlan plan, const ElementSizes& sizes);
 };
 
@@ -154,10 +153,11 @@ inline bool runs_direct(const PlannedCall& call) {
          !config::ascend_target();
 }
 
-// The kernels of NOTE: [Short rows]' two pieces: the fused plan's and the
-// rest's.
+// The kernels of NOTE: [Short rows]' two pieces, the fused plan's and the
+// rest's, and what keeps their code loaded while they run.
 struct ShortRowKernels {
   KernelFn fused = nullptr, rest = nullptr;
+  std::shared_ptr<const void> keep_fused{}, keep_rest{};
 };
 
 // NOTE: [Dispatch] The one path on which every call runs, a binary op's and
@@ -167,25 +167,26 @@ struct ShortRowKernels {
 // output, the short-row fusion when the plan has it (`short_rows(fused)`
 // gives its kernels), else the host kernel (`host_kernel()`) as one direct
 // call (runs_direct) or split across threads. The callers' kernels are asked
-// for only when the host runs them. `ptrs` and `sizes`: out's, then each
-// input's, and the kernels' context. Inline: it is the whole of a tiny call.
+// for only when the host runs them. `ptrs`: out's, then each input's, and the
+// kernels' context. Inline: it is the whole of a tiny call.
 template <class OnAscend, class HostKernel, class ShortRows>
-void dispatch(const PlannedCall& call, const OperandPointers& ptrs, const ElementSizes& sizes, OnAscend&& on_ascend,
-              HostKernel&& host_kernel, ShortRows&& short_rows) {
+void dispatch(const PlannedCall& call, const OperandPointers& ptrs, OnAscend&& on_ascend, HostKernel&& host_kernel,
+              ShortRows&& short_rows) {
   // Under ascend-sim even an empty call goes to the simulator's path, which
   // records in the trace why it did not run there.
   if (config::ascend_target() && on_ascend()) return;
   if (call.plan.numel == 0) return record_call_threads(1);
   if (call.fused) {
     const ShortRowKernels k = short_rows(*call.fused);
-    return record_call_threads(execute_fused_rows(call.plan, *call.fused, k.fused, k.rest, ptrs, sizes, num_threads()));
+    return record_call_threads(
+        execute_fused_rows(call.plan, *call.fused, k.fused, k.rest, ptrs, call.sizes, num_threads()));
   }
   const KernelFn fn = host_kernel();
   if (runs_direct(call)) {
     call.direct.run(fn, ptrs);
     return record_call_threads(1);
   }
-  record_call_threads(execute_plan(call.plan, fn, ptrs, sizes, num_threads()));
+  record_call_threads(execute_plan(call.plan, fn, ptrs, call.sizes, num_threads()));
 }
 
 // A binary op's call (NOTE: [Dispatch]): its op and dtype, its planned call
