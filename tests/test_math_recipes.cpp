@@ -460,11 +460,12 @@ TEST_F(MathRecipes, MainPathsGiveTheRecipesBitsWhereNoLaneIsRare) {
   const std::vector<double> f64s = f64_samples();
   std::vector<float> bases, exponents;  // every 64th sample: from subnormals to inf, both signs
   for (std::size_t i = 0; i < f32s.size(); i += 64) bases.push_back(f32s[i]);
-  for (float y : {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 3.0f, -3.0f, 1e-3f, 17.25f, -150.5f, 1e30f})
+  for (float y : {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 3.0f, -3.0f, 1e-3f, 17.25f, -150.5f, 1e30f, -7.0f, 16777215.0f})
     exponents.push_back(y);
   std::vector<double> xs64, ys64;  // every 256th sample, and the ends of atan2's ordinary range
   for (std::size_t i = 0; i < f64s.size(); i += 256) xs64.push_back(f64s[i]);
-  for (double y : {0.0, -0.0, 1.0, -1.0, 1e-300, 0x1p-1000, 0x1p-1001, 0x1p1022, -0x1p1023, 3.5, -1e5, 1e300})
+  for (double y : {0.0, -0.0, 1.0, -1.0, 1e-300, 0x1p-1000, 0x1p-1001, 0x1p1022, -0x1p1023, 3.5, -1e5, 1e300, 3.0, -7.0,
+                   0x1p53 - 1})
     ys64.push_back(y);
   int rows = 0;
   for (const math::recipes::RecipeRow& row : math::recipes::kRecipes) {
@@ -501,6 +502,23 @@ TEST_F(MathRecipes, KernelsGiveTheReferenceBits) {
     const Tensor base = f32_tensor(bases), exponent = f32_tensor(exponents);
     expect_kernel_equals_reference(parse_expression("x ** y", {{"x", base}, {"y", exponent}}),
                                    std::string("pow, stream ") + stream);
+    // NOTE: [Rare lanes]: every vector above has a negative base; here one
+    // in four also has a zero or an infinity, in f32, and both kinds in f64.
+    std::vector<float> special_bases = bases;
+    for (std::size_t i = 0; i < special_bases.size(); i += 64) special_bases[i] = i % 128 ? 0.0f : -INFINITY;
+    const Tensor specials = f32_tensor(special_bases);
+    Tensor base64(DType::f64, {4096}), specials64(DType::f64, {4096}), exponent64(DType::f64, {4096});
+    for (std::size_t i = 0; i < 4096; ++i) {
+      static_cast<double*>(base64.data())[i] = bases[i] * 1e10;
+      static_cast<double*>(specials64.data())[i] = special_bases[i];
+      static_cast<double*>(exponent64.data())[i] = exponents[i] * 7;
+    }
+    const auto expect_pow = [&](const Tensor& x, const Tensor& y, const std::string& what) {
+      expect_kernel_equals_reference(parse_expression("x ** y", {{"x", x}, {"y", y}}), what + ", stream " + stream);
+    };
+    expect_pow(specials, exponent, "pow, zeros and infinities");
+    expect_pow(base64, exponent64, "pow f64");
+    expect_pow(specials64, exponent64, "pow f64, zeros and infinities");
     expect_kernel_equals_reference(parse_expression("arctan2(x, y)", {{"x", base}, {"y", exponent}}),
                                    std::string("arctan2, stream ") + stream);
     Tensor doubles(DType::f64, {1024});
