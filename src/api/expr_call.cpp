@@ -403,18 +403,18 @@ ExprInfo ExprCall::info() const {
   info.broadcast_type = to_string(plan.type);
   // A look-up, not a call: it starts the compile but runs nothing on the
   // fallback (bcast.dask.warm describes every chunk's call before the first).
-  select_expr_kernel(structure(), input_types(), scalar_types(), program_.code.size(), plan, &info.kernel,
+  select_expr_kernel(structure(), input_types(), scalar_types(), fallback_ns_of(program_), plan, &info.kernel,
                      provider::Use::look_up);
   return info;
 }
 
 ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
   ExprKernel kernel;
-  kernel.jit = select_expr_kernel(call.structure(), call.input_types(), call.scalar_types(), call.program().code.size(),
-                                  plan, &kernel.key);
+  kernel.jit = select_expr_kernel(call.structure(), call.input_types(), call.scalar_types(),
+                                  fallback_ns_of(call.program()), plan, &kernel.key);
   if (kernel.jit.fn != nullptr) return kernel;
   kernel.typed = reference_kernel_of(call.program());
-  if (kernel.typed == nullptr) kernel.reference = std::make_shared<const ExprEvaluator>(call.program());
+  if (kernel.typed == nullptr) kernel.evaluator = std::make_shared<const ExprEvaluator>(call.program());
   return kernel;
 }
 
@@ -426,7 +426,7 @@ namespace {
 // and NOTE: [Fixed rows] leave plans that fuse to fusion).
 void run_on_target(const ExprCall& call, const ExprKernel& kernel, const PlannedCall& planned, const TensorView& out,
                    const std::vector<TensorView>& inputs) {
-  const ExprEvaluator::Frame frame{kernel.reference.get(), call.scalar_slots().data()};
+  const ExprEvaluator::Frame frame{kernel.evaluator.get(), call.scalar_slots().data()};
   OperandPointers ptrs = operands_of(out, inputs).ptrs;
   KernelFn fn = kernel.jit.fn;
   ptrs.context = call.scalar_slots().data();

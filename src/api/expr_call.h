@@ -116,7 +116,7 @@ class ExprCall {
 struct ExprKernel {
   SelectedKernel jit;
   KernelFn typed = nullptr;                        // reference_kernel_of
-  std::shared_ptr<const ExprEvaluator> reference;  // where typed is null
+  std::shared_ptr<const ExprEvaluator> evaluator;  // where typed is null
   std::string key = "reference";
   bool provisional() const { return jit.provisional(); }  // NOTE: [Tiers]
 };

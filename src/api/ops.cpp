@@ -82,7 +82,7 @@ void execute(CallMemo& memo, Op op, const TensorView& a, const TensorView& b, co
   const auto start = std::chrono::steady_clock::now();
   SelectedKernel ran;
   dispatch(memo.binary, a, b, out, &ran);
-  report::binary("exec", report::Api::op, op, a, b, out.dtype(), out.shape(), memo.binary.call.plan, ran,
+  report::binary("exec", report::Api::op, op, a, b, out.dtype(), out.shape(), memo.binary.planned.plan, ran,
                  last_call_threads(), std::chrono::steady_clock::now() - start);
 }
 

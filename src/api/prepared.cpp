@@ -54,19 +54,20 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
   const DType out_dtype = result_dtype(op, dtype);
   BinaryCall binary(op, dtype, out_dtype, plan_broadcast(out, a, b));
   // A prepared op follows the current target, as a plain call does.
-  SelectedKernel kernel = binary.call.plan.numel > 0 ? select_kernel(op, dtype, binary.call.plan) : SelectedKernel{};
+  SelectedKernel kernel =
+      binary.planned.plan.numel > 0 ? select_kernel(op, dtype, binary.planned.plan) : SelectedKernel{};
   ExprSpecPin spec;  // NOTE: [Interned ids]: while the key prints
   std::string key = kernel.jit || kernel.provisional()
-                        ? call_kernel_key(current_target(), op, dtype, binary.call.plan, &spec).to_string()
+                        ? call_kernel_key(current_target(), op, dtype, binary.planned.plan, &spec).to_string()
                         : "reference";
-  std::string type = to_string(binary.call.plan.type);
+  std::string type = to_string(binary.planned.plan.type);
   auto impl =
       std::make_shared<PreparedOp::Impl>(op, dtype, a, b, out, std::move(binary), std::move(kernel), std::move(type),
                                          std::move(key), DataCheck(dtype, out_dtype, a, b, out));
   if (report::wanted()) {
     const PreparedOp::Impl& p = *impl;
     report::binary("create", report::Api::prepared, op, TensorView{nullptr, dtype, a}, TensorView{nullptr, dtype, b},
-                   out_dtype, out.shape, p.binary.call.plan, p.kernel.first(), 0,
+                   out_dtype, out.shape, p.binary.planned.plan, p.kernel.first(), 0,
                    std::chrono::steady_clock::now() - start);
   }
   PreparedOp prepared;
@@ -85,7 +86,7 @@ namespace {
 // (`scratch` holds it while it is provisional).
 const SelectedKernel& run_prepared_data(const PreparedOp::Impl& p, const void* a, const void* b, void* out,
                                         SelectedKernel& scratch) {
-  const PlannedCall& call = p.binary.call;
+  const PlannedCall& call = p.binary.planned;
   const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
   if (checks_exponents(p.op, p.dtype))  // NOTE: [Negative integer exponents]
     check_exponent_data(p.op, TensorView(const_cast<void*>(b), p.dtype, p.b), p.out.numel());
@@ -132,7 +133,7 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   // NOTE: [Verbose lines]: the call, timed, and its exec line.
   const auto start = std::chrono::steady_clock::now();
   const SelectedKernel& kernel = run_prepared(*impl_, a, b, out, scratch);
-  report::binary("exec", report::Api::prepared, impl_->op, a, b, out.dtype(), out.shape(), impl_->binary.call.plan,
+  report::binary("exec", report::Api::prepared, impl_->op, a, b, out.dtype(), out.shape(), impl_->binary.planned.plan,
                  kernel, last_call_threads(), std::chrono::steady_clock::now() - start);
 }
 

@@ -114,14 +114,20 @@ KernelFn reference_kernel_of(const ExprProgram& program) {
   const ExprInstr& s = program.code[0];
   const auto op = static_cast<Op>(s.code);
   const DType dtype = program.inputs[0];
-  if (s.kind != InstrKind::binary || s.args[0] != 0 || s.args[1] != 1 || program.inputs[1] != dtype || s.in != dtype ||
-      !detail::supports(op, dtype) || is_complex(dtype) || program.out_dtype != result_dtype(op, dtype))
+  if (s.kind != InstrKind::binary || s.args[0] != 0 || s.args[1] != 1 || program.result != program.first_instr() ||
+      program.inputs[1] != dtype || s.in != dtype || !detail::supports(op, dtype) || is_complex(dtype) ||
+      is_complex(program.out_dtype) || program.out_dtype != result_dtype(op, dtype))
     return nullptr;
   return reference_kernel(op, dtype);
 }
 
+double fallback_ns_of(const ExprProgram& program) {
+  if (reference_kernel_of(program) != nullptr) return kReferenceNsPerElement;
+  return kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(program.code.size());
+}
+
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
-                                  const std::vector<LeafType>& scalars, std::size_t nodes, const BroadcastPlan& plan,
+                                  const std::vector<LeafType>& scalars, double fallback_ns, const BroadcastPlan& plan,
                                   std::string* key, provider::Use use) {
   if (key != nullptr) *key = "reference";
   if (!jit_enabled()) return {};
@@ -134,7 +140,6 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
     return {};
   }
   log_variants(k, plan);
-  const double fallback_ns = kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(nodes);
   provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns), use);
   log_fallback(outcome_of(kernel.source), [&] { return k.to_string(); });
   if (kernel.fn == nullptr && kernel.source != provider::KernelSource::pending) return {.outcome = Outcome::failed};
@@ -157,7 +162,7 @@ PlannedCall::PlannedCall(BroadcastPlan p, const ElementSizes& s) : plan(std::mov
 }
 
 BinaryCall::BinaryCall(Op o, DType d, DType out_dtype, BroadcastPlan p)
-    : op(o), dtype(d), call(std::move(p), {dtype_size(out_dtype), dtype_size(d), dtype_size(d)}) {}
+    : op(o), dtype(d), planned(std::move(p), {dtype_size(out_dtype), dtype_size(d), dtype_size(d)}) {}
 
 const SelectedKernel& BinaryCall::host_kernel() {
   const KernelStamp now = kernel_stamp();  // read first: an eviction after it shows at the next call
@@ -166,7 +171,7 @@ const SelectedKernel& BinaryCall::host_kernel() {
     if (kernel.jit) kernel.outcome = Outcome::hit;
     return kernel;
   }
-  kernel = select_kernel(op, dtype, call.plan);
+  kernel = select_kernel(op, dtype, planned.plan);
   stamp = now;
   return kernel;
 }
@@ -179,7 +184,7 @@ namespace {
 template <class HostKernel>
 void dispatch_binary(const BinaryCall& binary, HostKernel&& host_kernel, const TensorView& a, const TensorView& b,
                      const TensorView& out, SelectedKernel* ran) {
-  const PlannedCall& call = binary.call;
+  const PlannedCall& call = binary.planned;
   const auto on_ascend = [&] {
     if (!run_on_ascend_target(target_for(TargetKind::ascend_sim), binary.op, a, b, out, call.plan)) return false;
     if (ran != nullptr) *ran = {.jit = true, .outcome = Outcome::ascend_sim};
@@ -206,15 +211,16 @@ void dispatch_binary(const BinaryCall& binary, HostKernel&& host_kernel, const T
 
 }  // namespace
 
-void dispatch(BinaryCall& call, const TensorView& a, const TensorView& b, const TensorView& out, SelectedKernel* ran) {
-  dispatch_binary(
-      call, [&]() -> const SelectedKernel& { return call.host_kernel(); }, a, b, out, ran);
+void dispatch(BinaryCall& binary, const TensorView& a, const TensorView& b, const TensorView& out,
+              SelectedKernel* ran) {
+  const auto host_kernel = [&]() -> const SelectedKernel& { return binary.host_kernel(); };
+  dispatch_binary(binary, host_kernel, a, b, out, ran);
 }
 
-void dispatch(const BinaryCall& call, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
+void dispatch(const BinaryCall& binary, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
               const TensorView& out, SelectedKernel* ran) {
-  dispatch_binary(
-      call, [&]() -> const SelectedKernel& { return kernel; }, a, b, out, ran);
+  const auto host_kernel = [&]() -> const SelectedKernel& { return kernel; };
+  dispatch_binary(binary, host_kernel, a, b, out, ran);
 }
 
 }  // namespace bcast

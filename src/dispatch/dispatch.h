@@ -1,5 +1,6 @@
-// How every call runs: one dispatch function for plain ops, prepared ops and
-// pre-generated kernels alike (NOTE: [Dispatch]).
+// How every call runs: one dispatch function for binary calls and
+// expressions, plain, memoised or prepared (NOTE: [Dispatch]), and the
+// selection of their kernels and fallbacks.
 #pragma once
 
 #include <atomic>
@@ -111,13 +112,17 @@ KernelFn reference_kernel_of(const ExprProgram& program);
 
 // NOTE: [Expression kernels]: the JIT's kernel of an expression for a host
 // plan, when the JIT is on and it compiles; fn is null otherwise, and the
-// caller runs the reference evaluator (pending: while the kernel compiles).
-// `nodes` is the program's length, for NOTE: [Waiting rule]. `key`, when
-// given, receives the kernel's key text ("reference" without one). `use`:
-// provider::kernel_for's (describe runs nothing, so it counts no fallback).
+// caller runs the program's fallback (pending: while the kernel compiles).
+// `fallback_ns`: what that fallback costs per element (fallback_ns_of), for
+// NOTE: [Waiting rule]. `key`, when given, receives the kernel's key text
+// ("reference" without one). `use`: provider::kernel_for's (describe runs
+// nothing, so it counts no fallback).
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
-                                  const std::vector<LeafType>& scalars, std::size_t nodes, const BroadcastPlan& plan,
+                                  const std::vector<LeafType>& scalars, double fallback_ns, const BroadcastPlan& plan,
                                   std::string* key = nullptr, provider::Use use = provider::Use::call);
+// A program's fallback cost per element: the typed loop's for a one-op
+// program (reference_kernel_of), else the evaluator's for its length.
+double fallback_ns_of(const ExprProgram& program);
 
 // What a selected kernel depends on besides the plan: the codegen settings,
 // the JIT switch and the cache's epoch (bumped when any kernel leaves it). A
@@ -196,7 +201,7 @@ void dispatch(const PlannedCall& call, const OperandPointers& ptrs, OnAscend&& o
 struct BinaryCall {
   Op op = Op::add;
   DType dtype = DType::f32;
-  PlannedCall call;
+  PlannedCall planned;
   SelectedKernel kernel;  // for a host call without fusion; fn null until selected
   KernelStamp stamp;      // kernel_stamp() when `kernel` was selected
 
@@ -210,9 +215,9 @@ struct BinaryCall {
 // dispatch() of a validated binary call: with the kernel its stamp keeps, or
 // with a prepared op's pinned `kernel`. `ran`, when given, receives the
 // kernel that ran (the fused plan's under short-row fusion).
-void dispatch(BinaryCall& call, const TensorView& a, const TensorView& b, const TensorView& out,
+void dispatch(BinaryCall& binary, const TensorView& a, const TensorView& b, const TensorView& out,
               SelectedKernel* ran = nullptr);
-void dispatch(const BinaryCall& call, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
+void dispatch(const BinaryCall& binary, const SelectedKernel& kernel, const TensorView& a, const TensorView& b,
               const TensorView& out, SelectedKernel* ran = nullptr);
 
 }  // namespace bcast
