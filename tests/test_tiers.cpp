@@ -184,6 +184,10 @@ TEST_F(Tiers, AOneOpExpressionFallsBackToTheBinaryCallsTypedLoop) {
   EXPECT_EQ(fallback_of(Expr(x) + Expr(y)), reference_kernel(Op::add, DType::f32));
   EXPECT_EQ(fallback_of(expr::max(Expr(x), Expr(y))), reference_kernel(Op::max, DType::f32));
   EXPECT_EQ(fallback_of(expr::lt(Expr(x), Expr(y))), reference_kernel(Op::lt, DType::f32));
+  // NOTE: [Waiting rule]: a call waits for its compile by what its fallback costs.
+  EXPECT_EQ(fallback_ns_of(ExprCall(Expr(x) + Expr(y)).program()), kReferenceNsPerElement);
+  EXPECT_GE(fallback_ns_of(ExprCall(Expr(x) + Expr(y) * 2.0).program()),
+            kEvaluatorNsPerElement + 2 * kEvaluatorNsPerNode);  // the evaluator's, two nodes or more
   for (const Expr& other :
        {Expr(y) + Expr(x) * 1.0, Expr(x) + Expr(x), Expr(x) + 2.0, Expr(x) + Expr(h),
         expr::cast(Expr(x) + Expr(y), DType::f64), Expr(z) + Expr(z), expr::complex(Expr(x), Expr(y))})
