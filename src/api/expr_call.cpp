@@ -125,20 +125,18 @@ std::shared_ptr<Tensor> scalar_as_tensor(const ScalarValue& v) {
   return t;
 }
 
-// A kernel's data pointers and element sizes: out's, then each input's.
-struct Operands {
-  OperandPointers ptrs;
+// A kernel's element sizes and data pointers: out's, then each input's.
+ElementSizes sizes_of(DType out, const std::vector<TensorView>& inputs) {
   ElementSizes sizes{};
-};
-Operands operands_of(const TensorView& out, const std::vector<TensorView>& inputs) {
-  Operands o;
-  o.ptrs.data[kOut] = out.data();
-  o.sizes[kOut] = out.element_size();
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    o.ptrs.data[1 + k] = inputs[k].data();
-    o.sizes[1 + k] = inputs[k].element_size();
-  }
-  return o;
+  sizes[kOut] = dtype_size(out);
+  for (std::size_t k = 0; k < inputs.size(); ++k) sizes[1 + k] = inputs[k].element_size();
+  return sizes;
+}
+OperandPointers pointers_of(const TensorView& out, const std::vector<TensorView>& inputs) {
+  OperandPointers ptrs;
+  ptrs.data[kOut] = out.data();
+  for (std::size_t k = 0; k < inputs.size(); ++k) ptrs.data[1 + k] = inputs[k].data();
+  return ptrs;
 }
 
 }  // namespace
@@ -314,9 +312,10 @@ void ExprCall::check_computed_exponent(int v, const std::vector<TensorView>& inp
   const ExprEvaluator evaluator(exponent);
   Tensor values(exponent.out_dtype, out_shape_);
   const ExprEvaluator::Frame frame{&evaluator, slots_.data()};
-  Operands o = operands_of(values.view(), inputs);
-  o.ptrs.context = &frame;
-  execute_plan(plan_for(values.layout()), &ExprEvaluator::kernel, o.ptrs, o.sizes, num_threads());
+  OperandPointers ptrs = pointers_of(values.view(), inputs);
+  ptrs.context = &frame;
+  execute_plan(plan_for(values.layout()), &ExprEvaluator::kernel, ptrs, sizes_of(values.dtype(), inputs),
+               num_threads());
   const std::optional<NegativeElement> at = first_negative(values);
   if (!at) return;
   int node = 0;
@@ -386,10 +385,7 @@ BroadcastPlan ExprCall::plan_for(const Layout& out) const {
 }
 
 PlannedCall ExprCall::planned_for(const Layout& out) const {
-  ElementSizes sizes{};
-  sizes[kOut] = dtype_size(program_.out_dtype);
-  for (std::size_t k = 0; k < inputs_.size(); ++k) sizes[1 + k] = inputs_[k].element_size();
-  return PlannedCall(plan_for(out), sizes);
+  return PlannedCall(plan_for(out), sizes_of(program_.out_dtype, inputs_));
 }
 
 ExprInfo ExprCall::info() const {
@@ -427,7 +423,7 @@ namespace {
 void run_on_target(const ExprCall& call, const ExprKernel& kernel, const PlannedCall& planned, const TensorView& out,
                    const std::vector<TensorView>& inputs) {
   const ExprEvaluator::Frame frame{kernel.evaluator.get(), call.scalar_slots().data()};
-  OperandPointers ptrs = operands_of(out, inputs).ptrs;
+  OperandPointers ptrs = pointers_of(out, inputs);
   KernelFn fn = kernel.jit.fn;
   ptrs.context = call.scalar_slots().data();
   if (fn == nullptr) {
