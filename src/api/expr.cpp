@@ -173,9 +173,8 @@ namespace {
 // (the same root node, so the same views and scalar values) on an out of the
 // same layout needs no flattening, lowering, planning or kernel look-up. Each
 // thread remembers its last evaluation's call, planned call (NOTE:
-// [Dispatch]) and kernel, reused while
-// kernel_stamp() holds; data pointers are checked again every time (out's
-// overlap with the inputs).
+// [Dispatch]) and kernel, reused while kernel_stamp() holds; data pointers
+// are checked again every time (out's overlap with the inputs).
 struct ExprMemo {
   std::weak_ptr<const detail::ExprNode> root;
   std::optional<ExprCall> call;

@@ -26,11 +26,9 @@ namespace bcast {
 // pinned (NOTE: [Tiers]: or the full kernel, once a call finds it ready); its
 // direct call is the fast path when it has one.
 struct PreparedOp::Impl {
-  Impl(Op o, DType d, Layout la, Layout lb, Layout lo, BinaryCall c, SelectedKernel k, std::string t,
-       std::string key_text, DataCheck check)
-      : op(o),
-        dtype(d),
-        a(std::move(la)),
+  Impl(Layout la, Layout lb, Layout lo, BinaryCall c, SelectedKernel k, std::string t, std::string key_text,
+       DataCheck check)
+      : a(std::move(la)),
         b(std::move(lb)),
         out(std::move(lo)),
         binary(std::move(c)),
@@ -38,8 +36,8 @@ struct PreparedOp::Impl {
         type(std::move(t)),
         key(std::move(key_text)),
         data(check) {}
-  Op op;
-  DType dtype;
+  Op op() const { return binary.op; }
+  DType dtype() const { return binary.dtype; }
   Layout a, b, out;
   BinaryCall binary;                    // read-only, so calls may run at once
   PinnedKernel<SelectedKernel> kernel;  // NOTE: [Tiers]
@@ -61,9 +59,8 @@ PreparedOp prepare(Op op, DType dtype, const Layout& a, const Layout& b, const L
                         ? call_kernel_key(current_target(), op, dtype, binary.planned.plan, &spec).to_string()
                         : "reference";
   std::string type = to_string(binary.planned.plan.type);
-  auto impl =
-      std::make_shared<PreparedOp::Impl>(op, dtype, a, b, out, std::move(binary), std::move(kernel), std::move(type),
-                                         std::move(key), DataCheck(dtype, out_dtype, a, b, out));
+  auto impl = std::make_shared<PreparedOp::Impl>(a, b, out, std::move(binary), std::move(kernel), std::move(type),
+                                                 std::move(key), DataCheck(dtype, out_dtype, a, b, out));
   if (report::wanted()) {
     const PreparedOp::Impl& p = *impl;
     report::binary("create", report::Api::prepared, op, TensorView{nullptr, dtype, a}, TensorView{nullptr, dtype, b},
@@ -87,9 +84,9 @@ namespace {
 const SelectedKernel& run_prepared_data(const PreparedOp::Impl& p, const void* a, const void* b, void* out,
                                         SelectedKernel& scratch) {
   const PlannedCall& call = p.binary.planned;
-  const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op, p.dtype, call.plan); }, scratch);
-  if (checks_exponents(p.op, p.dtype))  // NOTE: [Negative integer exponents]
-    check_exponent_data(p.op, TensorView(const_cast<void*>(b), p.dtype, p.b), p.out.numel());
+  const SelectedKernel& kernel = p.kernel.get([&] { return select_kernel(p.op(), p.dtype(), call.plan); }, scratch);
+  if (checks_exponents(p.op(), p.dtype()))  // NOTE: [Negative integer exponents]
+    check_exponent_data(p.op(), TensorView(const_cast<void*>(b), p.dtype(), p.b), p.out.numel());
   // NOTE: [Prepared fast path]: the direct call of dispatch(), after the
   // prepared data checks.
   if (runs_direct(call) && p.data.passes(a, b, out)) {
@@ -97,9 +94,9 @@ const SelectedKernel& run_prepared_data(const PreparedOp::Impl& p, const void* a
     record_call_threads(1);
     return kernel;
   }
-  const TensorView va(const_cast<void*>(a), p.dtype, p.a), vb(const_cast<void*>(b), p.dtype, p.b);
-  const TensorView vout(out, result_dtype(p.op, p.dtype), p.out);
-  validate_data(p.op, va, vb, vout);
+  const TensorView va(const_cast<void*>(a), p.dtype(), p.a), vb(const_cast<void*>(b), p.dtype(), p.b);
+  const TensorView vout(out, result_dtype(p.op(), p.dtype()), p.out);
+  validate_data(p.op(), va, vb, vout);
   dispatch(p.binary, kernel, va, vb, vout);
   return kernel;
 }
@@ -112,12 +109,12 @@ const SelectedKernel& run_prepared(const PreparedOp::Impl& p, const TensorView& 
   const auto check = [&](const TensorView& v, DType dtype, const Layout& layout, const char* operand) {
     if (v.dtype() != dtype || v.layout() != layout)
       detail::fail(ErrorKind::value, "{} (prepared): {} has dtype {} shape {} strides {}, prepared for {} {} {}",
-                   op_name(p.op), operand, dtype_name(v.dtype()), to_string(v.shape()), to_string(v.strides()),
+                   op_name(p.op()), operand, dtype_name(v.dtype()), to_string(v.shape()), to_string(v.strides()),
                    dtype_name(dtype), to_string(layout.shape), to_string(layout.strides));
   };
-  check(a, p.dtype, p.a, "a");
-  check(b, p.dtype, p.b, "b");
-  check(out, result_dtype(p.op, p.dtype), p.out, "out");
+  check(a, p.dtype(), p.a, "a");
+  check(b, p.dtype(), p.b, "b");
+  check(out, result_dtype(p.op(), p.dtype()), p.out, "out");
   return run_prepared_data(p, a.data(), b.data(), out.data(), scratch);
 }
 
@@ -133,7 +130,7 @@ void PreparedOp::operator()(const TensorView& a, const TensorView& b, const Tens
   // NOTE: [Verbose lines]: the call, timed, and its exec line.
   const auto start = std::chrono::steady_clock::now();
   const SelectedKernel& kernel = run_prepared(*impl_, a, b, out, scratch);
-  report::binary("exec", report::Api::prepared, impl_->op, a, b, out.dtype(), out.shape(), impl_->binary.planned.plan,
+  report::binary("exec", report::Api::prepared, impl_->op(), a, b, out.dtype(), out.shape(), impl_->binary.planned.plan,
                  kernel, last_call_threads(), std::chrono::steady_clock::now() - start);
 }
 
@@ -141,7 +138,7 @@ void PreparedOp::run_data(const void* a, const void* b, void* out) const {
   if (!impl_) detail::fail(ErrorKind::value, "PreparedOp: not prepared (default-constructed)");
   const Impl& p = *impl_;
   if (report::wanted()) {
-    (*this)(TensorView(const_cast<void*>(a), p.dtype, p.a), TensorView(const_cast<void*>(b), p.dtype, p.b),
+    (*this)(TensorView(const_cast<void*>(a), p.dtype(), p.a), TensorView(const_cast<void*>(b), p.dtype(), p.b),
             TensorView(out, out_dtype(), p.out));
     return;
   }
@@ -157,11 +154,11 @@ Tensor PreparedOp::operator()(const TensorView& a, const TensorView& b) const {
 }
 
 const Shape& PreparedOp::out_shape() const { return impl_->out.shape; }
-DType PreparedOp::dtype() const { return impl_->dtype; }
+DType PreparedOp::dtype() const { return impl_->dtype(); }
 const Layout& PreparedOp::a_layout() const { return impl_->a; }
 const Layout& PreparedOp::b_layout() const { return impl_->b; }
 const Layout& PreparedOp::out_layout() const { return impl_->out; }
-DType PreparedOp::out_dtype() const { return result_dtype(impl_->op, impl_->dtype); }
+DType PreparedOp::out_dtype() const { return result_dtype(impl_->op(), impl_->dtype()); }
 const std::string& PreparedOp::broadcast_type() const { return impl_->type; }
 const std::string& PreparedOp::kernel_key() const { return impl_->key; }
 
