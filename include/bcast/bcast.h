@@ -11,6 +11,7 @@
 #include "bcast/npy.h"
 #include "bcast/ops.h"
 #include "bcast/prepared.h"
+#include "bcast/reduce.h"
 #include "bcast/runtime.h"
 #include "bcast/tensor.h"
 #include "bcast/views.h"

@@ -38,6 +38,32 @@ py::object evaluate_text(const std::string& text, const py::dict& given, const p
   return py::reinterpret_steal<py::object>(result);
 }
 
+// NOTE: [Reduction table]'s reductions as bcast.sum, bcast.amax, ...: axis
+// None, an int or a sequence of ints; dtype None or anything np.dtype takes.
+py::object reduce_call(const std::string& name, py::handle x, const py::object& axis, bool keepdims,
+                       const py::object& dtype) {
+  const std::optional<ReduceOp> op = parse_reduce(name);
+  if (!op) throw Error(ErrorKind::value, "'" + name + "' is not a reduction");
+  Axes axes;
+  if (py::isinstance<py::int_>(axis)) axes = Axes(axis.cast<int>());
+  else if (!axis.is_none()) axes = Axes(axis.cast<std::vector<int>>());
+  std::optional<DType> d;
+  if (!dtype.is_none()) {
+    PyArray_Descr* descr = nullptr;
+    if (PyArray_DescrConverter(dtype.ptr(), &descr) != NPY_SUCCEED) throw py::error_already_set();
+    d = bcast_dtype(descr);
+    Py_DECREF(descr);
+    if (!d) throw Error(ErrorKind::dtype, name + ": dtype=" + py::str(dtype).cast<std::string>() + " is not one bcast has");
+  }
+  const Operand in = Operand::array(x.ptr(), "x");
+  Tensor result;
+  {
+    const GilRelease unlocked(in.view().numel());
+    result = reduce(*op, in.view(), axes, keepdims, d);
+  }
+  return py::reinterpret_steal<py::object>(to_numpy(std::move(result)));
+}
+
 py::dict describe_text(const std::string& text, const py::dict& given) {
   const NamedOperands named(given.ptr());
   const ExprInfo info = describe(parse_expression(text, named.expr_operands()));
@@ -139,6 +165,8 @@ void add_functions(py::module_& m) {
     return rows;
   });
   m.def("_evaluate", &evaluate_text, py::arg("text"), py::arg("operands"), py::arg("out") = py::none());
+  m.def("_reduce", &reduce_call, py::arg("name"), py::arg("x"), py::arg("axis"), py::arg("keepdims"),
+        py::arg("dtype"));
   m.def("_describe", &describe_text, py::arg("text"), py::arg("operands"));
   m.def("_prepare_op", [](const std::string& op, py::handle a, py::handle b, py::handle out) {
     return py::reinterpret_steal<py::object>(prepare_op(op, a.ptr(), b.ptr(), out.is_none() ? nullptr : out.ptr()));

@@ -46,6 +46,9 @@ from . import expr  # noqa: F401
 OPS = tuple(name for name, arity, _ in _bcast._functions() if arity == 2)
 globals().update({name: getattr(_bcast, name) for name in OPS})
 
+# The reductions (bcast/reductions.py): bcast.sum(x, axis=...), amax, ...
+from .reductions import sum, prod, mean, amax, amin, any, all, REDUCTIONS  # noqa: F401,E402,A004
+
 __version__ = runtime_info()["version"]
 
 

@@ -1,0 +1,79 @@
+// Reductions (bcast/reduce.h): check the axes and dtypes, plan, run.
+#include "bcast/reduce.h"
+
+#include "bcast/errors.h"
+#include "bcast/runtime.h"
+#include "error_messages.h"
+#include "reduce_executor.h"
+#include "reduce_plan.h"
+#include "reduction_table.h"
+#include "thread_pool.h"
+
+namespace bcast {
+namespace {
+
+// min and max have no identity: NumPy's "zero-size array to reduction
+// operation maximum which has no identity", naming the axis.
+void check_not_empty(const detail::ReduceRow& row, const TensorView& x, const std::vector<bool>& along) {
+  if (row.when_empty != detail::WhenEmpty::error) return;
+  for (int d = 0; d < x.rank(); ++d)
+    if (along[static_cast<std::size_t>(d)] && x.shape()[static_cast<std::size_t>(d)] == 0)
+      detail::fail(ErrorKind::value,
+                   "{}: axis {} of x {}[{}] has extent 0, and {} has no identity to give an empty reduction "
+                   "(sum, prod, any, all and mean have one)",
+                   row.name, d, dtype_name(x.dtype()), to_string(x.shape()).substr(1, to_string(x.shape()).size() - 2),
+                   row.name);
+}
+
+// The result's strides in x's dims: C order over the kept dims, 0 where reduced.
+Strides strides_in_x(const Layout& out, const std::vector<bool>& along, bool keepdims) {
+  Strides in_x(along.size(), 0);
+  std::size_t k = 0;
+  for (std::size_t d = 0; d < along.size(); ++d) {
+    if (!along[d])
+      in_x[d] = out.strides[k++];
+    else if (keepdims)
+      ++k;
+  }
+  return in_x;
+}
+
+}  // namespace
+
+Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  const detail::ReduceRow& row = detail::reduce_row(op);
+  const std::vector<bool> along = reduced_dims(axes, x.rank(), row.name);
+  const detail::ReduceDTypes types = detail::reduce_dtypes(op, x.dtype(), dtype);
+  if (!has_reduce_loop(row.combine, types.accumulator))
+    detail::fail(ErrorKind::value, "{}: not defined for dtype {} (complex numbers have no order here)", row.name,
+                 dtype_name(x.dtype()));
+  check_not_empty(row, x, along);
+  Tensor out = Tensor::empty(types.result, Layout::contiguous(reduced_shape(x.shape(), along, keepdims)));
+  const ReducePlan plan = plan_reduce(x.layout(), along, strides_in_x(out.layout(), along, keepdims));
+  const ReduceCall call{.combine = row.combine,
+                        .input = x.dtype(),
+                        .accumulator = types.accumulator,
+                        .result = types.result,
+                        .divide = row.when_empty == detail::WhenEmpty::nan,
+                        .plan = &plan,
+                        .x = x.data(),
+                        .out = out.data()};
+  record_call_threads(execute_reduce(call, num_threads()));
+  return out;
+}
+
+Tensor sum(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::sum, x, axes, keepdims, dtype);
+}
+Tensor prod(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::prod, x, axes, keepdims, dtype);
+}
+Tensor mean(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::mean, x, axes, keepdims, dtype);
+}
+Tensor min(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::min, x, axes, keepdims); }
+Tensor max(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::max, x, axes, keepdims); }
+Tensor any(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::any, x, axes, keepdims); }
+Tensor all(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::all, x, axes, keepdims); }
+
+}  // namespace bcast

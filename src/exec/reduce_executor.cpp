@@ -1,0 +1,339 @@
+// The reduction executor: NOTE: [Reduction order]'s items and trees, on one
+// typed loop per combine and accumulator dtype.
+#include "reduce_executor.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "complex_ops.h"
+#include "node_ops.h"
+#include "scalar_ops.h"
+#include "thread_pool.h"
+
+namespace bcast {
+namespace {
+
+using detail::CastElement;
+using detail::Combine;
+using detail::Element;
+
+constexpr int kLanes = 32;                    // a row item's lanes
+constexpr std::int64_t kRowItem = 512;        // elements of one run in a row item
+constexpr std::int64_t kColumnItem = 16;      // reduced indices in a column item
+constexpr std::int64_t kTile = 256;           // results one column unit advances together
+constexpr int kMaxDepth = 64;                 // of a tree over at most 2**63 items
+constexpr std::int64_t kSplitFrom = 1 << 15;  // inputs per result from which its items are shared out
+
+// ---- conversions: From's elements, strided, to To's, strided (astype's) ----
+
+using ConvertFn = void (*)(const void* src, std::int64_t src_stride, void* dst, std::int64_t dst_stride,
+                           std::int64_t n);
+
+template <DType From, DType To>
+void convert(const void* src, std::int64_t src_stride, void* dst, std::int64_t dst_stride, std::int64_t n) {
+  const auto* s = static_cast<const typename Element<From>::storage*>(src);
+  auto* d = static_cast<typename Element<To>::storage*>(dst);
+  for (std::int64_t i = 0; i < n; ++i) d[i * dst_stride] = CastElement<From, To>::run(s[i * src_stride]);
+}
+
+template <std::size_t... I>
+constexpr std::array<ConvertFn, sizeof...(I)> convert_table(std::index_sequence<I...>) {
+  return {&convert<static_cast<DType>(I / kNumDTypes), static_cast<DType>(I % kNumDTypes)>...};
+}
+constexpr auto kConverts = convert_table(std::make_index_sequence<kNumDTypes * kNumDTypes>());
+
+ConvertFn converter(DType from, DType to) {
+  return kConverts[static_cast<std::size_t>(from) * kNumDTypes + static_cast<std::size_t>(to)];
+}
+
+// ---- what one combine does in one accumulator dtype ----
+
+template <Combine C, DType A>
+struct Reducer {
+  using E = Element<A>;
+  using T = typename E::compute;
+
+  static constexpr bool valid() {
+    if (C == Combine::logical_or || C == Combine::logical_and) return A == DType::boolean;
+    if (C == Combine::minimum || C == Combine::maximum) return !detail::is_complex_dtype(A);
+    return A != DType::boolean && A != DType::f16 && A != DType::bf16;  // halves add in f32
+  }
+
+  static T identity() {
+    if constexpr (C == Combine::add)
+      return T{0};
+    else if constexpr (C == Combine::multiply)
+      return T{1};
+    else if constexpr (C == Combine::logical_or)
+      return false;
+    else if constexpr (C == Combine::logical_and)
+      return true;
+    else if constexpr (std::is_floating_point_v<T>) {
+      return C == Combine::minimum ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+    } else {
+      return C == Combine::minimum ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+    }
+  }
+
+  static T combine(T a, T b) {
+    if constexpr (C == Combine::add) {
+      if constexpr (std::is_integral_v<T>)
+        return detail::wrapping(a, b, std::plus<>());
+      else
+        return a + b;
+    } else if constexpr (C == Combine::multiply) {
+      if constexpr (std::is_integral_v<T>)
+        return detail::wrapping(a, b, std::multiplies<>());
+      else if constexpr (detail::is_complex_v<T>)
+        return detail::complex_ops::mul(a, b);
+      else
+        return a * b;
+    } else if constexpr (C == Combine::minimum || C == Combine::maximum) {
+      return detail::extremum_picks_a<C == Combine::maximum>(a, b) ? a : b;
+    } else if constexpr (C == Combine::logical_or) {
+      return a || b;
+    } else {
+      return a && b;
+    }
+  }
+};
+
+// ---- one call ----
+
+template <Combine C, DType A>
+class Run {
+  using R = Reducer<C, A>;
+  using T = typename R::T;
+  using S = typename Element<A>::storage;
+
+ public:
+  explicit Run(const ReduceCall& call)
+      : call_(call),
+        plan_(*call.plan),
+        load_(converter(call.input, A)),
+        store_(converter(A, call.result)),
+        in_size_(dtype_size(call.input)),
+        out_size_(dtype_size(call.result)) {}
+
+  int run(int threads) {
+    if (plan_.outputs == 0) return 1;
+    if (plan_.count == 0) return empty();
+    return plan_.rows ? rows(threads) : columns(threads);
+  }
+
+ private:
+  // ---- addressing ----
+
+  // x's (or the result's) offset of index `i` of `loops`, row-major.
+  static std::int64_t offset_of(const std::vector<ReduceLoop>& loops, std::size_t count, std::int64_t i, bool out) {
+    std::int64_t offset = 0;
+    for (std::size_t l = count; l-- > 0;) {
+      offset += (i % loops[l].extent) * (out ? loops[l].out_stride : loops[l].stride);
+      i /= loops[l].extent;
+    }
+    return offset;
+  }
+  const char* x_at(std::int64_t offset) const { return static_cast<const char*>(call_.x) + offset * in_size_; }
+  // n elements of x from `offset`, `stride` apart, as the accumulator's: in
+  // place where x already is such a run, else converted into `buffer`.
+  const S* elements(std::int64_t offset, std::int64_t stride, std::int64_t n, S* buffer) const {
+    if (call_.input == A && (stride == 1 || n == 1)) return reinterpret_cast<const S*>(x_at(offset));
+    load_(x_at(offset), stride, buffer, 1, n);
+    return buffer;
+  }
+  char* out_at(std::int64_t offset) const { return static_cast<char*>(call_.out) + offset * out_size_; }
+
+  // The combined value's last steps: mean's division, then the result's dtype.
+  void store(T v, std::int64_t out_offset) const {
+    if constexpr (!std::is_integral_v<T>) {
+      if (call_.divide) {
+        if constexpr (detail::is_complex_v<T>) {
+          using Part = typename T::value_type;
+          v = T(v.real() / static_cast<Part>(plan_.count), v.imag() / static_cast<Part>(plan_.count));
+        } else {
+          v = v / static_cast<T>(plan_.count);
+        }
+      }
+    }
+    const S s = Element<A>::store(v);
+    store_(&s, 0, out_at(out_offset), 0, 1);
+  }
+
+  int empty() {
+    for (std::int64_t o = 0; o < plan_.outputs; ++o)
+      store(R::identity(), offset_of(plan_.kept, plan_.kept.size(), o, true));
+    return 1;
+  }
+
+  // ---- the tree (NOTE: [Reduction order]) ----
+
+  // P(items [first, last)) into slot[0, width), slot[width, ...) as the
+  // deeper levels' scratch; item(i, values) writes item i's values.
+  template <class Item>
+  static void tree(std::int64_t first, std::int64_t last, std::int64_t width, T* slot, const Item& item) {
+    if (last - first == 1) return item(first, slot);
+    const auto h = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(last - first - 1)));
+    tree(first, first + h, width, slot, item);
+    tree(first + h, last, width, slot + width, item);
+    for (std::int64_t l = 0; l < width; ++l) slot[l] = R::combine(slot[l], slot[width + l]);
+  }
+
+  // The tree over `items` items into values[0, width): on this thread, or
+  // shared out in chunks of a power of two items when `threads` > 1.
+  template <class Item>
+  int combined(std::int64_t items, std::int64_t width, T* values, int threads, const Item& item) {
+    auto scratch = std::make_unique<T[]>(static_cast<std::size_t>((kMaxDepth + 1) * width));  // T may be bool
+    if (threads <= 1 || items < 2) {
+      tree(0, items, width, scratch.get(), item);
+      std::copy_n(scratch.get(), width, values);
+      return 1;
+    }
+    const auto chunk =
+        static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>((items + threads - 1) / threads)));
+    const std::int64_t chunks = (items + chunk - 1) / chunk;
+    auto partial = std::make_unique<T[]>(static_cast<std::size_t>(chunks * width));
+    const int used = ThreadPool::instance().run(threads, chunks, [&](std::int64_t c) {
+      auto own = std::make_unique<T[]>(static_cast<std::size_t>((kMaxDepth + 1) * width));
+      const auto shifted = [&](std::int64_t i, T* v) { item(c * chunk + i, v); };
+      tree(0, std::min(chunk, items - c * chunk), width, own.get(), shifted);
+      std::copy_n(own.get(), width, partial.get() + c * width);
+    });
+    tree(0, chunks, width, scratch.get(),
+         [&](std::int64_t c, T* v) { std::copy_n(partial.get() + c * width, width, v); });
+    std::copy_n(scratch.get(), width, values);
+    return used;
+  }
+
+  // ---- rows: the innermost loop reduced ----
+
+  int rows(int threads) {
+    const ReduceLoop inner = plan_.reduced.empty() ? ReduceLoop{} : plan_.reduced.back();
+    const std::size_t outer_loops = plan_.reduced.empty() ? 0 : plan_.reduced.size() - 1;
+    const std::int64_t per_row = (inner.extent + kRowItem - 1) / kRowItem;
+    const std::int64_t items = plan_.count / inner.extent * per_row;
+    // Item i of the result element at x offset `base`: lanes[k mod 32] of
+    // the run's elements [c*512, c*512 + len), in order.
+    const auto item_at = [&](std::int64_t base, std::int64_t i, T* lanes) {
+      const std::int64_t c = i % per_row;
+      const std::int64_t start =
+          base + offset_of(plan_.reduced, outer_loops, i / per_row, false) + c * kRowItem * inner.stride;
+      const std::int64_t len = std::min(kRowItem, inner.extent - c * kRowItem);
+      std::array<S, kRowItem> buffer;
+      const S* run = elements(start, inner.stride, len, buffer.data());
+      std::fill_n(lanes, kLanes, R::identity());
+      std::int64_t k = 0;
+      for (; k + kLanes <= len; k += kLanes)  // whole vectors of lanes, then the rest
+        for (int l = 0; l < kLanes; ++l) lanes[l] = R::combine(lanes[l], Element<A>::load(run[k + l]));
+      for (int l = 0; k + l < len; ++l) lanes[l] = R::combine(lanes[l], Element<A>::load(run[k + l]));
+    };
+    const auto result = [&](std::int64_t o, int share) {
+      std::array<T, kLanes> lanes;
+      const std::int64_t base = offset_of(plan_.kept, plan_.kept.size(), o, false);
+      const int used = combined(items, kLanes, lanes.data(), share, [&](std::int64_t i, T* v) { item_at(base, i, v); });
+      for (int h = kLanes / 2; h >= 1; h /= 2)
+        for (int l = 0; l < h; ++l) lanes[l] = R::combine(lanes[l], lanes[l + h]);
+      store(lanes[0], offset_of(plan_.kept, plan_.kept.size(), o, true));
+      return used;
+    };
+    return share_out(plan_.outputs, threads, result);
+  }
+
+  // ---- columns: the innermost loop kept ----
+
+  int columns(int threads) {
+    const ReduceLoop inner = plan_.kept.back();
+    const std::size_t outer_loops = plan_.kept.size() - 1;
+    const std::int64_t tiles = (inner.extent + kTile - 1) / kTile;
+    const std::int64_t items = (plan_.count + kColumnItem - 1) / kColumnItem;
+    const auto result = [&](std::int64_t u, int share) {
+      const std::int64_t outer = u / tiles, t = u % tiles;
+      const std::int64_t width = std::min(kTile, inner.extent - t * kTile);
+      const std::int64_t base = offset_of(plan_.kept, outer_loops, outer, false) + t * kTile * inner.stride;
+      // Item i: values[k] combines the reduced indices [16i, 16i + 16) in order.
+      const auto item = [&](std::int64_t i, T* values) {
+        std::array<S, kTile> buffer;
+        std::fill_n(values, width, R::identity());
+        for (std::int64_t j = i * kColumnItem; j < std::min((i + 1) * kColumnItem, plan_.count); ++j) {
+          const S* run = elements(base + offset_of(plan_.reduced, plan_.reduced.size(), j, false), inner.stride, width,
+                                  buffer.data());
+          for (std::int64_t k = 0; k < width; ++k) values[k] = R::combine(values[k], Element<A>::load(run[k]));
+        }
+      };
+      std::array<T, kTile> values;
+      const int used = combined(items, width, values.data(), share, item);
+      const std::int64_t out_base = offset_of(plan_.kept, outer_loops, outer, true) + t * kTile * inner.out_stride;
+      for (std::int64_t k = 0; k < width; ++k) store(values[k], out_base + k * inner.out_stride);
+      return used;
+    };
+    return share_out(plan_.kept.empty() ? 1 : plan_.outputs / inner.extent * tiles, threads, result);
+  }
+
+  // Units (result elements, or column tiles) over the threads: each unit on
+  // one thread when there are enough of them, else one unit at a time with
+  // its items shared out (the same bits either way).
+  template <class Unit>
+  int share_out(std::int64_t units, int threads, const Unit& unit) {
+    if (threads <= 1 || units >= threads) {
+      if (threads <= 1 || units * plan_.count < kSplitFrom) {
+        for (std::int64_t u = 0; u < units; ++u) unit(u, 1);
+        return 1;
+      }
+      const std::int64_t parts = std::min<std::int64_t>(units, 4LL * threads);
+      return ThreadPool::instance().run(threads, parts, [&](std::int64_t p) {
+        for (std::int64_t u = share(units, parts, p); u < share(units, parts, p + 1); ++u) unit(u, 1);
+      });
+    }
+    int used = 1;
+    for (std::int64_t u = 0; u < units; ++u) used = std::max(used, unit(u, plan_.count >= kSplitFrom ? threads : 1));
+    return used;
+  }
+
+  const ReduceCall& call_;
+  const ReducePlan& plan_;
+  ConvertFn load_, store_;
+  std::size_t in_size_, out_size_;
+};
+
+// ---- the table of runners ----
+
+using RunFn = int (*)(const ReduceCall&, int);
+
+template <Combine C, DType A>
+int run_reduce(const ReduceCall& call, int threads) {
+  return Run<C, A>(call).run(threads);
+}
+
+constexpr int kNumCombines = 6;
+
+template <std::size_t... I>
+constexpr std::array<RunFn, sizeof...(I)> run_table(std::index_sequence<I...>) {
+  constexpr auto entry = []<std::size_t J>() -> RunFn {
+    constexpr auto c = static_cast<Combine>(J / kNumDTypes);
+    constexpr auto a = static_cast<DType>(J % kNumDTypes);
+    if constexpr (Reducer<c, a>::valid())
+      return &run_reduce<c, a>;
+    else
+      return nullptr;
+  };
+  return {entry.template operator()<I>()...};
+}
+constexpr auto kRuns = run_table(std::make_index_sequence<kNumCombines * kNumDTypes>());
+
+RunFn runner(Combine combine, DType accumulator) {
+  return kRuns[static_cast<std::size_t>(combine) * kNumDTypes + static_cast<std::size_t>(accumulator)];
+}
+
+}  // namespace
+
+bool has_reduce_loop(detail::Combine combine, DType accumulator) { return runner(combine, accumulator) != nullptr; }
+
+int execute_reduce(const ReduceCall& call, int threads) {
+  return runner(call.combine, call.accumulator)(call, std::max(1, threads));
+}
+
+}  // namespace bcast

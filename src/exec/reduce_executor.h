@@ -1,0 +1,51 @@
+// Running a planned reduction on the host (NOTE: [Reduction order]).
+#pragma once
+
+#include <cstdint>
+
+#include "bcast/dtype.h"
+#include "reduce_plan.h"
+#include "reduction_table.h"
+
+namespace bcast {
+
+// NOTE: [Reduction order] The order in which one result element combines
+// its inputs is fixed by the plan (NOTE: [Reduction plan]) alone, never by
+// the threads or by how the work is split, so a float sum has the same bits
+// on 1 thread or 16. The inputs are cut into items, and the items combine
+// pairwise: P(items [a, b)) = P([a, a + h)) + P([a + h, b)), h the largest
+// power of two below b - a (the left-aligned tree a binary counter builds).
+//  - Rows (the innermost loop reduced, length m): an item is up to 512
+//    consecutive elements of one run of that loop, in 32 lanes, element i
+//    of the item in lane i mod 32, each lane combined in order from the
+//    identity. Items run row by row over the outer reduced loops; after the
+//    tree, the 32 lanes halve: lane l takes lane l + 16, then l + 8, ... 1.
+//  - Columns (the innermost loop kept): an item is 16 consecutive values of
+//    the reduced index (row-major over the reduced loops), combined in order
+//    from the identity.
+// The error of a float sum is then within (16 + 5 + log2(n / 512)) or (16 +
+// log2(n / 16)) roundings of the sum of |x| (NumPy's pairwise sum: 16 + 3 +
+// log2(n / 128)). Threads share out result elements; where there are too
+// few, they share out chunks of a power of two items, whose trees are the
+// whole tree's subtrees, and one thread combines the chunks' results by the
+// same rule.
+
+struct ReduceCall {
+  detail::Combine combine = detail::Combine::add;
+  DType input = DType::f32;
+  DType accumulator = DType::f32;
+  DType result = DType::f32;
+  bool divide = false;  // mean: the combined value over plan.count, in the accumulator's dtype
+  const ReducePlan* plan = nullptr;
+  const void* x = nullptr;  // the element at x's index 0
+  void* out = nullptr;      // the result's element at index 0
+};
+
+// Whether `combine` has a loop for the accumulator's dtype.
+bool has_reduce_loop(detail::Combine combine, DType accumulator);
+
+// Runs the call on up to `threads` threads; an empty reduction (plan.count
+// 0) writes the identity. Returns the threads that ran parts of it.
+int execute_reduce(const ReduceCall& call, int threads);
+
+}  // namespace bcast

@@ -1,0 +1,96 @@
+// Planning a reduction (NOTE: [Reduction plan]): axes, the result's shape,
+// the kept and reduced loops.
+#include "reduce_plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+
+#include "bcast/errors.h"
+#include "error_messages.h"
+
+namespace bcast {
+
+std::vector<bool> reduced_dims(const Axes& axes, int rank, std::string_view op) {
+  std::vector<bool> reduced(static_cast<std::size_t>(rank), axes.every());
+  if (axes.every()) return reduced;
+  std::vector<int> given(static_cast<std::size_t>(rank), 0);
+  for (int axis : axes.list()) {
+    if (axis < -rank || axis >= rank)
+      detail::fail(ErrorKind::value, "{}: axis {} is out of range for x of rank {} (axes run from {} to {})", op, axis,
+                   rank, -rank, rank - 1);
+    const int d = axis < 0 ? axis + rank : axis;
+    if (reduced[static_cast<std::size_t>(d)])
+      detail::fail(ErrorKind::value, "{}: axis {} is given twice (as {} and {}); each axis may be reduced once", op, d,
+                   given[static_cast<std::size_t>(d)], axis);
+    reduced[static_cast<std::size_t>(d)] = true;
+    given[static_cast<std::size_t>(d)] = axis;
+  }
+  return reduced;
+}
+
+Shape reduced_shape(const Shape& shape, const std::vector<bool>& reduced, bool keepdims) {
+  Shape out;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (!reduced[d])
+      out.push_back(shape[d]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return out;
+}
+
+namespace {
+
+// Sorted outer to inner by x's |stride| (the first dim first among equals),
+// then merged: loop i and the next one walk as one when, for x and the
+// result, the outer stride is the inner one times the inner extent.
+std::vector<ReduceLoop> ordered_and_merged(std::vector<ReduceLoop> loops) {
+  std::stable_sort(loops.begin(), loops.end(), [](const ReduceLoop& a, const ReduceLoop& b) {
+    return std::llabs(a.stride) > std::llabs(b.stride);
+  });
+  std::vector<ReduceLoop> merged;
+  for (const ReduceLoop& l : loops) {
+    if (!merged.empty()) {
+      ReduceLoop& outer = merged.back();
+      if (outer.stride == l.stride * l.extent && outer.out_stride == l.out_stride * l.extent) {
+        outer = {outer.extent * l.extent, l.stride, l.out_stride};
+        continue;
+      }
+    }
+    merged.push_back(l);
+  }
+  return merged;
+}
+
+std::int64_t product(const std::vector<ReduceLoop>& loops) {
+  return std::accumulate(loops.begin(), loops.end(), std::int64_t{1},
+                         [](std::int64_t n, const ReduceLoop& l) { return n * l.extent; });
+}
+
+}  // namespace
+
+ReducePlan plan_reduce(const Layout& x, const std::vector<bool>& reduced, const Strides& out_strides) {
+  std::vector<ReduceLoop> kept, along;
+  std::int64_t empty_reduced = 1;
+  for (std::size_t d = 0; d < x.shape.size(); ++d) {
+    const std::int64_t n = x.shape[d];
+    if (n == 0 && reduced[d]) empty_reduced = 0;
+    if (n == 1) continue;
+    (reduced[d] ? along : kept).push_back({n, x.strides[d], reduced[d] ? 0 : out_strides[d]});
+  }
+  ReducePlan plan;
+  plan.kept = ordered_and_merged(std::move(kept));
+  plan.reduced = ordered_and_merged(std::move(along));
+  plan.outputs = product(plan.kept);
+  plan.count = empty_reduced * product(plan.reduced);
+  // The innermost loop is x's smallest |stride|: reduced (rows) unless a
+  // kept loop steps less.
+  const auto inner = [](const std::vector<ReduceLoop>& l) {
+    return l.empty() ? INT64_MAX : std::llabs(l.back().stride);
+  };
+  plan.rows = plan.kept.empty() || (!plan.reduced.empty() && inner(plan.reduced) <= inner(plan.kept));
+  return plan;
+}
+
+}  // namespace bcast

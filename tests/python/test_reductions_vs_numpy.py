@@ -1,0 +1,122 @@
+"""bcast's reductions (bcast.sum, prod, mean, amax, amin, any, all) against
+NumPy's on random data of every dtype NumPy has, every axis set, keepdims,
+strided views, NaN and infinities, and empty inputs: the same dtype and
+shape always; integer and bool results and min and max bit for bit (but the
+sign of a zero, which docs/semantics.md leaves to the order); float sums and
+means within the bound of NOTE: [Reduction order]."""
+import math
+
+import numpy as np
+import pytest
+
+import bcast
+
+DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+          np.float16, np.float32, np.float64, np.complex64, np.complex128]
+AXES = [None, 0, 1, -1, (0, 2), (2, 0), (0, 1, 2), ()]
+PAIRS = [(bcast.sum, np.sum), (bcast.prod, np.prod), (bcast.mean, np.mean), (bcast.amax, np.amax),
+         (bcast.amin, np.amin), (bcast.any, np.any), (bcast.all, np.all)]
+
+
+def sample(dtype, shape, rng):
+    """Small values (so that integer products wrap the same way in any order), NaN and inf in floats."""
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
+    x = rng.uniform(-3, 3, shape)
+    if np.issubdtype(dtype, np.complexfloating):
+        x = x + 1j * rng.uniform(-3, 3, shape)
+    return x.astype(dtype)
+
+
+def roundings(n):
+    return 16 + 5 + math.ceil(math.log2(max(1.0, n / 16))) + 1
+
+
+def check_float(got, x, axis, keepdims, mean):
+    """|got - exact| within the bound times the sum of |x| (per part), plus the result's rounding."""
+    wide = x.astype(np.complex256 if np.iscomplexobj(x) else np.longdouble)
+    n = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)] or [1]))
+    eps = 2.0**-53 if x.dtype in (np.float64, np.complex128) else 2.0**-24
+    res_eps = {np.dtype(np.float16): 2.0**-11}.get(x.dtype, eps)
+    for part in (np.real, np.imag) if np.iscomplexobj(x) else (np.real,):
+        exact = np.sum(part(wide), axis=axis, keepdims=keepdims)
+        magnitude = np.sum(np.abs(part(wide)), axis=axis, keepdims=keepdims)
+        div = max(n, 1) if mean else 1
+        bound = (roundings(n) * eps * magnitude + res_eps * np.abs(exact)) / div
+        diff = np.abs(part(np.asarray(got)).astype(np.longdouble) - exact / div)
+        assert np.all(diff <= bound), (diff.max(), bound.max())
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("axis", AXES, ids=str)
+def test_every_reduction_matches_numpy(dtype, axis):
+    rng = np.random.default_rng(abs(hash((np.dtype(dtype).name, str(axis)))) % 2**32)
+    parent = sample(dtype, (5, 8, 12), rng)
+    for x in (parent[:, :6, :7], parent.transpose(2, 0, 1)[::-2]):  # strided views, negative steps
+        if x.ndim == 3 and axis is not None and max(np.atleast_1d(axis), default=0) >= x.ndim:
+            continue
+        for ours, theirs in PAIRS:
+            if ours in (bcast.amax, bcast.amin) and np.iscomplexobj(x):
+                continue  # complex has no order here (docs/semantics.md)
+            for keepdims in (False, True):
+                want = theirs(x, axis=axis, keepdims=keepdims)
+                got = ours(x, axis=axis, keepdims=keepdims)
+                assert np.asarray(got).dtype == np.asarray(want).dtype, (ours.__name__, x.dtype)
+                assert np.shape(got) == np.shape(want), (ours.__name__, x.dtype)
+                inexact = np.issubdtype(np.asarray(want).dtype, np.inexact)
+                if inexact and ours in (bcast.sum, bcast.mean, bcast.prod):
+                    if ours is bcast.prod:
+                        np.testing.assert_allclose(got, want, rtol=1e-2 if x.dtype == np.float16 else 1e-5)
+                    else:
+                        check_float(got, x, axis, keepdims, ours is bcast.mean)
+                else:
+                    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_nan_and_infinities_propagate_as_numpys(dtype):
+    x = np.array([[1, np.nan, 3], [np.inf, -np.inf, 2], [-np.inf, 5, 6]], dtype=dtype)
+    for ours, theirs in PAIRS:
+        for axis in (None, 0, 1):
+            np.testing.assert_array_equal(ours(x, axis=axis), theirs(x, axis=axis))
+
+
+def test_empty_reductions():
+    x = np.zeros((0, 3), np.float32)
+    assert bcast.sum(x) == 0 and bcast.prod(x) == 1 and math.isnan(bcast.mean(x))
+    assert not bcast.any(x) and bcast.all(x)
+    assert bcast.amax(x, axis=1).shape == (0,)
+    with pytest.raises(ValueError, match="amax|max: axis 0 of x f32\\[0, 3\\] has extent 0"):
+        bcast.amax(x)
+
+
+def test_dtype_argument():
+    x = np.arange(10, dtype=np.int32)
+    assert bcast.sum(x, dtype=np.float64).dtype == np.float64
+    assert bcast.mean(x, dtype="float32").dtype == np.float32
+    with pytest.raises(ValueError, match="takes no dtype"):
+        bcast._bcast._reduce("max", x, None, False, np.float64)
+
+
+def test_bad_axes_are_clear_errors():
+    x = np.zeros((2, 3))
+    with pytest.raises(ValueError, match="axis 2 is out of range for x of rank 2"):
+        bcast.sum(x, axis=2)
+    with pytest.raises(ValueError, match="axis 1 is given twice"):
+        bcast.sum(x, axis=(1, -1))
+
+
+def test_bits_do_not_depend_on_the_thread_count():
+    x = np.random.default_rng(5).standard_normal((3, 300_001)).astype(np.float32)
+    before = bcast.num_threads()
+    try:
+        results = []
+        for threads in (1, 2, 3, 16):
+            bcast.set_num_threads(threads)
+            results.append([bcast.sum(x).tobytes(), bcast.sum(x, axis=1).tobytes(), bcast.sum(x, axis=0).tobytes()])
+        assert all(r == results[0] for r in results)
+    finally:
+        bcast.set_num_threads(before)

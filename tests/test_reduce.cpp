@@ -1,0 +1,378 @@
+// Reductions (bcast/reduce.h) against the tests' oracle: every reduction,
+// dtype and axis set on random strided views; the bits do not depend on the
+// thread count; a float sum stays within NOTE: [Reduction order]'s bound of
+// the exact sum; NumPy's result dtypes; empty reductions; bad input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bcast/bcast.h"
+#include "oracle.h"
+#include "oracle_values.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+using test::Expected;
+namespace ov = test::oracle_values;
+
+struct ThreadsGuard {
+  int saved = num_threads();
+  explicit ThreadsGuard(int n) { set_num_threads(n); }
+  ~ThreadsGuard() { set_num_threads(saved); }
+};
+
+// x's value as a long double (a float dtype's, through the oracle's exact widening).
+long double value_of(const Expected& e, DType d) {
+  if (d == DType::f64) return std::bit_cast<double>(e.bits);
+  return std::bit_cast<double>(ov::convert(e, d, DType::f64).bits);
+}
+
+std::vector<bool> along_of(const Axes& axes, int rank) {
+  std::vector<bool> along(static_cast<std::size_t>(rank), axes.every());
+  for (int a : axes.list()) along[static_cast<std::size_t>(a < 0 ? a + rank : a)] = true;
+  return along;
+}
+
+// Every index of x (C order) that output element `out_index` combines.
+std::vector<std::vector<std::int64_t>> inputs_of(const Shape& shape, const std::vector<bool>& along,
+                                                 const std::vector<std::int64_t>& kept_index) {
+  std::vector<std::vector<std::int64_t>> all;
+  Shape reduced_shape;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (along[d]) reduced_shape.push_back(shape[d]);
+  std::int64_t n = 1;
+  for (std::int64_t e : reduced_shape) n *= e;
+  std::vector<std::int64_t> r(reduced_shape.size(), 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::vector<std::int64_t> index(shape.size());
+    std::size_t k = 0, j = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) index[d] = along[d] ? r[j++] : kept_index[k++];
+    all.push_back(index);
+    test::next_index(r, reduced_shape);
+  }
+  return all;
+}
+
+// The exact reductions (integers and bool, min, max, any, all): the oracle's
+// own ops, one element at a time, in C order (their result does not depend
+// on the order). "" or the first difference.
+std::string exact_mismatch(ReduceOp op, const TensorView& x, const Axes& axes, const TensorView& got) {
+  const std::vector<bool> along = along_of(axes, x.rank());
+  const DType in = x.dtype(), acc = got.dtype();
+  Shape kept;
+  for (int d = 0; d < x.rank(); ++d)
+    if (!along[static_cast<std::size_t>(d)]) kept.push_back(x.shape()[static_cast<std::size_t>(d)]);
+  std::vector<std::int64_t> k(kept.size(), 0);
+  const std::int64_t outputs = got.numel();
+  const auto* out = static_cast<const char*>(got.data());
+  for (std::int64_t o = 0; o < outputs; ++o) {
+    Expected want;
+    bool first = true;
+    for (const auto& index : inputs_of(x.shape(), along, k)) {
+      const Expected v = test::element_read_at(x, index);
+      switch (op) {
+        case ReduceOp::sum:
+          want = ov::binary(Op::add, acc, first ? ov::of_integer(0, acc) : want, ov::convert(v, in, acc));
+          break;
+        case ReduceOp::prod:
+          want = ov::binary(Op::mul, acc, first ? ov::of_integer(1, acc) : want, ov::convert(v, in, acc));
+          break;
+        case ReduceOp::max:
+          want = first ? v : ov::binary(Op::max, in, want, v);
+          break;
+        case ReduceOp::min:
+          want = first ? v : ov::binary(Op::min, in, want, v);
+          break;
+        case ReduceOp::any:
+          want = ov::binary(Op::logical_or, DType::boolean, first ? ov::of_integer(0, DType::boolean) : want,
+                            ov::convert(v, in, DType::boolean));
+          break;
+        case ReduceOp::all:
+          want = ov::binary(Op::logical_and, DType::boolean, first ? ov::of_integer(1, DType::boolean) : want,
+                            ov::convert(v, in, DType::boolean));
+          break;
+        case ReduceOp::mean:
+          ADD_FAILURE() << "mean is not exact";
+          return "";
+      }
+      first = false;
+    }
+    if (first) want = ov::of_integer(op == ReduceOp::prod || op == ReduceOp::all ? 1 : 0, acc);
+    // Element o of the C-order result.
+    const Expected g = test::element_at(out + o * static_cast<std::int64_t>(got.element_size()), got.dtype());
+    const bool same_zero = (op == ReduceOp::max || op == ReduceOp::min) && is_floating(acc) && value_of(g, acc) == 0 &&
+                           value_of(want, acc) == 0;  // -0 and +0 (docs/semantics.md)
+    const bool nan_both = is_floating(acc) && std::isnan(value_of(g, acc)) && std::isnan(value_of(want, acc));
+    if (g.bits != want.bits && !same_zero && !nan_both)
+      return std::string(reduce_name(op)) + " " + std::string(dtype_name(in)) + ": element " + std::to_string(o) +
+             " is " + test::describe_element(g, acc) + ", the oracle gives " + test::describe_element(want, acc);
+    test::next_index(k, kept);
+  }
+  return "";
+}
+
+const std::vector<Axes> kAxisSets = {Axes(),     Axes(0),    Axes(1),       Axes(-1),
+                                     Axes{0, 2}, Axes{1, 2}, Axes{2, 0, 1}, Axes(std::vector<int>{})};
+
+TEST(Reduce, ExactReductionsMatchTheOracleOnEveryDtypeAndAxisSet) {
+  std::mt19937_64 rng(20261205);
+  const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max, ReduceOp::any, ReduceOp::all};
+  for (int di = 0; di < kNumDTypes; ++di) {
+    const auto d = static_cast<DType>(di);
+    for (ReduceOp op : ops) {
+      const bool float_sum = (op == ReduceOp::sum || op == ReduceOp::prod) && (is_floating(d) || is_complex(d));
+      const bool complex_order = (op == ReduceOp::min || op == ReduceOp::max) && is_complex(d);
+      if (float_sum || complex_order) continue;  // the float test below; complex has no order here
+      for (const Axes& axes : kAxisSets) {
+        for (bool keepdims : {false, true}) {
+          const test::RandomView x = test::random_view(d, {3, 4, 5}, rng);
+          test::fill_random(x.view, rng);
+          const Tensor got = reduce(op, x.view, axes, keepdims);
+          EXPECT_EQ(exact_mismatch(op, x.view, axes, got), "")
+              << "axes set " << &axes - kAxisSets.data() << (keepdims ? ", keepdims" : "");
+        }
+      }
+    }
+  }
+}
+
+TEST(Reduce, ShapesFollowTheAxesAndKeepdims) {
+  const Tensor x(DType::f32, Shape{2, 3, 4});
+  EXPECT_EQ(sum(x).shape(), Shape{});
+  EXPECT_EQ(sum(x, Axes(), true).shape(), (Shape{1, 1, 1}));
+  EXPECT_EQ(sum(x, 1).shape(), (Shape{2, 4}));
+  EXPECT_EQ(sum(x, Axes{0, -1}, true).shape(), (Shape{1, 3, 1}));
+  EXPECT_EQ(sum(x, Axes(std::vector<int>{})).shape(), (Shape{2, 3, 4}));
+  EXPECT_EQ(max(x, Axes{2, 1}).shape(), Shape{2});
+}
+
+// NumPy's result dtypes (np.sum(np.ones(3, t)).dtype and so on, NEP 50).
+TEST(Reduce, ResultDtypesAreNumPys) {
+  struct Row {
+    ReduceOp op;
+    DType in;
+    std::optional<DType> dtype;
+    DType want;
+  };
+  const Row rows[] = {
+      {ReduceOp::sum, DType::boolean, {}, DType::i64},
+      {ReduceOp::sum, DType::i8, {}, DType::i64},
+      {ReduceOp::sum, DType::i32, {}, DType::i64},
+      {ReduceOp::sum, DType::u8, {}, DType::u64},
+      {ReduceOp::sum, DType::u32, {}, DType::u64},
+      {ReduceOp::sum, DType::f16, {}, DType::f16},
+      {ReduceOp::sum, DType::f32, {}, DType::f32},
+      {ReduceOp::sum, DType::c64, {}, DType::c64},
+      {ReduceOp::prod, DType::i16, {}, DType::i64},
+      {ReduceOp::prod, DType::boolean, {}, DType::i64},
+      {ReduceOp::max, DType::u8, {}, DType::u8},
+      {ReduceOp::min, DType::bf16, {}, DType::bf16},
+      {ReduceOp::mean, DType::i8, {}, DType::f64},
+      {ReduceOp::mean, DType::boolean, {}, DType::f64},
+      {ReduceOp::mean, DType::f16, {}, DType::f16},
+      {ReduceOp::mean, DType::c128, {}, DType::c128},
+      {ReduceOp::any, DType::f32, {}, DType::boolean},
+      {ReduceOp::all, DType::c64, {}, DType::boolean},
+      {ReduceOp::sum, DType::f32, DType::f64, DType::f64},
+      {ReduceOp::sum, DType::i64, DType::i32, DType::i32},
+      {ReduceOp::mean, DType::i64, DType::f32, DType::f32},
+  };
+  for (const Row& r : rows) {
+    EXPECT_EQ(reduce_result_dtype(r.op, r.in, r.dtype), r.want) << reduce_name(r.op) << " of " << dtype_name(r.in);
+    const Tensor x(r.in, Shape{2, 3});
+    EXPECT_EQ(reduce(r.op, x, 1, false, r.dtype).dtype(), r.want);
+  }
+}
+
+// Values of a float dtype spread over [-1000, 1000), as that dtype rounds them.
+Tensor float_values(DType d, const Shape& shape, std::mt19937_64& rng) {
+  Tensor x(d, shape);
+  std::uniform_real_distribution<double> u(-1000, 1000);
+  auto* p = static_cast<char*>(x.data());
+  const std::size_t size = dtype_size(d);
+  for (std::int64_t i = 0; i < x.numel(); ++i) {
+    Expected e = ov::of_double(u(rng), real_part_dtype(d));
+    std::memcpy(p + static_cast<std::size_t>(i) * size, &e.bits, dtype_size(real_part_dtype(d)));
+    if (is_complex(d)) {
+      e = ov::of_double(u(rng), real_part_dtype(d));
+      std::memcpy(p + static_cast<std::size_t>(i) * size + size / 2, &e.bits, size / 2);
+    }
+  }
+  return x;
+}
+
+double epsilon_of(DType d) {
+  switch (real_part_dtype(d)) {
+    case DType::f16:
+      return 0x1p-11;
+    case DType::bf16:
+      return 0x1p-8;
+    case DType::f64:
+      return 0x1p-53;
+    default:
+      return 0x1p-24;
+  }
+}
+
+// NOTE: [Reduction order]'s bound on n inputs, in roundings of the accumulator.
+double roundings(std::int64_t n) {
+  return 16 + 5 + std::ceil(std::log2(std::max(1.0, static_cast<double>(n) / 16.0))) + 1;
+}
+
+// Sums and means of floats against the exact sum (a long double over these
+// few values), within the bound times the sum of |x|, plus the result's one
+// rounding (f16 and bf16 add in f32 and round once).
+TEST(Reduce, FloatSumsAndMeansAreWithinTheBound) {
+  std::mt19937_64 rng(7);
+  const DType dtypes[] = {DType::f16, DType::bf16, DType::f32, DType::f64, DType::c64, DType::c128};
+  for (DType d : dtypes) {
+    for (const Axes& axes : kAxisSets) {
+      const Tensor x = float_values(d, {30, 7, 50}, rng);
+      for (ReduceOp op : {ReduceOp::sum, ReduceOp::mean}) {
+        const Tensor got = reduce(op, x, axes);
+        const std::vector<bool> along = along_of(axes, 3);
+        Shape kept;
+        for (int k = 0; k < 3; ++k)
+          if (!along[static_cast<std::size_t>(k)]) kept.push_back(x.shape()[static_cast<std::size_t>(k)]);
+        std::vector<std::int64_t> k(kept.size(), 0);
+        for (std::int64_t o = 0; o < got.numel(); ++o) {
+          const auto index = inputs_of(x.shape(), along, k);
+          const auto n = static_cast<std::int64_t>(index.size());
+          for (int part = 0; part < (is_complex(d) ? 2 : 1); ++part) {
+            long double exact = 0, magnitude = 0;
+            for (const auto& i : index) {
+              const long double v = value_of(test::part_of(test::element_read_at(x, i), part), real_part_dtype(d));
+              exact += v;
+              magnitude += std::fabs(v);
+            }
+            const DType rd = real_part_dtype(d);
+            const double accumulator_eps = epsilon_of(rd == DType::f64 ? DType::f64 : DType::f32);
+            const long double div = op == ReduceOp::mean ? n : 1;
+            const long double bound =
+                (roundings(n) * accumulator_eps * magnitude + epsilon_of(rd) * std::fabs(exact)) / div;
+            const Expected g = test::part_of(
+                test::element_at(
+                    static_cast<const char*>(got.data()) + o * static_cast<std::int64_t>(got.element_size()), d),
+                part);
+            EXPECT_LE(std::fabs(value_of(g, rd) - exact / div), bound)
+                << reduce_name(op) << " " << dtype_name(d) << " axes set " << &axes - kAxisSets.data() << " element "
+                << o;
+          }
+          test::next_index(k, kept);
+        }
+      }
+    }
+  }
+}
+
+// Ill-conditioned f32 sums (large terms that cancel, small ones between)
+// against the exact sum in 128-bit fixed point: every f32 here is a
+// multiple of 2**-30 below 2**24, so the fixed point holds it exactly.
+TEST(Reduce, IllConditionedSumIsWithinTheBoundOfTheExactSum) {
+  std::mt19937_64 rng(11);
+  for (std::int64_t n : {1000, 100'000, 1'000'000}) {
+    Tensor x(DType::f32, Shape{n});
+    auto* p = x.data_as<float>();
+    std::uniform_real_distribution<float> small(-1, 1);
+    for (std::int64_t i = 0; i < n; i += 2) {
+      const float big = std::ldexp(small(rng), 23);
+      p[i] = big;
+      if (i + 1 < n) p[i + 1] = -big + std::ldexp(std::round(std::ldexp(small(rng), 10)), -10);
+    }
+    ov::Int exact = 0;
+    long double magnitude = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      exact += static_cast<ov::Int>(std::ldexp(static_cast<double>(p[i]), 30));
+      magnitude += std::fabs(p[i]);
+    }
+    const float got = *sum(x).data_as<float>();
+    const long double want = std::ldexp(static_cast<long double>(exact), -30);
+    EXPECT_LE(std::fabs(got - want), roundings(n) * 0x1p-24 * magnitude + 0x1p-24 * std::fabs(want)) << "n " << n;
+  }
+}
+
+// NOTE: [Reduction order]: the same bits on 1, 2, 3 and 16 threads, for row
+// and column reductions large enough that their items are shared out.
+TEST(Reduce, TheThreadCountDoesNotChangeTheBits) {
+  std::mt19937_64 rng(3);
+  struct Case {
+    Shape shape;
+    Axes axes;
+  };
+  const Case cases[] = {{{300, 700}, Axes()},  {{2, 100'000}, Axes(1)},    {{100'000, 3}, Axes(0)},
+                        {{70'000, 5}, Axes()}, {{40, 50, 60}, Axes{0, 2}}, {{3, 40'000}, Axes(0)},
+                        {{1'000'003}, Axes()}};
+  for (const Case& c : cases) {
+    for (DType d : {DType::f32, DType::f64, DType::c64}) {
+      const test::RandomView x = test::random_view(d, c.shape, rng, false);
+      const Tensor values = float_values(d, c.shape, rng);
+      values.copy_to(x.view);
+      std::vector<std::vector<std::uint8_t>> on_one;
+      for (int threads : {1, 2, 3, 16}) {
+        ThreadsGuard guard(threads);
+        int k = 0;
+        for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::mean}) {
+          const std::vector<std::uint8_t> bits = test::bytes_of(reduce(op, x.view, c.axes));
+          if (threads == 1) on_one.push_back(bits);
+          EXPECT_EQ(bits, on_one[static_cast<std::size_t>(k++)])
+              << reduce_name(op) << " " << to_string(c.shape) << " " << dtype_name(d) << " on " << threads;
+        }
+      }
+    }
+  }
+}
+
+TEST(Reduce, EmptyReductionsGiveNumPysValues) {
+  const Tensor x(DType::f32, Shape{0, 3});
+  EXPECT_EQ(*sum(x).data_as<float>(), 0.0f);
+  EXPECT_EQ(*prod(x).data_as<float>(), 1.0f);
+  EXPECT_TRUE(std::isnan(*mean(x).data_as<float>()));
+  EXPECT_EQ(*any(x).data_as<std::uint8_t>(), 0);
+  EXPECT_EQ(*all(x).data_as<std::uint8_t>(), 1);
+  EXPECT_EQ(sum(x, 0).shape(), Shape{3});
+  EXPECT_EQ(max(x, 1).shape(), Shape{0});  // nothing empty is reduced
+}
+
+TEST(Reduce, BadInputIsAClearError) {
+  using ::testing::HasSubstr;
+  const Tensor x(DType::f32, Shape{0, 3});
+  const auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message([&] { max(x); }), HasSubstr("max: axis 0 of x f32[0, 3] has extent 0, and max has no identity"));
+  EXPECT_THAT(message([&] { sum(x, 2); }),
+              HasSubstr("sum: axis 2 is out of range for x of rank 2 (axes run from -2 to 1)"));
+  EXPECT_THAT(message([&] { sum(x, Axes{1, -1}); }), HasSubstr("sum: axis 1 is given twice (as 1 and -1)"));
+  EXPECT_THAT(message([&] { reduce(ReduceOp::max, x, 1, false, DType::f64); }),
+              HasSubstr("max: takes no dtype argument"));
+  EXPECT_THAT(message([&] { mean(x, 1, false, DType::i32); }),
+              HasSubstr("mean: dtype=i32 is not a float or complex dtype"));
+  const Tensor z(DType::c64, Shape{3});
+  EXPECT_THAT(message([&] { max(z); }), HasSubstr("max: not defined for dtype c64"));
+}
+
+TEST(Reduce, NamesAndAliases) {
+  for (int i = 0; i < kNumReduceOps; ++i) {
+    const auto op = static_cast<ReduceOp>(i);
+    EXPECT_EQ(parse_reduce(reduce_name(op)), op);
+  }
+  EXPECT_EQ(parse_reduce("amax"), ReduceOp::max);
+  EXPECT_EQ(parse_reduce("amin"), ReduceOp::min);
+  EXPECT_EQ(parse_reduce("maximum"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace bcast
