@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bcast/ops.h"
+#include "bcast/reduce.h"
 #include "bcast/tensor.h"
 
 namespace bcast {
@@ -136,6 +137,20 @@ BCAST_FOR_EACH_UNARY_OP(BCAST_EXPR_UNARY_DECL)
 Expr where(const Expr& c, const Expr& a, const Expr& b);
 Expr clamp(const Expr& x, const Expr& lo, const Expr& hi);
 Expr fma(const Expr& a, const Expr& b, const Expr& c);
+// Reductions inside an expression (bcast/reduce.h's semantics), nested
+// anywhere: (x - mean(x, -1, true)) / s, exp(x - amax(x, -1, true)). Each
+// runs as a pass before the elementwise rest reads its result (NOTE:
+// [Expression passes]; describe() lists them). amax and amin are the
+// reductions; max(a, b) and min(a, b) stay the elementwise ops.
+Expr reduce(ReduceOp op, const Expr& x, const Axes& axes = {}, bool keepdims = false,
+            std::optional<DType> dtype = std::nullopt);
+Expr sum(const Expr& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> dtype = std::nullopt);
+Expr prod(const Expr& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> dtype = std::nullopt);
+Expr mean(const Expr& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> dtype = std::nullopt);
+Expr amax(const Expr& x, const Axes& axes = {}, bool keepdims = false);
+Expr amin(const Expr& x, const Axes& axes = {}, bool keepdims = false);
+Expr any(const Expr& x, const Axes& axes = {}, bool keepdims = false);
+Expr all(const Expr& x, const Axes& axes = {}, bool keepdims = false);
 }  // namespace expr
 
 // Runs the expression into a new dense tensor laid out in its inputs' memory
@@ -154,6 +169,10 @@ struct ExprInfo {
   Shape out_shape;
   std::string broadcast_type;     // "[expand_bc,same]"
   std::string kernel;             // the kernel key, or "reference"
+  // With reductions (NOTE: [Expression passes]): one line per pass, in the
+  // order they run, each reduction first and the elementwise rest last;
+  // `structure` and the fields above then describe the rest.
+  std::vector<std::string> passes;
 };
 ExprInfo describe(const Expr& e);
 

@@ -10,9 +10,10 @@
 
 #include "bcast/broadcast.h"
 #include "bcast/errors.h"
-#include "error_messages.h"
 #include "dispatch.h"
+#include "error_messages.h"
 #include "expr_call.h"
+#include "expr_passes.h"
 #include "function_table.h"
 
 namespace bcast {
@@ -150,6 +151,25 @@ BCAST_FOR_EACH_UNARY_OP(BCAST_EXPR_UNARY_DEF)
 Expr where(const Expr& c, const Expr& a, const Expr& b) { return apply(TernaryOp::where, c, a, b); }
 Expr clamp(const Expr& x, const Expr& lo, const Expr& hi) { return apply(TernaryOp::clamp, x, lo, hi); }
 Expr fma(const Expr& a, const Expr& b, const Expr& c) { return apply(TernaryOp::fma, a, b, c); }
+Expr reduce(ReduceOp op, const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  Expr r = op_node(NodeKind::reduce, static_cast<std::uint8_t>(op), {x.node()});
+  auto n = std::const_pointer_cast<ExprNode>(r.node());  // new, not shared yet
+  n->reduce = {axes, keepdims, dtype};
+  return r;
+}
+Expr sum(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::sum, x, axes, keepdims, dtype);
+}
+Expr prod(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::prod, x, axes, keepdims, dtype);
+}
+Expr mean(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::mean, x, axes, keepdims, dtype);
+}
+Expr amax(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::max, x, axes, keepdims); }
+Expr amin(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::min, x, axes, keepdims); }
+Expr any(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::any, x, axes, keepdims); }
+Expr all(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::all, x, axes, keepdims); }
 }  // namespace expr
 
 Expr operator+(const Expr& a, const Expr& b) { return expr::apply(Op::add, a, b); }
@@ -218,6 +238,11 @@ thread_local ExprMemo t_expr_memo;
 
 Tensor evaluate(const Expr& e) {
   ExprMemo& memo = t_expr_memo;
+  if (!memo.matches(e) && has_reductions(e)) {  // NOTE: [Expression passes]
+    ExprPasses passes = reduction_passes(e, true);
+    if (passes.root_is_reduction) return std::move(passes.results.back());
+    return evaluate(passes.rest);
+  }
   if (memo.matches(e) && memo.out_is_fresh) {
     Tensor out = Tensor::empty(memo.call->program().out_dtype, memo.out);
     memo.run(out);
@@ -232,6 +257,11 @@ Tensor evaluate(const Expr& e) {
 
 void evaluate(const Expr& e, const TensorView& out) {
   ExprMemo& memo = t_expr_memo;
+  if (!memo.matches(e) && has_reductions(e)) {  // NOTE: [Expression passes]
+    ExprPasses passes = reduction_passes(e, true);
+    evaluate(passes.root_is_reduction ? expr::cast(passes.rest, passes.results.back().dtype()) : passes.rest, out);
+    return;
+  }
   if (!memo.matches(e) || memo.out != out.layout()) {
     ExprCall call(e);
     call.validate_out(out, call.inputs());
@@ -240,7 +270,15 @@ void evaluate(const Expr& e, const TensorView& out) {
   memo.run(out);
 }
 
-ExprInfo describe(const Expr& e) { return ExprCall(e).info(); }
+ExprInfo describe(const Expr& e) {
+  if (!has_reductions(e)) return ExprCall(e).info();
+  const ExprPasses passes = reduction_passes(e, false);
+  ExprInfo info = ExprCall(passes.rest).info();
+  info.passes = passes.described;
+  info.passes.push_back("rest = " + info.structure + ": " + std::string(dtype_name(info.out_dtype)) +
+                        to_string(info.out_shape));
+  return info;
+}
 
 // ---- parsing ----
 
@@ -314,6 +352,11 @@ Expr parse_expression(std::string_view text, const std::map<std::string, ExprOpe
       case NodeKind::ternary:
         built.push_back(expr::apply(static_cast<TernaryOp>(n.code), arg(0), arg(1), arg(2)));
         break;
+      case NodeKind::reduce: {
+        const ReduceParams& p = graph.params(n);
+        built.push_back(expr::reduce(static_cast<ReduceOp>(n.code), arg(0), p.axes, p.keepdims, p.dtype));
+        break;
+      }
     }
   }
   return built[static_cast<std::size_t>(graph.root)];

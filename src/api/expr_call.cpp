@@ -208,6 +208,9 @@ std::map<const detail::ExprNode*, int> ExprCall::build(const Expr& e) {
         scalar_names_.push_back(n->name.empty() ? value_text(n->scalar) : n->name);
         id = graph_.scalar(static_cast<int>(scalars_.size()) - 1);
         break;
+      case NodeKind::reduce:  // printed, never lowered (NOTE: [Expression passes])
+        id = graph_.reduction(static_cast<ReduceOp>(n->code), self(self, n->args[0].get()), n->reduce);
+        break;
       default: {
         ExprGraphNode g{.kind = n->kind, .code = n->code};
         for (int k = 0; k < 3 && n->args[k]; ++k) g.args[k] = self(self, n->args[k].get());

@@ -40,6 +40,7 @@ struct ExprNode {
   // about it start "add:", as a binary op's own do (call_of).
   bool named_call = false;
   std::array<std::shared_ptr<const ExprNode>, 3> args{};
+  ReduceParams reduce{};  // a reduce node's axis, keepdims and dtype
   int depth = 1;     // a leaf's is 1; at most kMaxExpressionDepth (NOTE: [Expression limits])
 };
 }  // namespace detail

@@ -6,6 +6,7 @@
 #include "bcast/errors.h"
 #include "error_messages.h"
 #include "expr_call.h"
+#include "expr_passes.h"
 
 namespace bcast {
 
@@ -20,6 +21,10 @@ struct PreparedExpr::Impl {
 };
 
 PreparedExpr prepare(const Expr& e) {
+  if (has_reductions(e))
+    detail::fail(ErrorKind::value,
+                 "prepare: the expression holds a reduction; prepared expressions are elementwise "
+                 "today (NOTE: [Expression passes]): evaluate it");
   const auto start = std::chrono::steady_clock::now();
   ExprCall call(e);
   Layout out = call.new_out_layout();

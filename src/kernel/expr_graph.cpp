@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <optional>
 
 #include <fmt/format.h>
@@ -84,8 +85,31 @@ class Printer {
         return call(ternary_name(static_cast<TernaryOp>(n.code)), {n.args[0], n.args[1], n.args[2]});
       case NodeKind::unary: return unary(n);
       case NodeKind::binary: return binary(n);
+      case NodeKind::reduce:
+        return reduction(n);
     }
     return "";
+  }
+
+  // sum(x0*x1,axis=(0,2),keepdims=True,dtype=f64): NumPy's keywords, each
+  // only where it is not the default.
+  std::string reduction(const ExprGraphNode& n) {
+    const ReduceParams& p = g_.params(n);
+    std::string s = std::string(reduce_name(static_cast<ReduceOp>(n.code))) + "(" + print(n.args[0]);
+    if (!p.axes.every()) {
+      const std::vector<int>& a = p.axes.list();
+      s += ",axis=";
+      if (a.size() == 1) {
+        s += std::to_string(a[0]);
+      } else {
+        s += "(";
+        for (std::size_t i = 0; i < a.size(); ++i) s += (i ? "," : "") + std::to_string(a[i]);
+        s += ")";
+      }
+    }
+    if (p.keepdims) s += ",keepdims=True";
+    if (p.dtype) s += ",dtype=" + std::string(dtype_name(*p.dtype));
+    return s + ")";
   }
 
   std::string leaf(const ExprGraphNode& n) {
@@ -389,6 +413,7 @@ class Parser {
   }
 
   int call(std::string_view name, std::size_t at) {
+    if (const std::optional<ReduceOp> op = parse_reduce(name)) return reduction(*op, name);
     if (const std::optional<Op> op = parse_op(name)) {
       const std::array<int, 3> a = arguments(name, at, 2);
       return g_.binary(*op, a[0], a[1]);
@@ -402,12 +427,118 @@ class Parser {
     fail_unknown_function(name, at);
   }
 
+  // ---- reductions ----
+
+  // name(x[, axis][, axis=..., keepdims=..., dtype=...]). max and min (not
+  // amax and amin) with a second operand that is not a keyword are the
+  // elementwise ops.
+  int reduction(ReduceOp op, std::string_view name) {
+    const int x = expression();
+    ReduceParams p;
+    bool positional_axis = false, seen_axis = false, seen_keepdims = false, seen_dtype = false;
+    while (take(',')) {
+      skip_space();
+      const std::size_t key_at = pos_;
+      const std::string_view key = keyword();
+      if (key.empty()) {  // a positional argument: the axis, or max's and min's second operand
+        if ((name == "max" || name == "min") && !positional_axis && !seen_axis && !seen_keepdims && !seen_dtype) {
+          const int b = expression();
+          expect(')');
+          return g_.binary(op == ReduceOp::max ? Op::max : Op::min, x, b);
+        }
+        if (positional_axis || seen_axis || seen_keepdims || seen_dtype)
+          fail(key_at, fmt::format("{}: after its first two arguments {} takes keywords (axis=, keepdims=, dtype=)",
+                                   name, name));
+        p.axes = axis_literal(name);
+        positional_axis = true;
+      } else if (key == "axis") {
+        if (positional_axis || seen_axis) fail(key_at, fmt::format("{}: the axis is given twice", name));
+        p.axes = axis_literal(name);
+        seen_axis = true;
+      } else if (key == "keepdims") {
+        p.keepdims = truth_literal(name);
+        seen_keepdims = true;
+      } else if (key == "dtype") {
+        skip_space();
+        const std::size_t d_at = pos_;
+        const std::string_view d = identifier();
+        const std::optional<DType> dtype = parse_dtype(d);
+        if (!dtype)
+          fail(d_at, fmt::format("{}: dtype={} is not a dtype (f32, f64, i64, ...)", name, d.empty() ? "?" : d));
+        p.dtype = dtype;
+        seen_dtype = true;
+      } else {
+        fail(key_at, fmt::format("{}: unknown keyword '{}' (it takes axis=, keepdims= and dtype=)", name, key));
+      }
+    }
+    expect(')');
+    return g_.reduction(op, x, p);
+  }
+
+  // An identifier followed by '=' (consumed), or empty with nothing consumed.
+  std::string_view keyword() {
+    const std::size_t start = pos_;
+    const std::string_view id = identifier();
+    skip_space();
+    if (!id.empty() && pos_ < text_.size() && text_[pos_] == '=' && text_.substr(pos_, 2) != "==") {
+      ++pos_;
+      return id;
+    }
+    pos_ = start;
+    return {};
+  }
+  std::string_view identifier() {
+    const std::size_t start = pos_;
+    if (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+        ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  // None, an integer, or a parenthesised tuple of integers: (0, 2), (1,), ().
+  Axes axis_literal(std::string_view name) {
+    skip_space();
+    if (text_.substr(pos_, 4) == "None") {
+      pos_ += 4;
+      return Axes();
+    }
+    if (!take('(')) return Axes(integer_literal(name));
+    std::vector<int> axes;
+    while (!take(')')) {
+      axes.push_back(integer_literal(name));
+      if (!take(',')) {
+        expect(')');
+        break;
+      }
+    }
+    return Axes(std::move(axes));
+  }
+  int integer_literal(std::string_view name) {
+    skip_space();
+    const std::size_t start = pos_;
+    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    int v = 0;
+    const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
+    if (ec != std::errc() || end != text_.data() + pos_ || pos_ == start)
+      fail(start, fmt::format("{}: an axis is an integer, a tuple of integers or None", name));
+    return v;
+  }
+  bool truth_literal(std::string_view name) {
+    skip_space();
+    const std::size_t start = pos_;
+    const std::string_view v = identifier();
+    if (v == "True") return true;
+    if (v == "False") return false;
+    fail(start, fmt::format("{}: keepdims is True or False", name));
+  }
+
   // Names the nearest functions there are, and where they are all listed.
   [[noreturn, gnu::cold, gnu::noinline]] void fail_unknown_function(std::string_view name, std::size_t at) const {
     std::vector<std::string_view> functions;
     for (const detail::FunctionRow& r : detail::all_functions())
       for (std::string_view n : detail::names_of(r)) functions.push_back(n);
     for (int i = 0; i < kNumDTypes; ++i) functions.push_back(dtype_name(static_cast<DType>(i)));
+    for (int i = 0; i < kNumReduceOps; ++i) functions.push_back(reduce_name(static_cast<ReduceOp>(i)));
     fail(at, fmt::format("unknown function '{}'{}; every function is in {}", name,
                          detail::did_you_mean(detail::nearest_names(name, functions)), detail::kFunctionsDoc));
   }
@@ -428,6 +559,13 @@ std::string quoted_expression(std::string_view text) {
   constexpr std::size_t kShown = 120;
   if (text.size() <= kShown) return detail::printable(text);
   return detail::printable(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
+int ExprGraph::reduction(ReduceOp op, int x, const ReduceParams& params) {
+  auto found = std::find(reductions_.begin(), reductions_.end(), params);
+  const auto index = static_cast<std::int32_t>(found - reductions_.begin());
+  if (found == reductions_.end()) reductions_.push_back(params);
+  return add({NodeKind::reduce, static_cast<std::uint8_t>(op), index, {x, -1, -1}});
 }
 
 int ExprGraphNode::arity() const {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,15 +15,29 @@
 #include "bcast/dtype.h"
 #include "bcast/expr.h"
 #include "bcast/ops.h"
+#include "bcast/reduce.h"
 
 namespace bcast {
 
-enum class NodeKind : std::uint8_t { input, scalar, unary, binary, ternary, cast };
+// A reduce node is the expressions' reduction (NOTE: [Expression passes]);
+// it never reaches a kernel, whose programs are elementwise.
+enum class NodeKind : std::uint8_t { input, scalar, unary, binary, ternary, cast, reduce };
+
+// A reduce node's arguments beside its input: NumPy's axis, keepdims and dtype.
+struct ReduceParams {
+  Axes axes;
+  bool keepdims = false;
+  std::optional<DType> dtype;
+  friend bool operator==(const ReduceParams& a, const ReduceParams& b) {
+    return a.axes.every() == b.axes.every() && a.axes.list() == b.axes.list() && a.keepdims == b.keepdims &&
+           a.dtype == b.dtype;
+  }
+};
 
 struct ExprGraphNode {
   NodeKind kind = NodeKind::input;
-  std::uint8_t code = 0;                   // the Op, UnaryOp or TernaryOp; a cast's DType
-  std::int32_t leaf = 0;                   // input or scalar number: x<leaf>, s<leaf>
+  std::uint8_t code = 0;                         // the Op, UnaryOp, TernaryOp or ReduceOp; a cast's DType
+  std::int32_t leaf = 0;                         // input or scalar number: x<leaf>, s<leaf>; a reduce node's params
   std::array<std::int32_t, 3> args{-1, -1, -1};  // earlier nodes
 
   int arity() const;
@@ -47,6 +62,10 @@ class ExprGraph {
     return add({NodeKind::ternary, static_cast<std::uint8_t>(op), 0, {a, b, c}});
   }
   int cast(DType dtype, int x) { return add({NodeKind::cast, static_cast<std::uint8_t>(dtype), 0, {x, -1, -1}}); }
+  int reduction(ReduceOp op, int x, const ReduceParams& params);
+  const ReduceParams& params(const ExprGraphNode& reduce_node) const {
+    return reductions_[static_cast<std::size_t>(reduce_node.leaf)];
+  }
 
   const std::vector<ExprGraphNode>& nodes() const { return nodes_; }
   const ExprGraphNode& operator[](int i) const { return nodes_[static_cast<std::size_t>(i)]; }
@@ -57,7 +76,8 @@ class ExprGraph {
   int depth(int i) const { return depths_[static_cast<std::size_t>(i)]; }  // a leaf's is 1
 
   friend bool operator==(const ExprGraph& a, const ExprGraph& b) {
-    return a.nodes_ == b.nodes_ && a.inputs_ == b.inputs_ && a.scalars_ == b.scalars_ && a.root == b.root;
+    return a.nodes_ == b.nodes_ && a.inputs_ == b.inputs_ && a.scalars_ == b.scalars_ && a.root == b.root &&
+           a.reductions_ == b.reductions_;
   }
 
  private:
@@ -68,6 +88,7 @@ class ExprGraph {
   std::vector<ExprGraphNode> nodes_;
   std::vector<std::int16_t> depths_;
   std::unordered_map<ExprGraphNode, int, NodeHash> index_;  // empty below kIndexedFrom nodes
+  std::vector<ReduceParams> reductions_;                    // each distinct one once
   int inputs_ = 0, scalars_ = 0;
 };
 
@@ -82,7 +103,11 @@ inline std::string to_text(const ExprGraph& graph) { return to_text(graph, graph
 // + - * / // ** == != < <= > >= & | ^ ~ and unary - with Python's precedence
 // (** binds tighter than a unary minus on its left and is right-associative;
 // comparisons do not chain), calls of every op, unary op and ternary op by
-// name, and a dtype name as a cast: f32(x). A minus sign directly before a
+// name, and a dtype name as a cast: f32(x). The reductions (bcast/reduce.h's
+// names, amax and amin) take NumPy's keywords: sum(x*y, axis=(0, 2),
+// keepdims=True, dtype=f64), the axis also second and positional; max and
+// min with two operands are the elementwise ops, with one or keywords the
+// reductions. A minus sign directly before a
 // number is part of the number. The hooks make leaves of names and numbers;
 // a syntax error is an Error(value) naming the position.
 struct ExprParseHooks {

@@ -84,6 +84,10 @@ class Lowering {
       case NodeKind::unary: return unary(i, static_cast<UnaryOp>(n.code), arg(0));
       case NodeKind::binary: return binary(i, static_cast<Op>(n.code), arg(0), arg(1));
       case NodeKind::ternary: return ternary(i, static_cast<TernaryOp>(n.code), arg(0), arg(1), arg(2));
+      case NodeKind::reduce:  // NOTE: [Expression passes] runs reductions before any program (a key's text may hold
+                              // one)
+        detail::fail(ErrorKind::value, "expression: {} is a reduction, which no elementwise program computes",
+                     reduce_name(static_cast<ReduceOp>(n.code)));
     }
     return {};
   }

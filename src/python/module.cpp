@@ -77,6 +77,7 @@ py::dict describe_text(const std::string& text, const py::dict& given) {
   d["out_shape"] = py::tuple(py::cast(info.out_shape));
   d["broadcast_type"] = info.broadcast_type;
   d["kernel"] = info.kernel;
+  d["passes"] = info.passes;
   return d;
 }
 

@@ -46,10 +46,15 @@ def test_threads():
     assert ne.detect_number_of_cores() >= 1
 
 
+def test_reductions_are_bcasts():
+    a = np.arange(6.0).reshape(2, 3)
+    assert ne.evaluate("sum(a * 2)") == 30
+    np.testing.assert_array_equal(ne.evaluate("sum(a, axis=1)"), [3, 12])
+    np.testing.assert_array_equal(ne.evaluate("prod(a + 1, axis=0)"), [4, 10, 18])
+
+
 def test_what_has_no_meaning_here_is_a_clear_error():
     a = np.ones(3)
-    with pytest.raises(NotImplementedError, match="no reductions yet"):
-        ne.evaluate("sum(a * 2)")
     with pytest.raises(ValueError, match="only 'K'"):
         ne.evaluate("a + 1", order="C")
     with pytest.raises(ValueError, match="only 'safe'"):

@@ -109,6 +109,8 @@ int run_expression_mode(const ExpressionRun& run) {
   if (run.repeat > 0) std::cout << fmt::format("  median {:.0f} ns (min {:.0f}, max {:.0f})  {:.2f} GB/s", ns, spread.min, spread.max,
                                            static_cast<double>(bytes) / ns);
   if (run.check) std::cout << "  check ok";
+  for (std::size_t k = 0; k < info.passes.size(); ++k)  // NOTE: [Expression passes]
+    std::cout << (k == 0 ? "\n  passes: " : "; ") << info.passes[k];
   std::cout << "\n";
   if (run.json) {
     nlohmann::json j{{"expression", run.expression},
@@ -119,6 +121,7 @@ int run_expression_mode(const ExpressionRun& run) {
                      {"out_strides", out.layout().strides},
                      {"broadcast_type", info.broadcast_type},
                      {"kernel", info.kernel},
+                     {"passes", info.passes},
                      {"cache", cache_json()},
                      {"bytes", bytes},
                      {"threads", threads_used},

@@ -194,3 +194,37 @@ del _name, _arity, _aliases, _each
 def cast(x: Operand, dtype: Any) -> Expr:
     """x as dtype (NumPy's astype)."""
     return _call(dtype_name(dtype), x)
+
+
+# The reductions as nodes (NOTE: [Expression passes]): bcast.expr.sum(x * y, axis=1),
+# amax(x, axis=-1, keepdims=True); max(a, b) and min(a, b) stay elementwise.
+def _axis_text(axis: Any) -> str:
+    if axis is None:
+        return "None"
+    if isinstance(axis, int) and not isinstance(axis, bool):
+        return str(axis)
+    axes = tuple(int(a) for a in axis)
+    return "(" + ", ".join(str(a) for a in axes) + ("," if len(axes) == 1 else "") + ")"
+
+
+def _reduction(name: str, takes_dtype: bool):
+    def node(x: Operand, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Expr:
+        if dtype is not None and not takes_dtype:
+            raise TypeError(f"bcast.expr.{name} takes no dtype")
+        bound: dict[str, Any] = {}
+        text = f"{name}({_leaf(x, bound)}, axis={_axis_text(axis)}"
+        if keepdims:
+            text += ", keepdims=True"
+        if dtype is not None:
+            text += f", dtype={dtype_name(dtype)}"
+        return Expr(text + ")", bound)
+    node.__name__ = name
+    node.__qualname__ = name
+    node.__doc__ = f"The reduction {name}(x, axis=None, keepdims=False{', dtype=None' if takes_dtype else ''}) as a node."
+    return node
+
+
+REDUCTIONS: tuple[str, ...] = ("sum", "prod", "mean", "amax", "amin", "any", "all")
+for _name in REDUCTIONS:
+    globals()[_name] = _reduction(_name, _name in ("sum", "prod", "mean"))
+del _name

@@ -10,8 +10,8 @@ operators and functions are bcast's grammar, which takes numexpr's spellings
   numexpr makes 0-d arrays of them;
 - `order` is 'K' (the inputs' memory order) and `casting` 'safe': the others
   are a ValueError, as they have no meaning for a fused kernel's new output;
-- numexpr's reductions (`sum(...)`, `prod(...)`) are a NotImplementedError
-  until bcast has reductions;
+- numexpr's reductions (`sum(x, axis=1)`, `prod(...)`) are bcast's (NOTE:
+  [Expression passes]), which may also sit inside an expression;
 - there is no VML: the vector math is bcast's own (see set_vml_accuracy_mode);
 - there is no virtual machine: NumExpr and disassemble are a NotImplementedError.
 
@@ -34,8 +34,7 @@ MAX_THREADS = 1024
 use_vml = False
 
 _FUNCTIONS = {name for row in _bcast._functions() for name in (row[0], *row[2])}
-_NOT_OPERANDS = _FUNCTIONS | set(_DTYPES.values()) | {"bf16", "True", "False"}
-_REDUCTION = re.compile(r"^\s*(sum|prod)\s*\(")
+_NOT_OPERANDS = _FUNCTIONS | set(_DTYPES.values()) | {"bf16", "True", "False", "None", "axis", "keepdims", "dtype"}
 _KEYWORD = re.compile(r"(?<![\w.])(and|or|not)(?!\w)")
 _last: dict[str, Any] = {}
 
@@ -83,9 +82,6 @@ def _needs_a_copy(out: Any) -> bool:
 
 
 def _run(ex: str, operands: dict, out: Any) -> Any:
-    if _REDUCTION.match(ex):
-        raise NotImplementedError(f"bcast.numexpr: {ex!r} is a reduction; bcast has no reductions yet "
-                                  "(compute the elementwise part with evaluate, then NumPy's sum or prod)")
     if _needs_a_copy(out):
         np.copyto(out, np.asarray(_evaluate(ex, **operands)), casting="safe")
         return out

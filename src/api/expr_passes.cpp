@@ -1,0 +1,117 @@
+// Expressions with reductions, as passes (NOTE: [Expression passes]).
+#include "expr_passes.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "bcast/errors.h"
+#include "error_messages.h"
+#include "expr_call.h"
+#include "reduce_plan.h"
+#include "reduction_table.h"
+
+namespace bcast {
+namespace {
+
+using NodePtr = std::shared_ptr<const detail::ExprNode>;
+
+bool holds_reduction(const NodePtr& n, std::map<const detail::ExprNode*, bool>& seen) {
+  if (!n) return false;
+  if (const auto it = seen.find(n.get()); it != seen.end()) return it->second;
+  bool found = n->kind == NodeKind::reduce;
+  for (const NodePtr& a : n->args) found = holds_reduction(a, seen) || found;
+  seen.emplace(n.get(), found);
+  return found;
+}
+
+// The text of a pass: "r0 = sum(x*y, axis=1): f32[4096]".
+std::string pass_line(std::size_t k, const detail::ExprNode& n, const ExprInfo& input, DType dtype,
+                      const Shape& shape) {
+  std::string names;
+  for (std::size_t i = 0; i < input.inputs.size(); ++i)
+    names += (i ? ", x" : " with x") + std::to_string(i) + "=" + input.inputs[i];
+  ExprGraph g;
+  g.root = g.reduction(static_cast<ReduceOp>(n.code), g.input(0), n.reduce);
+  std::string text = to_text(g);  // sum(x0,axis=1): its input's text goes where x0 is
+  text.replace(text.find("x0"), 2, input.structure);
+  return "r" + std::to_string(k) + " = " + text + names + ": " + std::string(dtype_name(dtype)) + to_string(shape);
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(bool run) : run_(run) {}
+
+  NodePtr rewrite(const NodePtr& n) {
+    if (!n) return n;
+    if (const auto it = done_.find(n.get()); it != done_.end()) return it->second;
+    detail::ExprNode copy = *n;
+    bool changed = false;
+    for (NodePtr& a : copy.args) {
+      NodePtr r = rewrite(a);
+      changed = changed || r != a;
+      a = std::move(r);
+    }
+    NodePtr result = n->kind == NodeKind::reduce ? pass(copy)
+                     : changed                   ? std::make_shared<const detail::ExprNode>(std::move(copy))
+                                                 : n;
+    done_.emplace(n.get(), result);
+    return result;
+  }
+
+  std::vector<Tensor> results;
+  std::vector<std::string> described;
+
+ private:
+  // One reduction: its input, an expression whose own reductions are leaves
+  // now, evaluated (a tensor leaf is read in place), then reduced.
+  NodePtr pass(const detail::ExprNode& n) {
+    const auto op = static_cast<ReduceOp>(n.code);
+    const Expr input(n.args[0]);
+    const ExprCall call(input);
+    // The same reduction of the same values, reached twice (a text names
+    // its operands once per mention): one pass.
+    std::string key = std::to_string(n.code) + " " + pass_line(0, n, call.info(), DType::f32, {}) + " " + call.text();
+    for (const TensorView& v : call.inputs())
+      key += " " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data())) + dtype_name(v.dtype()).data() +
+             to_string(v.shape()) + to_string(v.strides());
+    if (const auto same = by_key_.find(key); same != by_key_.end()) return same->second;
+    const ExprInfo info = call.info();
+    const detail::ReduceRow& row = detail::reduce_row(op);
+    const std::vector<bool> along = reduced_dims(n.reduce.axes, static_cast<int>(info.out_shape.size()), row.name);
+    const DType dtype = reduce_result_dtype(op, info.out_dtype, n.reduce.dtype);
+    const Shape shape = reduced_shape(info.out_shape, along, n.reduce.keepdims);
+    Tensor result;
+    if (!run_) {
+      result = Tensor::empty(dtype, Layout::contiguous(shape));
+    } else if (n.args[0]->kind == NodeKind::input) {
+      result = reduce(op, n.args[0]->view, n.reduce.axes, n.reduce.keepdims, n.reduce.dtype);
+    } else {
+      const Tensor values = evaluate(input);
+      result = reduce(op, values, n.reduce.axes, n.reduce.keepdims, n.reduce.dtype);
+    }
+    described.push_back(pass_line(results.size(), n, info, dtype, shape));
+    const std::string name = "r" + std::to_string(results.size());
+    results.push_back(std::move(result));
+    return by_key_[key] = named_input(results.back().view(), name).node();
+  }
+
+  bool run_;
+  std::map<const detail::ExprNode*, NodePtr> done_;
+  std::map<std::string, NodePtr> by_key_;
+};
+
+}  // namespace
+
+bool has_reductions(const Expr& e) {
+  std::map<const detail::ExprNode*, bool> seen;
+  return holds_reduction(e.node(), seen);
+}
+
+ExprPasses reduction_passes(const Expr& e, bool run) {
+  Rewriter r(run);
+  const NodePtr rest = r.rewrite(e.node());
+  return {Expr(rest), std::move(r.results), std::move(r.described), e.node()->kind == NodeKind::reduce};
+}
+
+}  // namespace bcast
