@@ -330,6 +330,82 @@ TEST(Reduce, TheThreadCountDoesNotChangeTheBits) {
   }
 }
 
+// NOTE: [Composed reductions]: argmin and argmax against a loop in C order
+// that keeps the first extremum (the first NaN over all), on values with
+// ties and NaN, on a transposed view, for no axis and each one.
+TEST(Reduce, ArgminAndArgmaxGiveTheFirstExtremumInCOrder) {
+  std::mt19937_64 rng(21);
+  Tensor parent(DType::f32, Shape{7, 5, 6});
+  std::uniform_int_distribution<int> small(-3, 3);
+  for (std::int64_t i = 0; i < parent.numel(); ++i) parent.data_as<float>()[i] = static_cast<float>(small(rng));
+  for (std::int64_t i : {17, 40, 41, 160}) parent.data_as<float>()[i] = NAN;
+  const TensorView x = permute(parent.view(), {2, 0, 1});  // [6, 7, 5], strided
+  for (bool largest : {false, true}) {
+    for (int axis : {-9, 0, 1, 2}) {  // -9: no axis
+      const Tensor got =
+          largest ? (axis == -9 ? argmax(x) : argmax(x, axis)) : (axis == -9 ? argmin(x) : argmin(x, axis));
+      ASSERT_EQ(got.dtype(), DType::i64);
+      const Shape& s = x.shape();
+      const std::int64_t outer = axis == -9 ? 1 : s[static_cast<std::size_t>(axis)];
+      // For each result element (C order over the kept dims), scan its slice in C order.
+      std::vector<std::int64_t> idx(3, 0);
+      std::vector<std::pair<float, std::int64_t>> best(static_cast<std::size_t>(got.numel()), {0.0f, -1});
+      for (std::int64_t flat = 0; flat < x.numel(); ++flat, test::next_index(idx, s)) {
+        const float v = std::bit_cast<float>(static_cast<std::uint32_t>(test::element_read_at(x, idx).bits));
+        std::int64_t out = 0, along = flat;
+        if (axis != -9) {
+          for (int d = 0; d < 3; ++d)
+            if (d != axis) out = out * s[static_cast<std::size_t>(d)] + idx[static_cast<std::size_t>(d)];
+          along = idx[static_cast<std::size_t>(axis)];
+        }
+        auto& [b, at] = best[static_cast<std::size_t>(out)];
+        const bool better = at < 0 || (!std::isnan(b) && (std::isnan(v) || (largest ? v > b : v < b)));
+        if (better) b = v, at = along;
+      }
+      (void)outer;
+      for (std::int64_t o = 0; o < got.numel(); ++o)
+        EXPECT_EQ(got.data_as<std::int64_t>()[o], best[static_cast<std::size_t>(o)].second)
+            << (largest ? "argmax" : "argmin") << " axis " << axis << " element " << o;
+    }
+  }
+}
+
+// var and std against a two-pass long double computation, with ddof.
+TEST(Reduce, VarAndStdAreTheMeanSquaredDeviation) {
+  std::mt19937_64 rng(22);
+  const Tensor x = float_values(DType::f64, {9, 13}, rng);
+  for (double ddof : {0.0, 1.0}) {
+    const Tensor v = var(x, 1, false, ddof), s = bcast::std(x, 1, false, ddof);
+    for (std::int64_t r = 0; r < 9; ++r) {
+      long double m = 0, ss = 0;
+      for (int c = 0; c < 13; ++c) m += x.data_as<double>()[r * 13 + c];
+      m /= 13;
+      for (int c = 0; c < 13; ++c) ss += (x.data_as<double>()[r * 13 + c] - m) * (x.data_as<double>()[r * 13 + c] - m);
+      const long double want = ss / (13 - ddof);
+      EXPECT_NEAR(v.data_as<double>()[r], static_cast<double>(want), 1e-12 * static_cast<double>(want));
+      EXPECT_NEAR(s.data_as<double>()[r], std::sqrt(static_cast<double>(want)),
+                  1e-12 * std::sqrt(static_cast<double>(want)));
+    }
+  }
+  const Tensor i(DType::i16, Shape{4});
+  EXPECT_EQ(var(i).dtype(), DType::f64);
+  EXPECT_EQ(bcast::std(Tensor(DType::c64, Shape{3})).dtype(), DType::f32);
+}
+
+TEST(Reduce, NanReductionsLeaveNanOut) {
+  Tensor x(DType::f32, Shape{2, 3});
+  const float values[] = {1, NAN, 3, NAN, NAN, NAN};
+  std::memcpy(x.data(), values, sizeof values);
+  EXPECT_EQ(nansum(x, 1).data_as<float>()[0], 4.0f);
+  EXPECT_EQ(nansum(x, 1).data_as<float>()[1], 0.0f);
+  EXPECT_EQ(nanmean(x, 1).data_as<float>()[0], 2.0f);
+  EXPECT_TRUE(std::isnan(nanmean(x, 1).data_as<float>()[1]));
+  EXPECT_EQ(nanmax(x, 1).data_as<float>()[0], 3.0f);
+  EXPECT_EQ(nanmin(x, 1).data_as<float>()[0], 1.0f);
+  EXPECT_TRUE(std::isnan(nanmax(x, 1).data_as<float>()[1]));
+  EXPECT_EQ(*nanmax(x).data_as<float>(), 3.0f);
+}
+
 TEST(Reduce, EmptyReductionsGiveNumPysValues) {
   const Tensor x(DType::f32, Shape{0, 3});
   EXPECT_EQ(*sum(x).data_as<float>(), 0.0f);
@@ -362,6 +438,13 @@ TEST(Reduce, BadInputIsAClearError) {
               HasSubstr("mean: dtype=i32 is not a float or complex dtype"));
   const Tensor z(DType::c64, Shape{3});
   EXPECT_THAT(message([&] { max(z); }), HasSubstr("max: not defined for dtype c64"));
+  EXPECT_THAT(message([&] { argmax(z); }), HasSubstr("argmax: not defined for dtype c64"));
+  EXPECT_THAT(message([&] {
+                argmax(x, Axes{0, 1});
+              }),
+              HasSubstr("argmax: takes no axis (the index in C order) or one axis"));
+  EXPECT_THAT(message([&] { argmin(x, 0); }), HasSubstr("argmin: axis 0 of its operand f32[0, 3] has extent 0"));
+  EXPECT_THAT(message([&] { nanmax(x); }), HasSubstr("nanmax: axis 0 of its operand f32[0, 3] has extent 0"));
 }
 
 TEST(Reduce, NamesAndAliases) {

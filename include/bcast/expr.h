@@ -143,7 +143,7 @@ Expr fma(const Expr& a, const Expr& b, const Expr& c);
 // [Expression passes]; describe() lists them). amax and amin are the
 // reductions; max(a, b) and min(a, b) stay the elementwise ops.
 Expr reduce(ReduceOp op, const Expr& x, const Axes& axes = {}, bool keepdims = false,
-            std::optional<DType> dtype = std::nullopt);
+            std::optional<DType> dtype = std::nullopt, double ddof = 0);
 Expr sum(const Expr& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> dtype = std::nullopt);
 Expr prod(const Expr& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> dtype = std::nullopt);
 Expr mean(const Expr& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> dtype = std::nullopt);
@@ -151,6 +151,16 @@ Expr amax(const Expr& x, const Axes& axes = {}, bool keepdims = false);
 Expr amin(const Expr& x, const Axes& axes = {}, bool keepdims = false);
 Expr any(const Expr& x, const Axes& axes = {}, bool keepdims = false);
 Expr all(const Expr& x, const Axes& axes = {}, bool keepdims = false);
+Expr argmin(const Expr& x, const Axes& axes = {}, bool keepdims = false);
+Expr argmax(const Expr& x, const Axes& axes = {}, bool keepdims = false);
+Expr var(const Expr& x, const Axes& axes = {}, bool keepdims = false, double ddof = 0,
+         std::optional<DType> dtype = std::nullopt);
+Expr std(const Expr& x, const Axes& axes = {}, bool keepdims = false, double ddof = 0,
+         std::optional<DType> dtype = std::nullopt);
+Expr nansum(const Expr& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> dtype = std::nullopt);
+Expr nanmean(const Expr& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> dtype = std::nullopt);
+Expr nanmin(const Expr& x, const Axes& axes = {}, bool keepdims = false);
+Expr nanmax(const Expr& x, const Axes& axes = {}, bool keepdims = false);
 }  // namespace expr
 
 // Runs the expression into a new dense tensor laid out in its inputs' memory

@@ -151,10 +151,10 @@ BCAST_FOR_EACH_UNARY_OP(BCAST_EXPR_UNARY_DEF)
 Expr where(const Expr& c, const Expr& a, const Expr& b) { return apply(TernaryOp::where, c, a, b); }
 Expr clamp(const Expr& x, const Expr& lo, const Expr& hi) { return apply(TernaryOp::clamp, x, lo, hi); }
 Expr fma(const Expr& a, const Expr& b, const Expr& c) { return apply(TernaryOp::fma, a, b, c); }
-Expr reduce(ReduceOp op, const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+Expr reduce(ReduceOp op, const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype, double ddof) {
   Expr r = op_node(NodeKind::reduce, static_cast<std::uint8_t>(op), {x.node()});
   auto n = std::const_pointer_cast<ExprNode>(r.node());  // new, not shared yet
-  n->reduce = {axes, keepdims, dtype};
+  n->reduce = {axes, keepdims, dtype, ddof};
   return r;
 }
 Expr sum(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
@@ -170,6 +170,22 @@ Expr amax(const Expr& x, const Axes& axes, bool keepdims) { return reduce(Reduce
 Expr amin(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::min, x, axes, keepdims); }
 Expr any(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::any, x, axes, keepdims); }
 Expr all(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::all, x, axes, keepdims); }
+Expr argmin(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::argmin, x, axes, keepdims); }
+Expr argmax(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::argmax, x, axes, keepdims); }
+Expr var(const Expr& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) {
+  return reduce(ReduceOp::var, x, axes, keepdims, dtype, ddof);
+}
+Expr std(const Expr& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) {
+  return reduce(ReduceOp::std, x, axes, keepdims, dtype, ddof);
+}
+Expr nansum(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::nansum, x, axes, keepdims, dtype);
+}
+Expr nanmean(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::nanmean, x, axes, keepdims, dtype);
+}
+Expr nanmin(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::nanmin, x, axes, keepdims); }
+Expr nanmax(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::nanmax, x, axes, keepdims); }
 }  // namespace expr
 
 Expr operator+(const Expr& a, const Expr& b) { return expr::apply(Op::add, a, b); }
@@ -354,7 +370,7 @@ Expr parse_expression(std::string_view text, const std::map<std::string, ExprOpe
         break;
       case NodeKind::reduce: {
         const ReduceParams& p = graph.params(n);
-        built.push_back(expr::reduce(static_cast<ReduceOp>(n.code), arg(0), p.axes, p.keepdims, p.dtype));
+        built.push_back(expr::reduce(static_cast<ReduceOp>(n.code), arg(0), p.axes, p.keepdims, p.dtype, p.ddof));
         break;
       }
     }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bcast/errors.h"
+#include "composed_reductions.h"
 #include "error_messages.h"
 #include "expr_call.h"
 #include "reduce_plan.h"
@@ -60,6 +61,7 @@ class Rewriter {
   }
 
   std::vector<Tensor> results;
+  std::vector<Tensor> owned;  // what composed reductions read beside their input
   std::vector<std::string> described;
 
  private:
@@ -77,6 +79,9 @@ class Rewriter {
              to_string(v.shape()) + to_string(v.strides());
     if (const auto same = by_key_.find(key); same != by_key_.end()) return same->second;
     const ExprInfo info = call.info();
+    if (detail::reduce_row(op).combine == detail::Combine::composed)  // NOTE: [Composed reductions]
+      return by_key_[key] =
+                 rewrite(composed_reduction(op, input, info.out_dtype, info.out_shape, n.reduce, owned).node());
     const detail::ReduceRow& row = detail::reduce_row(op);
     const std::vector<bool> along = reduced_dims(n.reduce.axes, static_cast<int>(info.out_shape.size()), row.name);
     const DType dtype = reduce_result_dtype(op, info.out_dtype, n.reduce.dtype);
@@ -111,7 +116,10 @@ bool has_reductions(const Expr& e) {
 ExprPasses reduction_passes(const Expr& e, bool run) {
   Rewriter r(run);
   const NodePtr rest = r.rewrite(e.node());
-  return {Expr(rest), std::move(r.results), std::move(r.described), e.node()->kind == NodeKind::reduce};
+  const bool root_is_result = rest->kind == NodeKind::input && !r.results.empty() &&
+                              rest->view.data() == r.results.back().data() &&
+                              rest->view.layout() == r.results.back().layout();
+  return {Expr(rest), std::move(r.results), std::move(r.owned), std::move(r.described), root_is_result};
 }
 
 }  // namespace bcast

@@ -21,6 +21,7 @@ namespace bcast {
 struct ExprPasses {
   Expr rest;                           // the expression with every reduce node replaced
   std::vector<Tensor> results;         // r0, r1, ...: the reductions' results
+  std::vector<Tensor> owned;           // read by composed reductions (NOTE: [Composed reductions])
   std::vector<std::string> described;  // one line per reduction pass
   bool root_is_reduction = false;      // `rest` is then the leaf of results.back()
 };

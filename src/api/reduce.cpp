@@ -2,6 +2,7 @@
 #include "bcast/reduce.h"
 
 #include "bcast/errors.h"
+#include "bcast/expr.h"
 #include "bcast/runtime.h"
 #include "error_messages.h"
 #include "reduce_executor.h"
@@ -40,8 +41,11 @@ Strides strides_in_x(const Layout& out, const std::vector<bool>& along, bool kee
 
 }  // namespace
 
-Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype,
+              double ddof) {
   const detail::ReduceRow& row = detail::reduce_row(op);
+  if (row.combine == detail::Combine::composed)  // NOTE: [Composed reductions]: as passes of an expression
+    return evaluate(expr::reduce(op, Expr(x), axes, keepdims, dtype, ddof));
   const std::vector<bool> along = reduced_dims(axes, x.rank(), row.name);
   const detail::ReduceDTypes types = detail::reduce_dtypes(op, x.dtype(), dtype);
   if (!has_reduce_loop(row.combine, types.accumulator))
@@ -75,5 +79,29 @@ Tensor min(const TensorView& x, const Axes& axes, bool keepdims) { return reduce
 Tensor max(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::max, x, axes, keepdims); }
 Tensor any(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::any, x, axes, keepdims); }
 Tensor all(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::all, x, axes, keepdims); }
+Tensor argmin(const TensorView& x, const Axes& axes, bool keepdims) {
+  return reduce(ReduceOp::argmin, x, axes, keepdims);
+}
+Tensor argmax(const TensorView& x, const Axes& axes, bool keepdims) {
+  return reduce(ReduceOp::argmax, x, axes, keepdims);
+}
+Tensor var(const TensorView& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) {
+  return reduce(ReduceOp::var, x, axes, keepdims, dtype, ddof);
+}
+Tensor std(const TensorView& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) {
+  return reduce(ReduceOp::std, x, axes, keepdims, dtype, ddof);
+}
+Tensor nansum(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::nansum, x, axes, keepdims, dtype);
+}
+Tensor nanmean(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return reduce(ReduceOp::nanmean, x, axes, keepdims, dtype);
+}
+Tensor nanmin(const TensorView& x, const Axes& axes, bool keepdims) {
+  return reduce(ReduceOp::nanmin, x, axes, keepdims);
+}
+Tensor nanmax(const TensorView& x, const Axes& axes, bool keepdims) {
+  return reduce(ReduceOp::nanmax, x, axes, keepdims);
+}
 
 }  // namespace bcast

@@ -32,6 +32,10 @@ DType default_result(ReduceResult rule, DType input) {
       return DType::boolean;
     case ReduceResult::averaged:
       return input == DType::boolean || is_integer(input) ? DType::f64 : input;
+    case ReduceResult::spread:
+      return input == DType::boolean || is_integer(input) ? DType::f64 : real_part_dtype(input);
+    case ReduceResult::index:
+      return DType::i64;
   }
   return input;
 }
@@ -45,10 +49,11 @@ ReduceDTypes reduce_dtypes(ReduceOp op, DType input, std::optional<DType> dtype)
          dtype_name(*dtype), r.result == ReduceResult::boolean ? " (bool)" : "");
   if (dtype && *dtype == DType::boolean)
     fail(ErrorKind::value, "{}: dtype=bool is not an accumulator; use any or all, or a numeric dtype", r.name);
-  if (dtype && r.result == ReduceResult::averaged && !kInexact.contains(*dtype))
+  if (dtype && (r.result == ReduceResult::averaged || r.result == ReduceResult::spread) && !kInexact.contains(*dtype))
     fail(ErrorKind::value, "{}: dtype={} is not a float or complex dtype; a mean is a division", r.name,
          dtype_name(*dtype));
-  const DType result = dtype ? *dtype : default_result(r.result, input);
+  const DType result =
+      dtype ? (r.result == ReduceResult::spread ? real_part_dtype(*dtype) : *dtype) : default_result(r.result, input);
   if (r.combine == Combine::minimum || r.combine == Combine::maximum) return {input, result};
   if (r.result == ReduceResult::boolean) return {DType::boolean, result};
   return {accumulating(result), result};

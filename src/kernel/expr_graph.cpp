@@ -108,6 +108,7 @@ class Printer {
       }
     }
     if (p.keepdims) s += ",keepdims=True";
+    if (p.ddof != 0) s += fmt::format(",ddof={}", p.ddof);
     if (p.dtype) s += ",dtype=" + std::string(dtype_name(*p.dtype));
     return s + ")";
   }
@@ -467,8 +468,11 @@ class Parser {
           fail(d_at, fmt::format("{}: dtype={} is not a dtype (f32, f64, i64, ...)", name, d.empty() ? "?" : d));
         p.dtype = dtype;
         seen_dtype = true;
+      } else if ((key == "ddof" || key == "correction") && (op == ReduceOp::var || op == ReduceOp::std)) {
+        p.ddof = number_literal(name, key);
       } else {
-        fail(key_at, fmt::format("{}: unknown keyword '{}' (it takes axis=, keepdims= and dtype=)", name, key));
+        fail(key_at, fmt::format("{}: unknown keyword '{}' (it takes axis=, keepdims= and dtype={})", name, key,
+                                 op == ReduceOp::var || op == ReduceOp::std ? ", and ddof= or correction=" : ""));
       }
     }
     expect(')');
@@ -521,6 +525,17 @@ class Parser {
     const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
     if (ec != std::errc() || end != text_.data() + pos_ || pos_ == start)
       fail(start, fmt::format("{}: an axis is an integer, a tuple of integers or None", name));
+    return v;
+  }
+  // ddof=1, correction=0.5: a number, not an expression.
+  double number_literal(std::string_view name, std::string_view key) {
+    skip_space();
+    const std::size_t start = pos_;
+    number_end();
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
+    if (ec != std::errc() || end != text_.data() + pos_ || pos_ == start)
+      fail(start, fmt::format("{}: {} is a number", name, key));
     return v;
   }
   bool truth_literal(std::string_view name) {

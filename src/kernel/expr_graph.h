@@ -28,9 +28,10 @@ struct ReduceParams {
   Axes axes;
   bool keepdims = false;
   std::optional<DType> dtype;
+  double ddof = 0;  // var's and std's
   friend bool operator==(const ReduceParams& a, const ReduceParams& b) {
     return a.axes.every() == b.axes.every() && a.axes.list() == b.axes.list() && a.keepdims == b.keepdims &&
-           a.dtype == b.dtype;
+           a.dtype == b.dtype && a.ddof == b.ddof;
   }
 };
 

@@ -41,7 +41,7 @@ py::object evaluate_text(const std::string& text, const py::dict& given, const p
 // NOTE: [Reduction table]'s reductions as bcast.sum, bcast.amax, ...: axis
 // None, an int or a sequence of ints; dtype None or anything np.dtype takes.
 py::object reduce_call(const std::string& name, py::handle x, const py::object& axis, bool keepdims,
-                       const py::object& dtype) {
+                       const py::object& dtype, double ddof) {
   const std::optional<ReduceOp> op = parse_reduce(name);
   if (!op) throw Error(ErrorKind::value, "'" + name + "' is not a reduction");
   Axes axes;
@@ -59,7 +59,7 @@ py::object reduce_call(const std::string& name, py::handle x, const py::object& 
   Tensor result;
   {
     const GilRelease unlocked(in.view().numel());
-    result = reduce(*op, in.view(), axes, keepdims, d);
+    result = reduce(*op, in.view(), axes, keepdims, d, ddof);
   }
   return py::reinterpret_steal<py::object>(to_numpy(std::move(result)));
 }
@@ -166,8 +166,8 @@ void add_functions(py::module_& m) {
     return rows;
   });
   m.def("_evaluate", &evaluate_text, py::arg("text"), py::arg("operands"), py::arg("out") = py::none());
-  m.def("_reduce", &reduce_call, py::arg("name"), py::arg("x"), py::arg("axis"), py::arg("keepdims"),
-        py::arg("dtype"));
+  m.def("_reduce", &reduce_call, py::arg("name"), py::arg("x"), py::arg("axis"), py::arg("keepdims"), py::arg("dtype"),
+        py::arg("ddof") = 0.0);
   m.def("_describe", &describe_text, py::arg("text"), py::arg("operands"));
   m.def("_prepare_op", [](const std::string& op, py::handle a, py::handle b, py::handle out) {
     return py::reinterpret_steal<py::object>(prepare_op(op, a.ptr(), b.ptr(), out.is_none() ? nullptr : out.ptr()));

@@ -47,7 +47,10 @@ OPS = tuple(name for name, arity, _ in _bcast._functions() if arity == 2)
 globals().update({name: getattr(_bcast, name) for name in OPS})
 
 # The reductions (bcast/reductions.py): bcast.sum(x, axis=...), amax, ...
-from .reductions import sum, prod, mean, amax, amin, any, all, REDUCTIONS  # noqa: F401,E402,A004
+# NumPy's var is bcast.variance here: bcast.var(name) names an expression's
+# operand (bcast.reductions.var is the variance too).
+from .reductions import (sum, prod, mean, amax, amin, any, all, argmin, argmax, var as variance, std,  # noqa
+                         nansum, nanmean, nanmin, nanmax, REDUCTIONS)
 
 __version__ = runtime_info()["version"]
 

@@ -7,7 +7,8 @@ import numpy.typing as npt
 from . import expr as expr
 from .expr import Expr as Expr, var as var, dtype_name as dtype_name
 from .reductions import (sum as sum, prod as prod, mean as mean, amax as amax, amin as amin, any as any, all as all,
-                         REDUCTIONS as REDUCTIONS)
+                         argmin as argmin, argmax as argmax, var as variance, std as std, nansum as nansum, nanmean as nanmean,
+                         nanmin as nanmin, nanmax as nanmax, REDUCTIONS as REDUCTIONS)
 
 # An operand: an array (any strides), a DLPack tensor, anything with
 # __array_interface__, or a Python number (a weak scalar, NEP 50).

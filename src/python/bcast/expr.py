@@ -208,15 +208,21 @@ def _axis_text(axis: Any) -> str:
 
 
 def _reduction(name: str, takes_dtype: bool):
-    def node(x: Operand, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Expr:
+    spread = name in ("var", "std")
+
+    def node(x: Operand, axis: Any = None, keepdims: bool = False, dtype: Any = None, ddof: float = 0) -> Expr:
         if dtype is not None and not takes_dtype:
             raise TypeError(f"bcast.expr.{name} takes no dtype")
+        if ddof and not spread:
+            raise TypeError(f"bcast.expr.{name} takes no ddof")
         bound: dict[str, Any] = {}
         text = f"{name}({_leaf(x, bound)}, axis={_axis_text(axis)}"
         if keepdims:
             text += ", keepdims=True"
         if dtype is not None:
             text += f", dtype={dtype_name(dtype)}"
+        if ddof:
+            text += f", ddof={float(ddof)!r}"
         return Expr(text + ")", bound)
     node.__name__ = name
     node.__qualname__ = name
@@ -224,7 +230,10 @@ def _reduction(name: str, takes_dtype: bool):
     return node
 
 
-REDUCTIONS: tuple[str, ...] = ("sum", "prod", "mean", "amax", "amin", "any", "all")
+# var(name) names an operand here, so NumPy's var is `variance` (the grammar's var).
+REDUCTIONS: tuple[str, ...] = ("sum", "prod", "mean", "amax", "amin", "any", "all", "argmin", "argmax", "std",
+                               "nansum", "nanmean", "nanmin", "nanmax")
 for _name in REDUCTIONS:
-    globals()[_name] = _reduction(_name, _name in ("sum", "prod", "mean"))
+    globals()[_name] = _reduction(_name, _name in ("sum", "prod", "mean", "std", "nansum", "nanmean"))
+variance = _reduction("var", True)
 del _name

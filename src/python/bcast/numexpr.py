@@ -34,7 +34,8 @@ MAX_THREADS = 1024
 use_vml = False
 
 _FUNCTIONS = {name for row in _bcast._functions() for name in (row[0], *row[2])}
-_NOT_OPERANDS = _FUNCTIONS | set(_DTYPES.values()) | {"bf16", "True", "False", "None", "axis", "keepdims", "dtype"}
+_NOT_OPERANDS = _FUNCTIONS | set(_DTYPES.values()) | {"bf16", "True", "False", "None", "axis", "keepdims", "dtype", "ddof",
+                                                          "correction"}
 _KEYWORD = re.compile(r"(?<![\w.])(and|or|not)(?!\w)")
 _last: dict[str, Any] = {}
 
