@@ -524,5 +524,15 @@ TEST_F(Ascend, MixedDTypeCallsRunAsExpressions) {
   EXPECT_EQ(trace.fetch, (std::vector<std::string>{"stream", "row"}));
 }
 
+// A reduction has no Ascend-style kernel yet: it runs on the host, and the
+// trace names it (its result the host's).
+TEST_F(Ascend, AReductionRunsOnTheHostAndTheTraceSaysWhy) {
+  Tensor x(DType::f32, Shape{4, 6});
+  for (std::int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = static_cast<float>(i);
+  const Tensor s = sum(x, 1);
+  EXPECT_EQ(s.data_as<float>()[3], 18.0f + 19 + 20 + 21 + 22 + 23);
+  EXPECT_THAT(last_ascend_trace().fallback, HasSubstr("sum: reductions have no Ascend-style kernel yet"));
+}
+
 }  // namespace
 }  // namespace bcast

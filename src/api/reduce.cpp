@@ -1,6 +1,7 @@
 // Reductions (bcast/reduce.h): check the axes and dtypes, plan, run.
 #include "bcast/reduce.h"
 
+#include "ascend_dispatch.h"
 #include "bcast/errors.h"
 #include "bcast/expr.h"
 #include "bcast/runtime.h"
@@ -8,6 +9,7 @@
 #include "reduce_executor.h"
 #include "reduce_plan.h"
 #include "reduction_table.h"
+#include "targets.h"
 #include "thread_pool.h"
 
 namespace bcast {
@@ -62,6 +64,7 @@ Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims,
                         .plan = &plan,
                         .x = x.data(),
                         .out = out.data()};
+  if (current_target().kind() == TargetKind::ascend_sim) reduction_runs_on_host(row.name);
   record_call_threads(execute_reduce(call, num_threads()));
   return out;
 }

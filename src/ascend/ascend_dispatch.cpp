@@ -8,6 +8,8 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "ascend_launch.h"
 #include "ascend_lowering.h"
 #include "ascend_target.h"
@@ -141,6 +143,13 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
   std::vector<std::uint64_t> words(scalars.size());
   for (std::size_t j = 0; j < words.size(); ++j) std::memcpy(&words[j], slots[j].bytes, sizeof words[j]);
   return run_key(target, key, plan, views, words, trace);
+}
+
+void reduction_runs_on_host(std::string_view reduction) {
+  t_last_trace = {};
+  fall_back(t_last_trace, fmt::format("{}: reductions have no Ascend-style kernel yet (WholeReduceSum, "
+                                      "WholeReduceMax and their kin are not emitted)",
+                                      reduction));
 }
 
 }  // namespace bcast

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bcast/ops.h"
@@ -33,5 +34,10 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
                                      const void* scalar_slots,
                                      const BroadcastPlan& plan, const TensorView& out,
                                      const std::vector<TensorView>& operands);
+
+// A reduction (bcast/reduce.h) while ascend-sim is the target: the model has
+// no reduction kernel yet (WholeReduceSum and its kin are not emitted), so it
+// runs on the host, and the trace and the log say so, naming the reduction.
+void reduction_runs_on_host(std::string_view reduction);
 
 }  // namespace bcast

@@ -72,6 +72,32 @@ def test_a_python_complex_is_weak_and_complex_arrays_chunk():
     assert np.array_equal(result.compute(), want)
 
 
+def test_reductions_over_chunk_grids_that_do_not_line_up():
+    """bcast.dask.sum & co.: one bcast reduction per chunk and of the partials, against NumPy."""
+    x = RNG.standard_normal((37, 29, 11)).astype(np.float32)
+    xd = da.from_array(x, chunks=(10, 7, 11))
+    for axis in (None, 0, 1, (0, 2), -1):
+        for keepdims in (False, True):
+            for ours, theirs in ((bcast.dask.sum, np.sum), (bcast.dask.mean, np.mean)):
+                got = ours(xd, axis=axis, keepdims=keepdims).compute(scheduler="threads")
+                want = theirs(x.astype(np.float64), axis=axis, keepdims=keepdims)
+                assert got.dtype == np.float32 and got.shape == want.shape
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+            for ours, theirs in ((bcast.dask.amax, np.max), (bcast.dask.amin, np.min)):
+                np.testing.assert_array_equal(ours(xd, axis=axis, keepdims=keepdims).compute(), theirs(x, axis=axis, keepdims=keepdims))
+    i = RNG.integers(-5, 5, (40, 30)).astype(np.int32)
+    idd = da.from_array(i, chunks=(9, 13))
+    assert bcast.dask.sum(idd).compute() == np.sum(i) and bcast.dask.sum(idd).dtype == np.int64
+    np.testing.assert_array_equal(bcast.dask.prod(da.from_array(i % 3 + 1, chunks=(9, 13)), axis=0).compute(),
+                                  np.prod(i % 3 + 1, axis=0))
+    np.testing.assert_array_equal(bcast.dask.any(idd > 3, axis=1).compute(), np.any(i > 3, axis=1))
+    np.testing.assert_array_equal(bcast.dask.all(idd > -5, axis=0).compute(), np.all(i > -5, axis=0))
+    y = bcast.dask.evaluate("x * 2 + 1", x=xd)  # an elementwise graph, then its reduction
+    np.testing.assert_allclose(bcast.dask.sum(y, axis=1).compute(), np.sum(x * 2 + 1, axis=1), rtol=1e-5, atol=1e-3)
+    with pytest.raises(ValueError, match="holds a reduction; reduce the evaluated dask array with bcast.dask.sum"):
+        bcast.dask.evaluate("x - mean(x, axis=0)", x=xd)
+
+
 def test_what_dask_cannot_chunk_is_said_in_the_error():
     x = da.from_array(np.arange(10.0), chunks=5)
     unknown = x[x > 3]  # chunk sizes known only after computing

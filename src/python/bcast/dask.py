@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 from collections import OrderedDict
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -28,10 +29,12 @@ from dask.base import tokenize
 from . import _bcast, _text_and_operands
 from .expr import BINARY, _numpy_dtype
 
-__all__ = ["evaluate", "warm", "cache_stats", "set_num_threads", *BINARY]
+__all__ = ["evaluate", "warm", "cache_stats", "set_num_threads", "sum", "prod", "mean", "amax", "amin", "any", "all",
+           *BINARY]
 
 # A result of evaluate(), by name -> what warm() needs to compile its kernels:
 # (text, the output's chunks, name -> (dtype, shape) of each array, numbers).
+# (This module binds sum, any and all to bcast's reductions: builtins' are builtins.any and so on.)
 # The most recent _MAX_WARM_SPECS are kept (dask arrays take no weak
 # references, so a spec cannot leave with its array).
 _WARM_SPECS: "OrderedDict[str, tuple]" = OrderedDict()
@@ -66,7 +69,7 @@ def evaluate(expression: "str | Any", **operands: Any) -> da.Array:
             numbers[name] = value
             continue
         array = value if isinstance(value, da.Array) else da.from_array(np.asarray(value), chunks=-1)
-        if any(np.isnan(extent) for extent in array.shape):
+        if builtins.any(np.isnan(extent) for extent in array.shape):
             raise ValueError(f"bcast.dask: operand {name} has chunks of unknown size {array.chunks}: Dask cannot "
                              f"line its chunks up with the others' (call {name}.compute_chunk_sizes() first)")
         arrays[name] = array
@@ -75,6 +78,10 @@ def evaluate(expression: "str | Any", **operands: Any) -> da.Array:
     # bcast checks the shapes and dtypes (its messages name the operands) and
     # gives the result's dtype and shape.
     info = _bcast._describe(text, {**{n: _probe(a.dtype, a.shape) for n, a in arrays.items()}, **numbers})
+    if info["passes"]:  # a reduction needs every chunk of its input, which one task per output chunk does not see
+        raise ValueError(f"bcast.dask.evaluate: {text!r} holds a reduction; reduce the evaluated dask array with "
+                         "bcast.dask.sum, prod, mean, amax, amin, any or all (one bcast reduction per chunk, the "
+                         "partials combined by bcast)")
     out_dtype = _numpy_dtype(info["out_dtype"])
     ndim = len(info["out_shape"])
     out_index = tuple(range(ndim))
@@ -90,6 +97,75 @@ def evaluate(expression: "str | Any", **operands: Any) -> da.Array:
     if len(_WARM_SPECS) > _MAX_WARM_SPECS:
         _WARM_SPECS.popitem(last=False)
     return result
+
+
+def _reduce_block(block: np.ndarray, axis: Any = None, keepdims: bool = False, name: str = "sum",
+                  asked: Any = None, computing_meta: bool = False) -> np.ndarray:
+    """One chunk's reduction, or the reduction of the chunks' partials: bcast's.
+    (`asked` is the dtype= argument: dask fills a parameter named dtype itself.)"""
+    if computing_meta:
+        return np.empty((0,) * (block.ndim if keepdims else 0), _reduced_dtype(name, block.dtype, asked))
+    return np.asarray(_bcast._reduce(name, block, axis, keepdims, asked))
+
+
+def _reduced_dtype(name: str, dtype: Any, asked: Any) -> np.dtype:
+    return np.asarray(_bcast._reduce(name, np.zeros(1, dtype), None, False, asked)).dtype
+
+
+def _reduction(name: str, x: Any, axis: Any, keepdims: bool, dtype: Any) -> da.Array:
+    """dask.array.reduction with bcast on each chunk and on the partials (the
+    partials of sum and prod already in the result's dtype, so the combine
+    step adds them as they are)."""
+    array = x if isinstance(x, da.Array) else da.from_array(np.asarray(x), chunks=-1)
+    out_dtype = _reduced_dtype(name, array.dtype, dtype)
+    chunk = partial(_reduce_block, name=name, asked=dtype)
+    again = partial(_reduce_block, name=name, asked=out_dtype if name in ("sum", "prod") else None)
+    return da.reduction(array, chunk, again, combine=again, axis=axis, keepdims=keepdims, dtype=out_dtype,
+                        concatenate=True, name=f"bcast-{name}")
+
+
+def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> da.Array:  # noqa: A001
+    """bcast's sum over a dask array: each chunk reduced by bcast, the partials too."""
+    return _reduction("sum", x, axis, keepdims, dtype)
+
+
+def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> da.Array:
+    """bcast's product over a dask array."""
+    return _reduction("prod", x, axis, keepdims, dtype)
+
+
+def amax(x: Any, axis: Any = None, keepdims: bool = False) -> da.Array:
+    """bcast's largest element over a dask array (NaN propagates)."""
+    return _reduction("max", x, axis, keepdims, None)
+
+
+def amin(x: Any, axis: Any = None, keepdims: bool = False) -> da.Array:
+    """bcast's smallest element over a dask array (NaN propagates)."""
+    return _reduction("min", x, axis, keepdims, None)
+
+
+def any(x: Any, axis: Any = None, keepdims: bool = False) -> da.Array:  # noqa: A001
+    """Whether any element is nonzero, over a dask array."""
+    return _reduction("any", x, axis, keepdims, None)
+
+
+def all(x: Any, axis: Any = None, keepdims: bool = False) -> da.Array:  # noqa: A001
+    """Whether every element is nonzero, over a dask array."""
+    return _reduction("all", x, axis, keepdims, None)
+
+
+def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> da.Array:
+    """bcast's mean over a dask array: the sum (in mean's accumulator: f64 for
+    integers, f32 for f16) over the count, in the mean's dtype."""
+    array = x if isinstance(x, da.Array) else da.from_array(np.asarray(x), chunks=-1)
+    out_dtype = _reduced_dtype("mean", array.dtype, dtype)
+    accumulator = np.float32 if out_dtype == np.float16 else out_dtype
+    total = _reduction("sum", array, axis, keepdims, accumulator)
+    axes = range(array.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    count = 1
+    for a in axes:
+        count *= array.shape[a]
+    return (total / np.dtype(accumulator).type(count)).astype(out_dtype)
 
 
 def _binary(op: str):
