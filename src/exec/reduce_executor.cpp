@@ -25,7 +25,7 @@ using detail::Element;
 constexpr int kLanes = 32;                    // a row item's lanes
 constexpr std::int64_t kRowItem = 512;        // elements of one run in a row item
 constexpr std::int64_t kColumnItem = 16;      // reduced indices in a column item
-constexpr std::int64_t kTile = 256;           // results one column unit advances together
+constexpr std::int64_t kTile = 4096;          // results one column unit advances together: rows read whole
 constexpr int kMaxDepth = 64;                 // of a tree over at most 2**63 items
 constexpr std::int64_t kSplitFrom = 1 << 15;  // inputs per result from which its items are shared out
 
@@ -93,6 +93,14 @@ struct Reducer {
         return detail::complex_ops::mul(a, b);
       else
         return a * b;
+    } else if constexpr ((C == Combine::minimum || C == Combine::maximum) && std::is_floating_point_v<T>) {
+      // detail::extremum_picks_a's rule without its branches, so that the
+      // lanes vectorise: a NaN wins, then the larger (smaller), then +0 over
+      // -0 (-0 under +0).
+      constexpr bool largest = C == Combine::maximum;
+      const bool a_wins =
+          (a != a) | ((b == b) & ((largest ? a > b : a < b) | ((a == b) & (std::signbit(a) != largest))));
+      return a_wins ? a : b;
     } else if constexpr (C == Combine::minimum || C == Combine::maximum) {
       return detail::extremum_picks_a<C == Combine::maximum>(a, b) ? a : b;
     } else if constexpr (C == Combine::logical_or) {
@@ -218,13 +226,13 @@ class Run {
     const std::int64_t items = plan_.count / inner.extent * per_row;
     // Item i of the result element at x offset `base`: lanes[k mod 32] of
     // the run's elements [c*512, c*512 + len), in order.
-    const auto item_at = [&](std::int64_t base, std::int64_t i, T* lanes) {
+    const auto item_at = [&](std::int64_t base, std::int64_t i, T* __restrict lanes) {
       const std::int64_t c = i % per_row;
       const std::int64_t start =
           base + offset_of(plan_.reduced, outer_loops, i / per_row, false) + c * kRowItem * inner.stride;
       const std::int64_t len = std::min(kRowItem, inner.extent - c * kRowItem);
       std::array<S, kRowItem> buffer;
-      const S* run = elements(start, inner.stride, len, buffer.data());
+      const S* __restrict run = elements(start, inner.stride, len, buffer.data());
       std::fill_n(lanes, kLanes, R::identity());
       std::int64_t k = 0;
       for (; k + kLanes <= len; k += kLanes)  // whole vectors of lanes, then the rest
@@ -255,17 +263,18 @@ class Run {
       const std::int64_t width = std::min(kTile, inner.extent - t * kTile);
       const std::int64_t base = offset_of(plan_.kept, outer_loops, outer, false) + t * kTile * inner.stride;
       // Item i: values[k] combines the reduced indices [16i, 16i + 16) in order.
-      const auto item = [&](std::int64_t i, T* values) {
-        std::array<S, kTile> buffer;
+      const bool in_place = call_.input == A && inner.stride == 1;
+      const auto item = [&](std::int64_t i, T* __restrict values) {
+        std::vector<S> buffer(in_place ? 0 : static_cast<std::size_t>(width));
         std::fill_n(values, width, R::identity());
         for (std::int64_t j = i * kColumnItem; j < std::min((i + 1) * kColumnItem, plan_.count); ++j) {
-          const S* run = elements(base + offset_of(plan_.reduced, plan_.reduced.size(), j, false), inner.stride, width,
-                                  buffer.data());
+          const S* __restrict run = elements(base + offset_of(plan_.reduced, plan_.reduced.size(), j, false),
+                                             inner.stride, width, buffer.data());
           for (std::int64_t k = 0; k < width; ++k) values[k] = R::combine(values[k], Element<A>::load(run[k]));
         }
       };
-      std::array<T, kTile> values;
-      const int used = combined(items, width, values.data(), share, item);
+      const auto values = std::make_unique<T[]>(static_cast<std::size_t>(width));  // T may be bool
+      const int used = combined(items, width, values.get(), share, item);
       const std::int64_t out_base = offset_of(plan_.kept, outer_loops, outer, true) + t * kTile * inner.out_stride;
       for (std::int64_t k = 0; k < width; ++k) store(values[k], out_base + k * inner.out_stride);
       return used;
