@@ -157,35 +157,35 @@ Expr reduce(ReduceOp op, const Expr& x, const Axes& axes, bool keepdims, std::op
   n->reduce = {axes, keepdims, dtype, ddof};
   return r;
 }
-Expr sum(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::sum, x, axes, keepdims, dtype);
-}
-Expr prod(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::prod, x, axes, keepdims, dtype);
-}
-Expr mean(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::mean, x, axes, keepdims, dtype);
-}
-Expr amax(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::max, x, axes, keepdims); }
-Expr amin(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::min, x, axes, keepdims); }
-Expr any(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::any, x, axes, keepdims); }
-Expr all(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::all, x, axes, keepdims); }
-Expr argmin(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::argmin, x, axes, keepdims); }
-Expr argmax(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::argmax, x, axes, keepdims); }
-Expr var(const Expr& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) {
-  return reduce(ReduceOp::var, x, axes, keepdims, dtype, ddof);
-}
-Expr std(const Expr& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) {
-  return reduce(ReduceOp::std, x, axes, keepdims, dtype, ddof);
-}
-Expr nansum(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::nansum, x, axes, keepdims, dtype);
-}
-Expr nanmean(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::nanmean, x, axes, keepdims, dtype);
-}
-Expr nanmin(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::nanmin, x, axes, keepdims); }
-Expr nanmax(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::nanmax, x, axes, keepdims); }
+// Each reduction by name (amax and amin for max and min: max(a, b) is elementwise).
+#define BCAST_EXPR_REDUCE_WITH_DTYPE(name, op)                                            \
+  Expr name(const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) { \
+    return reduce(ReduceOp::op, x, axes, keepdims, dtype);                                \
+  }
+#define BCAST_EXPR_REDUCE_PLAIN(name, op) \
+  Expr name(const Expr& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::op, x, axes, keepdims); }
+#define BCAST_EXPR_REDUCE_SPREAD(name)                                                                 \
+  Expr name(const Expr& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) { \
+    return reduce(ReduceOp::name, x, axes, keepdims, dtype, ddof);                                     \
+  }
+BCAST_EXPR_REDUCE_WITH_DTYPE(sum, sum)
+BCAST_EXPR_REDUCE_WITH_DTYPE(prod, prod)
+BCAST_EXPR_REDUCE_WITH_DTYPE(mean, mean)
+BCAST_EXPR_REDUCE_WITH_DTYPE(nansum, nansum)
+BCAST_EXPR_REDUCE_WITH_DTYPE(nanmean, nanmean)
+BCAST_EXPR_REDUCE_PLAIN(amin, min)
+BCAST_EXPR_REDUCE_PLAIN(amax, max)
+BCAST_EXPR_REDUCE_PLAIN(any, any)
+BCAST_EXPR_REDUCE_PLAIN(all, all)
+BCAST_EXPR_REDUCE_PLAIN(argmin, argmin)
+BCAST_EXPR_REDUCE_PLAIN(argmax, argmax)
+BCAST_EXPR_REDUCE_PLAIN(nanmin, nanmin)
+BCAST_EXPR_REDUCE_PLAIN(nanmax, nanmax)
+BCAST_EXPR_REDUCE_SPREAD(var)
+BCAST_EXPR_REDUCE_SPREAD(std)
+#undef BCAST_EXPR_REDUCE_WITH_DTYPE
+#undef BCAST_EXPR_REDUCE_PLAIN
+#undef BCAST_EXPR_REDUCE_SPREAD
 }  // namespace expr
 
 Expr operator+(const Expr& a, const Expr& b) { return expr::apply(Op::add, a, b); }

@@ -69,42 +69,36 @@ Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims,
   return out;
 }
 
-Tensor sum(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::sum, x, axes, keepdims, dtype);
-}
-Tensor prod(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::prod, x, axes, keepdims, dtype);
-}
-Tensor mean(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::mean, x, axes, keepdims, dtype);
-}
-Tensor min(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::min, x, axes, keepdims); }
-Tensor max(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::max, x, axes, keepdims); }
-Tensor any(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::any, x, axes, keepdims); }
-Tensor all(const TensorView& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::all, x, axes, keepdims); }
-Tensor argmin(const TensorView& x, const Axes& axes, bool keepdims) {
-  return reduce(ReduceOp::argmin, x, axes, keepdims);
-}
-Tensor argmax(const TensorView& x, const Axes& axes, bool keepdims) {
-  return reduce(ReduceOp::argmax, x, axes, keepdims);
-}
-Tensor var(const TensorView& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) {
-  return reduce(ReduceOp::var, x, axes, keepdims, dtype, ddof);
-}
-Tensor std(const TensorView& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) {
-  return reduce(ReduceOp::std, x, axes, keepdims, dtype, ddof);
-}
-Tensor nansum(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::nansum, x, axes, keepdims, dtype);
-}
-Tensor nanmean(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  return reduce(ReduceOp::nanmean, x, axes, keepdims, dtype);
-}
-Tensor nanmin(const TensorView& x, const Axes& axes, bool keepdims) {
-  return reduce(ReduceOp::nanmin, x, axes, keepdims);
-}
-Tensor nanmax(const TensorView& x, const Axes& axes, bool keepdims) {
-  return reduce(ReduceOp::nanmax, x, axes, keepdims);
-}
+// Each reduction by name: the three signatures of bcast/reduce.h.
+#define BCAST_REDUCE_WITH_DTYPE(name)                                                             \
+  Tensor name(const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) { \
+    return reduce(ReduceOp::name, x, axes, keepdims, dtype);                                      \
+  }
+#define BCAST_REDUCE_PLAIN(name)                                      \
+  Tensor name(const TensorView& x, const Axes& axes, bool keepdims) { \
+    return reduce(ReduceOp::name, x, axes, keepdims);                 \
+  }
+#define BCAST_REDUCE_SPREAD(name)                                                                              \
+  Tensor name(const TensorView& x, const Axes& axes, bool keepdims, double ddof, std::optional<DType> dtype) { \
+    return reduce(ReduceOp::name, x, axes, keepdims, dtype, ddof);                                             \
+  }
+BCAST_REDUCE_WITH_DTYPE(sum)
+BCAST_REDUCE_WITH_DTYPE(prod)
+BCAST_REDUCE_WITH_DTYPE(mean)
+BCAST_REDUCE_WITH_DTYPE(nansum)
+BCAST_REDUCE_WITH_DTYPE(nanmean)
+BCAST_REDUCE_PLAIN(min)
+BCAST_REDUCE_PLAIN(max)
+BCAST_REDUCE_PLAIN(any)
+BCAST_REDUCE_PLAIN(all)
+BCAST_REDUCE_PLAIN(argmin)
+BCAST_REDUCE_PLAIN(argmax)
+BCAST_REDUCE_PLAIN(nanmin)
+BCAST_REDUCE_PLAIN(nanmax)
+BCAST_REDUCE_SPREAD(var)
+BCAST_REDUCE_SPREAD(std)
+#undef BCAST_REDUCE_WITH_DTYPE
+#undef BCAST_REDUCE_PLAIN
+#undef BCAST_REDUCE_SPREAD
 
 }  // namespace bcast

@@ -93,7 +93,7 @@ class Printer {
 
   // sum(x0*x1,axis=(0,2),keepdims=True,dtype=f64): NumPy's keywords, each
   // only where it is not the default.
-  std::string reduction(const ExprGraphNode& n) {
+  [[gnu::noinline]] std::string reduction(const ExprGraphNode& n) {  // out of print_node's recursive frame
     const ReduceParams& p = g_.params(n);
     std::string s = std::string(reduce_name(static_cast<ReduceOp>(n.code))) + "(" + print(n.args[0]);
     if (!p.axes.every()) {
@@ -433,7 +433,9 @@ class Parser {
   // name(x[, axis][, axis=..., keepdims=..., dtype=...]). max and min (not
   // amax and amin) with a second operand that is not a keyword are the
   // elementwise ops.
-  int reduction(ReduceOp op, std::string_view name) {
+  // Out of line, as the failures are: the recursive functions' frames stay
+  // small (NOTE: [Expression limits]).
+  [[gnu::noinline]] int reduction(ReduceOp op, std::string_view name) {
     const int x = expression();
     ReduceParams p;
     bool positional_axis = false, seen_axis = false, seen_keepdims = false, seen_dtype = false;
