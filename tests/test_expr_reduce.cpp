@@ -122,6 +122,36 @@ TEST(ExprReduce, TheGrammarTakesNumPysKeywords) {
               HasSubstr("sum: axis 3 is out of range for x of rank 3"));
 }
 
+// Two composed reductions in one expression: each expansion's nodes live
+// until the passes have run (the rewrite is keyed by node addresses).
+TEST(ExprReduce, TwoComposedReductionsInOneExpression) {
+  std::mt19937_64 rng(5);
+  const Tensor x = random_f32({40, 30}, rng), y = random_f32({40, 30}, rng);
+  const Tensor vx = bcast::var(x, 1), vy = bcast::var(y, 1), ax = bcast::argmax(x, 0), ay = bcast::argmin(y, 0);
+  const Tensor sx = bcast::std(x, 1, true);
+  for (int round = 0; round < 20; ++round) {
+    EXPECT_EQ(test::bytes_of(evaluate(expr::var(Expr(x), 1) + expr::var(Expr(y), 1))),
+              test::bytes_of(evaluate(Expr(vx) + Expr(vy))));
+    EXPECT_EQ(test::bytes_of(evaluate(expr::argmax(Expr(x), 0) - expr::argmin(Expr(y), 0))),
+              test::bytes_of(evaluate(Expr(ax) - Expr(ay))));
+    EXPECT_EQ(test::bytes_of(evaluate(expr::var(expr::std(Expr(x), 1, true) + 1.0))),
+              test::bytes_of(bcast::var(evaluate(Expr(sx) + 1.0))));
+  }
+}
+
+TEST(ExprReduce, DdofBelongsToVarAndStd) {
+  const Tensor x(DType::f32, Shape{3});
+  EXPECT_THAT(error_of([&] { reduce(ReduceOp::sum, x, Axes(), false, std::nullopt, 1); }),
+              HasSubstr("sum: takes no ddof (got ddof=1); var and std do"));
+  EXPECT_THAT(error_of([&] { expr::reduce(ReduceOp::mean, Expr(x), Axes(), false, std::nullopt, 2); }),
+              HasSubstr("mean: takes no ddof"));
+  const std::map<std::string, ExprOperand, std::less<>> ops{{"x", x}};
+  EXPECT_THAT(error_of([&] { parse_expression("var(x, ddof=1, correction=1)", ops); }),
+              HasSubstr("var: correction is given twice (ddof and correction are one argument)"));
+  EXPECT_THAT(error_of([&] { parse_expression("sum(x, keepdims=True, keepdims=False)", ops); }),
+              HasSubstr("sum: keepdims is given twice"));
+}
+
 TEST(ExprReduce, APreparedExpressionIsElementwise) {
   const Tensor x(DType::f32, Shape{3});
   EXPECT_THAT(error_of([&] { prepare(expr::sum(x)); }), HasSubstr("prepare: the expression holds a reduction"));

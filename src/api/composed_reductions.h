@@ -12,7 +12,7 @@ namespace bcast {
 // NOTE: [Composed reductions] argmin, argmax, var, std and the nan-
 // reductions are expressions over the executor's own (NOTE: [Reduction
 // table]: Combine::composed), each as NumPy's numpy/lib and _methods.py
-// compute them:
+// compute them, but f16 and bf16 in f32 (NumPy's var of f16 stays in f16):
 //  - var = sum(|x - mean(x, keepdims)|**2) / max(n - ddof, 0), in f64 for
 //    bool and integers and f32 for f16 and bf16 (rounded once at the end);
 //    std = sqrt(var);

@@ -79,9 +79,11 @@ class Rewriter {
              to_string(v.shape()) + to_string(v.strides());
     if (const auto same = by_key_.find(key); same != by_key_.end()) return same->second;
     const ExprInfo info = call.info();
-    if (detail::reduce_row(op).combine == detail::Combine::composed)  // NOTE: [Composed reductions]
-      return by_key_[key] =
-                 rewrite(composed_reduction(op, input, info.out_dtype, info.out_shape, n.reduce, owned).node());
+    if (detail::reduce_row(op).combine == detail::Combine::composed) {  // NOTE: [Composed reductions]
+      // Kept alive: done_ is keyed by the addresses of the nodes it has seen.
+      composed_.push_back(composed_reduction(op, input, info.out_dtype, info.out_shape, n.reduce, owned));
+      return by_key_[key] = rewrite(composed_.back().node());
+    }
     const detail::ReduceRow& row = detail::reduce_row(op);
     const std::vector<bool> along = reduced_dims(n.reduce.axes, static_cast<int>(info.out_shape.size()), row.name);
     const DType dtype = reduce_result_dtype(op, info.out_dtype, n.reduce.dtype);
@@ -104,6 +106,7 @@ class Rewriter {
   bool run_;
   std::map<const detail::ExprNode*, NodePtr> done_;
   std::map<std::string, NodePtr> by_key_;
+  std::vector<Expr> composed_;
 };
 
 }  // namespace

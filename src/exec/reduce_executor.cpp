@@ -26,7 +26,6 @@ constexpr int kLanes = 32;                    // a row item's lanes
 constexpr std::int64_t kRowItem = 512;        // elements of one run in a row item
 constexpr std::int64_t kColumnItem = 16;      // reduced indices in a column item
 constexpr std::int64_t kTile = 4096;          // results one column unit advances together: rows read whole
-constexpr int kMaxDepth = 64;                 // of a tree over at most 2**63 items
 constexpr std::int64_t kSplitFrom = 1 << 15;  // inputs per result from which its items are shared out
 
 // ---- conversions: From's elements, strided, to To's, strided (astype's) ----
@@ -146,7 +145,10 @@ class Run {
     }
     return offset;
   }
-  const char* x_at(std::int64_t offset) const { return static_cast<const char*>(call_.x) + offset * in_size_; }
+  // Signed: an offset may be negative (a reversed view).
+  const char* x_at(std::int64_t offset) const {
+    return static_cast<const char*>(call_.x) + offset * static_cast<std::int64_t>(in_size_);
+  }
   // n elements of x from `offset`, `stride` apart, as the accumulator's: in
   // place where x already is such a run, else converted into `buffer`.
   const S* elements(std::int64_t offset, std::int64_t stride, std::int64_t n, S* buffer) const {
@@ -154,7 +156,9 @@ class Run {
     load_(x_at(offset), stride, buffer, 1, n);
     return buffer;
   }
-  char* out_at(std::int64_t offset) const { return static_cast<char*>(call_.out) + offset * out_size_; }
+  char* out_at(std::int64_t offset) const {
+    return static_cast<char*>(call_.out) + offset * static_cast<std::int64_t>(out_size_);
+  }
 
   // The combined value's last steps: mean's division, then the result's dtype.
   void store(T v, std::int64_t out_offset) const {
@@ -195,7 +199,11 @@ class Run {
   // shared out in chunks of a power of two items when `threads` > 1.
   template <class Item>
   int combined(std::int64_t items, std::int64_t width, T* values, int threads, const Item& item) {
-    auto scratch = std::make_unique<T[]>(static_cast<std::size_t>((kMaxDepth + 1) * width));  // T may be bool
+    // A tree over n items is at most bit_width(n) + 1 levels deep; T may be bool.
+    const auto levels = [](std::int64_t n) {
+      return static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1;
+    };
+    auto scratch = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(levels(items) * width));
     if (threads <= 1 || items < 2) {
       tree(0, items, width, scratch.get(), item);
       std::copy_n(scratch.get(), width, values);
@@ -206,7 +214,7 @@ class Run {
     const std::int64_t chunks = (items + chunk - 1) / chunk;
     auto partial = std::make_unique<T[]>(static_cast<std::size_t>(chunks * width));
     const int used = ThreadPool::instance().run(threads, chunks, [&](std::int64_t c) {
-      auto own = std::make_unique<T[]>(static_cast<std::size_t>((kMaxDepth + 1) * width));
+      auto own = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(levels(chunk) * width));
       const auto shifted = [&](std::int64_t i, T* v) { item(c * chunk + i, v); };
       tree(0, std::min(chunk, items - c * chunk), width, own.get(), shifted);
       std::copy_n(own.get(), width, partial.get() + c * width);
@@ -279,7 +287,7 @@ class Run {
       for (std::int64_t k = 0; k < width; ++k) store(values[k], out_base + k * inner.out_stride);
       return used;
     };
-    return share_out(plan_.kept.empty() ? 1 : plan_.outputs / inner.extent * tiles, threads, result);
+    return share_out(plan_.outputs / inner.extent * tiles, threads, result);
   }
 
   // Units (result elements, or column tiles) over the threads: each unit on

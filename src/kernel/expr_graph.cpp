@@ -438,11 +438,14 @@ class Parser {
   [[gnu::noinline]] int reduction(ReduceOp op, std::string_view name) {
     const int x = expression();
     ReduceParams p;
-    bool positional_axis = false, seen_axis = false, seen_keepdims = false, seen_dtype = false;
+    bool positional_axis = false, seen_axis = false, seen_keepdims = false, seen_dtype = false, seen_ddof = false;
     while (take(',')) {
       skip_space();
       const std::size_t key_at = pos_;
       const std::string_view key = keyword();
+      const bool again = (key == "keepdims" && seen_keepdims) || (key == "dtype" && seen_dtype) ||
+                         ((key == "ddof" || key == "correction") && seen_ddof);
+      if (again) fail(key_at, fmt::format("{}: {} is given twice (ddof and correction are one argument)", name, key));
       if (key.empty()) {  // a positional argument: the axis, or max's and min's second operand
         if ((name == "max" || name == "min") && !positional_axis && !seen_axis && !seen_keepdims && !seen_dtype) {
           const int b = expression();
@@ -472,6 +475,7 @@ class Parser {
         seen_dtype = true;
       } else if ((key == "ddof" || key == "correction") && (op == ReduceOp::var || op == ReduceOp::std)) {
         p.ddof = number_literal(name, key);
+        seen_ddof = true;
       } else {
         fail(key_at, fmt::format("{}: unknown keyword '{}' (it takes axis=, keepdims= and dtype={})", name, key,
                                  op == ReduceOp::var || op == ReduceOp::std ? ", and ddof= or correction=" : ""));

@@ -28,7 +28,7 @@ struct ReduceLoop {
   std::int64_t out_stride = 0;
 };
 
-// NOTE: [Reduction plan] x's dims of extent above 1 split into the kept
+// NOTE: [Reduction plan] x's dims of extent other than 1 split into the kept
 // loops (the result's elements) and the reduced loops (what each element
 // combines), each list outer to inner by x's |stride|, then merged where x's
 // memory (and, for kept loops, the result's) walks two loops as one:

@@ -44,9 +44,22 @@ py::object reduce_call(const std::string& name, py::handle x, const py::object& 
                        const py::object& dtype, double ddof) {
   const std::optional<ReduceOp> op = parse_reduce(name);
   if (!op) throw Error(ErrorKind::value, "'" + name + "' is not a reduction");
+  // Anything with __index__ is an axis (np.int64 too, as NumPy takes it); else a sequence of them.
+  const auto index = [&](PyObject* o) {
+    const Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (v < INT32_MIN || v > INT32_MAX)
+      throw Error(ErrorKind::value, name + ": axis " + std::to_string(v) + " is out of range");
+    return static_cast<int>(v);
+  };
   Axes axes;
-  if (py::isinstance<py::int_>(axis)) axes = Axes(axis.cast<int>());
-  else if (!axis.is_none()) axes = Axes(axis.cast<std::vector<int>>());
+  if (PyIndex_Check(axis.ptr())) {
+    axes = Axes(index(axis.ptr()));
+  } else if (!axis.is_none()) {
+    std::vector<int> list;
+    for (const py::handle a : py::iter(axis)) list.push_back(index(a.ptr()));
+    axes = Axes(std::move(list));
+  }
   std::optional<DType> d;
   if (!dtype.is_none()) {
     PyArray_Descr* descr = nullptr;

@@ -207,3 +207,13 @@ def test_composed_reductions_keywords_and_errors():
         bcast.argmax(np.zeros((3, 0)), axis=1)
     with pytest.raises(ValueError, match="ddof and correction"):
         bcast.std(x, ddof=1, correction=1)
+
+
+def test_numpy_integers_are_axes_and_the_expr_nodes_take_numpys_order():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(bcast.sum(x, axis=np.int64(1)), np.sum(x, axis=1))
+    np.testing.assert_array_equal(bcast.amax(x, axis=(np.int32(0), 2)), np.max(x, axis=(0, 2)))
+    from bcast import expr as E
+    got = bcast.evaluate(E.sum(E.var("x"), 1, np.float32), x=x)  # sum(a, axis, dtype): NumPy's order
+    assert got.dtype == np.float32 and got.shape == (2, 4)
+    np.testing.assert_array_equal(bcast.evaluate(E.mean(E.var("x"), np.int64(2)), x=x), np.mean(x, axis=2))

@@ -13,6 +13,7 @@ no truth value and no hash.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Union
 
 import numpy as np
@@ -201,16 +202,16 @@ def cast(x: Operand, dtype: Any) -> Expr:
 def _axis_text(axis: Any) -> str:
     if axis is None:
         return "None"
-    if isinstance(axis, int) and not isinstance(axis, bool):
-        return str(axis)
-    axes = tuple(int(a) for a in axis)
+    if hasattr(axis, "__index__") and not isinstance(axis, bool):
+        return str(operator.index(axis))
+    axes = tuple(operator.index(a) for a in axis)
     return "(" + ", ".join(str(a) for a in axes) + ("," if len(axes) == 1 else "") + ")"
 
 
 def _reduction(name: str, takes_dtype: bool):
     spread = name in ("var", "std")
 
-    def node(x: Operand, axis: Any = None, keepdims: bool = False, dtype: Any = None, ddof: float = 0) -> Expr:
+    def node(x: Operand, axis: Any = None, dtype: Any = None, keepdims: bool = False, ddof: float = 0) -> Expr:
         if dtype is not None and not takes_dtype:
             raise TypeError(f"bcast.expr.{name} takes no dtype")
         if ddof and not spread:
@@ -226,7 +227,8 @@ def _reduction(name: str, takes_dtype: bool):
         return Expr(text + ")", bound)
     node.__name__ = name
     node.__qualname__ = name
-    node.__doc__ = f"The reduction {name}(x, axis=None, keepdims=False{', dtype=None' if takes_dtype else ''}) as a node."
+    node.__doc__ = (f"The reduction {name}(x, axis=None, dtype=None, keepdims=False"
+                    f"{', ddof=0' if spread else ''}) as a node, in NumPy's order (dtype only where NumPy takes it).")
     return node
 
 
