@@ -15,6 +15,7 @@
 #include "expr_call.h"
 #include "expr_passes.h"
 #include "function_table.h"
+#include "reduction_table.h"
 
 namespace bcast {
 
@@ -152,8 +153,7 @@ Expr where(const Expr& c, const Expr& a, const Expr& b) { return apply(TernaryOp
 Expr clamp(const Expr& x, const Expr& lo, const Expr& hi) { return apply(TernaryOp::clamp, x, lo, hi); }
 Expr fma(const Expr& a, const Expr& b, const Expr& c) { return apply(TernaryOp::fma, a, b, c); }
 Expr reduce(ReduceOp op, const Expr& x, const Axes& axes, bool keepdims, std::optional<DType> dtype, double ddof) {
-  if (ddof != 0 && op != ReduceOp::var && op != ReduceOp::std)
-    detail::fail(ErrorKind::value, "{}: takes no ddof (got ddof={}); var and std do", reduce_name(op), ddof);
+  detail::check_ddof(op, ddof);
   Expr r = op_node(NodeKind::reduce, static_cast<std::uint8_t>(op), {x.node()});
   auto n = std::const_pointer_cast<ExprNode>(r.node());  // new, not shared yet
   n->reduce = {axes, keepdims, dtype, ddof};

@@ -71,14 +71,14 @@ class Rewriter {
     const auto op = static_cast<ReduceOp>(n.code);
     const Expr input(n.args[0]);
     const ExprCall call(input);
+    const ExprInfo info = call.info();
     // The same reduction of the same values, reached twice (a text names
     // its operands once per mention): one pass.
-    std::string key = std::to_string(n.code) + " " + pass_line(0, n, call.info(), DType::f32, {}) + " " + call.text();
+    std::string key = std::to_string(n.code) + " " + pass_line(0, n, info, DType::f32, {}) + " " + call.text();
     for (const TensorView& v : call.inputs())
       key += " " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data())) + dtype_name(v.dtype()).data() +
              to_string(v.shape()) + to_string(v.strides());
     if (const auto same = by_key_.find(key); same != by_key_.end()) return same->second;
-    const ExprInfo info = call.info();
     if (detail::reduce_row(op).combine == detail::Combine::composed) {  // NOTE: [Composed reductions]
       // Kept alive: done_ is keyed by the addresses of the nodes it has seen.
       composed_.push_back(composed_reduction(op, input, info.out_dtype, info.out_shape, n.reduce, owned));

@@ -28,13 +28,6 @@ void check_not_empty(const detail::ReduceRow& row, const TensorView& x, const st
                    row.name);
 }
 
-// ddof is var's and std's alone (a text would print it where the grammar
-// takes none).
-void check_ddof(ReduceOp op, double ddof) {
-  if (ddof != 0 && op != ReduceOp::var && op != ReduceOp::std)
-    detail::fail(ErrorKind::value, "{}: takes no ddof (got ddof={}); var and std do", reduce_name(op), ddof);
-}
-
 // The result's strides in x's dims: C order over the kept dims, 0 where reduced.
 Strides strides_in_x(const Layout& out, const std::vector<bool>& along, bool keepdims) {
   Strides in_x(along.size(), 0);
@@ -53,7 +46,7 @@ Strides strides_in_x(const Layout& out, const std::vector<bool>& along, bool kee
 Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype,
               double ddof) {
   const detail::ReduceRow& row = detail::reduce_row(op);
-  check_ddof(op, ddof);
+  detail::check_ddof(op, ddof);
   if (row.combine == detail::Combine::composed)  // NOTE: [Composed reductions]: as passes of an expression
     return evaluate(expr::reduce(op, Expr(x), axes, keepdims, dtype, ddof));
   const std::vector<bool> along = reduced_dims(axes, x.rank(), row.name);

@@ -42,6 +42,11 @@ DType default_result(ReduceResult rule, DType input) {
 
 }  // namespace
 
+void check_ddof(ReduceOp op, double ddof) {
+  if (ddof != 0 && op != ReduceOp::var && op != ReduceOp::std)
+    fail(ErrorKind::value, "{}: takes no ddof (got ddof={}); var and std do", reduce_name(op), ddof);
+}
+
 ReduceDTypes reduce_dtypes(ReduceOp op, DType input, std::optional<DType> dtype) {
   const ReduceRow& r = reduce_row(op);
   if (dtype && !r.takes_dtype)

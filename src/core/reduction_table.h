@@ -87,6 +87,10 @@ struct ReduceDTypes {
   DType accumulator;
   DType result;
 };
+// An Error(value) for a ddof other than 0 outside var and std (a text would
+// print it where the grammar takes none).
+void check_ddof(ReduceOp op, double ddof);
+
 // An Error(value) for a `dtype` the reduction does not take.
 ReduceDTypes reduce_dtypes(ReduceOp op, DType input, std::optional<DType> dtype);
 
