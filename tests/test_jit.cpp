@@ -370,6 +370,35 @@ TEST(GeneratedCode, TransposedTileKernelsAreAdditiveAndShuffleInRegisters) {
   }
 }
 
+// NOTE: [Reduction kernels]: sum and max of x0 - x1 (x1 repeated along the
+// rows) over [8, 1000] as rows (items in vector accumulators) and columns
+// (out rows combined in place): additive, packed, and the rows kernel never
+// reduces across lanes (it stores all of them; the executor's tree does the rest).
+TEST(GeneratedCode, ReductionKernelsAccumulatePackedVectors) {
+  BroadcastPlan plan;
+  plan.type = {DC::same, DC::expand_b};
+  plan.extents = {8, 1000};
+  plan.strides = {std::vector<std::int64_t>{32, 0}, {1000, 1}, {1, 0}};
+  plan.spans = {std::vector<std::int64_t>{224, 0}, {7000, 999}, {7, 0}};
+  plan.base = {0, 0, 0};
+  const std::vector<LeafType> inputs{{ScalarKind::strong, DType::f32}, {ScalarKind::strong, DType::f32}};
+  for (const ReduceForm form : {ReduceForm::rows, ReduceForm::columns})
+    for (const auto& [combine, op] : {std::pair{detail::Combine::add, "add"}, {detail::Combine::maximum, "max"}}) {
+      const KernelKey key = make_reduction_kernel_key(target_for(TargetKind::host), "x0-x1", inputs, {}, plan,
+                                                      provider::current_codegen_id(), {form, combine, DType::f32});
+      expect_additive(jit::kernel_ir(key, false), key.to_string());
+      if (!test::host_is_x86_64()) continue;
+      const std::string assembly = jit::kernel_assembly(key);
+      const std::string label = key.to_string() + "\n" + assembly;
+      EXPECT_TRUE(std::regex_search(assembly, std::regex(std::string(R"(\bv?)") + op + R"(ps\b[^\n]*%[xyz]mm)")))
+          << label;
+      if (form == ReduceForm::rows) {
+        EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bv?(hadd|extractf|permil|shuf|movshdup|unpck)\w*\s)")))
+            << label;
+      }
+    }
+}
+
 // ---- differential: JIT against the oracle and the reference executor ----
 
 // The reference executor's result of op(a, b) on the plan of a fresh

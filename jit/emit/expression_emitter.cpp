@@ -52,10 +52,17 @@ struct ProgramValue {
 
 // The program per element, or per vector of `lanes` elements: every value
 // in registers, f16 and bf16 rounded after each node.
+// A reduction kernel's (NOTE: [Reduction kernels]): out is the accumulator,
+// each value combined into it.
 class ExpressionBody final : public NestBody {
  public:
-  explicit ExpressionBody(ExprProgram program) : program_(std::move(program)), interleave_(interleave_for(program_)) {
-    dtype_.push_back(program_.out_dtype);
+  ExpressionBody(ExprProgram program, const KernelKey& key)
+      : program_(std::move(program)),
+        interleave_(interleave_for(program_)),
+        reduce_(key.reduce != ReduceForm::none),
+        combine_(combine_op(key.combine)),
+        accumulator_(key.accumulator) {
+    dtype_.push_back(reduce_ ? accumulator_ : program_.out_dtype);
     for (DType d : program_.inputs) dtype_.push_back(d);
   }
 
@@ -75,6 +82,16 @@ class ExpressionBody final : public NestBody {
 
   llvm::StoreInst* compute_and_store(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, Value* out,
                                      unsigned lanes) override {
+    if (reduce_) {  // out = out op value, in the accumulator's dtype
+      llvm::Type* stored = storage_type(b.getContext(), accumulator_);
+      if (lanes > 1) stored = llvm::FixedVectorType::get(stored, lanes);
+      llvm::LoadInst* old = b.CreateLoad(stored, out);
+      old->setAlignment(llvm::Align(dtype_size(accumulator_)));
+      llvm::StoreInst* store =
+          emit_store(b, accumulator_, accumulate(b, inputs, to_compute(b, accumulator_, old), lanes), out);
+      store->setAlignment(llvm::Align(dtype_size(accumulator_)));
+      return store;
+    }
     const ProgramValue result = compute(b, inputs, lanes);
     const DType d = dtype_[0];
     if (is_complex(d)) {
@@ -88,9 +105,68 @@ class ExpressionBody final : public NestBody {
     return store;
   }
 
+  Value* accumulate(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, Value* acc, unsigned lanes) override {
+    Value* v = compute(b, inputs, lanes).parts.re;  // a reduction's value is real (reduction_kernel_valid)
+    if (program_.out_dtype != accumulator_) v = emit_cast(b, program_.out_dtype, accumulator_, v);
+    return emit_op(b, combine_, accumulator_, acc, v);
+  }
+
+  // The executor's (reduce_executor.cpp): 0, 1, +-inf or the integer
+  // extremes, false or true.
+  Value* identity(llvm::IRBuilder<>& b, unsigned lanes) override {
+    llvm::Type* t = compute_type(b.getContext(), accumulator_);
+    const bool floating = is_floating(accumulator_);
+    Value* v = nullptr;
+    switch (combine_) {
+      case Op::add:
+        v = llvm::Constant::getNullValue(t);
+        break;
+      case Op::mul:
+        v = floating ? llvm::ConstantFP::get(t, 1.0) : llvm::ConstantInt::get(t, 1);
+        break;
+      case Op::logical_or:
+        v = b.getFalse();
+        break;
+      case Op::logical_and:
+        v = b.getTrue();
+        break;
+      default: {  // min starts at the largest value, max at the smallest
+        const bool largest = combine_ == Op::min;
+        const unsigned bits = t->getScalarSizeInBits();
+        if (accumulator_ == DType::boolean)
+          v = b.getInt1(largest);
+        else if (floating)
+          v = llvm::ConstantFP::getInfinity(t, !largest);
+        else if (is_unsigned(accumulator_))
+          v = largest ? llvm::ConstantInt::get(t, llvm::APInt::getMaxValue(bits)) : llvm::ConstantInt::get(t, 0);
+        else
+          v = llvm::ConstantInt::get(
+              t, largest ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getSignedMinValue(bits));
+      }
+    }
+    return lanes > 1 ? b.CreateVectorSplat(lanes, v) : v;
+  }
+
   unsigned interleave() const override { return interleave_; }
 
  private:
+  static Op combine_op(detail::Combine c) {
+    switch (c) {
+      case detail::Combine::multiply:
+        return Op::mul;
+      case detail::Combine::minimum:
+        return Op::min;
+      case detail::Combine::maximum:
+        return Op::max;
+      case detail::Combine::logical_or:
+        return Op::logical_or;
+      case detail::Combine::logical_and:
+        return Op::logical_and;
+      default:
+        return Op::add;
+    }
+  }
+
   ProgramValue compute(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, unsigned lanes) {
     std::vector<ProgramValue> values;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -130,7 +206,10 @@ class ExpressionBody final : public NestBody {
 
   ExprProgram program_;
   unsigned interleave_;      // interleave_for(program_)
-  std::vector<DType> dtype_;  // out, then each input
+  bool reduce_;
+  Op combine_;
+  DType accumulator_;
+  std::vector<DType> dtype_;  // out (a reduction's accumulator), then each input
   std::vector<Parts> scalars_;
 };
 
@@ -138,7 +217,7 @@ class ExpressionBody final : public NestBody {
 
 llvm::Function* emit_kernel(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
                             const std::string& symbol) {
-  ExpressionBody body(spec_of(key).program);
+  ExpressionBody body(spec_of(key).program, key);
   return emit_loop_nest(module, key, settings, symbol, body.dtypes(), body);
 }
 

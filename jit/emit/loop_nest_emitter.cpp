@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -93,7 +94,10 @@ class NestEmitter {
     for (int k = 0; k < operands_; ++k)
       row_base.push_back(
           b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "row_base"));
-    if (key_.stream) emit_streaming_row(row_base);
+    if (key_.reduce == ReduceForm::rows)
+      emit_items(row_base, extent_[rank_ - 1]);
+    else if (key_.stream)
+      emit_streaming_row(row_base);
     else emit_inner_loop(row_base, extent_[rank_ - 1]);
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
     b_.CreateStore(left, remaining);
@@ -440,6 +444,97 @@ class NestEmitter {
 
   // ---- the innermost level ----
 
+  // NOTE: [Reduction kernels], rows: the n elements from row_base as items
+  // of kReduceItem, each item's kReduceLanes lanes in registers. Every
+  // address is a running pointer: no index is scaled.
+  void emit_items(const PerOperand& row_base, Value* n) {
+    constexpr unsigned lanes = kReduceLanes;
+    const PartsPerOperand fixed = load_repeated(row_base);
+    PartsPerOperand splats(static_cast<std::size_t>(operands_));
+    for (int k = 1; k < operands_; ++k)
+      if (fixed[k].re) splats[k] = splat_parts(b_, lanes, fixed[k]);
+    Value* whole = b_.CreateLShr(n, llvm::Log2_64(kReduceItem), "whole_items");
+
+    // Whole items: kReduceItem / kReduceLanes vectors each, out a vector of lanes.
+    CountedLoop items = open_loop(b_, b_.getInt64(0), whole, "items");
+    std::vector<llvm::PHINode*> at;
+    for (int k = 0; k < operands_; ++k) {
+      at.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "item"));
+      at[k]->addIncoming(row_base[k], items.preheader);
+    }
+    const auto [acc, past] = emit_vectors(PerOperand(at.begin(), at.end()), splats, b_.getInt64(kReduceItem / lanes));
+    emit_store(b_, dtype_[0], acc, at[0])->setAlignment(llvm::Align(bytes(0)));
+    PerOperand next{b_.CreateConstInBoundsGEP1_64(element_type_[0], at[0], lanes)};
+    for (int k = 1; k < operands_; ++k) next.push_back(past[k]);
+    for (int k = 0; k < operands_; ++k) at[k]->addIncoming(next[k], b_.GetInsertBlock());
+    BasicBlock* latch = b_.GetInsertBlock();
+    close_loop(b_, items, b_.getInt64(1), /*vectorise=*/false);
+    PerOperand tail;  // where the whole items end
+    for (int k = 0; k < operands_; ++k) {
+      llvm::PHINode* end = b_.CreatePHI(b_.getPtrTy(), 2, "tail");
+      end->addIncoming(row_base[k], items.preheader);
+      end->addIncoming(next[k], latch);
+      tail.push_back(end);
+    }
+
+    // The last item, when the run is not whole items: its whole vectors, then
+    // its elements one at a time, element j past them into lane j.
+    Value* rest = b_.CreateAnd(n, kReduceItem - 1, "rest");
+    BasicBlock* last = block("last_item");
+    BasicBlock* done = block("items_done");
+    b_.CreateCondBr(b_.CreateICmpSGT(rest, b_.getInt64(0)), last, done);
+    b_.SetInsertPoint(last);
+    const auto [last_acc, elements] = emit_vectors(tail, splats, b_.CreateLShr(rest, llvm::Log2_64(lanes)));
+    emit_store(b_, dtype_[0], last_acc, tail[0])->setAlignment(llvm::Align(bytes(0)));
+    CountedLoop one = open_loop(b_, b_.getInt64(0), b_.CreateAnd(rest, lanes - 1), "last_elements");
+    std::vector<Parts> in;
+    for (int k = 1; k < operands_; ++k)
+      in.push_back(fixed[k].re ? fixed[k] : load(k, b_.CreateGEP(element_type_[k], elements[k], one.i), 1));
+    body_.compute_and_store(b_, in, b_.CreateGEP(element_type_[0], tail[0], one.i), 1);
+    close_loop(b_, one, b_.getInt64(1), /*vectorise=*/false);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  // `count` vectors of kReduceLanes elements of each input from `from`,
+  // combined in order into an accumulator that starts at the identity;
+  // returns it and each input's position past the last vector.
+  std::pair<Value*, PerOperand> emit_vectors(const PerOperand& from, const PartsPerOperand& splats, Value* count) {
+    constexpr unsigned lanes = kReduceLanes;
+    Value* identity = body_.identity(b_, lanes);
+    CountedLoop loop = open_loop(b_, b_.getInt64(0), count, "vectors");
+    llvm::PHINode* acc = b_.CreatePHI(identity->getType(), 2, "acc");
+    acc->addIncoming(identity, loop.preheader);
+    std::vector<llvm::PHINode*> at(static_cast<std::size_t>(operands_), nullptr);
+    for (int k = 1; k < operands_; ++k) {
+      at[k] = b_.CreatePHI(b_.getPtrTy(), 2, "vector");
+      at[k]->addIncoming(from[k], loop.preheader);
+    }
+    std::vector<Parts> in;
+    for (int k = 1; k < operands_; ++k) in.push_back(splats[k].re ? splats[k] : load(k, at[k], lanes));
+    Value* next = body_.accumulate(b_, in, acc, lanes);
+    acc->addIncoming(next, b_.GetInsertBlock());
+    PerOperand stepped(static_cast<std::size_t>(operands_), nullptr);
+    for (int k = 1; k < operands_; ++k) {
+      stepped[k] =
+          splats[k].re ? static_cast<Value*>(at[k]) : b_.CreateConstInBoundsGEP1_64(element_type_[k], at[k], lanes);
+      at[k]->addIncoming(stepped[k], b_.GetInsertBlock());
+    }
+    BasicBlock* latch = b_.GetInsertBlock();
+    close_loop(b_, loop, b_.getInt64(1), /*vectorise=*/false);
+    llvm::PHINode* result = b_.CreatePHI(identity->getType(), 2, "combined");
+    result->addIncoming(identity, loop.preheader);
+    result->addIncoming(next, latch);
+    PerOperand past(static_cast<std::size_t>(operands_), nullptr);
+    for (int k = 1; k < operands_; ++k) {
+      llvm::PHINode* end = b_.CreatePHI(b_.getPtrTy(), 2, "past");
+      end->addIncoming(from[k], loop.preheader);
+      end->addIncoming(stepped[k], latch);
+      past[k] = end;
+    }
+    return {result, past};
+  }
+
   // Elements [0, n) of the innermost level from row_base.
   void emit_inner_loop(const PerOperand& row_base, Value* n) {
     // A repeated operand is loaded once, outside the loop.
@@ -595,6 +690,13 @@ class NestEmitter {
 };
 
 }  // namespace
+
+llvm::Value* NestBody::accumulate(llvm::IRBuilder<>&, const std::vector<Parts>&, llvm::Value*, unsigned) {
+  throw std::logic_error("this kernel's body does not accumulate (NOTE: [Reduction kernels])");
+}
+llvm::Value* NestBody::identity(llvm::IRBuilder<>&, unsigned) {
+  throw std::logic_error("this kernel's body does not accumulate (NOTE: [Reduction kernels])");
+}
 
 llvm::Function* emit_loop_nest(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings,
                                const std::string& symbol, const std::vector<DType>& dtypes,

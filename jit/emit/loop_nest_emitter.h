@@ -30,6 +30,13 @@ class NestBody {
   // its bits), a complex one as its compute parts (NOTE: [Complex in IR]).
   virtual llvm::StoreInst* compute_and_store(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, llvm::Value* out,
                                              unsigned lanes) = 0;
+  // NOTE: [Reduction kernels]: a reduction's body combines instead of
+  // storing (compute_and_store loads out, combines, stores); `accumulate`
+  // returns acc (the accumulator's compute form, `lanes` of it) combined
+  // with the result of the inputs, and `identity` the combine's identity.
+  virtual llvm::Value* accumulate(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, llvm::Value* acc,
+                                  unsigned lanes);
+  virtual llvm::Value* identity(llvm::IRBuilder<>& b, unsigned lanes);
   // NOTE: [Math recipes]: vectors an iteration of the vectorised inner loop
   // (0: the vectoriser's choice), and lines a step of a streaming row.
   virtual unsigned interleave() const { return 0; }

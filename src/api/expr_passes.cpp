@@ -91,11 +91,8 @@ class Rewriter {
     Tensor result;
     if (!run_) {
       result = Tensor::empty(dtype, Layout::contiguous(shape));
-    } else if (n.args[0]->kind == NodeKind::input) {
-      result = reduce(op, n.args[0]->view, n.reduce.axes, n.reduce.keepdims, n.reduce.dtype);
     } else {
-      const Tensor values = evaluate(input);
-      result = reduce(op, values, n.reduce.axes, n.reduce.keepdims, n.reduce.dtype);
+      result = reduce_expression(op, input, n.reduce.axes, n.reduce.keepdims, n.reduce.dtype);
     }
     described.push_back(pass_line(results.size(), n, info, dtype, shape));
     const std::string name = "r" + std::to_string(results.size());

@@ -15,9 +15,8 @@ namespace bcast {
 // (keepdims or not); the elementwise rest then reads those tensors as
 // inputs that broadcast, named r0, r1, ... Softmax's numerator
 // exp(x - amax(x, -1, true)) is two passes: the row maxima, then the rest.
-// Today a reduction's input expression is evaluated into a tensor and then
-// reduced (two trips through memory for that pass); a reduce node whose
-// input is a tensor reduces it in place.
+// A pass reads its input expression's inputs once and never writes its
+// values (NOTE: [Fused reductions]).
 struct ExprPasses {
   Expr rest;                           // the expression with every reduce node replaced
   std::vector<Tensor> results;         // r0, r1, ...: the reductions' results
@@ -27,6 +26,12 @@ struct ExprPasses {
 };
 
 bool has_reductions(const Expr& e);
+
+// NOTE: [Fused reductions]: `op` (not a composed one) of the values of
+// `input`, a plain view or an expression without reductions, through its
+// reduction kernel, or on the values written out where there is none yet
+// (src/api/reduce.cpp).
+Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool keepdims, std::optional<DType> dtype);
 
 // Runs the reduction passes (or, `run` false, works out their shapes and
 // dtypes only, leaving the results unwritten: describe()'s).

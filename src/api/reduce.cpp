@@ -5,7 +5,10 @@
 #include "bcast/errors.h"
 #include "bcast/expr.h"
 #include "bcast/runtime.h"
+#include "dispatch.h"
 #include "error_messages.h"
+#include "expr_call.h"
+#include "expr_passes.h"
 #include "reduce_executor.h"
 #include "reduce_plan.h"
 #include "reduction_table.h"
@@ -17,15 +20,14 @@ namespace {
 
 // min and max have no identity: NumPy's "zero-size array to reduction
 // operation maximum which has no identity", naming the axis.
-void check_not_empty(const detail::ReduceRow& row, const TensorView& x, const std::vector<bool>& along) {
+void check_not_empty(const detail::ReduceRow& row, DType dtype, const Shape& shape, const std::vector<bool>& along) {
   if (row.when_empty != detail::WhenEmpty::error) return;
-  for (int d = 0; d < x.rank(); ++d)
-    if (along[static_cast<std::size_t>(d)] && x.shape()[static_cast<std::size_t>(d)] == 0)
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (along[d] && shape[d] == 0)
       detail::fail(ErrorKind::value,
                    "{}: axis {} of x {}[{}] has extent 0, and {} has no identity to give an empty reduction "
                    "(sum, prod, any, all and mean have one)",
-                   row.name, d, dtype_name(x.dtype()), to_string(x.shape()).substr(1, to_string(x.shape()).size() - 2),
-                   row.name);
+                   row.name, d, dtype_name(dtype), to_string(shape).substr(1, to_string(shape).size() - 2), row.name);
 }
 
 // The result's strides in x's dims: C order over the kept dims, 0 where reduced.
@@ -41,33 +43,86 @@ Strides strides_in_x(const Layout& out, const std::vector<bool>& along, bool kee
   return in_x;
 }
 
+// An input's strides in the dims of the expression's result (right-aligned
+// as NumPy broadcasts; 0 where it repeats).
+Strides strides_in(const TensorView& input, const Shape& shape) {
+  Strides strides(shape.size(), 0);
+  const std::size_t skip = shape.size() - static_cast<std::size_t>(input.rank());
+  for (std::size_t d = skip; d < shape.size(); ++d)
+    if (input.shape()[d - skip] != 1) strides[d] = input.strides()[d - skip];
+  return strides;
+}
+
+// NOTE: [Fused reductions]: the kernel of the call's form, or none (fn
+// null): not JIT-compiled yet, or a plan, dtype or layout it does not take.
+SelectedKernel reduction_kernel(const ExprCall& call, const ReducePlan& plan, const ReduceCall& reduce) {
+  const bool has_levels = plan.rows ? !plan.reduced.empty() : !plan.kept.empty();
+  if (plan.outputs == 0 || plan.count == 0 || !has_levels || is_complex(call.program().out_dtype) ||
+      current_target().kind() != TargetKind::host)
+    return {};
+  const ReductionKernel form{.form = plan.rows ? ReduceForm::rows : ReduceForm::columns,
+                             .combine = reduce.combine,
+                             .accumulator = reduce.accumulator};
+  return select_reduction_kernel(call.structure(), call.input_types(), call.scalar_types(),
+                                 fallback_ns_of(call.program()), reduction_kernel_plan(plan), form);
+}
+
 }  // namespace
+
+Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  const detail::ReduceRow& row = detail::reduce_row(op);
+  const ExprCall call(input);
+  const DType values_dtype = call.program().out_dtype;
+  const Shape& shape = call.out_shape();
+  const std::vector<bool> along = reduced_dims(axes, static_cast<int>(shape.size()), row.name);
+  const detail::ReduceDTypes types = detail::reduce_dtypes(op, values_dtype, dtype);
+  if (!has_reduce_loop(row.combine, types.accumulator))
+    detail::fail(ErrorKind::value, "{}: not defined for dtype {} (complex numbers have no order here)", row.name,
+                 dtype_name(values_dtype));
+  check_not_empty(row, values_dtype, shape, along);
+  Tensor out = Tensor::empty(types.result, Layout::contiguous(reduced_shape(shape, along, keepdims)));
+  // The values' layout: a plain input's own; an expression's, where evaluate would write them.
+  const bool plain = input.node()->kind == NodeKind::input;
+  const Layout values = plain ? input.node()->view.layout() : call.new_out_layout();
+  std::vector<Strides> with;
+  for (const TensorView& v : call.inputs()) with.push_back(strides_in(v, shape));
+  const ReducePlan plan = plan_reduce(values, along, strides_in_x(out.layout(), along, keepdims), with);
+  call.check_exponent_inputs(call.inputs(), static_cast<std::int64_t>(plan.outputs * plan.count));
+  if (current_target().kind() == TargetKind::ascend_sim) reduction_runs_on_host(row.name);
+  ReduceCall reduce{.combine = row.combine,
+                    .input = values_dtype,
+                    .accumulator = types.accumulator,
+                    .result = types.result,
+                    .divide = row.when_empty == detail::WhenEmpty::nan,
+                    .plan = &plan,
+                    .x = nullptr,
+                    .out = out.data()};
+  const SelectedKernel kernel = reduction_kernel(call, plan, reduce);
+  ReduceSource source{.fn = kernel.fn, .context = call.scalar_slots().data()};
+  Tensor written;  // the fallback's values
+  if (kernel.fn != nullptr) {
+    for (std::size_t k = 0; k < call.inputs().size(); ++k) {
+      source.data[k] = static_cast<const char*>(call.inputs()[k].data());
+      source.sizes[k] = call.inputs()[k].element_size();
+    }
+    reduce.source = &source;
+  } else if (plain) {
+    reduce.x = input.node()->view.data();
+  } else {
+    written = Tensor::empty(values_dtype, values);
+    evaluate(input, written.view());
+    reduce.x = written.data();
+  }
+  record_call_threads(execute_reduce(reduce, num_threads()));
+  return out;
+}
 
 Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype,
               double ddof) {
-  const detail::ReduceRow& row = detail::reduce_row(op);
   detail::check_ddof(op, ddof);
-  if (row.combine == detail::Combine::composed)  // NOTE: [Composed reductions]: as passes of an expression
+  if (detail::reduce_row(op).combine == detail::Combine::composed)  // NOTE: [Composed reductions]: as passes
     return evaluate(expr::reduce(op, Expr(x), axes, keepdims, dtype, ddof));
-  const std::vector<bool> along = reduced_dims(axes, x.rank(), row.name);
-  const detail::ReduceDTypes types = detail::reduce_dtypes(op, x.dtype(), dtype);
-  if (!has_reduce_loop(row.combine, types.accumulator))
-    detail::fail(ErrorKind::value, "{}: not defined for dtype {} (complex numbers have no order here)", row.name,
-                 dtype_name(x.dtype()));
-  check_not_empty(row, x, along);
-  Tensor out = Tensor::empty(types.result, Layout::contiguous(reduced_shape(x.shape(), along, keepdims)));
-  const ReducePlan plan = plan_reduce(x.layout(), along, strides_in_x(out.layout(), along, keepdims));
-  const ReduceCall call{.combine = row.combine,
-                        .input = x.dtype(),
-                        .accumulator = types.accumulator,
-                        .result = types.result,
-                        .divide = row.when_empty == detail::WhenEmpty::nan,
-                        .plan = &plan,
-                        .x = x.data(),
-                        .out = out.data()};
-  if (current_target().kind() == TargetKind::ascend_sim) reduction_runs_on_host(row.name);
-  record_call_threads(execute_reduce(call, num_threads()));
-  return out;
+  return reduce_expression(op, Expr(x), axes, keepdims, dtype);
 }
 
 // Each reduction by name: the three signatures of bcast/reduce.h.

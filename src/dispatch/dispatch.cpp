@@ -126,20 +126,18 @@ double fallback_ns_of(const ExprProgram& program) {
   return kEvaluatorNsPerElement + kEvaluatorNsPerNode * static_cast<double>(program.code.size());
 }
 
-SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
-                                  const std::vector<LeafType>& scalars, double fallback_ns, const BroadcastPlan& plan,
-                                  std::string* key, provider::Use use) {
-  if (key != nullptr) *key = "reference";
-  if (!jit_enabled()) return {};
-  const Target& host = target_for(TargetKind::host);
-  ExprSpecPin spec;  // NOTE: [Interned ids]: k names it until this returns
-  const KernelKey k = make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(),
-                                           stream_threshold(host), &spec);
+namespace {
+
+// The kernel of `k`, whose spec `spec` pins, for a call over `numel`
+// elements whose fallback costs fallback_ns each.
+SelectedKernel select_keyed(const KernelKey& k, const ExprSpecPin& spec, double fallback_ns, const BroadcastPlan& plan,
+                            std::string* key, provider::Use use) {
   if (!provider::emits(spec->program)) {  // the pinned spec: no second look-up of k's
     log_not_emitted(k);
     return {};
   }
   log_variants(k, plan);
+  const Target& host = target_for(TargetKind::host);
   provider::Kernel kernel = provider::kernel_for(k, host, wait_budget_us(plan.numel, fallback_ns), use);
   log_fallback(outcome_of(kernel.source), [&] { return k.to_string(); });
   if (kernel.fn == nullptr && kernel.source != provider::KernelSource::pending) return {.outcome = Outcome::failed};
@@ -150,6 +148,32 @@ SelectedKernel select_expr_kernel(const std::string& structure, const std::vecto
           .jit = true,
           .outcome = outcome_of(kernel.source),
           .memo_hits = kernel.memo_hits};
+}
+
+}  // namespace
+
+SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
+                                  const std::vector<LeafType>& scalars, double fallback_ns, const BroadcastPlan& plan,
+                                  std::string* key, provider::Use use) {
+  if (key != nullptr) *key = "reference";
+  if (!jit_enabled()) return {};
+  const Target& host = target_for(TargetKind::host);
+  ExprSpecPin spec;  // NOTE: [Interned ids]: k names it until this returns
+  const KernelKey k = make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(),
+                                           stream_threshold(host), &spec);
+  return select_keyed(k, spec, fallback_ns, plan, key, use);
+}
+
+SelectedKernel select_reduction_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
+                                       const std::vector<LeafType>& scalars, double fallback_ns,
+                                       const BroadcastPlan& plan, const ReductionKernel& reduction, std::string* key) {
+  if (key != nullptr) *key = "reference";
+  if (!jit_enabled()) return {};
+  ExprSpecPin spec;  // NOTE: [Interned ids]: k names it until this returns
+  const KernelKey k = make_reduction_kernel_key(target_for(TargetKind::host), structure, inputs, scalars, plan,
+                                                provider::current_codegen_id(), reduction, &spec);
+  if (!reduction_kernel_valid(k)) return {};
+  return select_keyed(k, spec, fallback_ns, plan, key, provider::Use::call);
 }
 
 KernelStamp kernel_stamp() { return {config::codegen_generation(), provider::epoch(), jit_enabled()}; }

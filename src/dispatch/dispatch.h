@@ -18,6 +18,7 @@
 #include "broadcast_plan.h"
 #include "config.h"
 #include "executor.h"
+#include "expr_kernel.h"
 #include "expr_program.h"
 #include "kernel_abi.h"
 #include "kernel_provider.h"
@@ -120,6 +121,13 @@ KernelFn reference_kernel_of(const ExprProgram& program);
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
                                   const std::vector<LeafType>& scalars, double fallback_ns, const BroadcastPlan& plan,
                                   std::string* key = nullptr, provider::Use use = provider::Use::call);
+// NOTE: [Reduction kernels]: the JIT's reduction kernel of an expression
+// over `plan`'s levels (out the accumulator), as select_expr_kernel's; fn is
+// null where the JIT is off, does not emit it or has not compiled it yet.
+SelectedKernel select_reduction_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
+                                       const std::vector<LeafType>& scalars, double fallback_ns,
+                                       const BroadcastPlan& plan, const ReductionKernel& reduction,
+                                       std::string* key = nullptr);
 // A program's fallback cost per element: the typed loop's for a one-op
 // program (reference_kernel_of), else the evaluator's for its length.
 double fallback_ns_of(const ExprProgram& program);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <limits>
 #include <memory>
@@ -22,8 +23,9 @@ using detail::CastElement;
 using detail::Combine;
 using detail::Element;
 
-constexpr int kLanes = 32;                    // a row item's lanes
-constexpr std::int64_t kRowItem = 512;        // elements of one run in a row item
+constexpr int kLanes = kReduceLanes;            // a row item's lanes (kernel_abi.h: the kernels' too)
+constexpr std::int64_t kRowItem = kReduceItem;  // elements of one run in a row item
+constexpr std::int64_t kBatchItems = 64;        // NOTE: [Fused reductions]: row items a kernel call fills at most
 constexpr std::int64_t kColumnItem = 16;      // reduced indices in a column item
 constexpr std::int64_t kTile = 4096;          // results one column unit advances together: rows read whole
 constexpr std::int64_t kSplitFrom = 1 << 15;  // inputs per result from which its items are shared out
@@ -125,7 +127,10 @@ class Run {
         load_(converter(call.input, A)),
         store_(converter(A, call.result)),
         in_size_(dtype_size(call.input)),
-        out_size_(dtype_size(call.result)) {}
+        out_size_(dtype_size(call.result)),
+        serial_(next_serial_.fetch_add(1, std::memory_order_relaxed)) {
+    if (call.source != nullptr) levels_ = kernel_levels();
+  }
 
   int run(int threads) {
     if (plan_.outputs == 0) return 1;
@@ -250,7 +255,12 @@ class Run {
     const auto result = [&](std::int64_t o, int share) {
       std::array<T, kLanes> lanes;
       const std::int64_t base = offset_of(plan_.kept, plan_.kept.size(), o, false);
-      const int used = combined(items, kLanes, lanes.data(), share, [&](std::int64_t i, T* v) { item_at(base, i, v); });
+      const int used = combined(items, kLanes, lanes.data(), share, [&](std::int64_t i, T* v) {
+        if (call_.source != nullptr)
+          kernel_row_item(o * items + i, per_row, v);
+        else
+          item_at(base, i, v);
+      });
       for (int h = kLanes / 2; h >= 1; h /= 2)
         for (int l = 0; l < h; ++l) lanes[l] = R::combine(lanes[l], lanes[l + h]);
       store(lanes[0], offset_of(plan_.kept, plan_.kept.size(), o, true));
@@ -273,6 +283,7 @@ class Run {
       // Item i: values[k] combines the reduced indices [16i, 16i + 16) in order.
       const bool in_place = call_.input == A && inner.stride == 1;
       const auto item = [&](std::int64_t i, T* __restrict values) {
+        if (call_.source != nullptr) return kernel_column_item(outer, t * kTile, width, i, values);
         std::vector<S> buffer(in_place ? 0 : static_cast<std::size_t>(width));
         std::fill_n(values, width, R::identity());
         for (std::int64_t j = i * kColumnItem; j < std::min((i + 1) * kColumnItem, plan_.count); ++j) {
@@ -310,10 +321,126 @@ class Run {
     return used;
   }
 
+  // ---- NOTE: [Fused reductions]: items from the source's kernel ----
+
+  // reduction_kernel_plan's levels, the strides and spans flattened
+  // ([operands][rank], out first) as KernelArgs takes them.
+  struct KernelLevels {
+    std::vector<ReduceLoop> loops;
+    std::vector<std::int64_t> strides, spans;
+    int rank() const { return static_cast<int>(loops.size()); }
+  };
+
+  KernelLevels kernel_levels() const {
+    const BroadcastPlan levels = reduction_kernel_plan(plan_);
+    KernelLevels k;
+    k.loops = plan_.rows ? plan_.kept : plan_.reduced;
+    if (plan_.rows)
+      k.loops.insert(k.loops.end(), plan_.reduced.begin(), plan_.reduced.end());
+    else
+      k.loops.push_back(plan_.kept.back());
+    for (int op = 0; op < levels.operands(); ++op) {
+      k.strides.insert(k.strides.end(), levels.strides[op].begin(), levels.strides[op].end());
+      k.spans.insert(k.spans.end(), levels.spans[op].begin(), levels.spans[op].end());
+    }
+    return k;
+  }
+
+  // One call: `passes` passes of the innermost level from pass `first`
+  // (row-major over the levels above it), the innermost from element
+  // `skip` for `extent` elements; each input from its element `base`.
+  void call_kernel(std::int64_t first, std::int64_t passes, std::int64_t skip, std::int64_t extent,
+                   const std::array<std::int64_t, kMaxInputs>& base, void* out) const {
+    const KernelLevels& k = levels_;
+    const int rank = k.rank();
+    std::array<std::int64_t, kMaxRank> extents{}, index{};
+    std::array<std::int64_t, kMaxInputs> offset = base;
+    for (int l = 0; l < rank; ++l) extents[static_cast<std::size_t>(l)] = k.loops[static_cast<std::size_t>(l)].extent;
+    extents[static_cast<std::size_t>(rank - 1)] = extent;
+    for (int l = rank - 1; l-- > 0;) {
+      const ReduceLoop& loop = k.loops[static_cast<std::size_t>(l)];
+      index[static_cast<std::size_t>(l)] = first % loop.extent;
+      first /= loop.extent;
+      for (int i = 0; i < plan_.with; ++i)
+        offset[static_cast<std::size_t>(i)] +=
+            index[static_cast<std::size_t>(l)] * loop.with[static_cast<std::size_t>(i)];
+    }
+    std::array<void*, kMaxOperands> data{out};
+    const ReduceSource& source = *call_.source;
+    for (int i = 0; i < plan_.with; ++i) {
+      const auto u = static_cast<std::size_t>(i);
+      const std::int64_t at = offset[u] + skip * k.loops.back().with[u];
+      data[u + 1] = const_cast<char*>(source.data[u] + at * static_cast<std::int64_t>(source.sizes[u]));
+    }
+    const KernelArgs args{.data = data.data(),
+                          .extents = extents.data(),
+                          .strides = k.strides.data(),
+                          .spans = k.spans.data(),
+                          .index = index.data(),
+                          .count = passes,
+                          .rank = rank,
+                          .context = source.context};
+    source.fn(&args);
+  }
+
+  // Row item g (of all results' items, result by result) into lanes: from
+  // this thread's batch of items, filled by one call when g is not in it.
+  void kernel_row_item(std::int64_t g, std::int64_t per_row, T* lanes) const {
+    struct Batch {
+      std::uint64_t serial = 0;
+      std::int64_t first = 0, last = 0;
+      std::array<S, kBatchItems * kLanes> lanes;
+    };
+    thread_local std::unique_ptr<Batch> held;  // on the heap: a large thread_local would crowd a dlopen'd library's TLS
+    if (!held) held = std::make_unique<Batch>();
+    Batch& batch = *held;
+    if (batch.serial != serial_ || g < batch.first || g >= batch.last) {
+      const std::int64_t run = g / per_row, c = g % per_row, m = plan_.reduced.back().extent;
+      const std::int64_t runs = plan_.outputs * (plan_.count / m);
+      static constexpr std::array<std::int64_t, kMaxInputs> kAtZero{};
+      if (c != 0 || per_row > kBatchItems) {  // part of one run: items [c, c + n)
+        const std::int64_t n = std::min(kBatchItems, per_row - c);
+        call_kernel(run, 1, c * kRowItem, std::min(n * kRowItem, m - c * kRowItem), kAtZero, batch.lanes.data());
+        batch.last = g + n;
+      } else {  // whole runs
+        const std::int64_t n = std::min(kBatchItems / per_row, runs - run);
+        call_kernel(run, n, 0, m, kAtZero, batch.lanes.data());
+        batch.last = g + n * per_row;
+      }
+      batch.first = g;
+      batch.serial = serial_;
+    }
+    const S* item = batch.lanes.data() + (g - batch.first) * kLanes;
+    for (int l = 0; l < kLanes; ++l) lanes[l] = Element<A>::load(item[l]);
+  }
+
+  // Column item i of the `width` results from kept index `outer`'s element
+  // `from` of the inner loop: the identity, then one call combining the
+  // reduced indices [16i, 16i + 16) in order.
+  void kernel_column_item(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i, T* values) const {
+    std::fill_n(values, width, R::identity());
+    std::array<std::int64_t, kMaxInputs> base{};
+    const ReduceLoop& inner = plan_.kept.back();
+    for (int k = 0; k < plan_.with; ++k) {
+      const auto u = static_cast<std::size_t>(k);
+      std::int64_t at = from * inner.with[u], o = outer;
+      for (std::size_t l = plan_.kept.size() - 1; l-- > 0;) {
+        at += (o % plan_.kept[l].extent) * plan_.kept[l].with[u];
+        o /= plan_.kept[l].extent;
+      }
+      base[u] = at;
+    }
+    const std::int64_t first = i * kColumnItem;
+    call_kernel(first, std::min(kColumnItem, plan_.count - first), 0, width, base, values);
+  }
+
   const ReduceCall& call_;
   const ReducePlan& plan_;
   ConvertFn load_, store_;
   std::size_t in_size_, out_size_;
+  std::uint64_t serial_;  // tells this call's batches from another's (kernel_row_item)
+  KernelLevels levels_;
+  static inline std::atomic<std::uint64_t> next_serial_{1};
 };
 
 // ---- the table of runners ----
@@ -346,6 +473,43 @@ RunFn runner(Combine combine, DType accumulator) {
 }
 
 }  // namespace
+
+BroadcastPlan reduction_kernel_plan(const ReducePlan& plan) {
+  std::vector<ReduceLoop> loops = plan.rows ? plan.kept : plan.reduced;
+  if (plan.rows)
+    loops.insert(loops.end(), plan.reduced.begin(), plan.reduced.end());
+  else
+    loops.push_back(plan.kept.back());
+  const auto rank = loops.size();
+  std::vector<std::int64_t> out(rank, 0);
+  if (plan.rows) {  // each run's items back to back, runs in order
+    std::int64_t step = (plan.reduced.back().extent + kRowItem - 1) / kRowItem * kLanes;
+    for (std::size_t l = rank - 1; l-- > 0;) {
+      out[l] = step;
+      step *= loops[l].extent;
+    }
+  } else {
+    out.back() = 1;
+  }
+  BroadcastPlan levels;
+  levels.strides.assign(static_cast<std::size_t>(1 + plan.with), {});
+  levels.spans.assign(static_cast<std::size_t>(1 + plan.with), {});
+  levels.base.assign(static_cast<std::size_t>(1 + plan.with), 0);
+  levels.numel = 1;
+  for (std::size_t l = 0; l < rank; ++l) {
+    unsigned repeating = 0;
+    for (int k = 0; k <= plan.with; ++k) {
+      const std::int64_t stride = k == 0 ? out[l] : loops[l].with[static_cast<std::size_t>(k - 1)];
+      levels.strides[static_cast<std::size_t>(k)].push_back(stride);
+      levels.spans[static_cast<std::size_t>(k)].push_back((loops[l].extent - 1) * stride);
+      if (k > 0 && stride == 0) repeating |= 1u << (k - 1);
+    }
+    levels.type.push_back(static_cast<DimCode>(repeating));
+    levels.extents.push_back(loops[l].extent);
+    levels.numel *= loops[l].extent;
+  }
+  return levels;
+}
 
 bool has_reduce_loop(detail::Combine combine, DType accumulator) { return runner(combine, accumulator) != nullptr; }
 

@@ -1,9 +1,12 @@
 // Running a planned reduction on the host (NOTE: [Reduction order]).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "bcast/dtype.h"
+#include "broadcast_plan.h"
+#include "kernel_abi.h"
 #include "reduce_plan.h"
 #include "reduction_table.h"
 
@@ -30,6 +33,23 @@ namespace bcast {
 // whole tree's subtrees, and one thread combines the chunks' results by the
 // same rule.
 
+// NOTE: [Fused reductions] A reduction whose input is an expression reads
+// no tensor of its values: its items (NOTE: [Reduction order]) come from the
+// expression's reduction kernel (NOTE: [Reduction kernels]), which computes
+// them in registers from the expression's inputs, the plan's riding
+// operands (ReducePlan::with). Rows: batches of up to kBatchItems items
+// into a buffer of lanes, whole runs of the reduced loop or a run's part;
+// columns: one item per call, out the item's row of results. The trees
+// above the items are the executor's, so the bits are those of the same
+// plan run on the values written out (the fallback: the expression
+// evaluated into x, laid out as the plan says, then reduced).
+struct ReduceSource {
+  KernelFn fn = nullptr;                        // the plan's form of reduction kernel
+  const void* context = nullptr;                // its scalar slots
+  std::array<const char*, kMaxInputs> data{};   // each input's element at index 0
+  std::array<std::size_t, kMaxInputs> sizes{};  // their element sizes
+};
+
 struct ReduceCall {
   detail::Combine combine = detail::Combine::add;
   DType input = DType::f32;
@@ -39,7 +59,15 @@ struct ReduceCall {
   const ReducePlan* plan = nullptr;
   const void* x = nullptr;  // the element at x's index 0
   void* out = nullptr;      // the result's element at index 0
+  const ReduceSource* source = nullptr;  // NOTE: [Fused reductions]: x unread when set
 };
+
+// NOTE: [Reduction kernels]: the levels a reduction kernel runs `plan` on,
+// outer to inner, out first (the accumulator: the kernel's key reads the
+// type and inner strides). Rows: the kept loops, then the reduced ones, out
+// a buffer holding each run's items back to back; columns: the reduced
+// loops, then the kept inner one, out one row of results.
+BroadcastPlan reduction_kernel_plan(const ReducePlan& plan);
 
 // Whether `combine` has a loop for the accumulator's dtype.
 bool has_reduce_loop(detail::Combine combine, DType accumulator);

@@ -119,6 +119,30 @@ KernelKey make_expr_kernel_key(const Target& target, const std::string& structur
   return key_for_spec(target, id, *held, plan, codegen, stream_min_bytes);
 }
 
+KernelKey make_reduction_kernel_key(const Target& target, const std::string& structure,
+                                    const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,
+                                    const BroadcastPlan& plan, std::uint32_t codegen, const ReductionKernel& reduction,
+                                    ExprSpecPin* pin) {
+  const ExprKernelSpec spec{
+      .structure = structure, .inputs = inputs, .scalars = scalars, .type = plan.type, .program = {}};
+  ExprSpecPin own;
+  ExprSpecPin& held = pin != nullptr ? *pin : own;
+  KernelKey key;
+  key.target = target.kind();
+  key.model = target.model();
+  key.codegen = codegen;
+  key.rank = static_cast<std::uint8_t>(plan.rank());
+  key.expr = intern_expr_kernel(spec, &held);
+  key.dtype = held->program.out_dtype;
+  key.operands = static_cast<std::uint8_t>(plan.operands());
+  key.inner = inner_strides(plan);
+  key.inner[kOut] = InnerStride::unit;  // rows: unused; columns: the caller's out is a row
+  key.reduce = reduction.form;
+  key.combine = reduction.combine;
+  key.accumulator = reduction.accumulator;
+  return key;
+}
+
 std::optional<DimCode> parse_dim_class(std::string_view name) {
   if (name == "same") return DimCode::same;
   if (!name.starts_with("expand_") || name.size() == 7) return std::nullopt;

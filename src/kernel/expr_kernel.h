@@ -79,6 +79,20 @@ KernelKey make_expr_kernel_key(const Target& target, const std::string& structur
 KernelKey key_for_spec(const Target& target, std::uint64_t id, const ExprKernelSpec& spec, const BroadcastPlan& plan,
                        std::uint32_t codegen, std::uint64_t stream_min_bytes);
 
+// NOTE: [Reduction kernels]: the key of a reduction kernel over `plan`'s
+// levels (out the accumulator, its strides 0 where it repeats): the spec of
+// its expression, each operand's inner stride, and how it accumulates; no
+// other variant.
+struct ReductionKernel {
+  ReduceForm form = ReduceForm::rows;
+  detail::Combine combine = detail::Combine::add;
+  DType accumulator = DType::f32;
+};
+KernelKey make_reduction_kernel_key(const Target& target, const std::string& structure,
+                                    const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,
+                                    const BroadcastPlan& plan, std::uint32_t codegen, const ReductionKernel& reduction,
+                                    ExprSpecPin* pin = nullptr);
+
 // NOTE: [Binary spec memo] The id of binary_spec(op, dtype, type), interned,
 // its pin in `pin`. A binary call that misses the call memo makes its key
 // again, and interning its spec (the identity's text, the registry's lock)

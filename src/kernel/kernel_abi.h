@@ -29,6 +29,25 @@ struct KernelArgs {
 
 using KernelFn = void (*)(const KernelArgs*);
 
+// NOTE: [Reduction kernels] A reduction kernel computes its expression as any
+// kernel does, then combines each value, converted to the accumulator's
+// dtype, into out (of that dtype) instead of storing it, so that the values
+// a reduction reads never reach memory. It follows NOTE: [Kernel ABI] with
+// one of two forms, both NOTE: [Reduction order]'s items:
+//  - rows: each pass of the innermost level (n elements, every input unit
+//    or repeated there) is one run of the reduced loop from its start, cut
+//    into items of kReduceItem elements: item c's kReduceLanes lanes are
+//    written to out[c * kReduceLanes, ...), out being where the pass's
+//    offsets put it (the innermost out stride is unused). Element i of an
+//    item goes to lane i mod kReduceLanes, each lane combined in order from
+//    the identity; the lanes are vectors in registers, the last item's
+//    elements past its whole vectors are combined one at a time.
+//  - columns: the generic nest, out combined in place (out = out op value),
+//    out's stride 0 along the reduced levels, so that whole rows of out
+//    accumulate in order; the caller fills out with the identity first.
+inline constexpr int kReduceLanes = 32;
+inline constexpr std::int64_t kReduceItem = 512;
+
 // An expression kernel's scalar j is slot j of KernelArgs::context: its value
 // stored in its program dtype at the slot's start. 16 bytes hold every
 // dtype's value, c128's two parts included.

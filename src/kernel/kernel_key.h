@@ -11,6 +11,7 @@
 #include "bcast/dtype.h"
 #include "bcast/ops.h"
 #include "broadcast_plan.h"
+#include "reduction_table.h"
 #include "target.h"
 
 namespace bcast {
@@ -22,6 +23,9 @@ enum class InnerStride : std::uint8_t {
   zero,     // the operand repeats along the level (an expand code): loaded once
   strided,  // any other stride, a run-time value (0 included, for a broadcast view)
 };
+
+// NOTE: [Reduction kernels]: how a kernel accumulates, or none.
+enum class ReduceForm : std::uint8_t { none, rows, columns };
 
 struct ExprKernelSpec;
 using ExprSpecPin = std::shared_ptr<const ExprKernelSpec>;  // NOTE: [Interned ids]
@@ -56,6 +60,11 @@ struct KernelKey {
   // structure, the leaves' types and the dim classes. 64 bits: ids are never
   // reused (NOTE: [Interned ids]).
   std::uint64_t expr = 0;
+  // NOTE: [Reduction kernels]: the kernel combines its expression's values
+  // into out, whose dtype is then `accumulator`, instead of storing them.
+  ReduceForm reduce = ReduceForm::none;
+  detail::Combine combine = detail::Combine::add;
+  DType accumulator = DType::f32;
 
   // Stable and readable (key_codec.h); the LLVM module name and the kernel's symbol:
   //   add.f32.[expand_b,same].uuz.host.znver5.O2.1a2b3c4d

@@ -263,8 +263,56 @@ void pregenerate_streaming(PregenerationSet& set) {
   if (set.target.can_stream_stores() && set.stream_min_bytes != kNeverStream) set.thresholds.push_back(0);
 }
 
+// ---- reduction kernels: NOTE: [Reduction kernels] in kernel_abi.h ----
+
+// Set by the caller that makes a reduction's key (make_reduction_kernel_key),
+// never chosen from a plan; the key carries no other variant.
+bool has_reduction(const KernelKey& key) { return key.reduce != ReduceForm::none; }
+
+constexpr std::array<std::pair<detail::Combine, std::string_view>, 6> kCombineNames{{
+    {detail::Combine::add, "add"},
+    {detail::Combine::multiply, "multiply"},
+    {detail::Combine::minimum, "minimum"},
+    {detail::Combine::maximum, "maximum"},
+    {detail::Combine::logical_or, "or"},
+    {detail::Combine::logical_and, "and"},
+}};
+
+std::string_view combine_name(detail::Combine c) {
+  for (const auto& [combine, name] : kCombineNames)
+    if (combine == c) return name;
+  return "?";
+}
+
+// "acc-<combine>-<accumulator>-<rows|columns>": "acc-add-f32-rows".
+std::string print_reduction(const KernelKey& key) {
+  return fmt::format("acc-{}-{}-{}", combine_name(key.combine), dtype_name(key.accumulator),
+                     key.reduce == ReduceForm::rows ? "rows" : "columns");
+}
+
+bool parse_reduction(std::string_view field, KernelKey& key) {
+  const std::size_t a = field.find('-'), b = field.find('-', a + 1), c = field.find('-', b + 1);
+  if (c == std::string_view::npos || field.substr(0, a) != "acc") return false;
+  KernelKey candidate = key;
+  const std::string_view name = field.substr(a + 1, b - a - 1), form = field.substr(c + 1);
+  const auto named =
+      std::find_if(kCombineNames.begin(), kCombineNames.end(), [&](const auto& row) { return row.second == name; });
+  const std::optional<DType> acc = parse_dtype(field.substr(b + 1, c - b - 1));
+  if (named == kCombineNames.end() || !acc || (form != "rows" && form != "columns")) return false;
+  candidate.combine = named->first;
+  candidate.accumulator = *acc;
+  candidate.reduce = form == "rows" ? ReduceForm::rows : ReduceForm::columns;
+  if (key.target != TargetKind::host || key.rank == 0 || key.fixed_row != 0 || key.transposed != 0 || key.stream ||
+      !reduction_kernel_valid(candidate))
+    return false;
+  key = candidate;
+  return true;
+}
+
 // ---- the table ----
 
+// One row per variant, as written.
+// clang-format off
 constexpr VariantRow kVariants[] = {
     {.variant = Variant::generic, .name = "generic nest", .note = "NOTE: [Additive offsets]", .select = nullptr,
      .in_key = nullptr, .tag = "", .print = nullptr, .parse = nullptr, .emitter = Emitter::nest,
@@ -284,9 +332,33 @@ constexpr VariantRow kVariants[] = {
      .select = select_streaming, .in_key = has_streaming, .tag = "nt", .print = print_streaming,
      .parse = parse_streaming, .emitter = Emitter::none, .tile = {}, .runs = nullptr,
      .pregenerate = pregenerate_streaming},
+    {.variant = Variant::reduction, .name = "reduction items", .note = "NOTE: [Reduction kernels]", .select = nullptr,
+     .in_key = has_reduction, .tag = "acc", .print = print_reduction, .parse = parse_reduction,
+     .emitter = Emitter::none, .tile = {}, .runs = nullptr, .pregenerate = nullptr},
 };
+// clang-format on
 
 }  // namespace
+
+bool reduction_kernel_valid(const KernelKey& key) {
+  using detail::Combine;
+  const DType a = key.accumulator;
+  if (key.inner[kOut] != InnerStride::unit || is_complex(a) || a == DType::f16 || a == DType::bf16) return false;
+  if (key.reduce == ReduceForm::rows && any_input_strided(key)) return false;
+  switch (key.combine) {
+    case Combine::logical_or:
+    case Combine::logical_and:
+      return a == DType::boolean;
+    case Combine::minimum:
+    case Combine::maximum:
+      return true;
+    case Combine::add:
+    case Combine::multiply:
+      return a != DType::boolean;
+    default:
+      return false;
+  }
+}
 
 std::span<const VariantRow> variant_table() { return kVariants; }
 

@@ -23,7 +23,7 @@ namespace bcast {
 // cuts a blocked plan into, the plans and thresholds pre-generation compiles
 // for it, and the NOTE that explains it. To add a variant: add a row here
 // and its emitter function in jit/emit/ (docs/architecture.md).
-enum class Variant : std::uint8_t { generic, short_rows, fixed_rows, transposed_tiles, streaming };
+enum class Variant : std::uint8_t { generic, short_rows, fixed_rows, transposed_tiles, streaming, reduction };
 
 // The code generator's entry for a variant (jit/emit/loop_nest_emitter.cpp
 // keeps one function per value, for binary and expression kernels alike). `none`: the row changes no loop nest of
@@ -66,7 +66,8 @@ struct VariantRow {
   std::string_view name;
   std::string_view note;  // where the variant is explained
   // Sets the row's fields of `key` (made so far by the rows above) when the
-  // variant applies to the query; null for a row that is not in the key.
+  // variant applies to the query; null for a row that is not in the key, or
+  // that its caller sets (reduction).
   void (*select)(KernelKey& key, const VariantQuery& query);
   // Whether `key` carries the variant.
   bool (*in_key)(const KernelKey& key);
@@ -106,6 +107,12 @@ std::string describe_variants(const KernelKey& key, const BroadcastPlan& plan);
 TilePolicy blocked_tiles(const BroadcastPlan& plan);
 // Whether the executor splits `plan` by whole rows only.
 bool keeps_rows_whole(const BroadcastPlan& plan);
+
+// NOTE: [Reduction kernels]: whether jit/ emits the reduction `key` names:
+// out's inner stride unit, an accumulator the combine is defined on (the
+// executor's loops, complex, f16 and bf16 excluded), and for rows no input
+// strided along them.
+bool reduction_kernel_valid(const KernelKey& key);
 
 // NOTE: [Fixed rows]: the longest row that has kernels of its own.
 inline constexpr int kFixedRowMax = 16;

@@ -42,10 +42,20 @@ Shape reduced_shape(const Shape& shape, const std::vector<bool>& reduced, bool k
 
 namespace {
 
+// Whether `outer` and `inner` walk as one: for x, the result and each of
+// the `with` riding operands, the outer stride is the inner one times the
+// inner extent.
+bool walk_as_one(const ReduceLoop& outer, const ReduceLoop& inner, int with) {
+  const auto steps = [&](std::int64_t o, std::int64_t i) { return o == i * inner.extent; };
+  if (!steps(outer.stride, inner.stride) || !steps(outer.out_stride, inner.out_stride)) return false;
+  for (int k = 0; k < with; ++k)
+    if (!steps(outer.with[static_cast<std::size_t>(k)], inner.with[static_cast<std::size_t>(k)])) return false;
+  return true;
+}
+
 // Sorted outer to inner by x's |stride| (the first dim first among equals),
-// then merged: loop i and the next one walk as one when, for x and the
-// result, the outer stride is the inner one times the inner extent.
-std::vector<ReduceLoop> ordered_and_merged(std::vector<ReduceLoop> loops) {
+// then merged where they walk as one.
+std::vector<ReduceLoop> ordered_and_merged(std::vector<ReduceLoop> loops, int with) {
   std::stable_sort(loops.begin(), loops.end(), [](const ReduceLoop& a, const ReduceLoop& b) {
     return std::llabs(a.stride) > std::llabs(b.stride);
   });
@@ -53,8 +63,10 @@ std::vector<ReduceLoop> ordered_and_merged(std::vector<ReduceLoop> loops) {
   for (const ReduceLoop& l : loops) {
     if (!merged.empty()) {
       ReduceLoop& outer = merged.back();
-      if (outer.stride == l.stride * l.extent && outer.out_stride == l.out_stride * l.extent) {
-        outer = {outer.extent * l.extent, l.stride, l.out_stride};
+      if (walk_as_one(outer, l, with)) {
+        const std::int64_t extent = outer.extent * l.extent;
+        outer = l;
+        outer.extent = extent;
         continue;
       }
     }
@@ -70,18 +82,22 @@ std::int64_t product(const std::vector<ReduceLoop>& loops) {
 
 }  // namespace
 
-ReducePlan plan_reduce(const Layout& x, const std::vector<bool>& reduced, const Strides& out_strides) {
+ReducePlan plan_reduce(const Layout& x, const std::vector<bool>& reduced, const Strides& out_strides,
+                       std::span<const Strides> with) {
   std::vector<ReduceLoop> kept, along;
   std::int64_t empty_reduced = 1;
   for (std::size_t d = 0; d < x.shape.size(); ++d) {
     const std::int64_t n = x.shape[d];
     if (n == 0 && reduced[d]) empty_reduced = 0;
     if (n == 1) continue;
-    (reduced[d] ? along : kept).push_back({n, x.strides[d], reduced[d] ? 0 : out_strides[d]});
+    ReduceLoop loop{n, x.strides[d], reduced[d] ? 0 : out_strides[d]};
+    for (std::size_t k = 0; k < with.size(); ++k) loop.with[k] = with[k][d];
+    (reduced[d] ? along : kept).push_back(loop);
   }
   ReducePlan plan;
-  plan.kept = ordered_and_merged(std::move(kept));
-  plan.reduced = ordered_and_merged(std::move(along));
+  plan.with = static_cast<int>(with.size());
+  plan.kept = ordered_and_merged(std::move(kept), plan.with);
+  plan.reduced = ordered_and_merged(std::move(along), plan.with);
   plan.outputs = product(plan.kept);
   plan.count = empty_reduced * product(plan.reduced);
   // The innermost loop is x's smallest |stride|: reduced (rows) unless a

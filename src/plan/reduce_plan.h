@@ -2,12 +2,15 @@
 // loops that walk the input (NOTE: [Reduction plan]).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "bcast/layout.h"
 #include "bcast/reduce.h"
+#include "broadcast_plan.h"
 
 namespace bcast {
 
@@ -21,11 +24,13 @@ std::vector<bool> reduced_dims(const Axes& axes, int rank, std::string_view op);
 Shape reduced_shape(const Shape& shape, const std::vector<bool>& reduced, bool keepdims);
 
 // One loop over x: its extent, x's stride and the result's (0 along a
-// reduced loop), in elements.
+// reduced loop), in elements; and the strides of the operands that ride
+// along (NOTE: [Fused reductions]: the inputs of the expression x is).
 struct ReduceLoop {
   std::int64_t extent = 1;
   std::int64_t stride = 0;
   std::int64_t out_stride = 0;
+  std::array<std::int64_t, kMaxInputs> with{};
 };
 
 // NOTE: [Reduction plan] x's dims of extent other than 1 split into the kept
@@ -45,9 +50,13 @@ struct ReducePlan {
   bool rows = true;
   std::int64_t outputs = 1;  // result elements
   std::int64_t count = 1;    // input elements each one combines
+  int with = 0;              // operands riding along
 };
 
-// `out_strides` are the result's strides in x's dims (0 where reduced).
-ReducePlan plan_reduce(const Layout& x, const std::vector<bool>& reduced, const Strides& out_strides);
+// `out_strides` are the result's strides in x's dims (0 where reduced);
+// `with`, each riding operand's strides in x's dims (0 where it repeats).
+// Two loops merge only where every riding operand's do too.
+ReducePlan plan_reduce(const Layout& x, const std::vector<bool>& reduced, const Strides& out_strides,
+                       std::span<const Strides> with = {});
 
 }  // namespace bcast

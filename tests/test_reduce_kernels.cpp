@@ -1,0 +1,199 @@
+// Reduction kernels (NOTE: [Reduction kernels], NOTE: [Fused reductions]):
+// on random views, expressions, axes and dtypes a reduction run by its JIT
+// kernel gives the bits of the same plan run on the values written out (the
+// fallback), on 1, 2, 3 and 16 threads; the kernels really are the ones
+// that ran; their keys print and parse back.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bcast/bcast.h"
+#include "expr_kernel.h"
+#include "kernel_key.h"
+#include "kernel_provider.h"
+#include "key_codec.h"
+#include "targets.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+struct JitGuard {
+  bool enabled = jit_enabled();
+  JitMode mode = jit_mode();
+  int threads = num_threads();
+  ~JitGuard() {
+    set_jit_enabled(enabled);
+    set_jit_mode(mode);
+    set_num_threads(threads);
+  }
+};
+
+// A random shape of rank 1 to 4 whose extents mix the item sizes' edges
+// (NOTE: [Reduction order]: 512 elements, 32 lanes, 16 indices).
+Shape random_shape(std::mt19937_64& rng) {
+  const std::int64_t extents[] = {1, 2, 3, 5, 16, 17, 31, 32, 33, 100, 511, 512, 513, 1000, 1100};
+  std::uniform_int_distribution<int> rank(1, 4), pick(0, std::size(extents) - 1);
+  for (;;) {
+    Shape s(static_cast<std::size_t>(rank(rng)));
+    std::int64_t n = 1;
+    for (auto& e : s) n *= (e = extents[pick(rng)]);
+    if (n <= 300'000) return s;
+  }
+}
+
+// `shape` with each extent kept or made 1 (a broadcast input), leading dims sometimes dropped.
+Shape broadcast_of(const Shape& shape, std::mt19937_64& rng) {
+  Shape s;
+  const auto drop = std::uniform_int_distribution<std::size_t>(0, shape.size() - 1)(rng);
+  for (std::size_t d = drop; d < shape.size(); ++d) s.push_back(rng() % 3 == 0 ? 1 : shape[d]);
+  return s;
+}
+
+Axes random_axes(int rank, std::mt19937_64& rng) {
+  if (rng() % 5 == 0) return Axes();
+  std::vector<int> axes;
+  for (int d = 0; d < rank; ++d)
+    if (rng() % 2 == 0) axes.push_back(rng() % 2 == 0 ? d : d - rank);
+  return Axes(axes);
+}
+
+struct Case {
+  std::string what;
+  Expr e;
+};
+
+// A reduction of an expression over x (a random strided view) and y (a
+// contiguous broadcast input).
+Case random_case(const TensorView& x, const TensorView& y, std::mt19937_64& rng) {
+  using namespace expr;
+  const Expr a = Expr(x), b = Expr(y);
+  const Axes axes = random_axes(x.rank(), rng);
+  const bool keep = rng() % 2 == 0;
+  const bool numeric = x.dtype() != DType::boolean;
+  switch (rng() % 8) {
+    case 0:
+      return {"sum(x)", sum(a, axes, keep)};
+    case 1:
+      return numeric ? Case{"sum(x*y)", sum(a * b, axes, keep)} : Case{"any(x)", any(a, axes, keep)};
+    case 2:
+      return numeric ? Case{"max(x - y)", amax(a - b, axes, keep)} : Case{"all(x)", all(a, axes, keep)};
+    case 3:
+      return {"min(x)", amin(a, axes, keep)};
+    case 4:
+      return {"any(x > y)", any(apply(Op::gt, a, b), axes, keep)};
+    case 5:
+      return {"all(x != y)", all(apply(Op::ne, a, b), axes, keep)};
+    case 6:
+      return numeric ? Case{"mean(x + y)", mean(a + b, axes, keep)} : Case{"sum(x)", sum(a, axes, keep)};
+    default:
+      return numeric ? Case{"prod(x)", prod(a, axes, keep)} : Case{"max(x)", amax(a, axes, keep)};
+  }
+}
+
+// Look-ups of reduction kernels (hits and misses), and their failures.
+struct Uses {
+  std::uint64_t looked_up = 0, failed = 0;
+};
+Uses reduction_kernel_uses() {
+  Uses u;
+  for (const KernelStats& k : kernel_cache_entries())
+    if (k.key.find(".acc-") != std::string::npos) {
+      u.looked_up += k.hits + k.misses;
+      u.failed += k.failures;
+    }
+  return u;
+}
+
+TEST(ReductionKernels, GiveTheBitsOfTheWrittenValuesOnAnyThreadCount) {
+  JitGuard guard;
+  set_jit_mode(JitMode::sync);
+  std::mt19937_64 rng(20261205);
+  const Uses before = reduction_kernel_uses();
+  for (int trial = 0; trial < 60; ++trial) {
+    const DType d = std::array{DType::f32, DType::f64, DType::i32, DType::u8, DType::boolean}[trial % 5];
+    const Shape shape = random_shape(rng);
+    const test::RandomView x = test::random_view(d, shape, rng, /*allow_strange=*/trial % 3 == 0);
+    test::fill_random(x.view, rng);
+    const Tensor y(d, broadcast_of(shape, rng));
+    test::fill_random(y.view(), rng);
+    const Case c = random_case(x.view, y.view(), rng);
+    const std::string label =
+        c.what + " on " + std::string(dtype_name(d)) + to_string(shape) + ", trial " + std::to_string(trial);
+    set_jit_enabled(false);
+    set_num_threads(1);
+    std::vector<std::uint8_t> want;
+    try {
+      want = test::bytes_of(evaluate(c.e));
+    } catch (const Error& e) {  // min of an empty axis: the same error either way
+      set_jit_enabled(true);
+      EXPECT_THROW(evaluate(c.e), Error) << label;
+      continue;
+    }
+    set_jit_enabled(true);
+    for (int threads : {1, 2, 3, 16}) {
+      set_num_threads(threads);
+      EXPECT_EQ(test::bytes_of(evaluate(c.e)), want) << label << " on " << threads << " threads";
+    }
+  }
+  const Uses after = reduction_kernel_uses();
+  EXPECT_GT(after.looked_up, before.looked_up + 60) << "few reductions ran on a kernel";
+  EXPECT_EQ(after.failed, before.failed);
+}
+
+// The common cases of NOTE: [Fused reductions] run on a kernel, not on the
+// fallback: rows, columns, a broadcast input, a scalar.
+TEST(ReductionKernels, CommonReductionsRunOnTheirKernel) {
+  JitGuard guard;
+  set_jit_enabled(true);
+  set_jit_mode(JitMode::sync);
+  std::mt19937_64 rng(7);
+  Tensor x(DType::f32, {64, 1000}), m(DType::f32, {64, 1});
+  test::fill_random(x.view(), rng);
+  test::fill_random(m.view(), rng);
+  using namespace expr;
+  const Expr cases[] = {sum(Expr(x)), sum(Expr(x), 1), sum(Expr(x), 0), amax(Expr(x) - Expr(m), -1, true),
+                        mean(Expr(x) * 2.0, 0)};
+  for (const Expr& e : cases) {
+    const Uses before = reduction_kernel_uses();
+    (void)evaluate(e);
+    const Uses after = reduction_kernel_uses();
+    EXPECT_EQ(after.looked_up, before.looked_up + 1) << describe(e).passes.front();
+    EXPECT_EQ(after.failed, before.failed) << describe(e).passes.front();
+  }
+}
+
+TEST(ReductionKernels, KeysPrintAndParseBack) {
+  const Target& host = target_for(TargetKind::host);
+  BroadcastPlan plan;
+  plan.type = {DimCode::same, DimCode::expand_b};
+  plan.extents = {8, 1000};
+  plan.strides = {std::vector<std::int64_t>{32, 0}, {1000, 1}, {1, 0}};
+  plan.spans = {std::vector<std::int64_t>{224, 0}, {7000, 999}, {7, 0}};
+  plan.base = {0, 0, 0};
+  const std::vector<LeafType> inputs{{ScalarKind::strong, DType::f32}, {ScalarKind::strong, DType::f32}};
+  for (const ReduceForm form : {ReduceForm::rows, ReduceForm::columns}) {
+    const KernelKey key = make_reduction_kernel_key(host, "x0-x1", inputs, {}, plan, provider::current_codegen_id(),
+                                                    {form, detail::Combine::maximum, DType::f32});
+    const std::string text = key.to_string();
+    EXPECT_THAT(text, ::testing::HasSubstr(form == ReduceForm::rows ? ".uuz.acc-maximum-f32-rows.host."
+                                                                    : ".uuz.acc-maximum-f32-columns.host."));
+    const std::optional<KernelKey> back = parse_kernel_key(text, provider::current_codegen_id());
+    ASSERT_TRUE(back.has_value()) << text;
+    EXPECT_EQ(*back, key);
+    // What no kernel is emitted for does not parse: a sum into bool, or of
+    // or into f32, an f16 accumulator.
+    for (const char* bad : {"acc-add-bool-rows", "acc-or-f32-rows", "acc-maximum-f16-rows", "acc-add-f32-diagonal",
+                            "acc-sum-f32-rows", "acc-add-f32"}) {
+      std::string other = text;
+      other.replace(other.find("acc-"), other.find(".host") - other.find("acc-"), bad);
+      EXPECT_FALSE(parse_kernel_key(other, provider::current_codegen_id()).has_value()) << other;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bcast
