@@ -28,6 +28,7 @@ constexpr std::int64_t kRowItem = kReduceItem;  // elements of one run in a row 
 constexpr std::int64_t kBatchItems = 64;        // NOTE: [Fused reductions]: row items a kernel call fills at most
 constexpr std::int64_t kColumnItem = 16;      // reduced indices in a column item
 constexpr std::int64_t kTile = 4096;          // results one column unit advances together: rows read whole
+constexpr std::int64_t kMinTile = 256;        // ... and the fewest, when tiles are narrowed for threads
 constexpr std::int64_t kSplitFrom = 1 << 15;  // inputs per result from which its items are shared out
 
 // ---- conversions: From's elements, strided, to To's, strided (astype's) ----
@@ -266,7 +267,7 @@ class Run {
       store(lanes[0], offset_of(plan_.kept, plan_.kept.size(), o, true));
       return used;
     };
-    return share_out(plan_.outputs, threads, result);
+    return share_out(plan_.outputs, plan_.count, threads, result);
   }
 
   // ---- columns: the innermost loop kept ----
@@ -274,16 +275,17 @@ class Run {
   int columns(int threads) {
     const ReduceLoop inner = plan_.kept.back();
     const std::size_t outer_loops = plan_.kept.size() - 1;
-    const std::int64_t tiles = (inner.extent + kTile - 1) / kTile;
+    const std::int64_t tile = column_tile(inner.extent, plan_.outputs / inner.extent, threads);
+    const std::int64_t tiles = (inner.extent + tile - 1) / tile;
     const std::int64_t items = (plan_.count + kColumnItem - 1) / kColumnItem;
     const auto result = [&](std::int64_t u, int share) {
       const std::int64_t outer = u / tiles, t = u % tiles;
-      const std::int64_t width = std::min(kTile, inner.extent - t * kTile);
-      const std::int64_t base = offset_of(plan_.kept, outer_loops, outer, false) + t * kTile * inner.stride;
+      const std::int64_t width = std::min(tile, inner.extent - t * tile);
+      const std::int64_t base = offset_of(plan_.kept, outer_loops, outer, false) + t * tile * inner.stride;
       // Item i: values[k] combines the reduced indices [16i, 16i + 16) in order.
       const bool in_place = call_.input == A && inner.stride == 1;
       const auto item = [&](std::int64_t i, T* __restrict values) {
-        if (call_.source != nullptr) return kernel_column_item(outer, t * kTile, width, i, values);
+        if (call_.source != nullptr) return kernel_column_item(outer, t * tile, width, i, values);
         std::vector<S> buffer(in_place ? 0 : static_cast<std::size_t>(width));
         std::fill_n(values, width, R::identity());
         for (std::int64_t j = i * kColumnItem; j < std::min((i + 1) * kColumnItem, plan_.count); ++j) {
@@ -294,20 +296,30 @@ class Run {
       };
       const auto values = std::make_unique<T[]>(static_cast<std::size_t>(width));  // T may be bool
       const int used = combined(items, width, values.get(), share, item);
-      const std::int64_t out_base = offset_of(plan_.kept, outer_loops, outer, true) + t * kTile * inner.out_stride;
+      const std::int64_t out_base = offset_of(plan_.kept, outer_loops, outer, true) + t * tile * inner.out_stride;
       for (std::int64_t k = 0; k < width; ++k) store(values[k], out_base + k * inner.out_stride);
       return used;
     };
-    return share_out(plan_.outputs / inner.extent * tiles, threads, result);
+    return share_out(plan_.outputs / inner.extent * tiles, std::min(tile, inner.extent) * plan_.count, threads, result);
+  }
+
+  // The results a column unit advances together: kTile, or fewer where
+  // that leaves threads idle (a tile's width never changes the bits: each
+  // result's order is its own).
+  static std::int64_t column_tile(std::int64_t width, std::int64_t rows, int threads) {
+    const std::int64_t units = rows * ((width + kTile - 1) / kTile);
+    if (threads <= 1 || units >= threads) return kTile;
+    const std::int64_t per_row = (threads + rows - 1) / rows;
+    return std::max(kMinTile, ((width + per_row - 1) / per_row + 63) / 64 * 64);
   }
 
   // Units (result elements, or column tiles) over the threads: each unit on
   // one thread when there are enough of them, else one unit at a time with
   // its items shared out (the same bits either way).
   template <class Unit>
-  int share_out(std::int64_t units, int threads, const Unit& unit) {
+  int share_out(std::int64_t units, std::int64_t inputs_per_unit, int threads, const Unit& unit) {
     if (threads <= 1 || units >= threads) {
-      if (threads <= 1 || units * plan_.count < kSplitFrom) {
+      if (threads <= 1 || units * inputs_per_unit < kSplitFrom) {
         for (std::int64_t u = 0; u < units; ++u) unit(u, 1);
         return 1;
       }
@@ -317,7 +329,8 @@ class Run {
       });
     }
     int used = 1;
-    for (std::int64_t u = 0; u < units; ++u) used = std::max(used, unit(u, plan_.count >= kSplitFrom ? threads : 1));
+    for (std::int64_t u = 0; u < units; ++u)
+      used = std::max(used, unit(u, inputs_per_unit >= kSplitFrom ? threads : 1));
     return used;
   }
 

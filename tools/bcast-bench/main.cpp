@@ -10,12 +10,13 @@
 #include <random>
 #include <thread>
 
+#include "../timing.h"
 #include "bcast/bcast.h"
 #include "chains.h"
 #include "peers.h"
 #include "probes.h"
+#include "reductions.h"
 #include "stream_add.h"
-#include "../timing.h"
 
 namespace bcast::bench {
 namespace {
@@ -86,10 +87,20 @@ int main(int argc, char** argv) {
   app.add_option("--chains", only_chains,
                  "comma-separated numbers of the expression chains, 1 to 4 (default: all); with --cases none, only them");
   app.add_flag("--json", as_json, "one JSON object per case (and probe), as a JSON array");
+  std::string reductions;
+  app.add_option("--reductions", reductions,
+                 "instead of the cases: the reductions' table (issue 32), 'all' or comma-separated numbers "
+                 "(1 sum(x), 2 axis 0, 3 axis 1, 4 sum(x*y), 5 squared distance, 6 softmax, 7 layer norm, 8 image)");
   app.add_flag("--probes", probes,
                "after the cases, memory probes: write-only bandwidth, tiled and transposed adds written by hand");
   CLI11_PARSE(app, argc, argv);
   const int all = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!reductions.empty()) {
+    nlohmann::json rows = nlohmann::json::array();
+    run_reductions(repeats, all, reductions == "all" ? "" : reductions, as_json ? &rows : nullptr);
+    if (as_json) std::cout << rows.dump(1) << "\n";
+    return 0;
+  }
 
   nlohmann::json out = nlohmann::json::array();
   if (!as_json)

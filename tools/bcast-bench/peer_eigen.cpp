@@ -3,6 +3,7 @@
 // On more than one thread, the Tensor forms on a ThreadPoolDevice
 // (EIGEN_USE_THREADS, set for bcast-bench in tools/CMakeLists.txt).
 #include "peers.h"
+#include "reductions.h"
 
 #include <Eigen/Dense>
 #include <unsupported/Eigen/CXX11/Tensor>
@@ -119,6 +120,64 @@ PeerResult time_eigen(Op op, const TensorView& a, const TensorView& b, const Ten
     case 4: return tensor_broadcast<4>(a, b, out, repeats, threads);
     case 5: return tensor_broadcast<5>(a, b, out, repeats, threads);
     default: return {std::nullopt, "rank above 5"};
+  }
+}
+
+}  // namespace bcast::bench
+
+// ---- reductions (bcast-bench --reductions) ----
+
+namespace bcast::bench {
+
+PeerResult time_eigen_reduction(Reduction r, std::span<const TensorView> in, const TensorView& out, int repeats,
+                                int threads) {
+  using T2 = Eigen::TensorMap<const Eigen::Tensor<float, 2, Eigen::RowMajor>>;
+  using Dims1 = Eigen::array<Eigen::Index, 1>;
+  const Dims1 along_rows{1}, along_columns{0};
+  if (r == Reduction::image) return {std::nullopt, "no u8 form here"};
+  const T2 x(in[0].data_as<const float>(), in[0].shape()[0], in[0].shape()[1]);
+  const Eigen::Index rows = x.dimension(0), cols = x.dimension(1);
+  const Eigen::array<Eigen::Index, 2> column{rows, 1}, spread{1, cols}, down{rows, 1};
+  float* o = out.data_as<float>();
+  Eigen::TensorMap<Eigen::Tensor<float, 0, Eigen::RowMajor>> scalar(o);
+  Eigen::TensorMap<Eigen::Tensor<float, 1, Eigen::RowMajor>> vector(o, out.numel());
+  Eigen::TensorMap<Eigen::Tensor<float, 2, Eigen::RowMajor>> matrix(o, rows, cols);
+  Eigen::Tensor<float, 2, Eigen::RowMajor> per_row(rows, 1), scratch(rows, cols);
+  const auto run = [&](auto&& assign) { return PeerResult{timed_on(threads, repeats, assign), "Tensor reductions"}; };
+  switch (r) {
+    case Reduction::sum_all:
+      return run([&](auto& d) { scalar.device(d) = x.sum(); });
+    case Reduction::sum_columns:
+      return run([&](auto& d) { vector.device(d) = x.sum(along_columns); });
+    case Reduction::sum_rows:
+      return run([&](auto& d) { vector.device(d) = x.sum(along_rows); });
+    case Reduction::dot: {
+      const T2 y(in[1].data_as<const float>(), rows, cols);
+      return run([&](auto& d) { scalar.device(d) = (x * y).sum(); });
+    }
+    case Reduction::squared_distance: {
+      const T2 y(in[1].data_as<const float>(), rows, cols);
+      return run([&](auto& d) { vector.device(d) = (x - y).square().sum(along_rows); });
+    }
+    case Reduction::softmax:  // the row maxima, the exponentials, their sums, the division
+      return run([&](auto& d) {
+        per_row.device(d) = x.maximum(along_rows).reshape(column);
+        matrix.device(d) = (x - per_row.broadcast(spread)).exp();
+        per_row.device(d) = matrix.sum(along_rows).reshape(column);
+        matrix.device(d) = matrix / per_row.broadcast(spread);
+      });
+    case Reduction::layer_norm: {
+      using T1 = Eigen::TensorMap<const Eigen::Tensor<float, 2, Eigen::RowMajor>>;
+      const T1 g(in[1].data_as<const float>(), 1, cols), b(in[2].data_as<const float>(), 1, cols);
+      return run([&](auto& d) {
+        per_row.device(d) = x.mean(along_rows).reshape(column);
+        scratch.device(d) = x - per_row.broadcast(spread);
+        per_row.device(d) = (scratch.square().mean(along_rows) + 1e-5f).rsqrt().reshape(column);
+        matrix.device(d) = scratch * per_row.broadcast(spread) * g.broadcast(down) + b.broadcast(down);
+      });
+    }
+    default:
+      return {std::nullopt, "no form"};
   }
 }
 

@@ -3,8 +3,9 @@
 
 #include <dnnl.hpp>
 
-#include "peers.h"
 #include "../timing.h"
+#include "peers.h"
+#include "reductions.h"
 
 namespace bcast::bench {
 namespace {
@@ -75,6 +76,63 @@ PeerResult time_onednn(Op op, const TensorView& a, const TensorView& b, const Te
       stream.wait();
     }, repeats);
     return {ns, impl};
+  } catch (const dnnl::error& e) {
+    return {std::nullopt, std::string("oneDNN: ") + e.what()};
+  }
+}
+
+}  // namespace bcast::bench
+
+// ---- reductions (bcast-bench --reductions) ----
+
+namespace bcast::bench {
+
+PeerResult time_onednn_reduction(Reduction r, std::span<const TensorView> in, const TensorView& out, int repeats,
+                                 int threads) {
+  if (r == Reduction::dot || r == Reduction::squared_distance || r == Reduction::image)
+    return {std::nullopt, "no single primitive (an elementwise step before the reduction)"};
+  try {
+    omp_set_num_threads(threads);
+    dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    dnnl::stream stream(engine);
+    const auto f32 = dnnl::memory::data_type::f32;
+    const dnnl::memory::dims dims{in[0].shape()[0], in[0].shape()[1]};
+    const dnnl::memory::desc src(dims, f32, dnnl::memory::format_tag::ab);
+    dnnl::memory ms(src, engine, in[0].data());
+    const auto timed = [&](dnnl::primitive prim, const std::unordered_map<int, dnnl::memory>& args,
+                           const std::string& impl) {
+      return PeerResult{median_ns(
+                            [&] {
+                              prim.execute(stream, args);
+                              stream.wait();
+                            },
+                            repeats),
+                        impl};
+    };
+    if (r == Reduction::softmax) {
+      const dnnl::softmax_forward::primitive_desc pd(
+          dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, src, 1), engine);
+      dnnl::memory mo(src, engine, out.data());
+      return timed(dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mo}}, pd.impl_info_str());
+    }
+    if (r == Reduction::layer_norm) {
+      const auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
+      const dnnl::layer_normalization_forward::primitive_desc pd(
+          dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, src, 1e-5f, flags), engine);
+      const dnnl::memory::desc row({dims[1]}, f32, dnnl::memory::format_tag::a);
+      dnnl::memory mo(src, engine, out.data()), mg(row, engine, in[1].data()), mb(row, engine, in[2].data());
+      return timed(dnnl::layer_normalization_forward(pd),
+                   {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mo}, {DNNL_ARG_SCALE, mg}, {DNNL_ARG_SHIFT, mb}},
+                   pd.impl_info_str());
+    }
+    const dnnl::memory::dims kept = r == Reduction::sum_all       ? dnnl::memory::dims{1, 1}
+                                    : r == Reduction::sum_columns ? dnnl::memory::dims{1, dims[1]}
+                                                                  : dnnl::memory::dims{dims[0], 1};
+    const dnnl::memory::desc dst(kept, f32, dnnl::memory::format_tag::ab);
+    const dnnl::reduction::primitive_desc pd(dnnl::reduction::desc(dnnl::algorithm::reduction_sum, src, dst, 0.f, 0.f),
+                                             engine);
+    dnnl::memory mo(dst, engine, out.data());
+    return timed(dnnl::reduction(pd), {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mo}}, pd.impl_info_str());
   } catch (const dnnl::error& e) {
     return {std::nullopt, std::string("oneDNN: ") + e.what()};
   }
