@@ -445,8 +445,10 @@ class NestEmitter {
   // ---- the innermost level ----
 
   // NOTE: [Reduction kernels], rows: the n elements from row_base as items
-  // of kReduceItem, each item's kReduceLanes lanes in registers. Every
-  // address is a running pointer: no index is scaled.
+  // of kReduceItem, each item's kReduceLanes lanes in registers, two items
+  // at a time (two independent chains: a max or min step is several
+  // dependent instructions). Every address is a running pointer: no index
+  // is scaled.
   void emit_items(const PerOperand& row_base, Value* n) {
     constexpr unsigned lanes = kReduceLanes;
     const PartsPerOperand fixed = load_repeated(row_base);
@@ -454,28 +456,8 @@ class NestEmitter {
     for (int k = 1; k < operands_; ++k)
       if (fixed[k].re) splats[k] = splat_parts(b_, lanes, fixed[k]);
     Value* whole = b_.CreateLShr(n, llvm::Log2_64(kReduceItem), "whole_items");
-
-    // Whole items: kReduceItem / kReduceLanes vectors each, out a vector of lanes.
-    CountedLoop items = open_loop(b_, b_.getInt64(0), whole, "items");
-    std::vector<llvm::PHINode*> at;
-    for (int k = 0; k < operands_; ++k) {
-      at.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "item"));
-      at[k]->addIncoming(row_base[k], items.preheader);
-    }
-    const auto [acc, past] = emit_vectors(PerOperand(at.begin(), at.end()), splats, b_.getInt64(kReduceItem / lanes));
-    emit_store(b_, dtype_[0], acc, at[0])->setAlignment(llvm::Align(bytes(0)));
-    PerOperand next{b_.CreateConstInBoundsGEP1_64(element_type_[0], at[0], lanes)};
-    for (int k = 1; k < operands_; ++k) next.push_back(past[k]);
-    for (int k = 0; k < operands_; ++k) at[k]->addIncoming(next[k], b_.GetInsertBlock());
-    BasicBlock* latch = b_.GetInsertBlock();
-    close_loop(b_, items, b_.getInt64(1), /*vectorise=*/false);
-    PerOperand tail;  // where the whole items end
-    for (int k = 0; k < operands_; ++k) {
-      llvm::PHINode* end = b_.CreatePHI(b_.getPtrTy(), 2, "tail");
-      end->addIncoming(row_base[k], items.preheader);
-      end->addIncoming(next[k], latch);
-      tail.push_back(end);
-    }
+    const PerOperand pairs_end = emit_whole_items(row_base, splats, b_.CreateLShr(whole, 1), 2);
+    const PerOperand tail = emit_whole_items(pairs_end, splats, b_.CreateAnd(whole, 1), 1);
 
     // The last item, when the run is not whole items: its whole vectors, then
     // its elements one at a time, element j past them into lane j.
@@ -484,8 +466,8 @@ class NestEmitter {
     BasicBlock* done = block("items_done");
     b_.CreateCondBr(b_.CreateICmpSGT(rest, b_.getInt64(0)), last, done);
     b_.SetInsertPoint(last);
-    const auto [last_acc, elements] = emit_vectors(tail, splats, b_.CreateLShr(rest, llvm::Log2_64(lanes)));
-    emit_store(b_, dtype_[0], last_acc, tail[0])->setAlignment(llvm::Align(bytes(0)));
+    const auto [last_acc, elements] = emit_vectors(tail, splats, b_.CreateLShr(rest, llvm::Log2_64(lanes)), 1);
+    emit_store(b_, dtype_[0], last_acc[0], tail[0])->setAlignment(llvm::Align(bytes(0)));
     CountedLoop one = open_loop(b_, b_.getInt64(0), b_.CreateAnd(rest, lanes - 1), "last_elements");
     std::vector<Parts> in;
     for (int k = 1; k < operands_; ++k)
@@ -496,24 +478,68 @@ class NestEmitter {
     b_.SetInsertPoint(done);
   }
 
-  // `count` vectors of kReduceLanes elements of each input from `from`,
-  // combined in order into an accumulator that starts at the identity;
-  // returns it and each input's position past the last vector.
-  std::pair<Value*, PerOperand> emit_vectors(const PerOperand& from, const PartsPerOperand& splats, Value* count) {
+  // `count` steps of `copies` whole items each from `from`, each item's
+  // lanes stored to out; returns each operand's position after them.
+  PerOperand emit_whole_items(const PerOperand& from, const PartsPerOperand& splats, Value* count, unsigned copies) {
+    constexpr unsigned lanes = kReduceLanes;
+    CountedLoop items = open_loop(b_, b_.getInt64(0), count, copies > 1 ? "item_pairs" : "items");
+    std::vector<llvm::PHINode*> at;
+    for (int k = 0; k < operands_; ++k) {
+      at.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "item"));
+      at[k]->addIncoming(from[k], items.preheader);
+    }
+    const PerOperand start(at.begin(), at.end());
+    const auto accs = emit_vectors(start, splats, b_.getInt64(kReduceItem / lanes), copies).first;
+    PerOperand next;
+    for (int k = 0; k < operands_; ++k) {
+      const std::int64_t item = k == 0 ? lanes : inner_[k] == InnerStride::zero ? 0 : kReduceItem;
+      next.push_back(b_.CreateConstInBoundsGEP1_64(element_type_[k], at[k], item * copies));
+    }
+    for (unsigned c = 0; c < copies; ++c)
+      emit_store(b_, dtype_[0], accs[c], b_.CreateConstInBoundsGEP1_64(element_type_[0], at[0], lanes * c))
+          ->setAlignment(llvm::Align(bytes(0)));
+    for (int k = 0; k < operands_; ++k) at[k]->addIncoming(next[k], b_.GetInsertBlock());
+    BasicBlock* latch = b_.GetInsertBlock();
+    close_loop(b_, items, b_.getInt64(1), /*vectorise=*/false);
+    PerOperand end;
+    for (int k = 0; k < operands_; ++k) {
+      llvm::PHINode* after = b_.CreatePHI(b_.getPtrTy(), 2, "items_end");
+      after->addIncoming(from[k], items.preheader);
+      after->addIncoming(next[k], latch);
+      end.push_back(after);
+    }
+    return end;
+  }
+
+  // `count` vectors of kReduceLanes elements of each input, for `copies`
+  // items kReduceItem elements apart from `from`, combined in order into
+  // one accumulator per item that starts at the identity; returns them and
+  // each input's position past the first item's last vector.
+  std::pair<std::vector<Value*>, PerOperand> emit_vectors(const PerOperand& from, const PartsPerOperand& splats,
+                                                          Value* count, unsigned copies) {
     constexpr unsigned lanes = kReduceLanes;
     Value* identity = body_.identity(b_, lanes);
     CountedLoop loop = open_loop(b_, b_.getInt64(0), count, "vectors");
-    llvm::PHINode* acc = b_.CreatePHI(identity->getType(), 2, "acc");
-    acc->addIncoming(identity, loop.preheader);
+    std::vector<llvm::PHINode*> acc;
+    for (unsigned c = 0; c < copies; ++c) {
+      acc.push_back(b_.CreatePHI(identity->getType(), 2, "acc"));
+      acc[c]->addIncoming(identity, loop.preheader);
+    }
     std::vector<llvm::PHINode*> at(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 1; k < operands_; ++k) {
       at[k] = b_.CreatePHI(b_.getPtrTy(), 2, "vector");
       at[k]->addIncoming(from[k], loop.preheader);
     }
-    std::vector<Parts> in;
-    for (int k = 1; k < operands_; ++k) in.push_back(splats[k].re ? splats[k] : load(k, at[k], lanes));
-    Value* next = body_.accumulate(b_, in, acc, lanes);
-    acc->addIncoming(next, b_.GetInsertBlock());
+    std::vector<Value*> next;
+    for (unsigned c = 0; c < copies; ++c) {
+      std::vector<Parts> in;
+      for (int k = 1; k < operands_; ++k)
+        in.push_back(splats[k].re
+                         ? splats[k]
+                         : load(k, b_.CreateConstInBoundsGEP1_64(element_type_[k], at[k], kReduceItem * c), lanes));
+      next.push_back(body_.accumulate(b_, in, acc[c], lanes));
+    }
+    for (unsigned c = 0; c < copies; ++c) acc[c]->addIncoming(next[c], b_.GetInsertBlock());
     PerOperand stepped(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 1; k < operands_; ++k) {
       stepped[k] =
@@ -522,9 +548,13 @@ class NestEmitter {
     }
     BasicBlock* latch = b_.GetInsertBlock();
     close_loop(b_, loop, b_.getInt64(1), /*vectorise=*/false);
-    llvm::PHINode* result = b_.CreatePHI(identity->getType(), 2, "combined");
-    result->addIncoming(identity, loop.preheader);
-    result->addIncoming(next, latch);
+    std::vector<Value*> result;
+    for (unsigned c = 0; c < copies; ++c) {
+      llvm::PHINode* combined = b_.CreatePHI(identity->getType(), 2, "combined");
+      combined->addIncoming(identity, loop.preheader);
+      combined->addIncoming(next[c], latch);
+      result.push_back(combined);
+    }
     PerOperand past(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 1; k < operands_; ++k) {
       llvm::PHINode* end = b_.CreatePHI(b_.getPtrTy(), 2, "past");

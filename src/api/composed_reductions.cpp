@@ -55,13 +55,9 @@ Expr index_of(const Shape& shape, const std::vector<bool>& along, std::vector<Te
 
 Expr arg_extremum(ReduceOp op, const Expr& x, DType x_dtype, const Shape& shape, const std::vector<bool>& along,
                   const ReduceParams& p, std::vector<Tensor>& owned) {
-  const std::string_view name = reduce_name(op);
-  if (is_complex(x_dtype))
-    detail::fail(ErrorKind::value, "{}: not defined for dtype {} (complex numbers have no order here)", name,
-                 dtype_name(x_dtype));
   const Expr m = op == ReduceOp::argmax ? amax(x, p.axes, true) : amin(x, p.axes, true);
   Expr hit = eq(x, m);
-  if (detail::is_floating_dtype(x_dtype)) hit = hit | (isnan(x) & isnan(m));
+  if (detail::kInexact.contains(x_dtype)) hit = hit | (isnan(x) & isnan(m));
   return amin(where(hit, index_of(shape, along, owned), Expr(std::numeric_limits<std::int64_t>::max())), p.axes,
               p.keepdims);
 }
@@ -79,8 +75,7 @@ Expr without_nan(ReduceOp op, const Expr& x, DType x_dtype, const ReduceParams& 
     }
     default: {  // nanmin, nanmax
       const bool largest = op == ReduceOp::nanmax;
-      if (!detail::is_floating_dtype(x_dtype))
-        return largest ? amax(x, p.axes, p.keepdims) : amin(x, p.axes, p.keepdims);
+      if (!inexact) return largest ? amax(x, p.axes, p.keepdims) : amin(x, p.axes, p.keepdims);
       const Expr filled = where(isnan(x), largest ? -INFINITY : INFINITY, x);
       const Expr extremum = largest ? amax(filled, p.axes, p.keepdims) : amin(filled, p.axes, p.keepdims);
       return where(all(isnan(x), p.axes, p.keepdims), NAN, extremum);

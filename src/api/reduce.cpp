@@ -77,8 +77,7 @@ Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool 
   const std::vector<bool> along = reduced_dims(axes, static_cast<int>(shape.size()), row.name);
   const detail::ReduceDTypes types = detail::reduce_dtypes(op, values_dtype, dtype);
   if (!has_reduce_loop(row.combine, types.accumulator))
-    detail::fail(ErrorKind::value, "{}: not defined for dtype {} (complex numbers have no order here)", row.name,
-                 dtype_name(values_dtype));
+    detail::fail(ErrorKind::value, "{}: not defined for dtype {}", row.name, dtype_name(values_dtype));
   check_not_empty(row, values_dtype, shape, along);
   Tensor out = Tensor::empty(types.result, Layout::contiguous(reduced_shape(shape, along, keepdims)));
   // The values' layout: a plain input's own; an expression's, where evaluate would write them.

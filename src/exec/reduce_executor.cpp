@@ -62,7 +62,7 @@ struct Reducer {
 
   static constexpr bool valid() {
     if (C == Combine::logical_or || C == Combine::logical_and) return A == DType::boolean;
-    if (C == Combine::minimum || C == Combine::maximum) return !detail::is_complex_dtype(A);
+    if (C == Combine::minimum || C == Combine::maximum) return true;    // complex: NumPy's lexicographic order
     return A != DType::boolean && A != DType::f16 && A != DType::bf16;  // halves add in f32
   }
 
@@ -77,6 +77,11 @@ struct Reducer {
       return true;
     else if constexpr (std::is_floating_point_v<T>) {
       return C == Combine::minimum ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+    } else if constexpr (detail::is_complex_v<T>) {  // (inf, inf) orders after every value, (-inf, -inf) before
+      using Part = typename T::value_type;
+      const Part inf =
+          C == Combine::minimum ? std::numeric_limits<Part>::infinity() : -std::numeric_limits<Part>::infinity();
+      return T(inf, inf);
     } else {
       return C == Combine::minimum ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
     }
@@ -103,6 +108,9 @@ struct Reducer {
       const bool a_wins =
           (a != a) | ((b == b) & ((largest ? a > b : a < b) | ((a == b) & (std::signbit(a) != largest))));
       return a_wins ? a : b;
+    } else if constexpr ((C == Combine::minimum || C == Combine::maximum) && detail::is_complex_v<T>) {
+      return detail::complex_ops::binary < C == Combine::maximum ? Op::max
+                                                                 : Op::min > (a, b);  // a NaN wins, then the order
     } else if constexpr (C == Combine::minimum || C == Combine::maximum) {
       return detail::extremum_picks_a<C == Combine::maximum>(a, b) ? a : b;
     } else if constexpr (C == Combine::logical_or) {
