@@ -145,18 +145,21 @@ TEST(ReductionKernels, GiveTheBitsOfTheWrittenValuesOnAnyThreadCount) {
 }
 
 // The common cases of NOTE: [Fused reductions] run on a kernel, not on the
-// fallback: rows, columns, a broadcast input, a scalar.
+// fallback: rows, columns, a broadcast input, a scalar, an image's
+// per-channel mean (narrow columns).
 TEST(ReductionKernels, CommonReductionsRunOnTheirKernel) {
   JitGuard guard;
   set_jit_enabled(true);
   set_jit_mode(JitMode::sync);
   std::mt19937_64 rng(7);
-  Tensor x(DType::f32, {64, 1000}), m(DType::f32, {64, 1});
+  Tensor x(DType::f32, {64, 1000}), m(DType::f32, {64, 1}), image(DType::u8, {48, 64, 3});
   test::fill_random(x.view(), rng);
   test::fill_random(m.view(), rng);
+  test::fill_random(image.view(), rng);
   using namespace expr;
-  const Expr cases[] = {sum(Expr(x)), sum(Expr(x), 1), sum(Expr(x), 0), amax(Expr(x) - Expr(m), -1, true),
-                        mean(Expr(x) * 2.0, 0)};
+  const Expr cases[] = {sum(Expr(x)),           sum(Expr(x), 1),
+                        sum(Expr(x), 0),        amax(Expr(x) - Expr(m), -1, true),
+                        mean(Expr(x) * 2.0, 0), mean(cast(Expr(image), DType::f32), Axes{0, 1}, true)};
   for (const Expr& e : cases) {
     const Uses before = reduction_kernel_uses();
     (void)evaluate(e);
@@ -175,19 +178,28 @@ TEST(ReductionKernels, KeysPrintAndParseBack) {
   plan.spans = {std::vector<std::int64_t>{224, 0}, {7000, 999}, {7, 0}};
   plan.base = {0, 0, 0};
   const std::vector<LeafType> inputs{{ScalarKind::strong, DType::f32}, {ScalarKind::strong, DType::f32}};
-  for (const ReduceForm form : {ReduceForm::rows, ReduceForm::columns}) {
-    const KernelKey key = make_reduction_kernel_key(host, "x0-x1", inputs, {}, plan, provider::current_codegen_id(),
-                                                    {form, detail::Combine::maximum, DType::f32});
+  BroadcastPlan narrow = plan;  // [items, 16, 3]
+  narrow.type = {DimCode::same, DimCode::same, DimCode::expand_b};
+  narrow.extents = {8, 16, 3};
+  narrow.strides = {std::vector<std::int64_t>{3, 0, 1}, {48, 3, 1}, {0, 0, 0}};
+  narrow.spans = {std::vector<std::int64_t>{21, 0, 2}, {336, 45, 2}, {0, 0, 0}};
+  for (const ReduceForm form : {ReduceForm::rows, ReduceForm::columns, ReduceForm::narrow}) {
+    const bool is_narrow = form == ReduceForm::narrow;
+    const KernelKey key =
+        make_reduction_kernel_key(host, "x0-x1", inputs, {}, is_narrow ? narrow : plan, provider::current_codegen_id(),
+                                  {form, detail::Combine::maximum, DType::f32, is_narrow ? 3 : 0});
     const std::string text = key.to_string();
-    EXPECT_THAT(text, ::testing::HasSubstr(form == ReduceForm::rows ? ".uuz.acc-maximum-f32-rows.host."
-                                                                    : ".uuz.acc-maximum-f32-columns.host."));
+    EXPECT_THAT(text, ::testing::HasSubstr(form == ReduceForm::rows      ? ".uuz.acc-maximum-f32-rows.host."
+                                           : form == ReduceForm::columns ? ".uuz.acc-maximum-f32-columns.host."
+                                                                         : ".uuz.acc-maximum-f32-w3.host."));
     const std::optional<KernelKey> back = parse_kernel_key(text, provider::current_codegen_id());
     ASSERT_TRUE(back.has_value()) << text;
     EXPECT_EQ(*back, key);
     // What no kernel is emitted for does not parse: a sum into bool, or of
-    // or into f32, an f16 accumulator.
-    for (const char* bad : {"acc-add-bool-rows", "acc-or-f32-rows", "acc-maximum-f16-rows", "acc-add-f32-diagonal",
-                            "acc-sum-f32-rows", "acc-add-f32"}) {
+    // or into f32, an f16 accumulator, a narrow row of 0 or 17.
+    for (const char* bad :
+         {"acc-add-bool-rows", "acc-or-f32-rows", "acc-maximum-f16-rows", "acc-add-f32-diagonal", "acc-sum-f32-rows",
+          "acc-add-f32", "acc-add-f32-w0", "acc-add-f32-w17", "acc-add-f32-w03"}) {
       std::string other = text;
       other.replace(other.find("acc-"), other.find(".host") - other.find("acc-"), bad);
       EXPECT_FALSE(parse_kernel_key(other, provider::current_codegen_id()).has_value()) << other;

@@ -79,6 +79,7 @@ class NestEmitter {
   // ---- the outer odometer ----
 
   void emit_nest(Value* count, BasicBlock* exit) {
+    if (key_.reduce == ReduceForm::narrow) return emit_narrow_items(count, exit);
     load_levels();
     // Running offsets, the odometer and the remaining count live in allocas;
     // SROA turns them into registers.
@@ -105,6 +106,44 @@ class NestEmitter {
     b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
     b_.SetInsertPoint(carry);
     odometer.emit_step(b_, row, exit);
+  }
+
+  // NOTE: [Reduction kernels], narrow columns: `count` items from the
+  // odometer's start over the levels above the last two, each item's
+  // kColumnItem x w block unrolled into one vector of w accumulators.
+  void emit_narrow_items(Value* count, BasicBlock* exit) {
+    load_levels();
+    const int rows_level = rank_ - 2;
+    const Odometer odometer = outer_odometer(rows_level, field(offsetof(KernelArgs, index), b_.getPtrTy(), "index"));
+    Value* remaining = local("remaining");
+    b_.CreateStore(count, remaining);
+    BasicBlock* item = block("item");
+    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), item, exit);
+    b_.SetInsertPoint(item);
+    const unsigned w = key_.reduce_width;
+    PerOperand at;
+    for (int k = 0; k < operands_; ++k)
+      at.push_back(b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "at"));
+    Value* acc = body_.identity(b_, w);
+    PerOperand row = at;
+    for (std::int64_t r = 0; r < kColumnItem; ++r) {
+      std::vector<Parts> in;
+      for (int k = 1; k < operands_; ++k) {
+        if (inner_[k] == InnerStride::zero)
+          in.push_back(w > 1 ? splat_parts(b_, w, load(k, row[k], 1)) : load(k, row[k], 1));
+        else
+          in.push_back(load(k, row[k], w));
+        row[k] = b_.CreateGEP(element_type_[k], row[k], stride_[k][rows_level], "row");
+      }
+      acc = body_.accumulate(b_, in, acc, w);
+    }
+    emit_store(b_, dtype_[0], acc, at[0])->setAlignment(llvm::Align(bytes(0)));
+    Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
+    b_.CreateStore(left, remaining);
+    BasicBlock* carry = block("carry");
+    b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
+    b_.SetInsertPoint(carry);
+    odometer.emit_step(b_, item, exit);
   }
 
   // NOTE: [Fixed rows]: one loop over the rows, the row unrolled in its body.

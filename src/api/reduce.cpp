@@ -60,9 +60,11 @@ SelectedKernel reduction_kernel(const ExprCall& call, const ReducePlan& plan, co
   if (plan.outputs == 0 || plan.count == 0 || !has_levels || is_complex(call.program().out_dtype) ||
       current_target().kind() != TargetKind::host)
     return {};
-  const ReductionKernel form{.form = plan.rows ? ReduceForm::rows : ReduceForm::columns,
+  const ReduceForm shape = reduction_form(plan);
+  const ReductionKernel form{.form = shape,
                              .combine = reduce.combine,
-                             .accumulator = reduce.accumulator};
+                             .accumulator = reduce.accumulator,
+                             .width = shape == ReduceForm::narrow ? static_cast<int>(plan.kept.back().extent) : 0};
   return select_reduction_kernel(call.structure(), call.input_types(), call.scalar_types(),
                                  fallback_ns_of(call.program()), reduction_kernel_plan(plan), form);
 }

@@ -26,10 +26,30 @@ using detail::Element;
 constexpr int kLanes = kReduceLanes;            // a row item's lanes (kernel_abi.h: the kernels' too)
 constexpr std::int64_t kRowItem = kReduceItem;  // elements of one run in a row item
 constexpr std::int64_t kBatchItems = 64;        // NOTE: [Fused reductions]: row items a kernel call fills at most
-constexpr std::int64_t kColumnItem = 16;      // reduced indices in a column item
 constexpr std::int64_t kTile = 4096;          // results one column unit advances together: rows read whole
 constexpr std::int64_t kMinTile = 256;        // ... and the fewest, when tiles are narrowed for threads
 constexpr std::int64_t kSplitFrom = 1 << 15;  // inputs per result from which its items are shared out
+
+// NOTE: [Reduction kernels]: the loops of `plan` a kernel of `form` runs,
+// outer to inner (reduction_kernel_plan's levels).
+std::vector<ReduceLoop> kernel_loops(const ReducePlan& plan, ReduceForm form) {
+  if (form == ReduceForm::rows) {
+    std::vector<ReduceLoop> loops = plan.kept;
+    loops.insert(loops.end(), plan.reduced.begin(), plan.reduced.end());
+    return loops;
+  }
+  std::vector<ReduceLoop> loops = plan.reduced;
+  if (form == ReduceForm::narrow) {  // the innermost reduced loop as items of kColumnItem indices
+    ReduceLoop items = loops.back();
+    items.extent /= kColumnItem;
+    items.stride *= kColumnItem;
+    for (std::int64_t& w : items.with) w *= kColumnItem;
+    loops.back().extent = kColumnItem;
+    loops.insert(loops.end() - 1, items);
+  }
+  loops.push_back(plan.kept.back());
+  return loops;
+}
 
 // ---- conversions: From's elements, strided, to To's, strided (astype's) ----
 
@@ -139,6 +159,7 @@ class Run {
         out_size_(dtype_size(call.result)),
         serial_(next_serial_.fetch_add(1, std::memory_order_relaxed)) {
     if (call.source != nullptr) levels_ = kernel_levels();
+    narrow_ = call.source != nullptr && reduction_form(plan_) == ReduceForm::narrow;
   }
 
   int run(int threads) {
@@ -355,11 +376,7 @@ class Run {
   KernelLevels kernel_levels() const {
     const BroadcastPlan levels = reduction_kernel_plan(plan_);
     KernelLevels k;
-    k.loops = plan_.rows ? plan_.kept : plan_.reduced;
-    if (plan_.rows)
-      k.loops.insert(k.loops.end(), plan_.reduced.begin(), plan_.reduced.end());
-    else
-      k.loops.push_back(plan_.kept.back());
+    k.loops = kernel_loops(plan_, reduction_form(plan_));
     for (int op = 0; op < levels.operands(); ++op) {
       k.strides.insert(k.strides.end(), levels.strides[op].begin(), levels.strides[op].end());
       k.spans.insert(k.spans.end(), levels.spans[op].begin(), levels.spans[op].end());
@@ -374,11 +391,13 @@ class Run {
                    const std::array<std::int64_t, kMaxInputs>& base, void* out) const {
     const KernelLevels& k = levels_;
     const int rank = k.rank();
+    // A narrow kernel's passes are items: iterations of the levels above its last two.
+    const int counted = rank - (reduction_form(plan_) == ReduceForm::narrow ? 2 : 1);
     std::array<std::int64_t, kMaxRank> extents{}, index{};
     std::array<std::int64_t, kMaxInputs> offset = base;
     for (int l = 0; l < rank; ++l) extents[static_cast<std::size_t>(l)] = k.loops[static_cast<std::size_t>(l)].extent;
     extents[static_cast<std::size_t>(rank - 1)] = extent;
-    for (int l = rank - 1; l-- > 0;) {
+    for (int l = counted; l-- > 0;) {
       const ReduceLoop& loop = k.loops[static_cast<std::size_t>(l)];
       index[static_cast<std::size_t>(l)] = first % loop.extent;
       first /= loop.extent;
@@ -406,16 +425,22 @@ class Run {
 
   // Row item g (of all results' items, result by result) into lanes: from
   // this thread's batch of items, filled by one call when g is not in it.
-  void kernel_row_item(std::int64_t g, std::int64_t per_row, T* lanes) const {
-    struct Batch {
-      std::uint64_t serial = 0;
-      std::int64_t first = 0, last = 0;
-      std::array<S, kBatchItems * kLanes> lanes;
-    };
+  // This thread's batch of items: [first, last) of this call's (serial).
+  struct Batch {
+    std::uint64_t serial = 0;
+    std::int64_t first = 0, last = 0;
+    std::array<S, kBatchItems * kLanes> lanes;
+    bool holds(std::uint64_t call, std::int64_t g) const { return serial == call && g >= first && g < last; }
+  };
+  static Batch& thread_batch() {
     thread_local std::unique_ptr<Batch> held;  // on the heap: a large thread_local would crowd a dlopen'd library's TLS
     if (!held) held = std::make_unique<Batch>();
-    Batch& batch = *held;
-    if (batch.serial != serial_ || g < batch.first || g >= batch.last) {
+    return *held;
+  }
+
+  void kernel_row_item(std::int64_t g, std::int64_t per_row, T* lanes) const {
+    Batch& batch = thread_batch();
+    if (!batch.holds(serial_, g)) {
       const std::int64_t run = g / per_row, c = g % per_row, m = plan_.reduced.back().extent;
       const std::int64_t runs = plan_.outputs * (plan_.count / m);
       static constexpr std::array<std::int64_t, kMaxInputs> kAtZero{};
@@ -438,8 +463,31 @@ class Run {
   // Column item i of the `width` results from kept index `outer`'s element
   // `from` of the inner loop: the identity, then one call combining the
   // reduced indices [16i, 16i + 16) in order.
+  //
+  // Narrow columns (reduction_form): items from this thread's batch, filled
+  // by one call of up to a batch's worth of whole items when i is not in it.
   void kernel_column_item(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i, T* values) const {
+    if (narrow_) {
+      Batch& batch = thread_batch();
+      const std::int64_t items = plan_.count / kColumnItem, g = outer * items + i;
+      if (!batch.holds(serial_, g)) {
+        const std::int64_t n = std::min<std::int64_t>(kBatchItems * kLanes / width, items - i);
+        call_kernel(i, n, 0, width, kept_base(outer, from), batch.lanes.data());
+        batch.serial = serial_;
+        batch.first = g;
+        batch.last = g + n;
+      }
+      const S* item = batch.lanes.data() + (g - batch.first) * width;
+      for (std::int64_t k = 0; k < width; ++k) values[k] = Element<A>::load(item[k]);
+      return;
+    }
     std::fill_n(values, width, R::identity());
+    const std::int64_t first = i * kColumnItem;
+    call_kernel(first, std::min(kColumnItem, plan_.count - first), 0, width, kept_base(outer, from), values);
+  }
+
+  // Each input's element at kept index `outer`'s element `from` of the inner loop.
+  std::array<std::int64_t, kMaxInputs> kept_base(std::int64_t outer, std::int64_t from) const {
     std::array<std::int64_t, kMaxInputs> base{};
     const ReduceLoop& inner = plan_.kept.back();
     for (int k = 0; k < plan_.with; ++k) {
@@ -451,8 +499,7 @@ class Run {
       }
       base[u] = at;
     }
-    const std::int64_t first = i * kColumnItem;
-    call_kernel(first, std::min(kColumnItem, plan_.count - first), 0, width, base, values);
+    return base;
   }
 
   const ReduceCall& call_;
@@ -461,6 +508,7 @@ class Run {
   std::size_t in_size_, out_size_;
   std::uint64_t serial_;  // tells this call's batches from another's (kernel_row_item)
   KernelLevels levels_;
+  bool narrow_ = false;  // the source's kernel is the narrow columns form
   static inline std::atomic<std::uint64_t> next_serial_{1};
 };
 
@@ -495,22 +543,26 @@ RunFn runner(Combine combine, DType accumulator) {
 
 }  // namespace
 
+ReduceForm reduction_form(const ReducePlan& plan) {
+  if (plan.rows) return ReduceForm::rows;
+  const bool narrow =
+      plan.kept.back().extent <= kNarrowWidth && !plan.reduced.empty() && plan.reduced.back().extent % kColumnItem == 0;
+  return narrow ? ReduceForm::narrow : ReduceForm::columns;
+}
+
 BroadcastPlan reduction_kernel_plan(const ReducePlan& plan) {
-  std::vector<ReduceLoop> loops = plan.rows ? plan.kept : plan.reduced;
-  if (plan.rows)
-    loops.insert(loops.end(), plan.reduced.begin(), plan.reduced.end());
-  else
-    loops.push_back(plan.kept.back());
+  const ReduceForm form = reduction_form(plan);
+  const std::vector<ReduceLoop> loops = kernel_loops(plan, form);
   const auto rank = loops.size();
   std::vector<std::int64_t> out(rank, 0);
-  if (plan.rows) {  // each run's items back to back, runs in order
-    std::int64_t step = (plan.reduced.back().extent + kRowItem - 1) / kRowItem * kLanes;
-    for (std::size_t l = rank - 1; l-- > 0;) {
+  out.back() = 1;
+  if (form != ReduceForm::columns) {  // a buffer: each pass's (rows) or item's (narrow) values back to back
+    std::int64_t step = form == ReduceForm::rows ? (plan.reduced.back().extent + kRowItem - 1) / kRowItem * kLanes
+                                                 : plan.kept.back().extent;
+    for (std::size_t l = rank - (form == ReduceForm::rows ? 1 : 2); l-- > 0;) {
       out[l] = step;
       step *= loops[l].extent;
     }
-  } else {
-    out.back() = 1;
   }
   BroadcastPlan levels;
   levels.strides.assign(static_cast<std::size_t>(1 + plan.with), {});

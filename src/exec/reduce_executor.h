@@ -7,6 +7,7 @@
 #include "bcast/dtype.h"
 #include "broadcast_plan.h"
 #include "kernel_abi.h"
+#include "kernel_key.h"
 #include "reduce_plan.h"
 #include "reduction_table.h"
 
@@ -62,11 +63,19 @@ struct ReduceCall {
   const ReduceSource* source = nullptr;  // NOTE: [Fused reductions]: x unread when set
 };
 
-// NOTE: [Reduction kernels]: the levels a reduction kernel runs `plan` on,
-// outer to inner, out first (the accumulator: the kernel's key reads the
-// type and inner strides). Rows: the kept loops, then the reduced ones, out
-// a buffer holding each run's items back to back; columns: the reduced
-// loops, then the kept inner one, out one row of results.
+// NOTE: [Reduction kernels]: the form of kernel `plan` runs on: rows where
+// the innermost loop is reduced; narrow columns where the kept inner loop
+// has at most kNarrowWidth results and the innermost reduced loop whole
+// items; else columns.
+ReduceForm reduction_form(const ReducePlan& plan);
+
+// The levels that form runs `plan` on, outer to inner, out first (the
+// accumulator: the kernel's key reads the type and inner strides). Rows:
+// the kept loops, then the reduced ones, out a buffer holding each run's
+// items back to back; columns: the reduced loops, then the kept inner one,
+// out one row of results; narrow: the reduced loops with the innermost
+// split into items and their kColumnItem indices, then the kept inner one,
+// out a buffer of each item's results back to back.
 BroadcastPlan reduction_kernel_plan(const ReducePlan& plan);
 
 // Whether `combine` has a loop for the accumulator's dtype.

@@ -140,6 +140,7 @@ KernelKey make_reduction_kernel_key(const Target& target, const std::string& str
   key.reduce = reduction.form;
   key.combine = reduction.combine;
   key.accumulator = reduction.accumulator;
+  key.reduce_width = static_cast<std::uint8_t>(reduction.width);
   return key;
 }
 

@@ -87,6 +87,7 @@ struct ReductionKernel {
   ReduceForm form = ReduceForm::rows;
   detail::Combine combine = detail::Combine::add;
   DType accumulator = DType::f32;
+  int width = 0;  // narrow: the kept row's width
 };
 KernelKey make_reduction_kernel_key(const Target& target, const std::string& structure,
                                     const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,

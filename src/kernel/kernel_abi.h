@@ -45,8 +45,16 @@ using KernelFn = void (*)(const KernelArgs*);
 //  - columns: the generic nest, out combined in place (out = out op value),
 //    out's stride 0 along the reduced levels, so that whole rows of out
 //    accumulate in order; the caller fills out with the identity first.
+//  - narrow columns (a kept row of w <= kNarrowWidth values, the key's
+//    reduce_width): whole column items in one call. The last two levels are
+//    the item's kColumnItem reduced indices and the w results (extents
+//    fixed, every input unit or repeated along the w); `count` counts
+//    iterations of the levels above them, one item each, whose w lanes,
+//    combined in order from the identity in one vector, are stored at out.
 inline constexpr int kReduceLanes = 32;
 inline constexpr std::int64_t kReduceItem = 512;
+inline constexpr std::int64_t kColumnItem = 16;
+inline constexpr int kNarrowWidth = 16;
 
 // An expression kernel's scalar j is slot j of KernelArgs::context: its value
 // stored in its program dtype at the slot's start. 16 bytes hold every

@@ -25,7 +25,7 @@ enum class InnerStride : std::uint8_t {
 };
 
 // NOTE: [Reduction kernels]: how a kernel accumulates, or none.
-enum class ReduceForm : std::uint8_t { none, rows, columns };
+enum class ReduceForm : std::uint8_t { none, rows, columns, narrow };
 
 struct ExprKernelSpec;
 using ExprSpecPin = std::shared_ptr<const ExprKernelSpec>;  // NOTE: [Interned ids]
@@ -65,6 +65,7 @@ struct KernelKey {
   ReduceForm reduce = ReduceForm::none;
   detail::Combine combine = detail::Combine::add;
   DType accumulator = DType::f32;
+  std::uint8_t reduce_width = 0;  // narrow: the kept row's width
 
   // Stable and readable (key_codec.h); the LLVM module name and the kernel's symbol:
   //   add.f32.[expand_b,same].uuz.host.znver5.O2.1a2b3c4d

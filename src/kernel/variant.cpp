@@ -11,6 +11,7 @@
 
 #include "expr_kernel.h"
 #include "host_target.h"
+#include "kernel_abi.h"
 #include "short_rows.h"
 
 namespace bcast {
@@ -284,10 +285,12 @@ std::string_view combine_name(detail::Combine c) {
   return "?";
 }
 
-// "acc-<combine>-<accumulator>-<rows|columns>": "acc-add-f32-rows".
+// "acc-<combine>-<accumulator>-<rows|columns|w<width>>": "acc-add-f32-rows", "acc-add-f32-w3".
 std::string print_reduction(const KernelKey& key) {
-  return fmt::format("acc-{}-{}-{}", combine_name(key.combine), dtype_name(key.accumulator),
-                     key.reduce == ReduceForm::rows ? "rows" : "columns");
+  const std::string form = key.reduce == ReduceForm::rows      ? "rows"
+                           : key.reduce == ReduceForm::columns ? "columns"
+                                                               : "w" + std::to_string(key.reduce_width);
+  return fmt::format("acc-{}-{}-{}", combine_name(key.combine), dtype_name(key.accumulator), form);
 }
 
 bool parse_reduction(std::string_view field, KernelKey& key) {
@@ -298,12 +301,20 @@ bool parse_reduction(std::string_view field, KernelKey& key) {
   const auto named =
       std::find_if(kCombineNames.begin(), kCombineNames.end(), [&](const auto& row) { return row.second == name; });
   const std::optional<DType> acc = parse_dtype(field.substr(b + 1, c - b - 1));
-  if (named == kCombineNames.end() || !acc || (form != "rows" && form != "columns")) return false;
+  if (named == kCombineNames.end() || !acc) return false;
   candidate.combine = named->first;
   candidate.accumulator = *acc;
-  candidate.reduce = form == "rows" ? ReduceForm::rows : ReduceForm::columns;
+  int width = 0;
+  if (form.starts_with("w")) {
+    const auto [end, ec] = std::from_chars(form.data() + 1, form.data() + form.size(), width);
+    if (ec != std::errc() || end != form.data() + form.size() || width < 1 || width > kNarrowWidth) return false;
+  } else if (form != "rows" && form != "columns") {
+    return false;
+  }
+  candidate.reduce = form == "rows" ? ReduceForm::rows : form == "columns" ? ReduceForm::columns : ReduceForm::narrow;
+  candidate.reduce_width = static_cast<std::uint8_t>(width);
   if (key.target != TargetKind::host || key.rank == 0 || key.fixed_row != 0 || key.transposed != 0 || key.stream ||
-      !reduction_kernel_valid(candidate))
+      !reduction_kernel_valid(candidate) || print_reduction(candidate) != field)
     return false;
   key = candidate;
   return true;
@@ -344,7 +355,9 @@ bool reduction_kernel_valid(const KernelKey& key) {
   using detail::Combine;
   const DType a = key.accumulator;
   if (key.inner[kOut] != InnerStride::unit || is_complex(a) || a == DType::f16 || a == DType::bf16) return false;
-  if (key.reduce == ReduceForm::rows && any_input_strided(key)) return false;
+  if (key.reduce != ReduceForm::columns && any_input_strided(key)) return false;
+  if ((key.reduce == ReduceForm::narrow) != (key.reduce_width != 0) || key.reduce_width > kNarrowWidth) return false;
+  if (key.reduce == ReduceForm::narrow && key.rank < 3) return false;
   switch (key.combine) {
     case Combine::logical_or:
     case Combine::logical_and:
