@@ -26,6 +26,7 @@ using llvm::Value;
 constexpr std::int64_t kLineBytes = HostTarget::kLineBytes;  // what one streaming store writes
 constexpr std::uint64_t kTransposeBytes = kLineBytes;  // a column of a transposed tile: one line of t ...
 constexpr std::uint64_t kTransposeLanes = 16;  // ... or 16 elements of 1 or 2 bytes (fewer vectors than registers)
+constexpr unsigned kNarrowItems = 4;           // NOTE: [Reduction kernels]: narrow column items a step
 
 // One value per operand (out first), or a row of them.
 using PerOperand = std::vector<Value*>;
@@ -109,41 +110,71 @@ class NestEmitter {
   }
 
   // NOTE: [Reduction kernels], narrow columns: `count` items from the
-  // odometer's start over the levels above the last two, each item's
-  // kColumnItem x w block unrolled into one vector of w accumulators.
+  // pointers given, each item's kColumnItem x w block unrolled into one
+  // vector of w accumulators, kNarrowItems items a step (independent
+  // chains: one item's is a chain of kColumnItem dependent steps).
   void emit_narrow_items(Value* count, BasicBlock* exit) {
     load_levels();
-    const int rows_level = rank_ - 2;
-    const Odometer odometer = outer_odometer(rows_level, field(offsetof(KernelArgs, index), b_.getPtrTy(), "index"));
-    Value* remaining = local("remaining");
-    b_.CreateStore(count, remaining);
-    BasicBlock* item = block("item");
-    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), item, exit);
-    b_.SetInsertPoint(item);
+    Value* groups = b_.CreateUDiv(count, b_.getInt64(kNarrowItems), "groups");
+    const PerOperand after = emit_narrow_loop(base_, groups, kNarrowItems);
+    emit_narrow_loop(after, b_.CreateURem(count, b_.getInt64(kNarrowItems)), 1);
+    b_.CreateBr(exit);
+  }
+
+  // `n` steps of `copies` consecutive items from `from`; returns each
+  // operand's position after them.
+  PerOperand emit_narrow_loop(const PerOperand& from, Value* n, unsigned copies) {
     const unsigned w = key_.reduce_width;
-    PerOperand at;
-    for (int k = 0; k < operands_; ++k)
-      at.push_back(b_.CreateGEP(element_type_[k], base_[k], b_.CreateLoad(b_.getInt64Ty(), odometer.offset[k]), "at"));
-    Value* acc = body_.identity(b_, w);
-    PerOperand row = at;
-    for (std::int64_t r = 0; r < kColumnItem; ++r) {
-      std::vector<Parts> in;
-      for (int k = 1; k < operands_; ++k) {
-        if (inner_[k] == InnerStride::zero)
-          in.push_back(w > 1 ? splat_parts(b_, w, load(k, row[k], 1)) : load(k, row[k], 1));
-        else
-          in.push_back(load(k, row[k], w));
-        row[k] = b_.CreateGEP(element_type_[k], row[k], stride_[k][rows_level], "row");
-      }
-      acc = body_.accumulate(b_, in, acc, w);
+    const int items_level = rank_ - 3, rows_level = rank_ - 2;
+    CountedLoop loop = open_loop(b_, b_.getInt64(0), n, copies > 1 ? "item_groups" : "items");
+    std::vector<llvm::PHINode*> at;
+    for (int k = 0; k < operands_; ++k) {
+      at.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "item"));
+      at[k]->addIncoming(from[k], loop.preheader);
     }
-    emit_store(b_, dtype_[0], acc, at[0])->setAlignment(llvm::Align(bytes(0)));
-    Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), b_.getInt64(1), "left");
-    b_.CreateStore(left, remaining);
-    BasicBlock* carry = block("carry");
-    b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt64(0)), exit, carry);
-    b_.SetInsertPoint(carry);
-    odometer.emit_step(b_, item, exit);
+    // Item c of the step starts c item strides on (out: c rows of w).
+    std::vector<PerOperand> start(copies, PerOperand(at.begin(), at.end()));
+    for (unsigned c = 1; c < copies; ++c)
+      for (int k = 0; k < operands_; ++k)
+        start[c][k] = b_.CreateGEP(element_type_[k], start[c - 1][k], stride_[k][items_level], "next_item");
+    std::vector<PerOperand> row = start;
+    std::vector<Value*> acc(copies, body_.identity(b_, w));
+    for (std::int64_t r = 0; r < kColumnItem; ++r)
+      for (unsigned c = 0; c < copies; ++c) {
+        std::vector<Parts> in;
+        for (int k = 1; k < operands_; ++k) {
+          if (inner_[k] == InnerStride::zero)
+            in.push_back(w > 1 ? splat_parts(b_, w, load(k, row[c][k], 1)) : load(k, row[c][k], 1));
+          else
+            in.push_back(load(k, row[c][k], w));
+          row[c][k] = b_.CreateGEP(element_type_[k], row[c][k], stride_[k][rows_level], "row");
+        }
+        acc[c] = body_.accumulate(b_, in, acc[c], w);
+      }
+    PerOperand next;
+    for (int k = 0; k < operands_; ++k) {
+      Value* out_item = k == 0 ? at[0] : nullptr;
+      if (k == 0) {
+        for (unsigned c = 0; c < copies; ++c) {
+          emit_store(b_, dtype_[0], acc[c], out_item)->setAlignment(llvm::Align(bytes(0)));
+          out_item = b_.CreateConstInBoundsGEP1_64(element_type_[0], out_item, w);
+        }
+        next.push_back(out_item);
+      } else {
+        next.push_back(b_.CreateGEP(element_type_[k], start[copies - 1][k], stride_[k][items_level], "next_step"));
+      }
+    }
+    for (int k = 0; k < operands_; ++k) at[k]->addIncoming(next[k], b_.GetInsertBlock());
+    BasicBlock* latch = b_.GetInsertBlock();
+    close_loop(b_, loop, b_.getInt64(1), /*vectorise=*/false);
+    PerOperand end;
+    for (int k = 0; k < operands_; ++k) {
+      llvm::PHINode* e = b_.CreatePHI(b_.getPtrTy(), 2, "items_end");
+      e->addIncoming(from[k], loop.preheader);
+      e->addIncoming(next[k], latch);
+      end.push_back(e);
+    }
+    return end;
   }
 
   // NOTE: [Fixed rows]: one loop over the rows, the row unrolled in its body.

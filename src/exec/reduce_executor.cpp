@@ -471,7 +471,9 @@ class Run {
       Batch& batch = thread_batch();
       const std::int64_t items = plan_.count / kColumnItem, g = outer * items + i;
       if (!batch.holds(serial_, g)) {
-        const std::int64_t n = std::min<std::int64_t>(kBatchItems * kLanes / width, items - i);
+        // A call stays within one run of the items level (the kernel steps its stride only).
+        const std::int64_t per_run = plan_.reduced.back().extent / kColumnItem;
+        const std::int64_t n = std::min({kBatchItems * kLanes / width, items - i, per_run - i % per_run});
         call_kernel(i, n, 0, width, kept_base(outer, from), batch.lanes.data());
         batch.serial = serial_;
         batch.first = g;

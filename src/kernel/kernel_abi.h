@@ -46,11 +46,13 @@ using KernelFn = void (*)(const KernelArgs*);
 //    out's stride 0 along the reduced levels, so that whole rows of out
 //    accumulate in order; the caller fills out with the identity first.
 //  - narrow columns (a kept row of w <= kNarrowWidth values, the key's
-//    reduce_width): whole column items in one call. The last two levels are
-//    the item's kColumnItem reduced indices and the w results (extents
-//    fixed, every input unit or repeated along the w); `count` counts
-//    iterations of the levels above them, one item each, whose w lanes,
-//    combined in order from the identity in one vector, are stored at out.
+//    reduce_width): whole column items in one call. The last three levels
+//    are the items, each item's kColumnItem reduced indices and the w
+//    results (every input unit or repeated along the w); the call runs
+//    `count` consecutive items of one run of the items level from the
+//    pointers given (the odometer's index is unused), and stores each
+//    item's w lanes, combined in order from the identity in one vector,
+//    at out, item after item.
 inline constexpr int kReduceLanes = 32;
 inline constexpr std::int64_t kReduceItem = 512;
 inline constexpr std::int64_t kColumnItem = 16;
