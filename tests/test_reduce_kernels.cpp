@@ -15,6 +15,8 @@
 #include "kernel_key.h"
 #include "kernel_provider.h"
 #include "key_codec.h"
+#include "reduce_executor.h"
+#include "reduce_plan.h"
 #include "targets.h"
 #include "test_support.h"
 
@@ -170,28 +172,30 @@ TEST(ReductionKernels, CommonReductionsRunOnTheirKernel) {
 }
 
 TEST(ReductionKernels, KeysPrintAndParseBack) {
+  // x - y with y [R, 1]: summed along the rows (rows), along the columns
+  // (columns), and x [64, 3] along its 64 (narrow, the kept row 3 wide).
   const Target& host = target_for(TargetKind::host);
-  BroadcastPlan plan;
-  plan.type = {DimCode::same, DimCode::expand_b};
-  plan.extents = {8, 1000};
-  plan.strides = {std::vector<std::int64_t>{32, 0}, {1000, 1}, {1, 0}};
-  plan.spans = {std::vector<std::int64_t>{224, 0}, {7000, 999}, {7, 0}};
-  plan.base = {0, 0, 0};
   const std::vector<LeafType> inputs{{ScalarKind::strong, DType::f32}, {ScalarKind::strong, DType::f32}};
-  BroadcastPlan narrow = plan;  // [items, 16, 3]
-  narrow.type = {DimCode::same, DimCode::same, DimCode::expand_b};
-  narrow.extents = {8, 16, 3};
-  narrow.strides = {std::vector<std::int64_t>{3, 0, 1}, {48, 3, 1}, {0, 0, 0}};
-  narrow.spans = {std::vector<std::int64_t>{21, 0, 2}, {336, 45, 2}, {0, 0, 0}};
-  for (const ReduceForm form : {ReduceForm::rows, ReduceForm::columns, ReduceForm::narrow}) {
-    const bool is_narrow = form == ReduceForm::narrow;
-    const KernelKey key =
-        make_reduction_kernel_key(host, "x0-x1", inputs, {}, is_narrow ? narrow : plan, provider::current_codegen_id(),
-                                  {form, detail::Combine::maximum, DType::f32, is_narrow ? 3 : 0});
+  struct Form {
+    ReduceForm form;
+    Shape shape;
+    std::vector<bool> reduced;
+    const char* suffix;
+  };
+  for (const Form& f : {Form{ReduceForm::rows, {8, 1000}, {false, true}, ".uuz.acc-maximum-f32-rows.host."},
+                        Form{ReduceForm::columns, {8, 1000}, {true, false}, ".uuz.acc-maximum-f32-columns.host."},
+                        Form{ReduceForm::narrow, {64, 3}, {true, false}, ".uuz.acc-maximum-f32-w3.host."}}) {
+    const Layout x = Layout::contiguous(f.shape);
+    const Strides y{1, 0}, out = f.reduced[0] ? Strides{0, 1} : Strides{1, 0};
+    const std::vector<Strides> with{x.strides, y};
+    const ReducePlan reduction = plan_reduce(x, f.reduced, out, with);
+    ASSERT_EQ(reduction_form(reduction), f.form);
+    const int width = f.form == ReduceForm::narrow ? 3 : 0;
+    const KernelKey key = make_reduction_kernel_key(host, "x0-x1", inputs, {}, reduction_kernel_plan(reduction),
+                                                    provider::current_codegen_id(),
+                                                    {f.form, detail::Combine::maximum, DType::f32, width});
     const std::string text = key.to_string();
-    EXPECT_THAT(text, ::testing::HasSubstr(form == ReduceForm::rows      ? ".uuz.acc-maximum-f32-rows.host."
-                                           : form == ReduceForm::columns ? ".uuz.acc-maximum-f32-columns.host."
-                                                                         : ".uuz.acc-maximum-f32-w3.host."));
+    EXPECT_THAT(text, ::testing::HasSubstr(f.suffix));
     const std::optional<KernelKey> back = parse_kernel_key(text, provider::current_codegen_id());
     ASSERT_TRUE(back.has_value()) << text;
     EXPECT_EQ(*back, key);

@@ -112,12 +112,16 @@ class NestEmitter {
   // NOTE: [Reduction kernels], narrow columns: `count` items from the
   // pointers given, each item's kColumnItem x w block unrolled into one
   // vector of w accumulators, kNarrowItems items a step (independent
-  // chains: one item's is a chain of kColumnItem dependent steps).
+  // chains: one item's is a chain of kColumnItem dependent steps), then the
+  // rest one at a time.
   void emit_narrow_items(Value* count, BasicBlock* exit) {
     load_levels();
-    Value* groups = b_.CreateUDiv(count, b_.getInt64(kNarrowItems), "groups");
-    const PerOperand after = emit_narrow_loop(base_, groups, kNarrowItems);
-    emit_narrow_loop(after, b_.CreateURem(count, b_.getInt64(kNarrowItems)), 1);
+    // A program that runs a math recipe inline (NOTE: [Recipe interleave]) is
+    // long already: one item a step keeps its unrolled copies few.
+    const unsigned copies = body_.interleave() == 0 ? kNarrowItems : 1;
+    Value* groups = b_.CreateUDiv(count, b_.getInt64(copies), "groups");
+    const PerOperand after = emit_narrow_loop(base_, groups, copies);
+    if (copies > 1) emit_narrow_loop(after, b_.CreateURem(count, b_.getInt64(copies)), 1);
     b_.CreateBr(exit);
   }
 
@@ -164,17 +168,7 @@ class NestEmitter {
         next.push_back(b_.CreateGEP(element_type_[k], start[copies - 1][k], stride_[k][items_level], "next_step"));
       }
     }
-    for (int k = 0; k < operands_; ++k) at[k]->addIncoming(next[k], b_.GetInsertBlock());
-    BasicBlock* latch = b_.GetInsertBlock();
-    close_loop(b_, loop, b_.getInt64(1), /*vectorise=*/false);
-    PerOperand end;
-    for (int k = 0; k < operands_; ++k) {
-      llvm::PHINode* e = b_.CreatePHI(b_.getPtrTy(), 2, "items_end");
-      e->addIncoming(from[k], loop.preheader);
-      e->addIncoming(next[k], latch);
-      end.push_back(e);
-    }
-    return end;
+    return close_running(loop, at, from, next);
   }
 
   // NOTE: [Fixed rows]: one loop over the rows, the row unrolled in its body.
@@ -568,13 +562,20 @@ class NestEmitter {
     for (unsigned c = 0; c < copies; ++c)
       emit_store(b_, dtype_[0], accs[c], b_.CreateConstInBoundsGEP1_64(element_type_[0], at[0], lanes * c))
           ->setAlignment(llvm::Align(bytes(0)));
+    return close_running(items, at, from, next);
+  }
+
+  // Closes `loop` (not vectorised), whose running pointers `at` start at
+  // `from` and step to `next`; returns each one's value after the loop.
+  PerOperand close_running(const CountedLoop& loop, const std::vector<llvm::PHINode*>& at, const PerOperand& from,
+                           const PerOperand& next) {
     for (int k = 0; k < operands_; ++k) at[k]->addIncoming(next[k], b_.GetInsertBlock());
     BasicBlock* latch = b_.GetInsertBlock();
-    close_loop(b_, items, b_.getInt64(1), /*vectorise=*/false);
+    close_loop(b_, loop, b_.getInt64(1), /*vectorise=*/false);
     PerOperand end;
     for (int k = 0; k < operands_; ++k) {
       llvm::PHINode* after = b_.CreatePHI(b_.getPtrTy(), 2, "items_end");
-      after->addIncoming(from[k], items.preheader);
+      after->addIncoming(from[k], loop.preheader);
       after->addIncoming(next[k], latch);
       end.push_back(after);
     }

@@ -15,8 +15,9 @@ namespace bcast {
 // (keepdims or not); the elementwise rest then reads those tensors as
 // inputs that broadcast, named r0, r1, ... Softmax's numerator
 // exp(x - amax(x, -1, true)) is two passes: the row maxima, then the rest.
-// A pass reads its input expression's inputs once and never writes its
-// values (NOTE: [Fused reductions]).
+// A pass reads its input expression's inputs once and writes no tensor of
+// its values, but where its reduction kernel is pending or has no form for
+// the layout (NOTE: [Fused reductions]).
 struct ExprPasses {
   Expr rest;                           // the expression with every reduce node replaced
   std::vector<Tensor> results;         // r0, r1, ...: the reductions' results

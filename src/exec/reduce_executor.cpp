@@ -25,7 +25,8 @@ using detail::Element;
 
 constexpr int kLanes = kReduceLanes;            // a row item's lanes (kernel_abi.h: the kernels' too)
 constexpr std::int64_t kRowItem = kReduceItem;  // elements of one run in a row item
-constexpr std::int64_t kBatchItems = 64;        // NOTE: [Fused reductions]: row items a kernel call fills at most
+constexpr std::int64_t kBatchItems =
+    64;  // NOTE: [Fused reductions]: row items a kernel call fills at most (narrow column items: as many values)
 constexpr std::int64_t kTile = 4096;          // results one column unit advances together: rows read whole
 constexpr std::int64_t kMinTile = 256;        // ... and the fewest, when tiles are narrowed for threads
 constexpr std::int64_t kSplitFrom = 1 << 15;  // inputs per result from which its items are shared out
@@ -282,12 +283,12 @@ class Run {
         for (int l = 0; l < kLanes; ++l) lanes[l] = R::combine(lanes[l], Element<A>::load(run[k + l]));
       for (int l = 0; k + l < len; ++l) lanes[l] = R::combine(lanes[l], Element<A>::load(run[k + l]));
     };
-    const auto result = [&](std::int64_t o, int share) {
+    const auto result = [&](std::int64_t o, int share, std::int64_t end) {
       std::array<T, kLanes> lanes;
       const std::int64_t base = offset_of(plan_.kept, plan_.kept.size(), o, false);
       const int used = combined(items, kLanes, lanes.data(), share, [&](std::int64_t i, T* v) {
         if (call_.source != nullptr)
-          kernel_row_item(o * items + i, per_row, v);
+          kernel_row_item(o * items + i, end * items, per_row, v);
         else
           item_at(base, i, v);
       });
@@ -307,7 +308,7 @@ class Run {
     const std::int64_t tile = column_tile(inner.extent, plan_.outputs / inner.extent, threads);
     const std::int64_t tiles = (inner.extent + tile - 1) / tile;
     const std::int64_t items = (plan_.count + kColumnItem - 1) / kColumnItem;
-    const auto result = [&](std::int64_t u, int share) {
+    const auto result = [&](std::int64_t u, int share, std::int64_t /*end*/) {
       const std::int64_t outer = u / tiles, t = u % tiles;
       const std::int64_t width = std::min(tile, inner.extent - t * tile);
       const std::int64_t base = offset_of(plan_.kept, outer_loops, outer, false) + t * tile * inner.stride;
@@ -344,22 +345,25 @@ class Run {
 
   // Units (result elements, or column tiles) over the threads: each unit on
   // one thread when there are enough of them, else one unit at a time with
-  // its items shared out (the same bits either way).
+  // its items shared out (the same bits either way). unit(u, share, end):
+  // `end` bounds the units this thread runs from u on (a batch of row items
+  // need not look past it).
   template <class Unit>
   int share_out(std::int64_t units, std::int64_t inputs_per_unit, int threads, const Unit& unit) {
     if (threads <= 1 || units >= threads) {
       if (threads <= 1 || units * inputs_per_unit < kSplitFrom) {
-        for (std::int64_t u = 0; u < units; ++u) unit(u, 1);
+        for (std::int64_t u = 0; u < units; ++u) unit(u, 1, units);
         return 1;
       }
       const std::int64_t parts = std::min<std::int64_t>(units, 4LL * threads);
       return ThreadPool::instance().run(threads, parts, [&](std::int64_t p) {
-        for (std::int64_t u = share(units, parts, p); u < share(units, parts, p + 1); ++u) unit(u, 1);
+        const std::int64_t end = share(units, parts, p + 1);
+        for (std::int64_t u = share(units, parts, p); u < end; ++u) unit(u, 1, end);
       });
     }
     int used = 1;
     for (std::int64_t u = 0; u < units; ++u)
-      used = std::max(used, unit(u, inputs_per_unit >= kSplitFrom ? threads : 1));
+      used = std::max(used, unit(u, inputs_per_unit >= kSplitFrom ? threads : 1, u + 1));
     return used;
   }
 
@@ -423,9 +427,8 @@ class Run {
     source.fn(&args);
   }
 
-  // Row item g (of all results' items, result by result) into lanes: from
-  // this thread's batch of items, filled by one call when g is not in it.
-  // This thread's batch of items: [first, last) of this call's (serial).
+  // This thread's batch of items: [first, last) of this call's (serial);
+  // kBatchItems row items' lanes, or as many narrow column items' values.
   struct Batch {
     std::uint64_t serial = 0;
     std::int64_t first = 0, last = 0;
@@ -438,11 +441,14 @@ class Run {
     return *held;
   }
 
-  void kernel_row_item(std::int64_t g, std::int64_t per_row, T* lanes) const {
+  // Row item g (of all results' items, result by result) into lanes: from
+  // this thread's batch, filled by one call when g is not in it, up to the
+  // thread's item `end` at most.
+  void kernel_row_item(std::int64_t g, std::int64_t end, std::int64_t per_row, T* lanes) const {
     Batch& batch = thread_batch();
     if (!batch.holds(serial_, g)) {
       const std::int64_t run = g / per_row, c = g % per_row, m = plan_.reduced.back().extent;
-      const std::int64_t runs = plan_.outputs * (plan_.count / m);
+      const std::int64_t runs = end / per_row;  // the runs up to this thread's `end` item
       static constexpr std::array<std::int64_t, kMaxInputs> kAtZero{};
       if (c != 0 || per_row > kBatchItems) {  // part of one run: items [c, c + n)
         const std::int64_t n = std::min(kBatchItems, per_row - c);
@@ -547,8 +553,11 @@ RunFn runner(Combine combine, DType accumulator) {
 
 ReduceForm reduction_form(const ReducePlan& plan) {
   if (plan.rows) return ReduceForm::rows;
+  const ReduceLoop& row = plan.kept.back();
+  const bool vectors =
+      std::all_of(row.with.begin(), row.with.begin() + plan.with, [](std::int64_t s) { return s == 0 || s == 1; });
   const bool narrow =
-      plan.kept.back().extent <= kNarrowWidth && !plan.reduced.empty() && plan.reduced.back().extent % kColumnItem == 0;
+      row.extent <= kNarrowWidth && vectors && !plan.reduced.empty() && plan.reduced.back().extent % kColumnItem == 0;
   return narrow ? ReduceForm::narrow : ReduceForm::columns;
 }
 
@@ -570,7 +579,7 @@ BroadcastPlan reduction_kernel_plan(const ReducePlan& plan) {
   levels.strides.assign(static_cast<std::size_t>(1 + plan.with), {});
   levels.spans.assign(static_cast<std::size_t>(1 + plan.with), {});
   levels.base.assign(static_cast<std::size_t>(1 + plan.with), 0);
-  levels.numel = 1;
+  levels.numel = plan.outputs * plan.count;  // what the call computes, for NOTE: [Waiting rule]
   for (std::size_t l = 0; l < rank; ++l) {
     unsigned repeating = 0;
     for (int k = 0; k <= plan.with; ++k) {
@@ -581,7 +590,6 @@ BroadcastPlan reduction_kernel_plan(const ReducePlan& plan) {
     }
     levels.type.push_back(static_cast<DimCode>(repeating));
     levels.extents.push_back(loops[l].extent);
-    levels.numel *= loops[l].extent;
   }
   return levels;
 }

@@ -40,7 +40,8 @@ namespace bcast {
 // them in registers from the expression's inputs, the plan's riding
 // operands (ReducePlan::with). Rows: batches of up to kBatchItems items
 // into a buffer of lanes, whole runs of the reduced loop or a run's part;
-// columns: one item per call, out the item's row of results. The trees
+// columns: one item per call, out the item's row of results; narrow
+// columns: batches of whole items into a buffer of their results. The trees
 // above the items are the executor's, so the bits are those of the same
 // plan run on the values written out (the fallback: the expression
 // evaluated into x, laid out as the plan says, then reduced).
@@ -65,8 +66,8 @@ struct ReduceCall {
 
 // NOTE: [Reduction kernels]: the form of kernel `plan` runs on: rows where
 // the innermost loop is reduced; narrow columns where the kept inner loop
-// has at most kNarrowWidth results and the innermost reduced loop whole
-// items; else columns.
+// has at most kNarrowWidth results, every input is unit or repeated along
+// it, and the innermost reduced loop is whole items; else columns.
 ReduceForm reduction_form(const ReducePlan& plan);
 
 // The levels that form runs `plan` on, outer to inner, out first (the

@@ -33,10 +33,11 @@ using KernelFn = void (*)(const KernelArgs*);
 // kernel does, then combines each value, converted to the accumulator's
 // dtype, into out (of that dtype) instead of storing it, so that the values
 // a reduction reads never reach memory. It follows NOTE: [Kernel ABI] with
-// one of two forms, both NOTE: [Reduction order]'s items:
+// one of three forms, each NOTE: [Reduction order]'s items:
 //  - rows: each pass of the innermost level (n elements, every input unit
-//    or repeated there) is one run of the reduced loop from its start, cut
-//    into items of kReduceItem elements: item c's kReduceLanes lanes are
+//    or repeated there) is one run of the reduced loop, or a part of one
+//    that starts on an item's boundary (the caller's pointers and extent),
+//    cut into items of kReduceItem elements: item c's kReduceLanes lanes are
 //    written to out[c * kReduceLanes, ...), out being where the pass's
 //    offsets put it (the innermost out stride is unused). Element i of an
 //    item goes to lane i mod kReduceLanes, each lane combined in order from

@@ -110,8 +110,8 @@ bool keeps_rows_whole(const BroadcastPlan& plan);
 
 // NOTE: [Reduction kernels]: whether jit/ emits the reduction `key` names:
 // out's inner stride unit, an accumulator the combine is defined on (the
-// executor's loops, complex, f16 and bf16 excluded), and for rows no input
-// strided along them.
+// executor's loops, complex, f16 and bf16 excluded), and for rows and
+// narrow columns no input strided along their innermost level.
 bool reduction_kernel_valid(const KernelKey& key);
 
 // NOTE: [Fixed rows]: the longest row that has kernels of its own.

@@ -18,20 +18,21 @@ namespace {
 
 struct ReductionCase {
   Reduction what;
+  std::string_view name;  // as the table and the JSON print it (and bcast-bench-reductions.py reads it)
   std::vector<std::pair<DType, Shape>> inputs;
 };
 
 std::vector<ReductionCase> reduction_cases() {
   const std::pair<DType, Shape> x{DType::f32, {4096, 4096}}, r{DType::f32, {4096, 1024}}, row{DType::f32, {1024}};
   return {
-      {Reduction::sum_all, {x}},
-      {Reduction::sum_columns, {x}},
-      {Reduction::sum_rows, {x}},
-      {Reduction::dot, {x, x}},
-      {Reduction::squared_distance, {r, r}},
-      {Reduction::softmax, {r}},
-      {Reduction::layer_norm, {r, row, row}},
-      {Reduction::image, {{DType::u8, {1080, 1920, 3}}}},
+      {Reduction::sum_all, "sum(x)", {x}},
+      {Reduction::sum_columns, "sum(x, axis=0)", {x}},
+      {Reduction::sum_rows, "sum(x, axis=1)", {x}},
+      {Reduction::dot, "sum(x*y)", {x, x}},
+      {Reduction::squared_distance, "sum((r-s)**2, axis=-1)", {r, r}},
+      {Reduction::softmax, "softmax(r)", {r}},
+      {Reduction::layer_norm, "layer_norm(r)", {r, row, row}},
+      {Reduction::image, "image mean/std, normalise", {{DType::u8, {1080, 1920, 3}}}},
   };
 }
 
@@ -102,28 +103,6 @@ std::string cell(const PeerResult& p) { return p.ns ? fmt::format("{:.2f}", *p.n
 
 }  // namespace
 
-std::string_view reduction_name(Reduction r) {
-  switch (r) {
-    case Reduction::sum_all:
-      return "sum(x)";
-    case Reduction::sum_columns:
-      return "sum(x, axis=0)";
-    case Reduction::sum_rows:
-      return "sum(x, axis=1)";
-    case Reduction::dot:
-      return "sum(x*y)";
-    case Reduction::squared_distance:
-      return "sum((r-s)**2, axis=-1)";
-    case Reduction::softmax:
-      return "softmax(r)";
-    case Reduction::layer_norm:
-      return "layer_norm(r)";
-    case Reduction::image:
-      return "image mean/std, normalise";
-  }
-  return "?";
-}
-
 void run_reductions(int repeats, int threads, const std::string& only, nlohmann::json* json) {
   if (!json)
     std::cout << fmt::format(
@@ -136,7 +115,7 @@ void run_reductions(int repeats, int threads, const std::string& only, nlohmann:
   std::mt19937 rng(11);
   std::normal_distribution<float> normal;
   for (const ReductionCase& c : reduction_cases()) {
-    const std::string name(reduction_name(c.what));
+    const std::string name(c.name);
     const std::string number = std::to_string(static_cast<int>(c.what) + 1);
     if (!only.empty() && ("," + only + ",").find("," + number + ",") == std::string::npos) continue;
     std::vector<Tensor> in;

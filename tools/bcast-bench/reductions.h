@@ -27,8 +27,6 @@ enum class Reduction : std::uint8_t {
   image,             // a u8 [1080, 1920, 3] image's per-channel mean and deviation, then (f32(img) - m) / s
 };
 
-std::string_view reduction_name(Reduction r);
-
 // Peers: the case in the library's own fastest form on `in` (the case's
 // inputs in the order above), into `out` (bcast's result's shape).
 PeerResult time_eigen_reduction(Reduction r, std::span<const TensorView> in, const TensorView& out, int repeats,
