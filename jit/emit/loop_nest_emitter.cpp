@@ -439,18 +439,8 @@ class NestEmitter {
     for (int k = 0; k < operands_; ++k) {
       Value* step = k == key_.transposed ? b_.getInt64(1) : stride_[k][rows_level];
       next.push_back(b_.CreateGEP(element_type_[k], row[k], step));
-      row[k]->addIncoming(next[k], b_.GetInsertBlock());
     }
-    BasicBlock* latch = b_.GetInsertBlock();
-    close_loop(b_, rows, b_.getInt64(1));
-    PerOperand end;
-    for (int k = 0; k < operands_; ++k) {
-      llvm::PHINode* at = b_.CreatePHI(b_.getPtrTy(), 2, "rows_end");
-      at->addIncoming(row_base[k], rows.preheader);
-      at->addIncoming(next[k], latch);
-      end.push_back(at);
-    }
-    return end;
+    return close_running(rows, row, row_base, next, /*vectorise=*/true);
   }
 
   // The transpose of a square of vectors: result[p][q] = v[q][p]. Each round
@@ -565,16 +555,16 @@ class NestEmitter {
     return close_running(items, at, from, next);
   }
 
-  // Closes `loop` (not vectorised), whose running pointers `at` start at
-  // `from` and step to `next`; returns each one's value after the loop.
+  // Closes `loop`, whose running pointers `at` start at `from` and step to
+  // `next`; returns each one's value after the loop.
   PerOperand close_running(const CountedLoop& loop, const std::vector<llvm::PHINode*>& at, const PerOperand& from,
-                           const PerOperand& next) {
+                           const PerOperand& next, bool vectorise = false) {
     for (int k = 0; k < operands_; ++k) at[k]->addIncoming(next[k], b_.GetInsertBlock());
     BasicBlock* latch = b_.GetInsertBlock();
-    close_loop(b_, loop, b_.getInt64(1), /*vectorise=*/false);
+    close_loop(b_, loop, b_.getInt64(1), vectorise);
     PerOperand end;
     for (int k = 0; k < operands_; ++k) {
-      llvm::PHINode* after = b_.CreatePHI(b_.getPtrTy(), 2, "items_end");
+      llvm::PHINode* after = b_.CreatePHI(b_.getPtrTy(), 2, "loop_end");
       after->addIncoming(from[k], loop.preheader);
       after->addIncoming(next[k], latch);
       end.push_back(after);
