@@ -5,6 +5,7 @@
 #include "bcast/errors.h"
 #include "bcast/expr.h"
 #include "bcast/runtime.h"
+#include "bcast/views.h"
 #include "dispatch.h"
 #include "error_messages.h"
 #include "expr_call.h"
@@ -43,16 +44,6 @@ Strides strides_in_x(const Layout& out, const std::vector<bool>& along, bool kee
   return in_x;
 }
 
-// An input's strides in the dims of the expression's result (right-aligned
-// as NumPy broadcasts; 0 where it repeats).
-Strides strides_in(const TensorView& input, const Shape& shape) {
-  Strides strides(shape.size(), 0);
-  const std::size_t skip = shape.size() - static_cast<std::size_t>(input.rank());
-  for (std::size_t d = skip; d < shape.size(); ++d)
-    if (input.shape()[d - skip] != 1) strides[d] = input.strides()[d - skip];
-  return strides;
-}
-
 // NOTE: [Fused reductions]: the kernel of the call's form, or none (fn
 // null): not JIT-compiled yet, or a plan, dtype or layout it does not take.
 SelectedKernel reduction_kernel(const ExprCall& call, const ReducePlan& plan, const ReduceCall& reduce) {
@@ -86,7 +77,7 @@ Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool 
   const bool plain = input.node()->kind == NodeKind::input;
   const Layout values = plain ? input.node()->view.layout() : call.new_out_layout();
   std::vector<Strides> with;
-  for (const TensorView& v : call.inputs()) with.push_back(strides_in(v, shape));
+  for (const TensorView& v : call.inputs()) with.push_back(broadcast_to(v, shape).strides());  // 0 where it repeats
   const ReducePlan plan = plan_reduce(values, along, strides_in_x(out.layout(), along, keepdims), with);
   call.check_exponent_inputs(call.inputs(), static_cast<std::int64_t>(plan.outputs * plan.count));
   if (current_target().kind() == TargetKind::ascend_sim) reduction_runs_on_host(row.name);
