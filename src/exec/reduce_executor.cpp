@@ -220,28 +220,58 @@ class Run {
 
   // ---- the tree (NOTE: [Reduction order]) ----
 
+  // No items in memory: the tree reads each through its item().
+  struct NoneHeld {
+    const T* operator()(std::int64_t /*first*/, std::int64_t /*n*/) const { return nullptr; }
+  };
+
   // P(items [first, last)) into slot[0, width), slot[width, ...) as the
-  // deeper levels' scratch; item(i, values) writes item i's values.
-  template <class Item>
-  static void tree(std::int64_t first, std::int64_t last, std::int64_t width, T* slot, const Item& item) {
-    if (last - first == 1) return item(first, slot);
-    const auto h = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(last - first - 1)));
-    tree(first, first + h, width, slot, item);
-    tree(first + h, last, width, slot + width, item);
-    for (std::int64_t l = 0; l < width; ++l) slot[l] = R::combine(slot[l], slot[width + l]);
+  // deeper levels' scratch. item(i, values) writes item i's values;
+  // held(i, n), where not null, points at items [i, i + n) in memory back
+  // to back (a kernel's batch), and a whole subtree combines from there.
+  template <class Item, class Held>
+  static void tree(std::int64_t first, std::int64_t last, std::int64_t width, T* slot, const Item& item,
+                   const Held& held) {
+    const std::int64_t n = last - first;
+    if (n == 1) return item(first, slot);
+    if (std::has_single_bit(static_cast<std::uint64_t>(n)))
+      if (const T* items = held(first, n)) return subtree(items, n, width, slot);
+    const auto h = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(n - 1)));
+    tree(first, first + h, width, slot, item, held);
+    tree(first + h, last, width, slot + width, item, held);
+    combine_into(slot, slot + width, width);
+  }
+
+  // tree() over n items at `items`, n a power of two: pairs pushed on a
+  // binary counter whose levels are slot's, equal sizes combined as they
+  // meet (the same tree, without a call per item).
+  static void subtree(const T* __restrict items, std::int64_t n, std::int64_t width, T* slot) {
+    std::int64_t top = 0;  // partial results on the counter, the oldest at slot
+    for (std::int64_t j = 0; j < n / 2; ++j, ++top) {
+      T* __restrict pair = slot + top * width;
+      const T* __restrict left = items + 2 * j * width;
+      for (std::int64_t l = 0; l < width; ++l) pair[l] = R::combine(left[l], left[width + l]);
+      for (std::int64_t m = j + 1; m % 2 == 0; m /= 2, --top)
+        combine_into(slot + (top - 1) * width, slot + top * width, width);
+    }
+  }
+
+  static void combine_into(T* __restrict a, const T* __restrict b, std::int64_t width) {
+    for (std::int64_t l = 0; l < width; ++l) a[l] = R::combine(a[l], b[l]);
   }
 
   // The tree over `items` items into values[0, width): on this thread, or
   // shared out in chunks of a power of two items when `threads` > 1.
-  template <class Item>
-  int combined(std::int64_t items, std::int64_t width, T* values, int threads, const Item& item) {
+  template <class Item, class Held = NoneHeld>
+  int combined(std::int64_t items, std::int64_t width, T* values, int threads, const Item& item,
+               const Held& held = {}) {
     // A tree over n items is at most bit_width(n) + 1 levels deep; T may be bool.
     const auto levels = [](std::int64_t n) {
       return static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1;
     };
     auto scratch = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(levels(items) * width));
     if (threads <= 1 || items < 2) {
-      tree(0, items, width, scratch.get(), item);
+      tree(0, items, width, scratch.get(), item, held);
       std::copy_n(scratch.get(), width, values);
       return 1;
     }
@@ -252,11 +282,13 @@ class Run {
     const int used = ThreadPool::instance().run(threads, chunks, [&](std::int64_t c) {
       auto own = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(levels(chunk) * width));
       const auto shifted = [&](std::int64_t i, T* v) { item(c * chunk + i, v); };
-      tree(0, std::min(chunk, items - c * chunk), width, own.get(), shifted);
+      const auto shifted_held = [&](std::int64_t i, std::int64_t n) { return held(c * chunk + i, n); };
+      tree(0, std::min(chunk, items - c * chunk), width, own.get(), shifted, shifted_held);
       std::copy_n(own.get(), width, partial.get() + c * width);
     });
-    tree(0, chunks, width, scratch.get(),
-         [&](std::int64_t c, T* v) { std::copy_n(partial.get() + c * width, width, v); });
+    tree(
+        0, chunks, width, scratch.get(),
+        [&](std::int64_t c, T* v) { std::copy_n(partial.get() + c * width, width, v); }, NoneHeld{});
     std::copy_n(scratch.get(), width, values);
     return used;
   }
@@ -286,12 +318,16 @@ class Run {
     const auto result = [&](std::int64_t o, int share, std::int64_t end) {
       std::array<T, kLanes> lanes;
       const std::int64_t base = offset_of(plan_.kept, plan_.kept.size(), o, false);
-      const int used = combined(items, kLanes, lanes.data(), share, [&](std::int64_t i, T* v) {
+      const auto item = [&](std::int64_t i, T* v) {
         if (call_.source != nullptr)
           kernel_row_item(o * items + i, end * items, per_row, v);
         else
           item_at(base, i, v);
-      });
+      };
+      const auto held = [&](std::int64_t i, std::int64_t n) -> const T* {
+        return call_.source != nullptr ? kernel_row_items(o * items + i, n, end * items, per_row) : nullptr;
+      };
+      const int used = combined(items, kLanes, lanes.data(), share, item, held);
       for (int h = kLanes / 2; h >= 1; h /= 2)
         for (int l = 0; l < h; ++l) lanes[l] = R::combine(lanes[l], lanes[l + h]);
       store(lanes[0], offset_of(plan_.kept, plan_.kept.size(), o, true));
@@ -305,9 +341,9 @@ class Run {
   int columns(int threads) {
     const ReduceLoop inner = plan_.kept.back();
     const std::size_t outer_loops = plan_.kept.size() - 1;
-    const std::int64_t tile = column_tile(inner.extent, plan_.outputs / inner.extent, threads);
-    const std::int64_t tiles = (inner.extent + tile - 1) / tile;
     const std::int64_t items = (plan_.count + kColumnItem - 1) / kColumnItem;
+    const std::int64_t tile = column_tile(inner.extent, plan_.outputs / inner.extent, items, threads);
+    const std::int64_t tiles = (inner.extent + tile - 1) / tile;
     const auto result = [&](std::int64_t u, int share, std::int64_t /*end*/) {
       const std::int64_t outer = u / tiles, t = u % tiles;
       const std::int64_t width = std::min(tile, inner.extent - t * tile);
@@ -324,8 +360,11 @@ class Run {
           for (std::int64_t k = 0; k < width; ++k) values[k] = R::combine(values[k], Element<A>::load(run[k]));
         }
       };
+      const auto held = [&](std::int64_t i, std::int64_t n) -> const T* {
+        return call_.source != nullptr ? kernel_column_items(outer, t * tile, width, i, n) : nullptr;
+      };
       const auto values = std::make_unique<T[]>(static_cast<std::size_t>(width));  // T may be bool
-      const int used = combined(items, width, values.get(), share, item);
+      const int used = combined(items, width, values.get(), share, item, held);
       const std::int64_t out_base = offset_of(plan_.kept, outer_loops, outer, true) + t * tile * inner.out_stride;
       for (std::int64_t k = 0; k < width; ++k) store(values[k], out_base + k * inner.out_stride);
       return used;
@@ -334,11 +373,12 @@ class Run {
   }
 
   // The results a column unit advances together: kTile, or fewer where
-  // that leaves threads idle (a tile's width never changes the bits: each
-  // result's order is its own).
-  static std::int64_t column_tile(std::int64_t width, std::int64_t rows, int threads) {
+  // that leaves threads idle and a unit's items are too few to share out
+  // (sharing items keeps each thread on whole rows of x; a tile's width
+  // never changes the bits: each result's order is its own).
+  static std::int64_t column_tile(std::int64_t width, std::int64_t rows, std::int64_t items, int threads) {
     const std::int64_t units = rows * ((width + kTile - 1) / kTile);
-    if (threads <= 1 || units >= threads) return kTile;
+    if (threads <= 1 || units >= threads || items >= threads) return kTile;
     const std::int64_t per_row = (threads + rows - 1) / rows;
     return std::max(kMinTile, ((width + per_row - 1) / per_row + 63) / 64 * 64);
   }
@@ -441,10 +481,10 @@ class Run {
     return *held;
   }
 
-  // Row item g (of all results' items, result by result) into lanes: from
-  // this thread's batch, filled by one call when g is not in it, up to the
-  // thread's item `end` at most.
-  void kernel_row_item(std::int64_t g, std::int64_t end, std::int64_t per_row, T* lanes) const {
+  // Row item g (of all results' items, result by result) in this thread's
+  // batch, filled by one call when g is not in it, up to the thread's item
+  // `end` at most; the batch holds items [g, batch.last).
+  const Batch& kernel_row_batch(std::int64_t g, std::int64_t end, std::int64_t per_row) const {
     Batch& batch = thread_batch();
     if (!batch.holds(serial_, g)) {
       const std::int64_t run = g / per_row, c = g % per_row, m = plan_.reduced.back().extent;
@@ -462,8 +502,23 @@ class Run {
       batch.first = g;
       batch.serial = serial_;
     }
+    return batch;
+  }
+
+  void kernel_row_item(std::int64_t g, std::int64_t end, std::int64_t per_row, T* lanes) const {
+    const Batch& batch = kernel_row_batch(g, end, per_row);
     const S* item = batch.lanes.data() + (g - batch.first) * kLanes;
     for (int l = 0; l < kLanes; ++l) lanes[l] = Element<A>::load(item[l]);
+  }
+
+  // Row items [g, g + n) in place in this thread's batch, or null where the
+  // batch ends first (or its storage is not the accumulator's type).
+  const T* kernel_row_items(std::int64_t g, std::int64_t n, std::int64_t end, std::int64_t per_row) const {
+    if constexpr (std::is_same_v<S, T>) {
+      const Batch& batch = kernel_row_batch(g, end, per_row);
+      if (g + n <= batch.last) return batch.lanes.data() + (g - batch.first) * kLanes;
+    }
+    return nullptr;
   }
 
   // Column item i of the `width` results from kept index `outer`'s element
@@ -474,17 +529,8 @@ class Run {
   // by one call of up to a batch's worth of whole items when i is not in it.
   void kernel_column_item(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i, T* values) const {
     if (narrow_) {
-      Batch& batch = thread_batch();
-      const std::int64_t items = plan_.count / kColumnItem, g = outer * items + i;
-      if (!batch.holds(serial_, g)) {
-        // A call stays within one run of the items level (the kernel steps its stride only).
-        const std::int64_t per_run = plan_.reduced.back().extent / kColumnItem;
-        const std::int64_t n = std::min({kBatchItems * kLanes / width, items - i, per_run - i % per_run});
-        call_kernel(i, n, 0, width, kept_base(outer, from), batch.lanes.data());
-        batch.serial = serial_;
-        batch.first = g;
-        batch.last = g + n;
-      }
+      const std::int64_t g = outer * (plan_.count / kColumnItem) + i;
+      const Batch& batch = kernel_narrow_batch(outer, from, width, i);
       const S* item = batch.lanes.data() + (g - batch.first) * width;
       for (std::int64_t k = 0; k < width; ++k) values[k] = Element<A>::load(item[k]);
       return;
@@ -492,6 +538,36 @@ class Run {
     std::fill_n(values, width, R::identity());
     const std::int64_t first = i * kColumnItem;
     call_kernel(first, std::min(kColumnItem, plan_.count - first), 0, width, kept_base(outer, from), values);
+  }
+
+  // Narrow column item i (as kernel_column_item) in this thread's batch.
+  const Batch& kernel_narrow_batch(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i) const {
+    Batch& batch = thread_batch();
+    const std::int64_t items = plan_.count / kColumnItem, g = outer * items + i;
+    if (!batch.holds(serial_, g)) {
+      // A call stays within one run of the items level (the kernel steps its stride only).
+      const std::int64_t per_run = plan_.reduced.back().extent / kColumnItem;
+      const std::int64_t n = std::min({kBatchItems * kLanes / width, items - i, per_run - i % per_run});
+      call_kernel(i, n, 0, width, kept_base(outer, from), batch.lanes.data());
+      batch.serial = serial_;
+      batch.first = g;
+      batch.last = g + n;
+    }
+    return batch;
+  }
+
+  // Narrow column items [i, i + n) in place in this thread's batch, or null
+  // where the batch ends first (or its storage is not the accumulator's
+  // type, or the form is not narrow).
+  const T* kernel_column_items(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i,
+                               std::int64_t n) const {
+    if constexpr (std::is_same_v<S, T>) {
+      if (!narrow_) return nullptr;
+      const std::int64_t g = outer * (plan_.count / kColumnItem) + i;
+      const Batch& batch = kernel_narrow_batch(outer, from, width, i);
+      if (g + n <= batch.last) return batch.lanes.data() + (g - batch.first) * width;
+    }
+    return nullptr;
   }
 
   // Each input's element at kept index `outer`'s element `from` of the inner loop.
