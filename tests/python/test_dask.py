@@ -98,6 +98,63 @@ def test_reductions_over_chunk_grids_that_do_not_line_up():
         bcast.dask.evaluate("x - mean(x, axis=0)", x=xd)
 
 
+def test_composed_reductions_over_chunk_grids_that_do_not_line_up():
+    """var, std, argmin, argmax and the nan- reductions over chunks, each built
+    of bcast reductions and kernels, against NumPy (with NaN and ties)."""
+    x = RNG.standard_normal((23, 17, 6)) * 3 + 10
+    x[RNG.random(x.shape) < 0.1] = np.nan
+    x[4, :, 2] = np.nan  # a whole lane of NaN
+    for dtype in (np.float32, np.float64):
+        xv = x.astype(dtype)
+        xd = da.from_array(xv, chunks=(5, 9, 4))
+        for axis in (None, 0, 1, (0, 2), -1):
+            for keepdims in (False, True):
+                for name, rtol in (("nansum", 1e-5), ("nanmean", 1e-5), ("nanmin", 0), ("nanmax", 0)):
+                    got = getattr(bcast.dask, name)(xd, axis=axis, keepdims=keepdims).compute()
+                    with np.errstate(all="ignore"), __import__("warnings").catch_warnings():
+                        __import__("warnings").simplefilter("ignore")
+                        want = getattr(np, name)(xv.astype(np.float64), axis=axis, keepdims=keepdims)
+                    assert got.dtype == dtype and got.shape == want.shape, (name, axis)
+                    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-4 if rtol else 0, err_msg=name)
+        clean = np.nan_to_num(xv)
+        cd = da.from_array(clean, chunks=(5, 9, 4))
+        for axis in (None, 0, (1, 2), -1):
+            for ddof, correction in ((0, None), (1, None), (0, 1.5)):
+                for name in ("var", "std"):
+                    got = getattr(bcast.dask, name)(cd, axis=axis, ddof=ddof, correction=correction, keepdims=True)
+                    want = getattr(np, name)(clean.astype(np.float64), axis=axis, keepdims=True,
+                                             ddof=correction if correction is not None else ddof)
+                    assert got.dtype == dtype and got.shape == want.shape
+                    np.testing.assert_allclose(got.compute(), want, rtol=1e-4 if dtype == np.float32 else 1e-12)
+    ints = RNG.integers(-3, 4, (31, 12)).astype(np.int16)  # many ties: the first in C order wins
+    idd = da.from_array(ints, chunks=(7, 5))
+    for axis in (None, 0, 1):
+        for name in ("argmin", "argmax"):
+            got = getattr(bcast.dask, name)(idd, axis=axis).compute()
+            np.testing.assert_array_equal(got, getattr(np, name)(ints, axis=axis), err_msg=f"{name} axis {axis}")
+            assert got.dtype == np.int64
+    with np.errstate(invalid="ignore"):
+        for axis in (None, 0, 1):  # NaN is the extremum, as in NumPy
+            xs = x[:, :, 0]
+            for name in ("argmin", "argmax"):
+                np.testing.assert_array_equal(
+                    getattr(bcast.dask, name)(da.from_array(xs, chunks=(6, 4)), axis=axis).compute(),
+                    getattr(np, name)(xs, axis=axis))
+    np.testing.assert_array_equal(bcast.dask.argmax(idd, axis=1, keepdims=True).compute(),
+                                  np.argmax(ints, axis=1, keepdims=True))
+    np.testing.assert_allclose(bcast.dask.var(idd, axis=0).compute(), np.var(ints, axis=0), rtol=1e-12)
+    assert bcast.dask.var(idd).dtype == np.float64 and bcast.dask.nanmean(idd).dtype == np.float64
+    z = (RNG.standard_normal((14, 9)) + 1j * RNG.standard_normal((14, 9))).astype(np.complex64)
+    zd = da.from_array(z, chunks=(4, 5))
+    got = bcast.dask.var(zd, axis=1, ddof=1)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got.compute(), np.var(z.astype(np.complex128), axis=1, ddof=1), rtol=1e-5)
+    h = RNG.standard_normal((40, 8)).astype(np.float16)
+    got = bcast.dask.std(da.from_array(h, chunks=(9, 3)), axis=0)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.compute(), np.std(h.astype(np.float64), axis=0), rtol=2e-3)
+
+
 def test_what_dask_cannot_chunk_is_said_in_the_error():
     x = da.from_array(np.arange(10.0), chunks=5)
     unknown = x[x > 3]  # chunk sizes known only after computing

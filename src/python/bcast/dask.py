@@ -27,10 +27,11 @@ import dask.array as da
 from dask.base import tokenize
 
 from . import _bcast, _text_and_operands
-from .expr import BINARY, _numpy_dtype
+from .expr import BINARY, _numpy_dtype, dtype_name
+from .reductions import _ddof
 
 __all__ = ["evaluate", "warm", "cache_stats", "set_num_threads", "sum", "prod", "mean", "amax", "amin", "any", "all",
-           *BINARY]
+           "var", "std", "argmin", "argmax", "nansum", "nanmean", "nanmin", "nanmax", *BINARY]
 
 # A result of evaluate(), by name -> what warm() needs to compile its kernels:
 # (text, the output's chunks, name -> (dtype, shape) of each array, numbers).
@@ -80,7 +81,7 @@ def evaluate(expression: "str | Any", **operands: Any) -> da.Array:
     info = _bcast._describe(text, {**{n: _probe(a.dtype, a.shape) for n, a in arrays.items()}, **numbers})
     if info["passes"]:  # a reduction needs every chunk of its input, which one task per output chunk does not see
         raise ValueError(f"bcast.dask.evaluate: {text!r} holds a reduction; reduce the evaluated dask array with "
-                         "bcast.dask.sum, prod, mean, amax, amin, any or all (one bcast reduction per chunk, the "
+                         "bcast.dask.sum, prod, mean, amax, amin, any, all or their kin (one bcast reduction per chunk, the "
                          "partials combined by bcast)")
     out_dtype = _numpy_dtype(info["out_dtype"])
     ndim = len(info["out_shape"])
@@ -112,14 +113,20 @@ def _reduced_dtype(name: str, dtype: Any, asked: Any) -> np.dtype:
     return np.asarray(_bcast._reduce(name, np.zeros(1, dtype), None, False, asked)).dtype
 
 
-def _reduction(name: str, x: Any, axis: Any, keepdims: bool, dtype: Any) -> da.Array:
-    """dask.array.reduction with bcast on each chunk and on the partials (the
-    partials of sum and prod already in the result's dtype, so the combine
-    step adds them as they are)."""
-    array = x if isinstance(x, da.Array) else da.from_array(np.asarray(x), chunks=-1)
+def _dask_array(x: Any) -> da.Array:
+    return x if isinstance(x, da.Array) else da.from_array(np.asarray(x), chunks=-1)
+
+
+def _reduction(name: str, x: Any, axis: Any, keepdims: bool, dtype: Any, partials: str | None = None) -> da.Array:
+    """dask.array.reduction with bcast's `name` on each chunk and bcast's
+    `partials` (`name` unless given: nansum's partials add as sum's) on the
+    partials, those of sum and prod already in the result's dtype, so the
+    combine step adds them as they are."""
+    array = _dask_array(x)
     out_dtype = _reduced_dtype(name, array.dtype, dtype)
+    partials = partials or name
     chunk = partial(_reduce_block, name=name, asked=dtype)
-    again = partial(_reduce_block, name=name, asked=out_dtype if name in ("sum", "prod") else None)
+    again = partial(_reduce_block, name=partials, asked=out_dtype if partials in ("sum", "prod") else None)
     return da.reduction(array, chunk, again, combine=again, axis=axis, keepdims=keepdims, dtype=out_dtype,
                         concatenate=True, name=f"bcast-{name}")
 
@@ -157,15 +164,138 @@ def all(x: Any, axis: Any = None, keepdims: bool = False) -> da.Array:  # noqa: 
 def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> da.Array:
     """bcast's mean over a dask array: the sum (in mean's accumulator: f64 for
     integers, f32 for f16) over the count, in the mean's dtype."""
-    array = x if isinstance(x, da.Array) else da.from_array(np.asarray(x), chunks=-1)
+    array = _dask_array(x)
     out_dtype = _reduced_dtype("mean", array.dtype, dtype)
     accumulator = np.float32 if out_dtype == np.float16 else out_dtype
     total = _reduction("sum", array, axis, keepdims, accumulator)
+    return (total / np.dtype(accumulator).type(_count(array, axis))).astype(out_dtype)
+
+
+def _count(array: da.Array, axis: Any) -> int:
+    """The elements each result of a reduction along `axis` combines."""
     axes = range(array.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
     count = 1
     for a in axes:
         count *= array.shape[a]
-    return (total / np.dtype(accumulator).type(count)).astype(out_dtype)
+    return count
+
+
+# ---- NOTE: [Composed reductions] over chunks: the same steps as bcast's own
+# (src/api/composed_reductions.cpp), each a bcast reduction of chunks and
+# partials or one bcast kernel per chunk.
+
+def _spread(name: str, x: Any, axis: Any, dtype: Any, ddof: float, keepdims: bool,
+            correction: float | None) -> da.Array:
+    """var and std: the mean in the work dtype (f32 for halves, f64 for
+    integers and bool, complex x complex), the squared deviations' sum over
+    max(n - ddof, 0), then for std its square root; then the result's dtype."""
+    ddof = _ddof(ddof, correction)
+    array = _dask_array(x)
+    result = _reduced_dtype(name, array.dtype, dtype)
+    real = np.dtype(np.float32) if result == np.float16 else result
+    work = np.result_type(real, np.complex64) if array.dtype.kind == "c" else real
+    m = mean(array, axis, work, keepdims=True)
+    w = dtype_name(work)
+    squares = evaluate(f"real(({w}(x) - m) * conj({w}(x) - m))" if work.kind == "c" else f"({w}(x) - m) * ({w}(x) - m)",
+                       x=array, m=m)
+    v = _reduction("sum", squares, axis, keepdims, None) / real.type(builtins.max(_count(array, axis) - ddof, 0))
+    spread = evaluate("sqrt(v)", v=v) if name == "std" else v
+    return spread if spread.dtype == result else spread.astype(result)
+
+
+def var(x: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False, *,
+        correction: float | None = None) -> da.Array:
+    """bcast's variance over a dask array, in two passes (the mean, then the
+    squared deviations): NumPy's var, with the Array API's `correction`."""
+    return _spread("var", x, axis, dtype, ddof, keepdims, correction)
+
+
+def std(x: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False, *,
+        correction: float | None = None) -> da.Array:
+    """bcast's standard deviation over a dask array: the square root of var."""
+    return _spread("std", x, axis, dtype, ddof, keepdims, correction)
+
+
+def _arg_extremum(name: str, x: Any, axis: Any, keepdims: bool) -> da.Array:
+    """argmin and argmax through dask.array's arg_reduction: each chunk's
+    extremum and its index (bcast's amin/amax and argmin/argmax), then among
+    the chunks' the extremum with the smallest index (NaN first, as NumPy;
+    chunk order is not C order when axis is None)."""
+    from dask.array.reductions import arg_chunk, arg_reduction
+    extremum = "max" if name == "argmax" else "min"
+    return arg_reduction(_dask_array(x), partial(arg_chunk, _bcast_reduction(extremum), _bcast_reduction(name)),
+                         partial(_arg_partials, extremum, keep=True), partial(_arg_partials, extremum),
+                         axis=axis, keepdims=keepdims)
+
+
+def _bcast_reduction(name: str):
+    def run(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+        return np.asarray(_bcast._reduce(name, x, axis, keepdims, None))
+    run.__name__ = name  # arg_chunk tells argmin from argmax by its argument's name
+    return run
+
+
+def _arg_partials(extremum: str, data: np.ndarray, axis: Any = None, keepdims: bool = False, keep: bool = False,
+                  **_: Any) -> np.ndarray:
+    """Chunks' (vals, arg) partials combined (keep: into partials again, else
+    the indices): the extremum of vals, and the smallest arg that has it (or
+    NaN where the extremum is NaN), as bcast's own argmin/argmax compose it."""
+    vals, arg = data["vals"], data["arg"]
+    along = None if len(axis) == vals.ndim or vals.ndim == 1 else axis[0]
+    m = np.asarray(_bcast._reduce(extremum, vals, along, True, None))
+    hit = "(v == m) | (isnan(v) & isnan(m))" if vals.dtype.kind in "fc" else "v == m"
+    first = np.asarray(_bcast._evaluate(f"amin(where({hit}, a, {np.iinfo(np.int64).max}), axis={_axis_text(along)}, "
+                                        "keepdims=True)", {"v": vals, "m": m, "a": arg}, None))
+    if not keep:
+        return first if keepdims else first.reshape(()) if along is None else first.squeeze(along)
+    result = np.empty(m.shape, dtype=[("vals", m.dtype), ("arg", first.dtype)])
+    result["vals"], result["arg"] = m, first
+    return result
+
+
+def _axis_text(axis: int | None) -> str:
+    return "None" if axis is None else str(axis)
+
+
+def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> da.Array:
+    """The index of the first smallest element over a dask array (C order when axis is None)."""
+    return _arg_extremum("argmin", x, axis, keepdims)
+
+
+def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> da.Array:
+    """The index of the first largest element over a dask array (C order when axis is None)."""
+    return _arg_extremum("argmax", x, axis, keepdims)
+
+
+def nansum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> da.Array:
+    """The sum over a dask array with NaN counted as zero: bcast's nansum per
+    chunk, the partials added by its sum."""
+    return _reduction("nansum", x, axis, keepdims, dtype, partials="sum")
+
+
+def nanmin(x: Any, axis: Any = None, keepdims: bool = False) -> da.Array:
+    """The smallest element that is not NaN (NaN where all are) over a dask array."""
+    return _reduction("nanmin", x, axis, keepdims, None)
+
+
+def nanmax(x: Any, axis: Any = None, keepdims: bool = False) -> da.Array:
+    """The largest element that is not NaN (NaN where all are) over a dask array."""
+    return _reduction("nanmax", x, axis, keepdims, None)
+
+
+def nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> da.Array:
+    """The mean of the elements that are not NaN over a dask array: their sum
+    in mean's accumulator over their count, in the mean's dtype."""
+    array = _dask_array(x)
+    if array.dtype.kind not in "fc":
+        return mean(array, axis, dtype, keepdims)
+    result = _reduced_dtype("nanmean", array.dtype, dtype)
+    accumulator = np.dtype(np.float32) if result == np.float16 else result
+    total = nansum(array, axis, accumulator, keepdims)
+    count = sum(evaluate("x == x", x=array), axis, None, keepdims)
+    real = np.empty(0, accumulator).real.dtype
+    mean_ = evaluate(f"t / {dtype_name(real)}(n)", t=total, n=count)
+    return mean_ if mean_.dtype == result else mean_.astype(result)
 
 
 def _binary(op: str):
