@@ -524,14 +524,104 @@ TEST_F(Ascend, MixedDTypeCallsRunAsExpressions) {
   EXPECT_EQ(trace.fetch, (std::vector<std::string>{"stream", "row"}));
 }
 
-// A reduction has no Ascend-style kernel yet: it runs on the host, and the
-// trace names it (its result the host's).
-TEST_F(Ascend, AReductionRunsOnTheHostAndTheTraceSaysWhy) {
-  Tensor x(DType::f32, Shape{4, 6});
-  for (std::int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = static_cast<float>(i);
-  const Tensor s = sum(x, 1);
-  EXPECT_EQ(s.data_as<float>()[3], 18.0f + 19 + 20 + 21 + 22 + 23);
-  EXPECT_THAT(last_ascend_trace().fallback, HasSubstr("sum: reductions have no Ascend-style kernel yet"));
+// NOTE: [Ascend reductions]: sums, means, max and min along the last dim run
+// on WholeReduceSum/Max/Min, over rows of many lengths (a repeat, less, more,
+// and rows past the 255-block stride that fold in halves), strided and
+// reversed rows, tiles cut small by the UB, with and without double
+// buffering. Max and min equal the host's bit for bit (NaN included); sums
+// and means are within the kernel's order's bound of the host's; and the
+// bits are the same on 1, 3 and 8 blocks.
+TEST_F(Ascend, LastDimReductionsRunOnWholeReduceAndAgreeWithTheHost) {
+  std::mt19937_64 rng(91);
+  const std::int64_t lengths[] = {1, 7, 64, 65, 100, 1000, 2041, 5000};
+  const std::int64_t ub_sizes[] = {16384, 65536, 196608};
+  int cases = 0;
+  for (const std::int64_t m : lengths) {
+    for (const DType dtype : {DType::f32, DType::f16}) {
+      const std::int64_t rows = std::uniform_int_distribution<std::int64_t>(1, 300)(rng);
+      Tensor wide(dtype, Shape{rows, m + 3});  // rows 3 elements apart beyond their length
+      test::fill_random(wide, rng);
+      const TensorView x = rng() % 2 ? index(wide, {Slice{}, Slice{0, m, {}}})
+                                     : index(wide, {Slice{{}, {}, -1}, Slice{1, m + 1, {}}});  // rows reversed
+      if (m > 1 && dtype == DType::f32) test::set(x, m / 2, std::nan(""));                     // row 0: NaN
+      set_setting("BCAST_UB_SIZE", std::to_string(m > 2000 ? ub_sizes[2] : ub_sizes[cases % 3]));
+      set_setting("BCAST_DOUBLE_BUFFER", cases % 2 ? "1" : "0");
+      for (const ReduceOp op : {ReduceOp::sum, ReduceOp::mean, ReduceOp::max, ReduceOp::min}) {
+        const bool exact = op == ReduceOp::max || op == ReduceOp::min;
+        if (dtype == DType::f16 && !exact) continue;  // f16 sums accumulate in f32: the host's (below)
+        std::vector<Tensor> by_blocks;
+        for (const char* blocks : {"1", "3", "8"}) {
+          set_setting("BCAST_BLOCK_NUM", blocks);
+          by_blocks.push_back(reduce(op, x, Axes(-1), false, std::nullopt, 0));
+          const AscendTrace trace = last_ascend_trace();
+          ASSERT_TRUE(trace.fallback.empty()) << trace.fallback << " m " << m;
+          EXPECT_THAT(trace.kernel, HasSubstr("WholeReduce"));
+          for (const AscendBlockTrace& b : trace.blocks) EXPECT_TRUE(b.hazards.empty());
+        }
+        for (const Tensor& t : by_blocks) EXPECT_EQ(test::bytes_of(t), test::bytes_of(by_blocks[0]));
+        set_target("host");
+        const Tensor want = reduce(op, x, Axes(-1), false, std::nullopt, 0);
+        set_target("ascend-sim");
+        const Tensor& got = by_blocks[0];
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const double g = test::get(got, r), w = test::get(want, r);
+          if (std::isnan(w)) {
+            EXPECT_TRUE(std::isnan(g)) << r;
+            continue;
+          }
+          if (exact) {
+            EXPECT_EQ(g, w) << "row " << r << " m " << m;
+            continue;
+          }
+          // Lane by lane, then a tree of 64 lanes: m / 64 + 6 roundings of the sum of |x|.
+          double magnitude = 0;
+          for (std::int64_t j = 0; j < m; ++j) magnitude += std::abs(test::get(x, r * m + j));
+          const double bound = 2 * (static_cast<double>(m) / 64 + 7) * std::ldexp(1.0, -24) * magnitude;
+          EXPECT_LE(std::abs(g - w), bound * (op == ReduceOp::mean ? 1.0 / static_cast<double>(m) : 1.0) + 1e-30)
+              << "row " << r << " m " << m;
+        }
+        ++cases;
+      }
+    }
+  }
+  EXPECT_GE(cases, 40);
+}
+
+// What the kernel cannot take runs on the host, its result the host's, and
+// the trace and the log say why, naming the reduction and what is missing.
+TEST_F(Ascend, ReductionsTheKernelCannotTakeRunOnTheHostAndTheTraceSaysWhy) {
+  const Tensor x = test::make(DType::f32, Shape{4, 6},
+                              {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23});
+  const Tensor i = test::make(DType::i32, Shape{2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor h = test::make(DType::f16, Shape{2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto fallback = [] { return last_ascend_trace().fallback; };
+  EXPECT_EQ(test::get(sum(x, 0), 5), 5.0 + 11 + 17 + 23);
+  EXPECT_THAT(fallback(), HasSubstr("sum: the kernel reduces along the last dim"));
+  EXPECT_EQ(test::get(prod(x, 1), 0), 0.0);
+  EXPECT_THAT(fallback(), HasSubstr("prod: no WholeReduce instruction"));
+  EXPECT_EQ(test::get(sum(i, 1), 1), 15.0);
+  EXPECT_THAT(fallback(), HasSubstr("sum of i32 accumulates in i64 and gives i64: the kernel has no Cast step"));
+  EXPECT_EQ(test::get(sum(h, 1), 1), 15.0);
+  EXPECT_THAT(fallback(), HasSubstr("sum of f16 accumulates in f32"));
+  EXPECT_EQ(test::get(bcast::max(i, 1), 1), 6.0);
+  EXPECT_THAT(fallback(), HasSubstr("max: 910b has no WholeReduceMax for int32_t"));
+  {  // (the expression's values then run on the simulator: the log keeps the reason)
+    const test::LogCapture log(logging::core());
+    const auto level = logging::core().level();
+    logging::core().set_level(spdlog::level::debug);
+    EXPECT_EQ(test::get(evaluate(expr::sum(Expr(x) * 2.0, 1)), 0), 30.0);
+    logging::core().set_level(level);
+    EXPECT_EQ(log.count("sum of an expression: the reduction kernel reads a tensor"), 1) << log.text();
+  }
+  set_setting("BCAST_UB_SIZE", "16384");
+  Tensor long_rows(DType::f32, Shape{2, 5000});
+  std::fill_n(long_rows.data_as<float>(), long_rows.numel(), 0.5f);
+  EXPECT_EQ(test::get(sum(long_rows, 1), 1), 2500.0);
+  EXPECT_THAT(fallback(), HasSubstr("sum: a row of 20000 bytes and its result do not fit the 16384-byte UB"));
+  set_setting("BCAST_UB_SIZE", "auto");
+  set_setting("BCAST_ASCEND_PRODUCT", "310p");
+  EXPECT_EQ(test::get(sum(x, 1), 3), 18.0 + 19 + 20 + 21 + 22 + 23);
+  EXPECT_THAT(fallback(), HasSubstr("sum: 310p has no WholeReduceSum for float"));
 }
 
 }  // namespace

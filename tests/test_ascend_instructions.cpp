@@ -309,6 +309,92 @@ TEST(AscendInstructions, CountFormMasksTheLastRepeat) {
   EXPECT_EQ(run(ub, {.instr = Instr::Adds, .dtype = DType::f32, .dst = 0x8000, .src0 = 0, .count = 64 * 255 + 1}).instructions, 2);
 }
 
+// WholeReduceSum's worked example: 512 halves, mask 128, 4 repeats, the
+// results one after another (dstRepStride 1, srcRepStride 8).
+TEST(AscendInstructions, WholeReduceSumHalfFourRepeats) {
+  Ub ub;
+  for (int i = 0; i < 512; ++i)
+    ub.set<std::uint16_t>(0, i, half(static_cast<float>(i % 8)));  // each repeat sums to 448
+  const VectorIssue issue = run(ub, {.instr = Instr::WholeReduceSum,
+                                     .dtype = DType::f16,
+                                     .dst = 0x1000,
+                                     .src0 = 0,
+                                     .mask = Mask::first(128),
+                                     .repeat_times = 4,
+                                     .params = {.dst_rep = 1, .src0_rep = 8}});
+  ASSERT_EQ(issue.error, "");
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(ub.get<std::uint16_t>(0x1000, r), half(448.0f)) << r;
+  EXPECT_EQ(ub.get<std::uint16_t>(0x1000, 4), 0x7777u);  // nothing past the last result
+  EXPECT_EQ(issue.writes[0].end, 0x1000 + 4 * 2);
+  EXPECT_EQ(issue.repeats, 4);
+}
+
+// The sum is a tree of neighbours, as the page says: 1e8, 1, -1e8, 1 gives
+// (1e8 + 1) + (-1e8 + 1) = 0 in float, where adding in order gives 1; a lane
+// the mask drops counts as zero.
+TEST(AscendInstructions, WholeReduceSumAddsNeighboursFirst) {
+  Ub ub;
+  const float values[] = {1e8f, 1.0f, -1e8f, 1.0f, 5.0f};
+  for (int i = 0; i < 5; ++i) ub.set<float>(0, i, values[i]);
+  ASSERT_EQ(run(ub, {.instr = Instr::WholeReduceSum,
+                     .dtype = DType::f32,
+                     .dst = 0x400,
+                     .src0 = 0,
+                     .mask = Mask::first(4),
+                     .repeat_times = 1,
+                     .params = {.dst_rep = 1}})
+                .error,
+            "");
+  EXPECT_EQ(ub.get<float>(0x400, 0), 0.0f);
+  ASSERT_EQ(run(ub, {.instr = Instr::WholeReduceSum,
+                     .dtype = DType::f32,
+                     .dst = 0x400,
+                     .src0 = 0,
+                     .mask = Mask::of_bits(0b11010, 0),
+                     .repeat_times = 1,
+                     .params = {.dst_rep = 1}})
+                .error,
+            "");
+  EXPECT_EQ(ub.get<float>(0x400, 0), ((0.0f + 1.0f) + (0.0f + 1.0f)) + (5.0f + 0.0f));  // lanes 1, 3 and 4
+}
+
+// WholeReduceMax/Min (ORDER_ONLY_VALUE): the largest (smallest) kept element
+// of each repeat, a NaN over any number; rows 16 blocks apart, results 2 apart.
+TEST(AscendInstructions, WholeReduceMaxAndMinTakeTheKeptExtremum) {
+  Ub ub;
+  for (int r = 0; r < 3; ++r)
+    for (int i = 0; i < 64; ++i) ub.set<float>(r * 512, i, static_cast<float>((i * 37 + r) % 64) - 20.0f);
+  ub.set<float>(512, 9, std::nanf(""));
+  const auto order = static_cast<std::uint8_t>(ReduceOrder::only_value);
+  ASSERT_EQ(run(ub, {.instr = Instr::WholeReduceMax,
+                     .dtype = DType::f32,
+                     .dst = 0x2000,
+                     .src0 = 0,
+                     .mask = Mask::first(64),
+                     .repeat_times = 3,
+                     .params = {.dst_rep = 2, .src0_rep = 16},
+                     .mode = order})
+                .error,
+            "");
+  EXPECT_EQ(ub.get<float>(0x2000, 0), 43.0f);
+  EXPECT_TRUE(std::isnan(ub.get<float>(0x2000, 2)));
+  EXPECT_EQ(ub.get<float>(0x2000, 4), 43.0f);
+  EXPECT_EQ(ub.get<std::uint32_t>(0x2000, 1), 0x77777777u);  // between results: untouched
+  ASSERT_EQ(run(ub, {.instr = Instr::WholeReduceMin,
+                     .dtype = DType::f32,
+                     .dst = 0x2000,
+                     .src0 = 0,
+                     .mask = Mask::first(10),
+                     .repeat_times = 1,
+                     .params = {.dst_rep = 1},
+                     .mode = order})
+                .error,
+            "");
+  float smallest = 1e9f;
+  for (int i = 0; i < 10; ++i) smallest = std::min(smallest, static_cast<float>((i * 37) % 64) - 20.0f);
+  EXPECT_EQ(ub.get<float>(0x2000, 0), smallest);
+}
+
 // DataCopy with strides: the first 2 KB of each of 16 rows of 16 KB floats:
 // 16 blocks of 64 (32-byte) blocks, a source gap of 448 blocks.
 TEST(AscendInstructions, DataCopyStridedRows) {
@@ -426,13 +512,17 @@ VectorCall with(VectorCall c, const std::function<void(VectorCall&)>& change) {
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
       {"AddHasNoInt8", [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.dtype = DType::i8; })); },
-       "Add<int8_t>(dst 0x200, src0 0x0, src1 0x100, mask 64, repeat 1, blk 1/1/1, rep 8/8/8): 910b has no Add for int8_t"},
-      {"DivHasNoInt32", [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.instr = Instr::Div, c.dtype = DType::i32; })); },
+       "Add<int8_t>(dst 0x200, src0 0x0, src1 0x100, mask 64, repeat 1, blk 1/1/1, rep 8/8/8): 910b has no Add for "
+       "int8_t"},
+      {"DivHasNoInt32",
+       [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.instr = Instr::Div, c.dtype = DType::i32; })); },
        "910b has no Div for int32_t"},
       {"NoDoubleAnywhere", [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.dtype = DType::f64; })); },
        "910b has no Add for f64"},
       {"No310pBf16Brcb",
-       [](Ub& ub) { return vector(ub, {.instr = Instr::Brcb, .dtype = DType::bf16, .dst = 0x100, .repeat_times = 1}, p310()); },
+       [](Ub& ub) {
+         return vector(ub, {.instr = Instr::Brcb, .dtype = DType::bf16, .dst = 0x100, .repeat_times = 1}, p310());
+       },
        "310p has no Brcb for bfloat16_t"},
       {"Int32CompareIsEqOnly",
        [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.instr = Instr::Compare, c.dtype = DType::i32; })); },
@@ -456,19 +546,54 @@ const std::vector<Rule>& rules() {
       {"PastTheUb", [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.dst = 192 * 1024 - 128; })); },
        "dst range [0x2ff80, 0x30080) overflows the 196608-byte UB"},
       {"BrcbInPlace",
-       [](Ub& ub) { return vector(ub, {.instr = Instr::Brcb, .dtype = DType::f32, .dst = 0x100, .src0 = 0x100, .repeat_times = 1}); },
+       [](Ub& ub) {
+         return vector(ub, {.instr = Instr::Brcb, .dtype = DType::f32, .dst = 0x100, .src0 = 0x100, .repeat_times = 1});
+       },
        "Brcb's src0 and dst must not be the same"},
       {"NoDataCopyPadOn310p",
        [](Ub& ub) { return copy(ub, {.instr = Instr::DataCopyPad, .operand = 1, .block_len = 8}, p310()); },
        "310p has no DataCopyPad; DataCopy moves whole 32-byte blocks"},
-      {"CopyBlockCountAbove4095",
-       [](Ub& ub) { return copy(ub, {.operand = 1, .block_count = 4096, .block_len = 1}); },
+      {"CopyBlockCountAbove4095", [](Ub& ub) { return copy(ub, {.operand = 1, .block_count = 4096, .block_len = 1}); },
        "block count 4096 is outside 1 .. 4095"},
       {"CopyMisalignedUb", [](Ub& ub) { return copy(ub, {.ub = 0x10, .operand = 1, .block_len = 1}); },
        "UB address 0x10 is not a multiple of 32 bytes"},
       {"CopyPastTheGmBuffer",
        [](Ub& ub) { return copy(ub, {.operand = 1, .block_count = 3, .block_len = 2, .src_gap = 2}); },
        "block 2's GM range [0x100, 0x140) is outside a's buffer of 256 bytes (64 bytes past its end)"},
+      {"WholeReduceNotOn310p",
+       [](Ub& ub) {
+         return vector(ub,
+                       {.instr = Instr::WholeReduceSum,
+                        .dtype = DType::f32,
+                        .dst = 0x100,
+                        .mask = Mask::first(64),
+                        .repeat_times = 1},
+                       p310());
+       },
+       "310p has no WholeReduceSum for float"},
+      {"WholeReduceMaxWithIndex",
+       [](Ub& ub) {
+         return vector(ub, {.instr = Instr::WholeReduceMax,
+                            .dtype = DType::f32,
+                            .dst = 0x100,
+                            .mask = Mask::first(64),
+                            .repeat_times = 1});
+       },
+       "only ReduceOrder::ORDER_ONLY_VALUE is modelled"},
+      {"WholeReduceCountForm",
+       [](Ub& ub) {
+         return vector(ub, {.instr = Instr::WholeReduceSum, .dtype = DType::f32, .dst = 0x100, .count = 64});
+       },
+       "only the level-0 form (mask, repeat times, strides) is modelled"},
+      {"WholeReduceMisalignedDst",
+       [](Ub& ub) {
+         return vector(ub, {.instr = Instr::WholeReduceSum,
+                            .dtype = DType::f32,
+                            .dst = 0x102,
+                            .mask = Mask::first(64),
+                            .repeat_times = 1});
+       },
+       "dst address 0x102 is not a multiple of the element's 4 bytes"},
       {"PadTooWide",
        [](Ub& ub) {
          return copy(ub, {.instr = Instr::DataCopyPad, .operand = 1, .element_bytes = 4, .block_len = 8, .right_pad = 9});

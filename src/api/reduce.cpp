@@ -80,7 +80,6 @@ Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool 
   for (const TensorView& v : call.inputs()) with.push_back(broadcast_to(v, shape).strides());  // 0 where it repeats
   const ReducePlan plan = plan_reduce(values, along, strides_in_x(out.layout(), along, keepdims), with);
   call.check_exponent_inputs(call.inputs(), static_cast<std::int64_t>(plan.outputs * plan.count));
-  if (current_target().kind() == TargetKind::ascend_sim) reduction_runs_on_host(row.name);
   ReduceCall reduce{.combine = row.combine,
                     .input = values_dtype,
                     .accumulator = types.accumulator,
@@ -89,6 +88,13 @@ Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool 
                     .plan = &plan,
                     .x = nullptr,
                     .out = out.data()};
+  if (current_target().kind() == TargetKind::ascend_sim) {
+    reduce.x = plain ? input.node()->view.data() : nullptr;
+    if (run_reduction_on_ascend_target(current_target(), row.name, reduce, plain ? &input.node()->view : nullptr,
+                                       out.view()))
+      return out;
+    reduce.x = nullptr;
+  }
   const SelectedKernel kernel = reduction_kernel(call, plan, reduce);
   ReduceSource source{.fn = kernel.fn, .context = call.scalar_slots().data()};
   Tensor written;  // the fallback's values

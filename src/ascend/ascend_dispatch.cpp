@@ -12,6 +12,7 @@
 
 #include "ascend_launch.h"
 #include "ascend_lowering.h"
+#include "ascend_reduce.h"
 #include "ascend_target.h"
 #include "bcast/runtime.h"
 #include "config.h"
@@ -62,11 +63,11 @@ ascend::SimConfig sim_config(const ascend::Product& product) {
 }
 
 // A launch's tiling, counters and schedule into the trace; a broken rule is logged.
-bool record(const ascend::Launch& run, const ascend::Lowering& lowering, AscendTrace& trace) {
+bool record(const ascend::Launch& run, std::vector<std::string> fetch, AscendTrace& trace) {
   trace.rows = run.plan.rows, trace.cols = run.plan.cols, trace.pitch = run.plan.pitch;
   trace.tiles = run.plan.tiles, trace.slots = run.plan.slots, trace.ub_bytes = run.plan.ub_bytes;
   trace.shared_granules = run.shared_granules;
-  for (ascend::Fetch f : lowering.fetch) trace.fetch.emplace_back(ascend::fetch_name(f));
+  trace.fetch = std::move(fetch);
   for (const ascend::BlockCounters& c : run.blocks) {
     AscendBlockTrace b{c.tiles,  c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.copy_calls, c.vector_calls, c.vector_repeats,
                        c.ub_high_water};
@@ -98,7 +99,9 @@ bool run_key(const Target& target, const KernelKey& key, const BroadcastPlan& pl
   if (kernel.entry == nullptr) return fall_back(trace, "no kernel (compilation failed)");
   const ascend::Launch run = ascend::launch(reinterpret_cast<ascend::KernelFn>(kernel.entry), lowering, plan, views,
                                             scalars, sim_config(product));
-  return record(run, lowering, trace);
+  std::vector<std::string> fetch;
+  for (ascend::Fetch f : lowering.fetch) fetch.emplace_back(ascend::fetch_name(f));
+  return record(run, std::move(fetch), trace);
 }
 
 }  // namespace
@@ -145,11 +148,24 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
   return run_key(target, key, plan, views, words, trace);
 }
 
-void reduction_runs_on_host(std::string_view reduction) {
-  t_last_trace = {};
-  fall_back(t_last_trace, fmt::format("{}: reductions have no Ascend-style kernel yet (WholeReduceSum, "
-                                      "WholeReduceMax and their kin are not emitted)",
-                                      reduction));
+bool run_reduction_on_ascend_target(const Target& target, std::string_view reduction, const ReduceCall& call,
+                                    const TensorView* x, const TensorView& out) {
+  AscendTrace& trace = t_last_trace;
+  trace = {};
+  if (call.plan->outputs == 0 || call.plan->count == 0)
+    return fall_back(trace, fmt::format("{}: nothing to reduce (an empty input or result)", reduction), true);
+  if (x == nullptr)
+    return fall_back(trace, fmt::format("{} of an expression: the reduction kernel reads a tensor, not an "
+                                        "expression's values",
+                                        reduction));
+  const ascend::Product& product = product_of(target);
+  const ascend::SimConfig config = sim_config(product);
+  trace.product = std::string(product.name);
+  trace.clock_ghz = product.clock_ghz;
+  const std::string refused = ascend::refuse_reduction(reduction, call, product, config.ub_size);
+  if (!refused.empty()) return fall_back(trace, refused);
+  trace.kernel = ascend::reduction_kernel_name(call, product);
+  return record(ascend::launch_reduction(call, *x, out, config), {"stream"}, trace);
 }
 
 }  // namespace bcast

@@ -8,6 +8,7 @@
 #include "bcast/ops.h"
 #include "broadcast_plan.h"
 #include "expr_program.h"
+#include "reduce_executor.h"
 #include "target.h"
 
 namespace bcast {
@@ -35,9 +36,12 @@ bool run_expression_on_ascend_target(const Target& target, const std::string& st
                                      const BroadcastPlan& plan, const TensorView& out,
                                      const std::vector<TensorView>& operands);
 
-// A reduction (bcast/reduce.h) while ascend-sim is the target: the model has
-// no reduction kernel yet (WholeReduceSum and its kin are not emitted), so it
-// runs on the host, and the trace and the log say so, naming the reduction.
-void reduction_runs_on_host(std::string_view reduction);
+// A reduction (bcast/reduce.h) while ascend-sim is the target: NOTE:
+// [Ascend reductions]'s kernel on the simulator. `x` is its input, null
+// for an expression's values (the kernel reads a tensor). False, with the
+// reason in the trace and the log (naming the reduction and what the model
+// lacks), when it cannot run there: the caller then runs it on the host.
+bool run_reduction_on_ascend_target(const Target& target, std::string_view reduction, const ReduceCall& call,
+                                    const TensorView* x, const TensorView& out);
 
 }  // namespace bcast

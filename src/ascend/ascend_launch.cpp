@@ -347,6 +347,18 @@ Launch launch(KernelFn kernel, const Lowering& lw, const BroadcastPlan& bplan, s
     if (k > 0 && lw.fetch[k - 1] != Fetch::scalar)
       queues.push_back({fmt::format("inQueueX{}", k - 1), Pipe::mte2, Pipe::vector, static_cast<int>(tiles->slots)});
   }
+  run_blocks(config, std::move(gm), std::move(names), std::move(queues), result,
+             [&](BlockContext& ctx, std::int64_t blk) {
+               // (Fault::overlapping_blocks: odd blocks run their even neighbour's tiles.)
+               const std::int64_t idx = fault == Fault::overlapping_blocks ? blk / 2 * 2 : blk;
+               kernel(idx, config.block_num, data.data(), &tiling, &ctx);
+             });
+  return result;
+}
+
+void run_blocks(const SimConfig& config, std::vector<GmRegion> gm, std::vector<std::string> names,
+                std::vector<QueueSpec> queues, Launch& result,
+                const std::function<void(BlockContext&, std::int64_t)>& body) {
   const std::int64_t block_num = config.block_num;
   result.blocks.resize(block_num);
   std::vector<std::string> errors(block_num);
@@ -355,9 +367,7 @@ Launch launch(KernelFn kernel, const Lowering& lw, const BroadcastPlan& bplan, s
   auto run_block = [&](std::int64_t blk) {
     BlockContext ctx(static_cast<int>(blk), config, gm, names, queues,
                      config.record_calls ? &result.calls[blk] : nullptr);
-    // (Fault::overlapping_blocks: odd blocks run their even neighbour's tiles.)
-    const std::int64_t idx = fault == Fault::overlapping_blocks ? blk / 2 * 2 : blk;
-    kernel(idx, block_num, data.data(), &tiling, &ctx);
+    body(ctx, blk);
     ctx.finish();
     result.blocks[blk] = ctx.counters();
     errors[blk] = ctx.error();
@@ -368,9 +378,11 @@ Launch launch(KernelFn kernel, const Lowering& lw, const BroadcastPlan& bplan, s
   const auto workers = std::min<std::int64_t>(block_num, std::max(1u, std::thread::hardware_concurrency()));
   record_call_threads(ThreadPool::instance().run(static_cast<int>(workers), block_num, run_block));
   for (const std::string& e : errors)
-    if (!e.empty()) return result.error = e, result;
+    if (!e.empty()) {
+      result.error = e;
+      return;
+    }
   result.error = check_footprints(writes, result.shared_granules);
-  return result;
 }
 
 }  // namespace bcast::ascend

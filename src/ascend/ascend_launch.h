@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -43,5 +44,14 @@ struct Launch {
 Launch launch(KernelFn kernel, const Lowering& lowering, const BroadcastPlan& plan,
               std::span<const TensorView> operands, std::span<const std::uint64_t> scalars, const SimConfig& config,
               Fault fault = Fault::none);
+
+// The blocks of a call on the pool's threads (the AI cores), each with a
+// context of its own over `gm` (each operand's buffer, out first), `names`
+// and `queues`; body(ctx, b) runs block b. Fills result's blocks, calls and
+// error: a block's first broken rule, else two blocks writing the same GM
+// bytes (result.shared_granules counts the 32-byte granules they share).
+void run_blocks(const SimConfig& config, std::vector<GmRegion> gm, std::vector<std::string> names,
+                std::vector<QueueSpec> queues, Launch& result,
+                const std::function<void(BlockContext&, std::int64_t)>& body);
 
 }  // namespace bcast::ascend

@@ -39,6 +39,7 @@ Op op_of(CmpMode m) {
 
 bool is_binary(Instr i) { return i >= Instr::Add && i <= Instr::Or; }
 bool is_scalar_form(Instr i) { return i >= Instr::Adds && i <= Instr::Mins; }
+bool is_whole_reduce(Instr i) { return i >= Instr::WholeReduceSum && i <= Instr::WholeReduceMin; }
 
 // Runs op over n contiguous elements: out[i] = a[i] op b[i].
 void run_op(Op op, DType dtype, void* out, const void* a, const void* b, std::int64_t n) {
@@ -309,6 +310,13 @@ std::string describe(const VectorCall& c) {
     return fmt::format("CreateVecIndex<{}>(dst {:#x}, first {}, count {})",
                        ascend_type_name(c.dtype).value_or(dtype_name(c.dtype)), c.dst,
                        static_cast<std::int32_t>(c.scalar), c.count);
+  if (is_whole_reduce(c.instr))
+    return fmt::format(
+        "{}<{}>(dst {:#x}, src0 {:#x}, mask {}, repeat {}, dst rep {}, src blk {}, src rep {}{})", instr_name(c.instr),
+        ascend_type_name(c.dtype).value_or(dtype_name(c.dtype)), c.dst, c.src0,
+        c.mask.by_bits ? fmt::format("{:#x}:{:#x}", c.mask.bits[1], c.mask.bits[0]) : std::to_string(c.mask.count),
+        c.repeat_times, c.params.dst_rep, c.params.src0_blk, c.params.src0_rep,
+        c.instr == Instr::WholeReduceSum ? "" : ", ORDER_ONLY_VALUE");
   const std::string type = c.instr == Instr::Cast
                                ? fmt::format("{}, {}", ascend_type_name(c.dtype).value_or(dtype_name(c.dtype)),
                                              ascend_type_name(c.src_dtype).value_or(dtype_name(c.src_dtype)))
@@ -389,10 +397,63 @@ VectorIssue execute_indexed(UbBytes ub, const Product& product, const VectorCall
   return issue;
 }
 
+// WholeReduceSum/Max/Min: each repeat's kept elements of src0 to one
+// element of dst (ascend_isa.h says in what order).
+VectorIssue execute_whole_reduce(UbBytes ub, const Product& product, const VectorCall& c) {
+  VectorIssue issue;
+  Checker check(ub, c);
+  const std::int64_t per_repeat = elements_per_repeat(c);
+  const auto size = static_cast<std::int64_t>(dtype_size(c.dtype));
+  const Shape s{c.mask, c.repeat_times, c.params, -1};
+  const auto done = [&] { return issue.error = check.error, issue; };
+  if (c.count >= 0) return check.fail("only the level-0 form (mask, repeat times, strides) is modelled"), done();
+  if (!check_product(check, product, c) || !check_shape(check, c, s, per_repeat, true, false) ||
+      !check.aligned("src0", c.src0))
+    return done();
+  if (c.instr != Instr::WholeReduceSum && c.mode != static_cast<std::uint8_t>(ReduceOrder::only_value))
+    return check.fail("only ReduceOrder::ORDER_ONLY_VALUE is modelled"), done();
+  if (c.dst % size != 0)
+    return check.fail(fmt::format("dst address {:#x} is not a multiple of the element's {} bytes", c.dst, size)),
+           done();
+  const Operand src0{c.src0, size, s.params.src0_blk, s.params.src0_rep};
+  if (!check.inside("src0", src0, s, per_repeat, issue.reads[0])) return done();
+  const std::int64_t dst_end = c.dst + ((s.repeats - 1) * s.params.dst_rep + 1) * size;
+  if (s.repeats > 0) issue.writes[0] = {c.dst, dst_end};
+  if (c.dst < 0 || dst_end > static_cast<std::int64_t>(ub.size()))
+    return check.fail(fmt::format("dst range [{:#x}, {:#x}) overflows the {}-byte UB", c.dst, dst_end, ub.size())),
+           done();
+
+  const Op op = c.instr == Instr::WholeReduceSum ? Op::add : c.instr == Instr::WholeReduceMax ? Op::max : Op::min;
+  const Runner run(ub, s, per_repeat);
+  char a[kRepeatBytes];
+  for (std::int64_t r = 0; r < s.repeats; ++r) {
+    run.gather(src0, r, a);
+    std::int64_t n = 0;  // the kept elements, packed (a sum's dropped lanes are zeros in the tree)
+    for (std::int64_t i = 0; i < per_repeat; ++i) {
+      if (run.kept(r, i))
+        std::memmove(a + n * size, a + i * size, static_cast<std::size_t>(size));
+      else if (op == Op::add)
+        std::memset(a + n * size, 0, static_cast<std::size_t>(size));
+      else
+        continue;
+      ++n;
+    }
+    for (; n > 1; n = (n + 1) / 2) {  // neighbours pair up; an odd last one goes up as it is
+      for (std::int64_t i = 0; i + 1 < n; i += 2)
+        run_op(op, c.dtype, a + i / 2 * size, a + i * size, a + (i + 1) * size, 1);
+      if (n % 2 == 1) std::memmove(a + (n / 2) * size, a + (n - 1) * size, static_cast<std::size_t>(size));
+    }
+    if (n == 1) std::memcpy(ub.data() + c.dst + r * s.params.dst_rep * size, a, static_cast<std::size_t>(size));
+  }
+  issue.repeats = s.repeats;
+  return issue;
+}
+
 }  // namespace
 
 VectorIssue execute(UbBytes ub, const Product& product, const VectorCall& c) {
   if (c.instr == Instr::Gather || c.instr == Instr::CreateVecIndex) return execute_indexed(ub, product, c);
+  if (is_whole_reduce(c.instr)) return execute_whole_reduce(ub, product, c);
   VectorIssue issue;
   Checker check(ub, c);
   const std::int64_t per_repeat = elements_per_repeat(c);

@@ -172,14 +172,9 @@ class Run {
  private:
   // ---- addressing ----
 
-  // x's (or the result's) offset of index `i` of `loops`, row-major.
+  // x's (or the result's) offset of index `i` of the first `count` of `loops`, row-major.
   static std::int64_t offset_of(const std::vector<ReduceLoop>& loops, std::size_t count, std::int64_t i, bool out) {
-    std::int64_t offset = 0;
-    for (std::size_t l = count; l-- > 0;) {
-      offset += (i % loops[l].extent) * (out ? loops[l].out_stride : loops[l].stride);
-      i /= loops[l].extent;
-    }
-    return offset;
+    return loop_offset(std::span(loops).first(count), i, out);
   }
   // Signed: an offset may be negative (a reversed view).
   const char* x_at(std::int64_t offset) const {

@@ -29,13 +29,13 @@ inline constexpr std::array<std::string_view, kNumPipes> kPipeNames{"MTE2", "V",
 inline std::string_view pipe_name(Pipe p) { return kPipeNames[static_cast<std::size_t>(p)]; }
 
 // X(name, pipe) for every modelled instruction, in Ascend C's spelling.
-#define BCAST_ASCEND_INSTRUCTIONS(X)                                                                  \
-  X(DataCopy, mte2) X(DataCopyPad, mte2)                                                              \
-  X(Add, vector) X(Sub, vector) X(Mul, vector) X(Div, vector) X(Max, vector) X(Min, vector)           \
-  X(And, vector) X(Or, vector)                                                                        \
-  X(Adds, vector) X(Muls, vector) X(Maxs, vector) X(Mins, vector)                                     \
-  X(Duplicate, vector) X(Brcb, vector) X(Compare, vector) X(Select, vector) X(Cast, vector)           \
-  X(Gather, vector) X(CreateVecIndex, vector) X(GetValue, scalar)
+#define BCAST_ASCEND_INSTRUCTIONS(X)                                                                                  \
+  X(DataCopy, mte2)                                                                                                   \
+  X(DataCopyPad, mte2) X(Add, vector) X(Sub, vector) X(Mul, vector) X(Div, vector) X(Max, vector) X(Min, vector)      \
+      X(And, vector) X(Or, vector) X(Adds, vector) X(Muls, vector) X(Maxs, vector) X(Mins, vector)                    \
+          X(Duplicate, vector) X(Brcb, vector) X(Compare, vector) X(Select, vector) X(Cast, vector) X(Gather, vector) \
+              X(CreateVecIndex, vector) X(WholeReduceSum, vector) X(WholeReduceMax, vector) X(WholeReduceMin, vector) \
+                  X(GetValue, scalar)
 
 enum class Instr : std::uint8_t {
 #define BCAST_ASCEND_INSTR_ENUM(name, pipe) name,
@@ -81,6 +81,9 @@ inline constexpr std::int64_t kMaxRepeatTimes = 255;
 // even where the conversion loses precision; CAST_ROUND rounds half away from
 // zero; CAST_ODD rounds an inexact result to its odd neighbour.
 enum class CmpMode : std::uint8_t { lt, gt, eq, le, ge, ne };
+// WholeReduceMax/Min's ReduceOrder, numbered as Ascend C numbers it (only
+// ORDER_ONLY_VALUE is modelled: the value, no index).
+enum class ReduceOrder : std::uint8_t { value_index, index_value, only_value, only_index };
 enum class SelMode : std::uint8_t { cmpmask_spr, tensor_scalar, tensor_tensor };
 enum class RoundMode : std::uint8_t { none, rint, floor, ceil, round, trunc, odd };
 inline constexpr int kNumRoundModes = 7;
@@ -150,6 +153,15 @@ struct RepeatParams {
 //   Gather (count form only): dst[i] = the element at byte src0 + src1[i],
 //                            src1 a uint32_t tensor of byte offsets
 //   CreateVecIndex (count form only): dst[i] = scalar + i
+//   WholeReduceSum, WholeReduceMax, WholeReduceMin (level-0 form only):
+//                            element r of dst (dst_rep elements apart) =
+//                            the sum (largest, smallest) of repeat r's
+//                            elements of src0 that the mask keeps. A sum
+//                            adds in a binary tree, pairs of neighbours
+//                            first (lanes 2i and 2i+1, then pairs of those),
+//                            a lane the mask drops counting as zero; Max and
+//                            Min take a NaN over any number (mode:
+//                            ReduceOrder, ORDER_ONLY_VALUE for them).
 // Scalars are the dtype's bits in the low bytes. `count` >= 0 asks for the
 // count form instead (Ascend C's `Add(dst, src0, src1, count)`): count
 // contiguous elements as full repeats and a masked last one, the mask,

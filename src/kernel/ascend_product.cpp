@@ -43,7 +43,7 @@ constexpr DTypeSet kBitwise{i16, u16};
 constexpr DTypeSet k16And32Bit{u16, i16, f16, u32, i32, f32};  // Duplicate, Brcb
 
 // The vector instructions' table of one product.
-constexpr std::array<VectorForm, kNumInstrs> vector_forms(bool bf16_moves, bool int32_compare) {
+constexpr std::array<VectorForm, kNumInstrs> vector_forms(bool bf16_moves, bool int32_compare, bool whole_reduce) {
   std::array<VectorForm, kNumInstrs> f{};
   auto set = [&f](Instr i, DTypeSet types, std::int64_t cycles) { f[static_cast<std::size_t>(i)] = {types, cycles}; };
   // Cycles per repeat (estimates): one for the simple ALU ops, more for
@@ -63,6 +63,10 @@ constexpr std::array<VectorForm, kNumInstrs> vector_forms(bool bf16_moves, bool 
   // cycles a repeat); CreateVecIndex writes 0, 1, 2, ... (int32_t here).
   set(Instr::Gather, DTypeSet{u16, i16, f16, u32, i32, f32}, 8);
   set(Instr::CreateVecIndex, DTypeSet{i32}, 1);
+  // A repeat's elements to one value (estimate: two cycles a repeat, the
+  // tree's depth). Their pages list Atlas A2/A3 only, half and float.
+  if (whole_reduce)
+    for (Instr i : {Instr::WholeReduceSum, Instr::WholeReduceMax, Instr::WholeReduceMin}) set(i, kFloat, 2);
   return f;
 }
 
@@ -76,14 +80,20 @@ constexpr Product kProducts[] = {
         .has_data_copy_pad = true,
         // Estimates: 32 B/cycle (58 GB/s at 1.8 GHz) a core; 16 KB a copy
         // reaches 89% of it. The 70% off 512-byte alignment is documented.
-        .mte2 = {.bytes_per_cycle = 32, .setup = 60, .block_setup = 4, .aligned_gm_bytes = 512,
+        .mte2 = {.bytes_per_cycle = 32,
+                 .setup = 60,
+                 .block_setup = 4,
+                 .aligned_gm_bytes = 512,
                  .unaligned_efficiency = 0.7},
-        .mte3 = {.bytes_per_cycle = 32, .setup = 60, .block_setup = 4, .aligned_gm_bytes = 512,
+        .mte3 = {.bytes_per_cycle = 32,
+                 .setup = 60,
+                 .block_setup = 4,
+                 .aligned_gm_bytes = 512,
                  .unaligned_efficiency = 0.7},
         .vector_issue = 8,  // estimate
         .scalar_read = 20,  // estimate
         .brcb_scratch = 0,
-        .forms = vector_forms(true, true),
+        .forms = vector_forms(true, true, true),
         .casts = k910bCasts,
     },
     {
@@ -95,14 +105,20 @@ constexpr Product kProducts[] = {
         .has_data_copy_pad = false,
         // Estimates: LPDDR at about 16 B/cycle a core; no alignment figure is
         // published for this product.
-        .mte2 = {.bytes_per_cycle = 16, .setup = 80, .block_setup = 4, .aligned_gm_bytes = 512,
+        .mte2 = {.bytes_per_cycle = 16,
+                 .setup = 80,
+                 .block_setup = 4,
+                 .aligned_gm_bytes = 512,
                  .unaligned_efficiency = 1.0},
-        .mte3 = {.bytes_per_cycle = 16, .setup = 80, .block_setup = 4, .aligned_gm_bytes = 512,
+        .mte3 = {.bytes_per_cycle = 16,
+                 .setup = 80,
+                 .block_setup = 4,
+                 .aligned_gm_bytes = 512,
                  .unaligned_efficiency = 1.0},
         .vector_issue = 8,
         .scalar_read = 20,
         .brcb_scratch = 8 * 1024,  // documented: Brcb needs 8 KB of the UB on this product
-        .forms = vector_forms(false, false),
+        .forms = vector_forms(false, false, false),
         .casts = k310pCasts,
     },
 };

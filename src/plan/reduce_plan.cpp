@@ -109,4 +109,13 @@ ReducePlan plan_reduce(const Layout& x, const std::vector<bool>& reduced, const 
   return plan;
 }
 
+std::int64_t loop_offset(std::span<const ReduceLoop> loops, std::int64_t i, bool out) {
+  std::int64_t offset = 0;
+  for (std::size_t l = loops.size(); l-- > 0;) {
+    offset += (i % loops[l].extent) * (out ? loops[l].out_stride : loops[l].stride);
+    i /= loops[l].extent;
+  }
+  return offset;
+}
+
 }  // namespace bcast

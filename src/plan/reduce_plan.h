@@ -59,4 +59,8 @@ struct ReducePlan {
 ReducePlan plan_reduce(const Layout& x, const std::vector<bool>& reduced, const Strides& out_strides,
                        std::span<const Strides> with = {});
 
+// x's offset (`out`: the result's), in elements, of index i of `loops`,
+// row-major over them (the last the innermost).
+std::int64_t loop_offset(std::span<const ReduceLoop> loops, std::int64_t i, bool out);
+
 }  // namespace bcast
