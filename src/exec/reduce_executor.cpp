@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -30,6 +31,7 @@ constexpr std::int64_t kBatchItems =
 constexpr std::int64_t kTile = 4096;          // results one column unit advances together: rows read whole
 constexpr std::int64_t kMinTile = 256;        // ... and the fewest, when tiles are narrowed for threads
 constexpr std::int64_t kSplitFrom = 1 << 15;  // inputs per result from which its items are shared out
+constexpr std::size_t kSmallScratch = 32 * kLanes;  // a tree's scratch on the stack: rows' trees of up to 2^31 items
 
 // NOTE: [Reduction kernels]: the loops of `plan` a kernel of `form` runs,
 // outer to inner (reduction_kernel_plan's levels).
@@ -204,7 +206,10 @@ class Run {
       }
     }
     const S s = Element<A>::store(v);
-    store_(&s, 0, out_at(out_offset), 0, 1);
+    if (call_.result == A)  // most reductions: no conversion to call
+      std::memcpy(out_at(out_offset), &s, sizeof s);
+    else
+      store_(&s, 0, out_at(out_offset), 0, 1);
   }
 
   int empty() {
@@ -220,34 +225,35 @@ class Run {
     const T* operator()(std::int64_t /*first*/, std::int64_t /*n*/) const { return nullptr; }
   };
 
-  // P(items [first, last)) into slot[0, width), slot[width, ...) as the
-  // deeper levels' scratch. item(i, values) writes item i's values;
-  // held(i, n), where not null, points at items [i, i + n) in memory back
-  // to back (a kernel's batch), and a whole subtree combines from there.
+  // P(items [first, last)) into out[0, width), with scratch[0, ...) for the
+  // deeper levels (a level a width: bit_width(last - first) of them at most).
+  // item(i, values) writes item i's values; held(i, n), where not null,
+  // points at items [i, i + n) in memory back to back (a kernel's batch),
+  // and a whole subtree combines from there.
   template <class Item, class Held>
-  static void tree(std::int64_t first, std::int64_t last, std::int64_t width, T* slot, const Item& item,
+  static void tree(std::int64_t first, std::int64_t last, std::int64_t width, T* out, T* scratch, const Item& item,
                    const Held& held) {
     const std::int64_t n = last - first;
-    if (n == 1) return item(first, slot);
+    if (n == 1) return item(first, out);
     if (std::has_single_bit(static_cast<std::uint64_t>(n)))
-      if (const T* items = held(first, n)) return subtree(items, n, width, slot);
+      if (const T* items = held(first, n)) return subtree(items, n, width, out, scratch);
     const auto h = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(n - 1)));
-    tree(first, first + h, width, slot, item, held);
-    tree(first + h, last, width, slot + width, item, held);
-    combine_into(slot, slot + width, width);
+    tree(first, first + h, width, out, scratch, item, held);
+    tree(first + h, last, width, scratch, scratch + width, item, held);
+    combine_into(out, scratch, width);
   }
 
   // tree() over n items at `items`, n a power of two: pairs pushed on a
-  // binary counter whose levels are slot's, equal sizes combined as they
-  // meet (the same tree, without a call per item).
-  static void subtree(const T* __restrict items, std::int64_t n, std::int64_t width, T* slot) {
-    std::int64_t top = 0;  // partial results on the counter, the oldest at slot
+  // binary counter (its oldest level out, the others scratch's), equal
+  // sizes combined as they meet (the same tree, without a call per item).
+  static void subtree(const T* __restrict items, std::int64_t n, std::int64_t width, T* out, T* scratch) {
+    const auto level = [&](std::int64_t k) { return k == 0 ? out : scratch + (k - 1) * width; };
+    std::int64_t top = 0;  // partial results on the counter
     for (std::int64_t j = 0; j < n / 2; ++j, ++top) {
-      T* __restrict pair = slot + top * width;
+      T* __restrict pair = level(top);
       const T* __restrict left = items + 2 * j * width;
       for (std::int64_t l = 0; l < width; ++l) pair[l] = R::combine(left[l], left[width + l]);
-      for (std::int64_t m = j + 1; m % 2 == 0; m /= 2, --top)
-        combine_into(slot + (top - 1) * width, slot + top * width, width);
+      for (std::int64_t m = j + 1; m % 2 == 0; m /= 2, --top) combine_into(level(top - 1), level(top), width);
     }
   }
 
@@ -260,14 +266,21 @@ class Run {
   template <class Item, class Held = NoneHeld>
   int combined(std::int64_t items, std::int64_t width, T* values, int threads, const Item& item,
                const Held& held = {}) {
-    // A tree over n items is at most bit_width(n) + 1 levels deep; T may be bool.
-    const auto levels = [](std::int64_t n) {
-      return static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1;
+    // A tree's scratch: bit_width(n) levels for n items; on the stack where
+    // it fits (a row sum runs this once a result). T may be bool.
+    struct Scratch {
+      std::array<T, kSmallScratch> small;
+      std::unique_ptr<T[]> large;
+      T* get(std::int64_t n, std::int64_t width) {
+        const auto need = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(n)) * width);
+        if (need <= small.size()) return small.data();
+        large = std::make_unique_for_overwrite<T[]>(need);
+        return large.get();
+      }
     };
-    auto scratch = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(levels(items) * width));
+    Scratch scratch;
     if (threads <= 1 || items < 2) {
-      tree(0, items, width, scratch.get(), item, held);
-      std::copy_n(scratch.get(), width, values);
+      tree(0, items, width, values, scratch.get(items, width), item, held);
       return 1;
     }
     const auto chunk =
@@ -275,16 +288,15 @@ class Run {
     const std::int64_t chunks = (items + chunk - 1) / chunk;
     auto partial = std::make_unique<T[]>(static_cast<std::size_t>(chunks * width));
     const int used = ThreadPool::instance().run(threads, chunks, [&](std::int64_t c) {
-      auto own = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(levels(chunk) * width));
+      Scratch own;
       const auto shifted = [&](std::int64_t i, T* v) { item(c * chunk + i, v); };
       const auto shifted_held = [&](std::int64_t i, std::int64_t n) { return held(c * chunk + i, n); };
-      tree(0, std::min(chunk, items - c * chunk), width, own.get(), shifted, shifted_held);
-      std::copy_n(own.get(), width, partial.get() + c * width);
+      tree(0, std::min(chunk, items - c * chunk), width, partial.get() + c * width, own.get(chunk, width), shifted,
+           shifted_held);
     });
     tree(
-        0, chunks, width, scratch.get(),
+        0, chunks, width, values, scratch.get(chunks, width),
         [&](std::int64_t c, T* v) { std::copy_n(partial.get() + c * width, width, v); }, NoneHeld{});
-    std::copy_n(scratch.get(), width, values);
     return used;
   }
 
