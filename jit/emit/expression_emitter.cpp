@@ -148,6 +148,12 @@ class ExpressionBody final : public NestBody {
   }
 
   unsigned interleave() const override { return interleave_; }
+  // A max or min step is several dependent instructions (NaN and the signed
+  // zeros): four items' chains hide their latency where the registers hold
+  // them (with 16, they spill).
+  unsigned items_a_step(bool wide_registers) const override {
+    return wide_registers && (combine_ == Op::max || combine_ == Op::min) ? 4 : 2;
+  }
 
  private:
   static Op combine_op(detail::Combine c) {

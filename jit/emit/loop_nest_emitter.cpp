@@ -36,10 +36,17 @@ class NestEmitter {
  public:
   NestEmitter(llvm::Module& module, const KernelKey& key, const CodegenSettings& settings, const std::string& symbol,
               const std::vector<DType>& dtypes, NestBody& body)
-      : key_(key), body_(body), b_(module.getContext()), rank_(key.rank), operands_(static_cast<int>(dtypes.size())),
-        inner_(key.inner.begin(), key.inner.begin() + operands_), dtype_(dtypes),
+      : key_(key),
+        body_(body),
+        b_(module.getContext()),
+        rank_(key.rank),
+        operands_(static_cast<int>(dtypes.size())),
+        inner_(key.inner.begin(), key.inner.begin() + operands_),
+        dtype_(dtypes),
         target_(codegen_target(llvm::Triple(module.getTargetTriple()))),
-        stride_(dtypes.size()), span_(dtypes.size()) {
+        stride_(dtypes.size()),
+        span_(dtypes.size()),
+        wide_registers_(has_feature(settings.features, "avx512f")) {
     llvm::LLVMContext& c = module.getContext();
     fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);
     fn_->addParamAttr(0, llvm::Attribute::NoCapture);
@@ -499,10 +506,10 @@ class NestEmitter {
   // ---- the innermost level ----
 
   // NOTE: [Reduction kernels], rows: the n elements from row_base as items
-  // of kReduceItem, each item's kReduceLanes lanes in registers, two items
-  // at a time (two independent chains: a max or min step is several
-  // dependent instructions). Every address is a running pointer: no index
-  // is scaled.
+  // of kReduceItem, each item's kReduceLanes lanes in registers, the body's
+  // items_a_step() items at a time (independent chains), then halves of
+  // that for the rest. Every address is a running pointer: no index is
+  // scaled.
   void emit_items(const PerOperand& row_base, Value* n) {
     constexpr unsigned lanes = kReduceLanes;
     const PartsPerOperand fixed = load_repeated(row_base);
@@ -510,8 +517,13 @@ class NestEmitter {
     for (int k = 1; k < operands_; ++k)
       if (fixed[k].re) splats[k] = splat_parts(b_, lanes, fixed[k]);
     Value* whole = b_.CreateLShr(n, llvm::Log2_64(kReduceItem), "whole_items");
-    const PerOperand pairs_end = emit_whole_items(row_base, splats, b_.CreateLShr(whole, 1), 2);
-    const PerOperand tail = emit_whole_items(pairs_end, splats, b_.CreateAnd(whole, 1), 1);
+    PerOperand tail = row_base;
+    const unsigned step = body_.items_a_step(wide_registers_);
+    for (unsigned copies = step; copies >= 1; copies /= 2) {  // whole / step steps, then the rest
+      Value* steps = b_.CreateLShr(whole, llvm::Log2_32(copies));
+      if (copies < step) steps = b_.CreateAnd(steps, 1);
+      tail = emit_whole_items(tail, splats, steps, copies);
+    }
 
     // The last item, when the run is not whole items: its whole vectors, then
     // its elements one at a time, element j past them into lane j.
@@ -536,7 +548,7 @@ class NestEmitter {
   // lanes stored to out; returns each operand's position after them.
   PerOperand emit_whole_items(const PerOperand& from, const PartsPerOperand& splats, Value* count, unsigned copies) {
     constexpr unsigned lanes = kReduceLanes;
-    CountedLoop items = open_loop(b_, b_.getInt64(0), count, copies > 1 ? "item_pairs" : "items");
+    CountedLoop items = open_loop(b_, b_.getInt64(0), count, copies > 1 ? "item_steps" : "items");
     std::vector<llvm::PHINode*> at;
     for (int k = 0; k < operands_; ++k) {
       at.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "item"));
@@ -778,6 +790,7 @@ class NestEmitter {
   PerOperand base_;
   std::vector<Value*> extent_;
   std::vector<std::vector<Value*>> stride_, span_;  // [operand][level]
+  bool wide_registers_;  // 32 vector registers (AVX-512): room for more chains of accumulators
 };
 
 }  // namespace

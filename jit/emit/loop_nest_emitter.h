@@ -37,6 +37,10 @@ class NestBody {
   virtual llvm::Value* accumulate(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, llvm::Value* acc,
                                   unsigned lanes);
   virtual llvm::Value* identity(llvm::IRBuilder<>& b, unsigned lanes);
+  // Items a step of a rows kernel (a power of two): independent chains of
+  // accumulators, more where a combine is a chain of several instructions
+  // and the target has the registers (`wide_registers`: AVX-512's 32).
+  virtual unsigned items_a_step(bool /*wide_registers*/) const { return 2; }
   // NOTE: [Math recipes]: vectors an iteration of the vectorised inner loop
   // (0: the vectoriser's choice), and lines a step of a streaming row.
   virtual unsigned interleave() const { return 0; }
