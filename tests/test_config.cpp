@@ -392,7 +392,9 @@ TEST_F(Env, StreamMinBytesDecidesWhichOutputsGetStreamingStores) {
     const std::uint64_t threshold = stream_threshold(target_for(TargetKind::host));
     EXPECT_GE(threshold, 1u << 20) << "auto is a last-level cache size";
     EXPECT_LT(threshold, kNeverStream);
-    EXPECT_EQ(threshold, target_for(TargetKind::host).last_level_cache_bytes());
+    EXPECT_EQ(threshold, target_for(TargetKind::host).auto_stream_bytes(config::threads()));
+    EXPECT_EQ(runtime_info().stream_min_bytes, threshold);
+    EXPECT_THAT(runtime_info().stream_decision, HasSubstr("auto: "));
   } else {
     set("BCAST_STREAM_MIN_BYTES", "0");
     reload();

@@ -30,7 +30,8 @@ TEST(Targets, TheHostAnswersFromItsDescription) {
   const HostDescription& described = provider::host_description();
   EXPECT_EQ(host.features(), described.features);
   EXPECT_EQ(host.line_bytes(), 64);
-  EXPECT_GT(host.last_level_cache_bytes(), 0u);
+  EXPECT_GT(host.auto_stream_bytes(1), 0u);
+  EXPECT_THAT(host.auto_stream_decision(1), ::testing::HasSubstr("for 1 thread: "));
   EXPECT_TRUE(host.has_loop_variants());
   EXPECT_TRUE(host.jit_symbols().empty());
   EXPECT_EQ(host.can_stream_stores(), described.triple.starts_with("x86_64"));

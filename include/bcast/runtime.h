@@ -131,6 +131,12 @@ struct RuntimeInfo {
   std::string llvm_version;  // the LLVM that jit/ is built against
   std::string host_cpu;      // LLVM's name for the host CPU, e.g. "skylake-avx512"
   std::string host_triple;   // e.g. "x86_64-pc-linux-gnu"
+  // NOTE: [Streaming threshold]: the bytes from which a call on
+  // num_threads() threads writes with streaming stores (0 when it never
+  // does), and how BCAST_STREAM_MIN_BYTES gave it: "24 MiB for 2 threads:
+  // 32 MiB last-level cache shared by 2 CPUs (sysfs), 16 MiB a CPU, ...".
+  std::uint64_t stream_min_bytes = 0;
+  std::string stream_decision;
 };
 RuntimeInfo runtime_info();
 

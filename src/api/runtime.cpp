@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "bcast/errors.h"
+#include "config.h"
 #include "kernel_provider.h"
 #include "stats_json.h"
+#include "targets.h"
 #include "thread_pool.h"
 
 namespace bcast {
@@ -37,7 +39,18 @@ void write_kernel_cache_dump(const std::string& path) {
 
 RuntimeInfo runtime_info() {
   const HostDescription& host = provider::host_description();
-  return {BCAST_VERSION, provider::llvm_version(), host.cpu, host.triple};
+  RuntimeInfo info{BCAST_VERSION, provider::llvm_version(), host.cpu, host.triple};
+  const Target& target = target_for(TargetKind::host);
+  const std::uint64_t setting = config::stream_min_bytes();
+  info.stream_min_bytes = stream_threshold(target);
+  if (setting == config::kStreamAuto)
+    info.stream_decision = "auto: " + target.auto_stream_decision(config::threads());
+  else if (setting == config::kStreamOff)
+    info.stream_decision = "off (BCAST_STREAM_MIN_BYTES)";
+  else
+    info.stream_decision = std::to_string(setting) + " bytes (BCAST_STREAM_MIN_BYTES)";
+  if (setting == config::kStreamOff) info.stream_min_bytes = 0;
+  return info;
 }
 
 }  // namespace bcast

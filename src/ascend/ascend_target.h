@@ -16,7 +16,8 @@ class AscendTarget final : public Target {
   TargetKind kind() const override { return TargetKind::ascend_sim; }
   std::int64_t line_bytes() const override { return kAlign; }          // the UB's alignment unit
   int vector_bits() const override { return 8 * kRepeatBytes; }        // one repeat of a vector instruction
-  std::uint64_t last_level_cache_bytes() const override { return 0; }  // no cache: tiles go through the UB
+  std::uint64_t auto_stream_bytes(int /*threads*/) const override { return 0; }  // no cache: tiles go through the UB
+  std::string auto_stream_decision(int /*threads*/) const override { return "no cache: tiles go through the UB"; }
   bool can_stream_stores() const override { return false; }
   bool has_loop_variants() const override { return false; }
   std::string features() const override { return ""; }

@@ -33,7 +33,7 @@ static_assert(config::kStreamOff == kNeverStream);
 
 std::uint64_t stream_threshold(const Target& target) {
   const std::uint64_t bytes = config::stream_min_bytes();
-  return bytes == config::kStreamAuto ? target.last_level_cache_bytes() : bytes;
+  return bytes == config::kStreamAuto ? target.auto_stream_bytes(config::threads()) : bytes;
 }
 
 KernelKey call_kernel_key(const Target& target, Op op, DType dtype, const BroadcastPlan& plan, ExprSpecPin* pin) {

@@ -23,7 +23,8 @@ class HostTarget final : public Target {
   TargetKind kind() const override { return TargetKind::host; }
   std::int64_t line_bytes() const override { return kLineBytes; }
   int vector_bits() const override;
-  std::uint64_t last_level_cache_bytes() const override;
+  std::uint64_t auto_stream_bytes(int threads) const override;
+  std::string auto_stream_decision(int threads) const override;
   bool can_stream_stores() const override;
   bool has_loop_variants() const override { return true; }
   std::string features() const override { return host_.features; }

@@ -32,9 +32,11 @@ class Target {
   virtual std::int64_t line_bytes() const = 0;
   // The widest vector the kernels may use, in bits.
   virtual int vector_bits() const = 0;
-  // The size of the last-level cache one core sees: a call that moves more
-  // cannot keep its output in cache (NOTE: [Streaming stores]).
-  virtual std::uint64_t last_level_cache_bytes() const = 0;
+  // BCAST_STREAM_MIN_BYTES=auto: the bytes from which a call on `threads`
+  // threads cannot keep its output in cache (NOTE: [Streaming threshold]),
+  // and how that was decided, with its inputs.
+  virtual std::uint64_t auto_stream_bytes(int threads) const = 0;
+  virtual std::string auto_stream_decision(int threads) const = 0;
   // Whether kernels may write with non-temporal stores, ending with a store
   // fence (jit/target/codegen_target.h emits it).
   virtual bool can_stream_stores() const = 0;

@@ -141,6 +141,8 @@ py::dict info() {
   d["llvm_version"] = r.llvm_version;
   d["host_cpu"] = r.host_cpu;
   d["host_triple"] = r.host_triple;
+  d["stream_min_bytes"] = r.stream_min_bytes;
+  d["stream_decision"] = r.stream_decision;
   return d;
 }
 

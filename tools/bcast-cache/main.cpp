@@ -243,17 +243,24 @@ int env_markdown() {
 
 int env(bool as_json) {
   json all = json::array();
-  for (const SettingInfo& s : effective_settings())
+  const RuntimeInfo info = runtime_info();
+  for (const SettingInfo& s : effective_settings()) {
     all.push_back({{"name", s.name}, {"value", s.value}, {"default", s.default_value},
                    {"source", std::string(setting_source_name(s.source))}, {"accepted", s.accepted}, {"help", s.help}});
+    if (s.name == "BCAST_STREAM_MIN_BYTES")  // NOTE: [Streaming threshold]: what the value comes to here
+      all.back()["resolved"] = {{"bytes", info.stream_min_bytes}, {"decision", info.stream_decision}};
+  }
   if (as_json) {
     std::cout << all.dump(1) << "\n";
     return kExitOk;
   }
-  for (const json& s : all)
+  for (const json& s : all) {
     std::cout << fmt::format("{:<21} {:<32} {:<12} accepted: {}\n", s["name"].get<std::string>(),
                              s["value"].get<std::string>().empty() ? "(none)" : s["value"].get<std::string>(),
                              s["source"].get<std::string>(), s["accepted"].get<std::string>());
+    if (s.contains("resolved"))
+      std::cout << fmt::format("{:<21} = {}\n", "", s["resolved"]["decision"].get<std::string>());
+  }
   return kExitOk;
 }
 
