@@ -201,6 +201,36 @@ TEST_F(Ascend, WhatAProductLacksFallsBackWithItsReason) {
   }
 }
 
+// Each product's own Cast table (issue 34): 310P has no f32 -> i32 and only
+// CAST_NONE for i32 -> f32, so i32(x) + y falls back there, naming the Cast,
+// and runs on 910b; the values are the host's either way.
+TEST_F(Ascend, EachProductCastsOnlyWhatItsTableHas) {
+  const Tensor x = test::make(DType::f32, Shape{4, 8}, std::vector<double>(32, 2.75));
+  const Tensor y = test::make(DType::i32, Shape{4, 8}, std::vector<double>(32, 1));
+  for (const char* product : {"910b", "310p"}) {
+    set_setting("BCAST_ASCEND_PRODUCT", product);
+    const Tensor out = evaluate(expr::cast(Expr(x), DType::i32) + Expr(y));
+    EXPECT_EQ(test::get(out, 31), 3.0) << product;
+    const std::string fallback = last_ascend_trace().fallback;
+    if (std::string(product) == "910b")
+      EXPECT_EQ(fallback, "");
+    else
+      EXPECT_EQ(fallback, "310p: Cast has no float to int32_t, directly or exactly through half or float");
+  }
+  EXPECT_TRUE(
+      ascend::find_product("910b")->can_cast(DType::f32, DType::i32, static_cast<int>(ascend::RoundMode::trunc)));
+  const ascend::Product& p310 = *ascend::find_product("310p");
+  EXPECT_FALSE(p310.can_cast(DType::f32, DType::i32, static_cast<int>(ascend::RoundMode::trunc)));
+  EXPECT_FALSE(p310.can_cast(DType::f32, DType::i16, static_cast<int>(ascend::RoundMode::trunc)));
+  EXPECT_FALSE(p310.can_cast(DType::f32, DType::f32, static_cast<int>(ascend::RoundMode::rint)));
+  EXPECT_FALSE(p310.can_cast(DType::i64, DType::f32, static_cast<int>(ascend::RoundMode::rint)));
+  EXPECT_FALSE(p310.can_cast(DType::f32, DType::f16, static_cast<int>(ascend::RoundMode::rint)));
+  EXPECT_TRUE(p310.can_cast(DType::f32, DType::f16, static_cast<int>(ascend::RoundMode::none)));
+  EXPECT_TRUE(p310.can_cast(DType::f32, DType::f16, static_cast<int>(ascend::RoundMode::odd)));
+  EXPECT_FALSE(p310.can_cast(DType::i32, DType::f32, static_cast<int>(ascend::RoundMode::rint)));
+  EXPECT_TRUE(p310.can_cast(DType::i32, DType::f32, static_cast<int>(ascend::RoundMode::none)));
+}
+
 // Runs a + b (f16) on the simulator directly, with a fault injected.
 ascend::Launch launch_add(const Shape& sa, const Shape& sb, int block_num, ascend::Fault fault,
                           std::int64_t ub_size = 196608, bool double_buffer = true) {

@@ -24,17 +24,28 @@ constexpr std::uint8_t kRounding =
 constexpr std::uint8_t kNoneOrRounding = kExact | kRounding;
 
 // Conversions both products have.
-#define BCAST_COMMON_CASTS                                                                                        \
-  CastForm{f16, f32, kExact}, CastForm{f32, f16, kNoneOrRounding | modes({RoundMode::odd})},                     \
-      CastForm{f32, i32, kRounding}, CastForm{f32, i16, kRounding}, CastForm{f32, i64, kRounding},               \
-      CastForm{f16, i32, kRounding}, CastForm{f16, i16, kRounding}, CastForm{f16, i8, kNoneOrRounding},           \
-      CastForm{f16, u8, kNoneOrRounding}, CastForm{i16, f16, kNoneOrRounding}, CastForm{i32, f32, kNoneOrRounding}, \
-      CastForm{i64, f32, kRounding}, CastForm{u8, f16, kExact}, CastForm{i8, f16, kExact},                        \
-      CastForm{f32, f32, kRounding}
-
-constexpr CastForm k910bCasts[] = {BCAST_COMMON_CASTS, CastForm{bf16, f32, kExact}, CastForm{f32, bf16, kRounding},
+#define BCAST_COMMON_CASTS                                                                                   \
+  CastForm{f16, f32, kExact}, CastForm{f32, i64, kRounding}, CastForm{f16, i32, kRounding},                  \
+      CastForm{f16, i16, kRounding}, CastForm{f16, i8, kNoneOrRounding}, CastForm{f16, u8, kNoneOrRounding}, \
+      CastForm{i16, f16, kNoneOrRounding}, CastForm{u8, f16, kExact}, CastForm {                             \
+    i8, f16, kExact                                                                                          \
+  }
+// 910B's vconv list has the float conversions with every rounding mode.
+constexpr CastForm k910bCasts[] = {BCAST_COMMON_CASTS,
+                                   CastForm{f32, f16, kNoneOrRounding | modes({RoundMode::odd})},
+                                   CastForm{f32, i32, kRounding},
+                                   CastForm{f32, i16, kRounding},
+                                   CastForm{i32, f32, kNoneOrRounding},
+                                   CastForm{i64, f32, kRounding},
+                                   CastForm{f32, f32, kRounding},
+                                   CastForm{bf16, f32, kExact},
+                                   CastForm{f32, bf16, kRounding},
                                    CastForm{bf16, i32, kRounding}};
-constexpr CastForm k310pCasts[] = {BCAST_COMMON_CASTS};
+// 310P's is narrower (the Cast page's Atlas inference table): f32 to f16
+// only with CAST_NONE and CAST_ODD, i32 to f32 only with CAST_NONE, and no
+// f32 to i32, i16 or f32 (its rounding in place) and no i64 to f32.
+constexpr CastForm k310pCasts[] = {BCAST_COMMON_CASTS, CastForm{f32, f16, kExact | modes({RoundMode::odd})},
+                                   CastForm{i32, f32, kExact}};
 #undef BCAST_COMMON_CASTS
 
 constexpr DTypeSet kArithmetic{f16, i16, i32, f32};  // Add Sub Mul Max Min and the scalar forms
