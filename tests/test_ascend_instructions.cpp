@@ -512,17 +512,13 @@ VectorCall with(VectorCall c, const std::function<void(VectorCall&)>& change) {
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
       {"AddHasNoInt8", [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.dtype = DType::i8; })); },
-       "Add<int8_t>(dst 0x200, src0 0x0, src1 0x100, mask 64, repeat 1, blk 1/1/1, rep 8/8/8): 910b has no Add for "
-       "int8_t"},
-      {"DivHasNoInt32",
-       [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.instr = Instr::Div, c.dtype = DType::i32; })); },
+       "Add<int8_t>(dst 0x200, src0 0x0, src1 0x100, mask 64, repeat 1, blk 1/1/1, rep 8/8/8): 910b has no Add for int8_t"},
+      {"DivHasNoInt32", [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.instr = Instr::Div, c.dtype = DType::i32; })); },
        "910b has no Div for int32_t"},
       {"NoDoubleAnywhere", [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.dtype = DType::f64; })); },
        "910b has no Add for f64"},
       {"No310pBf16Brcb",
-       [](Ub& ub) {
-         return vector(ub, {.instr = Instr::Brcb, .dtype = DType::bf16, .dst = 0x100, .repeat_times = 1}, p310());
-       },
+       [](Ub& ub) { return vector(ub, {.instr = Instr::Brcb, .dtype = DType::bf16, .dst = 0x100, .repeat_times = 1}, p310()); },
        "310p has no Brcb for bfloat16_t"},
       {"Int32CompareIsEqOnly",
        [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.instr = Instr::Compare, c.dtype = DType::i32; })); },
@@ -546,14 +542,13 @@ const std::vector<Rule>& rules() {
       {"PastTheUb", [](Ub& ub) { return vector(ub, with(kAdd, [](auto& c) { c.dst = 192 * 1024 - 128; })); },
        "dst range [0x2ff80, 0x30080) overflows the 196608-byte UB"},
       {"BrcbInPlace",
-       [](Ub& ub) {
-         return vector(ub, {.instr = Instr::Brcb, .dtype = DType::f32, .dst = 0x100, .src0 = 0x100, .repeat_times = 1});
-       },
+       [](Ub& ub) { return vector(ub, {.instr = Instr::Brcb, .dtype = DType::f32, .dst = 0x100, .src0 = 0x100, .repeat_times = 1}); },
        "Brcb's src0 and dst must not be the same"},
       {"NoDataCopyPadOn310p",
        [](Ub& ub) { return copy(ub, {.instr = Instr::DataCopyPad, .operand = 1, .block_len = 8}, p310()); },
        "310p has no DataCopyPad; DataCopy moves whole 32-byte blocks"},
-      {"CopyBlockCountAbove4095", [](Ub& ub) { return copy(ub, {.operand = 1, .block_count = 4096, .block_len = 1}); },
+      {"CopyBlockCountAbove4095",
+       [](Ub& ub) { return copy(ub, {.operand = 1, .block_count = 4096, .block_len = 1}); },
        "block count 4096 is outside 1 .. 4095"},
       {"CopyMisalignedUb", [](Ub& ub) { return copy(ub, {.ub = 0x10, .operand = 1, .block_len = 1}); },
        "UB address 0x10 is not a multiple of 32 bytes"},

@@ -93,7 +93,6 @@ Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool 
     if (run_reduction_on_ascend_target(current_target(), row.name, reduce, plain ? &input.node()->view : nullptr,
                                        out.view()))
       return out;
-    reduce.x = nullptr;
   }
   const SelectedKernel kernel = reduction_kernel(call, plan, reduce);
   ReduceSource source{.fn = kernel.fn, .context = call.scalar_slots().data()};

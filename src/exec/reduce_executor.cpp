@@ -481,6 +481,10 @@ class Run {
     std::int64_t first = 0, last = 0;
     std::array<S, kBatchItems * kLanes> lanes;
     bool holds(std::uint64_t call, std::int64_t g) const { return serial == call && g >= first && g < last; }
+    // Items [g, g + n) of `width` values each, back to back; null where the batch ends first.
+    const S* items(std::int64_t g, std::int64_t n, std::int64_t width) const {
+      return g >= first && g + n <= last ? lanes.data() + (g - first) * width : nullptr;
+    }
   };
   static Batch& thread_batch() {
     thread_local std::unique_ptr<Batch> held;  // on the heap: a large thread_local would crowd a dlopen'd library's TLS
@@ -513,18 +517,14 @@ class Run {
   }
 
   void kernel_row_item(std::int64_t g, std::int64_t end, std::int64_t per_row, T* lanes) const {
-    const Batch& batch = kernel_row_batch(g, end, per_row);
-    const S* item = batch.lanes.data() + (g - batch.first) * kLanes;
+    const S* item = kernel_row_batch(g, end, per_row).items(g, 1, kLanes);
     for (int l = 0; l < kLanes; ++l) lanes[l] = Element<A>::load(item[l]);
   }
 
   // Row items [g, g + n) in place in this thread's batch, or null where the
   // batch ends first (or its storage is not the accumulator's type).
   const T* kernel_row_items(std::int64_t g, std::int64_t n, std::int64_t end, std::int64_t per_row) const {
-    if constexpr (std::is_same_v<S, T>) {
-      const Batch& batch = kernel_row_batch(g, end, per_row);
-      if (g + n <= batch.last) return batch.lanes.data() + (g - batch.first) * kLanes;
-    }
+    if constexpr (std::is_same_v<S, T>) return kernel_row_batch(g, end, per_row).items(g, n, kLanes);
     return nullptr;
   }
 
@@ -537,8 +537,7 @@ class Run {
   void kernel_column_item(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i, T* values) const {
     if (narrow_) {
       const std::int64_t g = outer * (plan_.count / kColumnItem) + i;
-      const Batch& batch = kernel_narrow_batch(outer, from, width, i);
-      const S* item = batch.lanes.data() + (g - batch.first) * width;
+      const S* item = kernel_narrow_batch(outer, from, width, i).items(g, 1, width);
       for (std::int64_t k = 0; k < width; ++k) values[k] = Element<A>::load(item[k]);
       return;
     }
@@ -571,8 +570,7 @@ class Run {
     if constexpr (std::is_same_v<S, T>) {
       if (!narrow_) return nullptr;
       const std::int64_t g = outer * (plan_.count / kColumnItem) + i;
-      const Batch& batch = kernel_narrow_batch(outer, from, width, i);
-      if (g + n <= batch.last) return batch.lanes.data() + (g - batch.first) * width;
+      return kernel_narrow_batch(outer, from, width, i).items(g, n, width);
     }
     return nullptr;
   }

@@ -29,13 +29,16 @@ inline constexpr std::array<std::string_view, kNumPipes> kPipeNames{"MTE2", "V",
 inline std::string_view pipe_name(Pipe p) { return kPipeNames[static_cast<std::size_t>(p)]; }
 
 // X(name, pipe) for every modelled instruction, in Ascend C's spelling.
-#define BCAST_ASCEND_INSTRUCTIONS(X)                                                                                  \
-  X(DataCopy, mte2)                                                                                                   \
-  X(DataCopyPad, mte2) X(Add, vector) X(Sub, vector) X(Mul, vector) X(Div, vector) X(Max, vector) X(Min, vector)      \
-      X(And, vector) X(Or, vector) X(Adds, vector) X(Muls, vector) X(Maxs, vector) X(Mins, vector)                    \
-          X(Duplicate, vector) X(Brcb, vector) X(Compare, vector) X(Select, vector) X(Cast, vector) X(Gather, vector) \
-              X(CreateVecIndex, vector) X(WholeReduceSum, vector) X(WholeReduceMax, vector) X(WholeReduceMin, vector) \
-                  X(GetValue, scalar)
+// clang-format off
+#define BCAST_ASCEND_INSTRUCTIONS(X)                                                                  \
+  X(DataCopy, mte2) X(DataCopyPad, mte2)                                                              \
+  X(Add, vector) X(Sub, vector) X(Mul, vector) X(Div, vector) X(Max, vector) X(Min, vector)           \
+  X(And, vector) X(Or, vector)                                                                        \
+  X(Adds, vector) X(Muls, vector) X(Maxs, vector) X(Mins, vector)                                     \
+  X(Duplicate, vector) X(Brcb, vector) X(Compare, vector) X(Select, vector) X(Cast, vector)           \
+  X(Gather, vector) X(CreateVecIndex, vector)                                                         \
+  X(WholeReduceSum, vector) X(WholeReduceMax, vector) X(WholeReduceMin, vector) X(GetValue, scalar)
+// clang-format on
 
 enum class Instr : std::uint8_t {
 #define BCAST_ASCEND_INSTR_ENUM(name, pipe) name,

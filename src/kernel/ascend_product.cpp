@@ -24,12 +24,12 @@ constexpr std::uint8_t kRounding =
 constexpr std::uint8_t kNoneOrRounding = kExact | kRounding;
 
 // Conversions both products have.
-#define BCAST_COMMON_CASTS                                                                                   \
-  CastForm{f16, f32, kExact}, CastForm{f32, i64, kRounding}, CastForm{f16, i32, kRounding},                  \
-      CastForm{f16, i16, kRounding}, CastForm{f16, i8, kNoneOrRounding}, CastForm{f16, u8, kNoneOrRounding}, \
-      CastForm{i16, f16, kNoneOrRounding}, CastForm{u8, f16, kExact}, CastForm {                             \
-    i8, f16, kExact                                                                                          \
-  }
+// clang-format off
+#define BCAST_COMMON_CASTS                                                                                        \
+  CastForm{f16, f32, kExact}, CastForm{f32, i64, kRounding}, CastForm{f16, i32, kRounding},                      \
+  CastForm{f16, i16, kRounding}, CastForm{f16, i8, kNoneOrRounding}, CastForm{f16, u8, kNoneOrRounding},          \
+  CastForm{i16, f16, kNoneOrRounding}, CastForm{u8, f16, kExact}, CastForm{i8, f16, kExact}
+// clang-format on
 // 910B's vconv list has the float conversions with every rounding mode.
 constexpr CastForm k910bCasts[] = {BCAST_COMMON_CASTS,
                                    CastForm{f32, f16, kNoneOrRounding | modes({RoundMode::odd})},
@@ -91,15 +91,9 @@ constexpr Product kProducts[] = {
         .has_data_copy_pad = true,
         // Estimates: 32 B/cycle (58 GB/s at 1.8 GHz) a core; 16 KB a copy
         // reaches 89% of it. The 70% off 512-byte alignment is documented.
-        .mte2 = {.bytes_per_cycle = 32,
-                 .setup = 60,
-                 .block_setup = 4,
-                 .aligned_gm_bytes = 512,
+        .mte2 = {.bytes_per_cycle = 32, .setup = 60, .block_setup = 4, .aligned_gm_bytes = 512,
                  .unaligned_efficiency = 0.7},
-        .mte3 = {.bytes_per_cycle = 32,
-                 .setup = 60,
-                 .block_setup = 4,
-                 .aligned_gm_bytes = 512,
+        .mte3 = {.bytes_per_cycle = 32, .setup = 60, .block_setup = 4, .aligned_gm_bytes = 512,
                  .unaligned_efficiency = 0.7},
         .vector_issue = 8,  // estimate
         .scalar_read = 20,  // estimate
@@ -116,15 +110,9 @@ constexpr Product kProducts[] = {
         .has_data_copy_pad = false,
         // Estimates: LPDDR at about 16 B/cycle a core; no alignment figure is
         // published for this product.
-        .mte2 = {.bytes_per_cycle = 16,
-                 .setup = 80,
-                 .block_setup = 4,
-                 .aligned_gm_bytes = 512,
+        .mte2 = {.bytes_per_cycle = 16, .setup = 80, .block_setup = 4, .aligned_gm_bytes = 512,
                  .unaligned_efficiency = 1.0},
-        .mte3 = {.bytes_per_cycle = 16,
-                 .setup = 80,
-                 .block_setup = 4,
-                 .aligned_gm_bytes = 512,
+        .mte3 = {.bytes_per_cycle = 16, .setup = 80, .block_setup = 4, .aligned_gm_bytes = 512,
                  .unaligned_efficiency = 1.0},
         .vector_issue = 8,
         .scalar_read = 20,

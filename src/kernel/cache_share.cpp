@@ -96,15 +96,16 @@ int process_cpus() {
 
 }  // namespace
 
+int CacheShare::spanned(int threads) const { return (threads_of(threads) + sharing_cpus - 1) / sharing_cpus; }
+
+int CacheShare::threads_of(int threads) const { return std::clamp(threads, 1, std::max(1, report.cpus)); }
+
 std::uint64_t CacheShare::threshold(int threads) const {
-  const int t = std::clamp(threads, 1, std::max(1, report.cpus));
-  const std::uint64_t instances = static_cast<std::uint64_t>((t + sharing_cpus - 1) / sharing_cpus);
-  return per_cpu * static_cast<std::uint64_t>(sharing_cpus) * instances / 4 * 3;
+  return per_cpu * static_cast<std::uint64_t>(sharing_cpus) * static_cast<std::uint64_t>(spanned(threads)) / 4 * 3;
 }
 
 std::string CacheShare::describe(int threads) const {
-  const int t = std::clamp(threads, 1, std::max(1, report.cpus));
-  const int instances = (t + sharing_cpus - 1) / sharing_cpus;
+  const int t = threads_of(threads), instances = spanned(threads);
   const std::string cache =
       report.bytes == 0
           ? fmt::format("no cache reported, taken as {} shared by all {} CPUs", mib(kUnreportedCacheBytes),

@@ -49,6 +49,10 @@ struct CacheShare {
   // The decision and its inputs, one line: "24 MiB for 2 threads: 32 MiB L3
   // shared by 2 CPUs (sysfs), 16 MiB a CPU, 3/4 of 1 instance".
   std::string describe(int threads) const;
+
+ private:
+  int threads_of(int threads) const;  // 1 to the process's CPUs
+  int spanned(int threads) const;     // the cache instances those threads span
 };
 
 CacheShare cache_share(const CacheReport& report);

@@ -74,7 +74,9 @@ constexpr std::array<Variable, kCount> kVariables{{
      "1: one bcast_verbose line on stderr per prepare and per call (op, dtypes, shapes, broadcast type, kernel key, "
      "cache outcome, threads, time); 2: also one per compile or disk load, with its phases (docs/logging.md)",
      int_in<0, 2>},
-    {"BCAST_JIT", "1", "0 1", "0 runs every op on the reference executor", int_in<0, 1>},
+    {"BCAST_JIT", "1", "0 1",
+     "0 runs every op on the reference executor",
+     int_in<0, 1>},
     {"BCAST_JIT_MODE", "async", "async sync",
      "async: a call whose kernel is in no cache runs at once on the reference executor while a "
      "background thread compiles it (it waits only when that is faster); sync: the call compiles and "
@@ -97,20 +99,25 @@ constexpr std::array<Variable, kCount> kVariables{{
      "0 LLVM O0 (no vectoriser); 1 scalar clean-up; 2 lean vectorising pipeline (~4.5 ms a kernel, and a "
      "1.7 ms first tier in async mode); 3 LLVM's full O3",
      int_in<0, 3>},
-    {"BCAST_MAX_ISA", "all", "sse4.2 avx avx2 avx512 all", "the widest x86-64 vector extension kernels may use",
+    {"BCAST_MAX_ISA", "all", "sse4.2 avx avx2 avx512 all",
+     "the widest x86-64 vector extension kernels may use",
      isa_ok},
-    {"BCAST_NUM_THREADS", "0", "0 .. 1024", "threads per op call; 0 is one per hardware thread",
+    {"BCAST_NUM_THREADS", "0", "0 .. 1024",
+     "threads per op call; 0 is one per hardware thread",
      int_in<0, kMaxThreads>},
     {"BCAST_GRAIN", "262144", "1 .. 1099511627776",
      "output elements below which a call stays on one thread; also about the largest piece a split "
      "call hands a thread (at least four pieces per thread; a row or a tile longer than a grain stays "
      "whole)",
      int_in<1, (std::int64_t{1} << 40)>},
-    {"BCAST_CACHE_CAPACITY", "1024", "0 .. 1048576", "kernels kept in memory (LRU); 0 keeps none",
+    {"BCAST_CACHE_CAPACITY", "1024", "0 .. 1048576",
+     "kernels kept in memory (LRU); 0 keeps none",
      int_in<0, (1 << 20)>},
     {"BCAST_CACHE_DIR", "", "a folder, or off",
-     "the persistent kernel cache; unset, $XDG_CACHE_HOME/bcast, else ~/.cache/bcast", folder_ok},
-    {"BCAST_CACHE_MAX_MB", "256", "1 .. 1048576", "size bound of the disk cache; least recently used files go first",
+     "the persistent kernel cache; unset, $XDG_CACHE_HOME/bcast, else ~/.cache/bcast",
+     folder_ok},
+    {"BCAST_CACHE_MAX_MB", "256", "1 .. 1048576",
+     "size bound of the disk cache; least recently used files go first",
      int_in<1, (1 << 20)>},
     {"BCAST_STREAM_MIN_BYTES", "auto", "auto, off, or 0 .. 2^50 bytes",
      "calls that move at least this many bytes (inputs read plus output written) write their output "
@@ -123,16 +130,21 @@ constexpr std::array<Variable, kCount> kVariables{{
      "(.s)",
      anything},
     {"BCAST_TARGET", "host", "host ascend-sim",
-     "where ops run: the host CPU, or the Ascend-style accelerator on its checking simulator", target_ok},
+     "where ops run: the host CPU, or the Ascend-style accelerator on its checking simulator",
+     target_ok},
     {"BCAST_ASCEND_PRODUCT", "910b", "910b 310p",
      "ascend-sim: the product modelled: its UB, copy instructions (310p has no DataCopyPad), vector "
      "instructions' dtypes and cost figures (docs/ascend.md)",
      product_ok},
     {"BCAST_UB_SIZE", "auto", "auto, or 1024 .. 1048576, a multiple of 32",
-     "ascend-sim: unified buffer bytes per block; auto is the product's (910b 196608, 310p 262144)", ub_size_ok},
-    {"BCAST_BLOCK_NUM", "8", "1 .. 64", "ascend-sim: blocks (AI cores) per call", int_in<1, 64>},
+     "ascend-sim: unified buffer bytes per block; auto is the product's (910b 196608, 310p 262144)",
+     ub_size_ok},
+    {"BCAST_BLOCK_NUM", "8", "1 .. 64",
+     "ascend-sim: blocks (AI cores) per call",
+     int_in<1, 64>},
     {"BCAST_DOUBLE_BUFFER", "1", "0 1",
-     "ascend-sim: two slots per tile buffer, so copy-in of the next tile can overlap compute", int_in<0, 1>},
+     "ascend-sim: two slots per tile buffer, so copy-in of the next tile can overlap compute",
+     int_in<0, 1>},
 }};
 
 std::optional<std::size_t> find_variable(std::string_view name) {
