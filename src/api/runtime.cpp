@@ -42,14 +42,13 @@ RuntimeInfo runtime_info() {
   RuntimeInfo info{BCAST_VERSION, provider::llvm_version(), host.cpu, host.triple};
   const Target& target = target_for(TargetKind::host);
   const std::uint64_t setting = config::stream_min_bytes();
-  info.stream_min_bytes = stream_threshold(target);
-  if (setting == config::kStreamAuto)
-    info.stream_decision = "auto: " + target.auto_stream_decision(config::threads());
-  else if (setting == config::kStreamOff)
+  if (setting == config::kStreamOff) {
     info.stream_decision = "off (BCAST_STREAM_MIN_BYTES)";
-  else
-    info.stream_decision = std::to_string(setting) + " bytes (BCAST_STREAM_MIN_BYTES)";
-  if (setting == config::kStreamOff) info.stream_min_bytes = 0;
+  } else {
+    info.stream_min_bytes = stream_threshold(target);
+    info.stream_decision = setting == config::kStreamAuto ? "auto: " + target.auto_stream_decision(config::threads())
+                                                          : std::to_string(setting) + " bytes (BCAST_STREAM_MIN_BYTES)";
+  }
   return info;
 }
 
