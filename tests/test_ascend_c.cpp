@@ -1,8 +1,11 @@
 // The Ascend C writer: for a key of each broadcast type, the written source
-// says what a kernel engineer would write (golden checks, FileCheck-style,
-// in tests/ascend_c/golden/), compiles with the C++ compiler against our stub
-// kernel_operator.h (tests/ascend_c/), and runs on the simulator to the LLVM
-// kernel's results and call trace, bit for bit and call for call.
+// is its golden file (tests/ascend_c/golden/NAME.golden, byte for byte), says
+// what a kernel engineer would write (NAME.check, FileCheck-style), compiles
+// with clang against the strict declarations of the documented API
+// (tests/ascend_c/strict/: __gm__ a real address space, each product's
+// dtypes), compiles with the C++ compiler against our stub kernel_operator.h
+// (tests/ascend_c/), and runs on the simulator to the LLVM kernel's results
+// and call trace, bit for bit and call for call.
 #include <dlfcn.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -80,6 +83,50 @@ std::string file_check(const std::string& source, const fs::path& check_file) {
   return "";
 }
 
+std::string text_of(const fs::path& file) {
+  std::stringstream text;
+  text << std::ifstream(file).rdbuf();
+  return text.str();
+}
+
+// "" when `source` is the golden file of `name`, byte for byte. With
+// BCAST_REGENERATE_GOLDEN=1 in the environment it writes the file instead:
+//   BCAST_REGENERATE_GOLDEN=1 build/tests/bcast_tests --gtest_filter='*AscendC*'
+std::string golden_mismatch(const std::string& name, const std::string& source) {
+  const fs::path file = fs::path(BCAST_TEST_ASCEND_C_DIR) / "golden" / (name + ".golden");
+  if (std::getenv("BCAST_REGENERATE_GOLDEN") != nullptr) {
+    std::ofstream(file) << source;
+    return "";
+  }
+  if (!fs::exists(file)) return "no golden file " + file.string();
+  std::istringstream want(text_of(file)), got(source);
+  std::string w, g;
+  for (int line = 1;; ++line) {
+    const bool more_w = static_cast<bool>(std::getline(want, w)), more_g = static_cast<bool>(std::getline(got, g));
+    if (!more_w && !more_g) return "";
+    if (more_w != more_g || w != g)
+      return fmt::format(
+          "{}:{}: the golden file has\n  {}\nthe writer writes\n  {}\n(if the change is meant, "
+          "regenerate with BCAST_REGENERATE_GOLDEN=1 and review the diff)",
+          file.string(), line, more_w ? w : "(the end)", more_g ? g : "(the end)");
+  }
+}
+
+// "" when `source` compiles, syntax only, with clang against the strict
+// declarations for `product` (-Wall -Werror: an unused variable fails too).
+std::string strict_errors(const std::string& source, const ascend::Product& product, const fs::path& dir) {
+  if (std::string_view(BCAST_TEST_CLANGXX).empty())
+    return "no clang++-19 was found when bcast was configured (tools/setup-deps.sh installs clang-19)";
+  const fs::path src = dir / "strict.cpp", log = dir / "strict.log";
+  std::ofstream(src) << source;
+  const std::string command =
+      fmt::format("{} -fsyntax-only -std=c++17 -Wall -Wextra -Werror -D__CCE_AICORE__={} -I{}/strict {} > {} 2>&1",
+                  BCAST_TEST_CLANGXX, product.aicore, BCAST_TEST_ASCEND_C_DIR, src.string(), log.string());
+  if (std::system(command.c_str()) == 0) return "";
+  return fmt::format("{} does not compile against the strict declarations for {} (__CCE_AICORE__={}):\n{}",
+                     src.string(), product.name, product.aicore, text_of(log));
+}
+
 // Compiles `source` with an entry of the launcher's kernel ABI into a shared
 // object, and loads it; null with `error` when it does not compile.
 ascend::KernelFn compile_and_load(const std::string& source, int inputs, const fs::path& dir, std::string& error) {
@@ -87,7 +134,8 @@ ascend::KernelFn compile_and_load(const std::string& source, int inputs, const f
   for (int k = 0; k < inputs; ++k) args += fmt::format(", (GM_ADDR)gm[{}]", k + 1);
   const std::string entry = fmt::format(
       "\n// The test's entry: the launcher's kernel ABI.\n"
-      "static_assert(sizeof(BcastTilingData) == sizeof(bcast::ascend::TilingData));\n"
+      "static_assert(offsetof(BcastTilingData, row_resident) == offsetof(bcast::ascend::TilingData, row_resident));\n"
+      "static_assert(sizeof(BcastTilingData) <= offsetof(bcast::ascend::TilingData, ub_queue));\n"
       "extern \"C\" void bcast_c_entry(int64_t idx, int64_t num, void* const* gm, const bcast::ascend::TilingData* t, "
       "void* ctx) {{\n  AscendC::stub::enter(idx, num, ctx);\n  bcast_kernel({}, (GM_ADDR)t);\n}}\n",
       args);
@@ -95,12 +143,8 @@ ascend::KernelFn compile_and_load(const std::string& source, int inputs, const f
   std::ofstream(src) << source << entry;
   const std::string command = fmt::format("{} -std=c++20 -O1 -shared -fPIC {} {} -o {} > {} 2>&1", BCAST_TEST_CXX,
                                           BCAST_TEST_ASCEND_C_INCLUDES, src.string(), so.string(), log.string());
-  if (std::system(command.c_str()) != 0) {
-    std::stringstream text;
-    text << std::ifstream(log).rdbuf();
-    error = "the written source does not compile:\n" + text.str();
-    return nullptr;
-  }
+  if (std::system(command.c_str()) != 0)
+    return error = "the written source does not compile:\n" + text_of(log), nullptr;
   void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return error = dlerror(), nullptr;
   return reinterpret_cast<ascend::KernelFn>(dlsym(handle, "bcast_c_entry"));
@@ -174,11 +218,13 @@ TEST_P(AscendC, TheWrittenKernelIsTheLlvmKernelCallForCall) {
   const ascend::Lowering lowering = ascend::lower_for_ascend(key, product);
   ASSERT_EQ(lowering.refused, "");
 
-  // The source, against its golden checks.
+  // The source: its golden file, its checks, the strict declarations.
   std::string why;
   const std::optional<std::string> source = ascend::write_ascend_c(key, product, why);
   ASSERT_TRUE(source.has_value()) << why;
+  EXPECT_EQ(golden_mismatch(c.name, *source), "");
   EXPECT_EQ(file_check(*source, fs::path(BCAST_TEST_ASCEND_C_DIR) / "golden" / (c.name + ".check")), "") << *source;
+  EXPECT_EQ(strict_errors(*source, product, dir_), "");
 
   // Both kernels on the simulator, every call recorded.
   ASSERT_EQ(compare_written_with_llvm(key, product, *source, plan, {llvm_out, a, b}, c_out, {}, dir_), "");
@@ -214,10 +260,13 @@ TEST(AscendCExpressions, TheImageNormalisationIsTheLlvmKernelCallForCall) {
   std::string why;
   const std::optional<std::string> source = ascend::write_ascend_c(*key, product, why);
   ASSERT_TRUE(source.has_value()) << why;
-  EXPECT_THAT(*source, ::testing::HasSubstr("Cast(step0.Get<half>()[r * t->pitch], x0[r * t->pitch], RoundMode::CAST_NONE, colsHere);"));
+  EXPECT_THAT(*source, ::testing::HasSubstr(
+                           "Cast(step0.Get<half>()[r * t.pitch], x0[r * t.pitch], RoundMode::CAST_NONE, colsHere);"));
 
   const fs::path dir = fs::temp_directory_path() / fmt::format("bcast-ascend-c-{}-expression", getpid());
   fs::create_directories(dir);
+  EXPECT_EQ(golden_mismatch("image_normalisation", *source), "");
+  EXPECT_EQ(strict_errors(*source, product, dir), "");
   EXPECT_EQ(compare_written_with_llvm(*key, product, *source, plan, {llvm_out, img, mean, scale}, c_out, {}, dir), "");
   fs::remove_all(dir);
   EXPECT_EQ(test::bytes_of(c_out), test::bytes_of(host));
@@ -240,7 +289,7 @@ TEST(AscendCExpressions, ScalarUnitStepsAreWritten) {
   std::string why;
   const std::optional<std::string> source = ascend::write_ascend_c(*key, product, why);
   ASSERT_TRUE(source.has_value()) << why;
-  EXPECT_THAT(*source, ::testing::HasSubstr(" = arg0 + arg1;"));
+  EXPECT_THAT(*source, ::testing::HasSubstr(" = t.arg0 + t.arg1;"));
   EXPECT_THAT(*source, ::testing::HasSubstr("Muls("));
   // The scalars as the call passes them: 2.5 and 0.75 (weak floats, double), 1 (a weak int, int64_t).
   const std::uint64_t scalars[] = {std::bit_cast<std::uint64_t>(2.5), std::bit_cast<std::uint64_t>(0.75), 1};
@@ -249,9 +298,50 @@ TEST(AscendCExpressions, ScalarUnitStepsAreWritten) {
   const BroadcastPlan plan = plan_broadcast(llvm_out.layout(), inputs);
   const fs::path dir = fs::temp_directory_path() / fmt::format("bcast-ascend-c-{}-scalars", getpid());
   fs::create_directories(dir);
+  EXPECT_EQ(golden_mismatch("scalar_unit", *source), "");
+  EXPECT_EQ(strict_errors(*source, product, dir), "");
   EXPECT_EQ(compare_written_with_llvm(*key, product, *source, plan, {llvm_out, x}, c_out, scalars, dir), "");
   fs::remove_all(dir);
   EXPECT_EQ(test::bytes_of(c_out), test::bytes_of(host));
+}
+
+// Every instruction and dtype the product table lets a kernel use, and every
+// Cast pair, is one the documentation lists for the product: the strict
+// declarations' own tables (written from the documentation, not from ours),
+// asked with a static_assert each.
+TEST(AscendCStrict, TheProductTableIsWithinTheDocumentedOne) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("bcast-ascend-c-{}-table", getpid());
+  fs::create_directories(dir);
+  for (const ascend::Product& p : ascend::products()) {
+    std::string probe = "#include \"kernel_operator.h\"\nusing namespace AscendC::product;\n";
+    int asked = 0;
+    auto ask = [&](std::string_view tag, const std::string& types) {
+      probe +=
+          fmt::format("static_assert(supports<{}, {}>::value, \"{}: {} on {}\");\n", tag, types, p.name, tag, types);
+      ++asked;
+    };
+    for (int i = 0; i < ascend::kNumInstrs; ++i) {
+      const auto instr = static_cast<ascend::Instr>(i);
+      if (instr == ascend::Instr::GetValue || instr == ascend::Instr::Cast) continue;
+      for (int d = 0; d < kNumDTypes; ++d) {
+        const auto t = static_cast<DType>(d);
+        const std::optional<std::string_view> type = ascend::ascend_type_name(t);
+        if (!type || !p.has(instr, t)) continue;
+        const std::string name(ascend::instr_name(instr));
+        if (name.starts_with("WholeReduce"))
+          ask("WholeReduce", fmt::format("{0}, {0}", *type));
+        else if (instr == ascend::Instr::Compare || instr == ascend::Instr::Select)
+          ask(name, fmt::format("{}, uint8_t", *type));
+        else
+          ask(name, std::string(*type));
+      }
+    }
+    for (const ascend::CastForm& c : p.casts)
+      ask("Cast", fmt::format("{}, {}", *ascend::ascend_type_name(c.to), *ascend::ascend_type_name(c.from)));
+    EXPECT_GT(asked, 60) << p.name;
+    EXPECT_EQ(strict_errors(probe, p, dir), "");
+  }
+  fs::remove_all(dir);
 }
 
 // What the writer cannot write yet, it says.

@@ -12,6 +12,7 @@
 
 #include "ascend_copy.h"
 #include "ascend_naive_model.h"
+#include "ascend_sim.h"
 #include "ascend_vector.h"
 #include "half.h"
 
@@ -211,6 +212,34 @@ TEST(AscendInstructions, CompareWritesABitAnElement) {
 
 // Cast's round modes on the documented values: float 0.5 to a float
 // integral value, and 2^22 + 0.5 to int32_t.
+// Compare's count form over whole 256-byte repeats runs (the rule's other side).
+TEST(AscendInstructions, CompareCountOfWholeRepeatsRuns) {
+  Ub ub;
+  const VectorIssue issue = run(ub, {.instr = Instr::Compare, .dtype = DType::f32, .dst = 0x100, .src0 = 0x1000,
+                                     .src1 = 0x6000, .mode = static_cast<std::uint8_t>(CmpMode::lt), .count = 4672});
+  EXPECT_EQ(issue.error, "");
+}
+
+// Documented: Select's tensor-scalar mode works through the top 8 KB of the
+// UB on both products (and Brcb on 310P). A kernel that has kept data there
+// fails with the rule's name; one that has not runs.
+TEST(AscendInstructions, SelectsScratchMustBeLeftFree) {
+  for (const std::int64_t used : {std::int64_t{192 * 1024 - 8 * 1024}, std::int64_t{192 * 1024 - 8 * 1024 + 32}}) {
+    const SimConfig config{.product = find_product("910b")};
+    BlockContext ctx(0, config, {}, {}, {});
+    ctx.vector({.instr = Instr::Duplicate, .dtype = DType::f32, .dst = used - 256, .scalar = 0, .count = 64});
+    ASSERT_EQ(ctx.error(), "");
+    ctx.vector({.instr = Instr::Select, .dtype = DType::f16, .dst = 0x1000, .src0 = 0x2000, .sel = 0x3000,
+                .scalar = 0, .mode = static_cast<std::uint8_t>(SelMode::tensor_scalar), .count = 128});
+    if (used == 192 * 1024 - 8 * 1024)
+      EXPECT_EQ(ctx.error(), "") << "the kernel keeps nothing in the top 8 KB";
+    else
+      EXPECT_THAT(ctx.error(), HasSubstr("Select's scratch rule: on 910b it takes the top 8192 bytes of the UB, "
+                                         "[0x2e000, 0x30000), as its documentation says, and this kernel keeps data "
+                                         "up to 0x2e020"));
+  }
+}
+
 TEST(AscendInstructions, CastRoundModes) {
   struct Row {
     RoundMode mode;
@@ -589,6 +618,15 @@ const std::vector<Rule>& rules() {
                             .repeat_times = 1});
        },
        "dst address 0x102 is not a multiple of the element's 4 bytes"},
+      // Documented: the count form computes whole 256-byte repeats; the
+      // hardware would leave a tail uncomputed (4,640 floats: the last 32).
+      {"CompareCountNotWhole256ByteRepeats",
+       [](Ub& ub) {
+         return vector(ub, {.instr = Instr::Compare, .dtype = DType::f32, .dst = 0x100, .src0 = 0x1000,
+                            .src1 = 0x6000, .mode = static_cast<std::uint8_t>(CmpMode::lt), .count = 4640});
+       },
+       "Compare's 256-byte rule: its count form computes whole 256-byte repeats, and 4640 elements of f32 are "
+       "18560 bytes (the hardware would leave the last 32 uncomputed)"},
       {"PadTooWide",
        [](Ub& ub) {
          return copy(ub, {.instr = Instr::DataCopyPad, .operand = 1, .element_bytes = 4, .block_len = 8, .right_pad = 9});

@@ -2,7 +2,7 @@
 # Installs the Debian packages bcast builds and tests with; quiet and offline when
 # everything is already there (idempotent: run it as often as you like).
 #   tools/setup-deps.sh         what the build and tests need
-#   tools/setup-deps.sh fuzz    also clang-19 and its runtimes (libFuzzer, ASan, UBSan)
+#   tools/setup-deps.sh fuzz    also clang-19's runtimes (libFuzzer, ASan, UBSan)
 #   tools/setup-deps.sh static  also what -DBCAST_LLVM_STATIC=ON links (zstd)
 set -euo pipefail
 
@@ -25,9 +25,10 @@ packages=(
   python3-dask python3-distributed  # bcast.dask (docs/dask.md) and its tests
   python3-numexpr          # numexpr's own test file runs against bcast.numexpr (tests/e2e/numexpr_own_tests.py)
   python3-matplotlib       # tools/bcast-bench-plot.py (docs/performance.md's picture; a test draws one)
+  clang-19                 # the strict Ascend C check (tests/ascend_c/strict: __gm__ as a real address space)
 )
 case "${1:-}" in
-  fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;  # the sanitizer and fuzz builds (tools/bcast-fuzz)
+  fuzz) packages+=(libclang-rt-19-dev) ;;  # the sanitizer and fuzz builds (tools/bcast-fuzz), with clang-19
   static) packages+=(libzstd-dev) ;;               # LLVM's static libraries link zstd
 esac
 

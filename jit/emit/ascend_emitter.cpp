@@ -157,6 +157,13 @@ class AscendEmitter {
     }
   }
 
+  // One pipe waiting for another: Set and Wait adjacent, on the event ID a
+  // TPipe's FetchEventID gives when none is held (0).
+  void event_pair(Pipe from, Pipe to) {
+    calls_->flag(true, from, to, 0);
+    calls_->flag(false, from, to, 0);
+  }
+
   // Scalar inputs (copied and read with GetValue once a block), the
   // expression's scalars, and the steps the scalar unit computes.
   void load_registers() {
@@ -167,8 +174,7 @@ class AscendEmitter {
       Value* ub = t64(offsetof(TilingData, ub_scalar) + 8 * (k + 1), "ub_scalar");
       copy(CopyDir::gm_to_ub, ub, gm_at(k + 1), k + 1, size, b_.getInt64(1), whole_or_bytes(b_.getInt64(size)),
            b_.getInt64(0), b_.getInt64(0));
-      calls_->flag(true, Pipe::mte2, Pipe::scalar, k);
-      calls_->flag(false, Pipe::mte2, Pipe::scalar, k);
+      event_pair(Pipe::mte2, Pipe::scalar);
       registers_[k] = calls_->get_value(ub, static_cast<int>(size));
     }
     for (int k = 0; k < inputs_; ++k) {  // resident rows: copied once a block, before V reads them
@@ -177,8 +183,7 @@ class AscendEmitter {
         const std::int64_t size = size_of(lw_.inputs[k]);
         copy(CopyDir::gm_to_ub, resident_row(k), gm_at(k + 1), k + 1, size, b_.getInt64(1),
              whole_or_bytes(b_.CreateMul(n_, b_.getInt64(size))), b_.getInt64(0), b_.getInt64(0));
-        calls_->flag(true, Pipe::mte2, Pipe::vector, k);
-        calls_->flag(false, Pipe::mte2, Pipe::vector, k);
+        event_pair(Pipe::mte2, Pipe::vector);
       });
     }
     for (std::size_t j = 0; j < lw_.scalars.size(); ++j)
@@ -272,7 +277,10 @@ class AscendEmitter {
     Value* len = b_.CreateSelect(strided, b_.getInt64(size), b_.CreateMul(values, b_.getInt64(size)));
     Value* several = b_.CreateAnd(strided, b_.CreateICmpSGT(rows, b_.getInt64(1)));
     Value* gap = b_.CreateSelect(several, b_.CreateSub(stride_[k + 1][outer_], b_.getInt64(size)), b_.getInt64(0));
-    if (!product_.has_data_copy_pad) len = b_.CreateSDiv(len, b_.getInt64(kBlockBytes));
+    if (!product_.has_data_copy_pad) {  // DataCopy counts whole blocks (the launcher refuses what is not)
+      len = b_.CreateSDiv(len, b_.getInt64(kBlockBytes));
+      gap = b_.CreateSDiv(gap, b_.getInt64(kBlockBytes));
+    }
     copy(CopyDir::gm_to_ub, ub, gm_at(k + 1), k + 1, size, count, len, gap, b_.getInt64(0));
   }
 

@@ -139,10 +139,15 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
 std::optional<TilePlan> plan_tiles(const Levels& l, const Lowering& lw, const Sizes& sz, const SimConfig& config,
                                    std::string& why) {
   const Product& p = *config.product;
-  bool columns = false;
-  for (Fetch f : lw.fetch) columns = columns || f == Fetch::column;
-  const std::int64_t budget = config.ub_size - (columns ? p.brcb_scratch : 0);
-  const std::int64_t unit = kBlockBytes / sz.smallest;
+  std::int64_t scratch = 0;  // the UB's top that the kernel's instructions use as scratch on this product
+  for (Fetch f : lw.fetch)
+    if (f == Fetch::column) scratch = std::max(scratch, p.scratch(Instr::Brcb, 0));
+  for (const Step& st : lw.steps)
+    if (!st.scalar_unit) scratch = std::max(scratch, p.scratch(st.instr, st.mode));
+  const std::int64_t budget = config.ub_size - scratch;
+  // A row's UB pitch: whole blocks of the smallest element, and whole
+  // granules where a count-form call needs them (tile counts are rows * pitch).
+  const std::int64_t unit = std::max(kBlockBytes / sz.smallest, lw.count_granule);
   std::int64_t max_cols = lw.per_row ? kMaxRepeatTimes * (kRepeatBytes / sz.widest) / unit * unit : INT64_MAX / 4;
   if (lw.gathers) max_cols = std::min<std::int64_t>(max_cols, 4095 / unit * unit);  // a gather copy's blocks
   // Several rows a tile only where each copy walks forward from row to row:

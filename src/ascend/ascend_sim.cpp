@@ -43,12 +43,20 @@ void BlockContext::copy(const CopyCall& call) {
 
 void BlockContext::vector(const VectorCall& call) {
   if (!error_.empty()) return;
+  const Product& p = *config_.product;
+  if (const std::int64_t scratch = p.scratch(call.instr, call.mode);
+      scratch > 0 && counters_.ub_high_water > config_.ub_size - scratch) {
+    fail(fmt::format(
+        "{}'s scratch rule: on {} it takes the top {} bytes of the UB, [{:#x}, {:#x}), as its documentation "
+        "says, and this kernel keeps data up to {:#x}",
+        instr_name(call.instr), p.name, scratch, config_.ub_size - scratch, config_.ub_size, counters_.ub_high_water));
+    return;
+  }
   const VectorIssue issue = execute(ub_, *config_.product, call);
   if (!issue.error.empty()) {
     fail(issue.error);
     return;
   }
-  const Product& p = *config_.product;
   const std::int64_t cycles =
       issue.instructions * p.vector_issue + issue.repeats * p.form(call.instr).cycles_per_repeat;
   const std::string label = describe(call);
@@ -56,7 +64,7 @@ void BlockContext::vector(const VectorCall& call) {
   pipes_.issue(Pipe::vector, cycles, label, issue.reads, issue.writes);
   counters_.vector_calls += issue.instructions;
   counters_.vector_repeats += issue.repeats;
-  for (const UbRange& r : issue.writes) touch(r);
+  touch(issue.writes[0]);  // writes[1] is the instruction's own scratch
   for (const UbRange& r : issue.reads) touch(r);
 }
 

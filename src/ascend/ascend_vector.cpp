@@ -477,6 +477,11 @@ VectorIssue execute(UbBytes ub, const Product& product, const VectorCall& c) {
   if (ok && c.instr == Instr::Brcb && c.dst == c.src0) ok = check.fail("Brcb's src0 and dst must not be the same");
   if (ok && c.instr == Instr::Select && c.mode == static_cast<std::uint8_t>(SelMode::cmpmask_spr))
     ok = check.fail("Select's mode 0 (the compare register) is not modelled; use mode 1 or 2");
+  if (ok && c.instr == Instr::Compare && c.count >= 0 && c.count * size % kRepeatBytes != 0)
+    ok = check.fail(
+        fmt::format("Compare's 256-byte rule: its count form computes whole {}-byte repeats, and {} "
+                    "elements of {} are {} bytes (the hardware would leave the last {} uncomputed)",
+                    kRepeatBytes, c.count, dtype_name(c.dtype), c.count * size, c.count % (kRepeatBytes / size)));
   if (ok && c.instr == Instr::Compare) {  // dst is a bit array
     const std::int64_t bytes = (s.repeats * per_repeat + 7) / 8;
     issue.writes[0] = {c.dst, c.dst + bytes};
@@ -506,12 +511,12 @@ VectorIssue execute(UbBytes ub, const Product& product, const VectorCall& c) {
     return issue;
   }
 
-  if (c.instr == Instr::Brcb && product.brcb_scratch > 0) {
-    // The product's Brcb works through scratch at the UB's top: whatever a
-    // kernel kept there is gone (a kernel must leave it free).
-    const auto top = static_cast<std::int64_t>(ub.size());
-    std::memset(ub.data() + top - product.brcb_scratch, 0x5a, static_cast<std::size_t>(product.brcb_scratch));
-    issue.writes[1] = {top - product.brcb_scratch, top};
+  const auto top = static_cast<std::int64_t>(ub.size());
+  if (const std::int64_t scratch = std::min(product.scratch(c.instr, c.mode), top); scratch > 0) {
+    // The instruction works through scratch at the UB's top: whatever a
+    // kernel kept there is gone (BlockContext fails a kernel that keeps any).
+    std::memset(ub.data() + top - scratch, 0x5a, static_cast<std::size_t>(scratch));
+    issue.writes[1] = {top - scratch, top};
   }
   const Runner run(ub, s, per_repeat);
   char a[kRepeatBytes], b[kRepeatBytes], out[kRepeatBytes];

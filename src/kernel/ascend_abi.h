@@ -26,6 +26,7 @@ inline constexpr int kMaxScalars = 16;  // an expression's scalar arguments
 // UB addresses are laid out by the launcher in the order a TPipe's InitBuffer
 // calls would give them (ascend_launch.cpp).
 struct TilingData {
+  // What a kernel reads (the written Ascend C declares these, in this order).
   std::int64_t levels;                                   // of the plan, at least 1
   std::int64_t extents[kMaxLevels];                      // outermost first
   std::int64_t strides[kMaxOperands][kMaxLevels];        // bytes, per operand and level
@@ -33,16 +34,17 @@ struct TilingData {
   std::int64_t rows, cols, pitch;                        // a full tile; pitch: UB elements a row
   std::int64_t row_tiles, col_tiles, tiles;              // tiles across a slab's rows, along a row, in all
   std::int64_t slots;                                    // buffers per queue (BUFFER_NUM)
+  std::int64_t column_mode[kMaxOperands];                // a column input's ColumnMode
+  std::int64_t row_resident[kMaxOperands];               // 1: a row input is copied once a block, not a tile
+  std::uint64_t scalars[kMaxScalars];                    // the expression's scalar arguments, 8-byte slots
+  // The UB addresses, for the LLVM kernel (a written kernel takes them from its TPipe, in the same order).
   std::int64_t ub_queue[kMaxOperands][2];                // each operand's queue buffer per slot, by operand (out 0)
   std::int64_t ub_step[kMaxSteps];                       // each step's result (the last one's is out's buffer)
   std::int64_t ub_brcb[kMaxOperands];                    // a column input's spread blocks
   std::int64_t ub_scalar[kMaxOperands];                  // a scalar input's staging block
-  std::int64_t column_mode[kMaxOperands];                // a column input's ColumnMode
   std::int64_t ub_gathered[kMaxOperands];                // a gather input's packed row
   std::int64_t ub_resident[kMaxOperands];                // a row input's row, when it is resident
-  std::int64_t row_resident[kMaxOperands];               // 1: a row input is copied once a block, not a tile
   std::int64_t ub_offsets;                               // Gather's byte offsets: 0, 32, 64, ...
-  std::uint64_t scalars[kMaxScalars];                    // the expression's scalar arguments, 8-byte slots
 };
 
 // How a column input's values for a tile's rows come in (NOTE: [Ascend lowering]).

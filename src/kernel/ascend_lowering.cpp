@@ -59,8 +59,17 @@ class Lowerer {
     out_.out = program_.out_dtype;
     if (shape_.rank > 0 && shape_.inner[0] != InnerStride::unit)
       return refuse("out's innermost stride is not 1 (a strided output needs a scatter step, not modelled)");
-    for (std::size_t k = 0; k < program_.inputs.size(); ++k)
+    // A dtype the AI core has (bool as uint8_t) but the product does not
+    // (310P: bfloat16_t) cannot even be copied; the others fail later, at
+    // the instruction that would compute on them.
+    const Instr copy = product_.has_data_copy_pad ? Instr::DataCopyPad : Instr::DataCopy;
+    auto copyable = [&](DType t) { return !ascend_type_name(t) || product_.has(copy, t); };
+    if (!copyable(out_.out)) return refuse(fmt::format("{} has no {} (out)", instr_name(copy), type_name(out_.out)));
+    for (std::size_t k = 0; k < program_.inputs.size(); ++k) {
+      if (!copyable(program_.inputs[k]))
+        return refuse(fmt::format("{} has no {} (x{})", instr_name(copy), type_name(program_.inputs[k]), k));
       if (!classify(static_cast<int>(k))) return out_;
+    }
     for (std::size_t j = 0; j < program_.scalars.size(); ++j) values_.push_back(Ref{Ref::scalar_arg, static_cast<int>(j)});
     for (const ExprInstr& instr : program_.code)
       if (!lower(instr)) return out_;
@@ -190,6 +199,10 @@ class Lowerer {
     if (b.is_register() && !duplicate(b, t)) return false;
     out_.steps.push_back(Step{.instr = Instr::Compare, .dtype = t, .args = {a, b, Ref{}},
                               .mode = static_cast<std::uint8_t>(mode)});
+    // Documented: Compare's count form computes whole 256-byte repeats, so
+    // the launcher makes every tile's count a multiple of them.
+    out_.count_granule =
+        std::max<std::int64_t>(out_.count_granule, kRepeatBytes / static_cast<std::int64_t>(dtype_size(t)));
     const Ref bits{Ref::step, static_cast<int>(out_.steps.size()) - 1};
     constexpr int kHalfOne = 0x3c00, kHalfZero = 0;
     Ref picked{Ref::constant, swapped ? kHalfZero : kHalfOne};

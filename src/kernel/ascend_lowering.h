@@ -88,6 +88,7 @@ struct Lowering {
   DType out = DType::f32;
   bool per_row = false;         // a row or column input: steps run a row at a time
   bool gathers = false;         // a gather input: tiles are one row
+  std::int64_t count_granule = 1;  // elements every count-form call must cover a multiple of (Compare: 256 bytes)
   std::string refused;          // why the product cannot run the key, naming the instruction; "" when it can
 };
 

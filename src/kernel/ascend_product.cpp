@@ -23,15 +23,18 @@ constexpr std::uint8_t kRounding =
     modes({RoundMode::rint, RoundMode::round, RoundMode::floor, RoundMode::ceil, RoundMode::trunc});
 constexpr std::uint8_t kNoneOrRounding = kExact | kRounding;
 
-// Conversions both products have.
+// Conversions both products have with the same modes.
 // clang-format off
 #define BCAST_COMMON_CASTS                                                                                        \
   CastForm{f16, f32, kExact}, CastForm{f32, i64, kRounding}, CastForm{f16, i32, kRounding},                      \
-  CastForm{f16, i16, kRounding}, CastForm{f16, i8, kNoneOrRounding}, CastForm{f16, u8, kNoneOrRounding},          \
-  CastForm{i16, f16, kNoneOrRounding}, CastForm{u8, f16, kExact}, CastForm{i8, f16, kExact}
+  CastForm{u8, f16, kExact}, CastForm{i8, f16, kExact}
 // clang-format on
 // 910B's vconv list has the float conversions with every rounding mode.
 constexpr CastForm k910bCasts[] = {BCAST_COMMON_CASTS,
+                                   CastForm{f16, i16, kRounding},
+                                   CastForm{f16, i8, kNoneOrRounding},
+                                   CastForm{f16, u8, kNoneOrRounding},
+                                   CastForm{i16, f16, kNoneOrRounding},
                                    CastForm{f32, f16, kNoneOrRounding | modes({RoundMode::odd})},
                                    CastForm{f32, i32, kRounding},
                                    CastForm{f32, i16, kRounding},
@@ -42,9 +45,18 @@ constexpr CastForm k910bCasts[] = {BCAST_COMMON_CASTS,
                                    CastForm{f32, bf16, kRounding},
                                    CastForm{bf16, i32, kRounding}};
 // 310P's is narrower (the Cast page's Atlas inference table): f32 to f16
-// only with CAST_NONE and CAST_ODD, i32 to f32 only with CAST_NONE, and no
-// f32 to i32, i16 or f32 (its rounding in place) and no i64 to f32.
-constexpr CastForm k310pCasts[] = {BCAST_COMMON_CASTS, CastForm{f32, f16, kExact | modes({RoundMode::odd})},
+// only with CAST_NONE and CAST_ODD, i32 to f32 and i16 to f16 only with
+// CAST_NONE, f16 to i16 only with CAST_RINT, f16 to i8 and u8 with every
+// mode but CAST_RINT, and no f32 to i32, i16 or f32 (its rounding in place)
+// and no i64 to f32.
+constexpr std::uint8_t k310pToBytes =
+    modes({RoundMode::none, RoundMode::floor, RoundMode::ceil, RoundMode::round, RoundMode::trunc});
+constexpr CastForm k310pCasts[] = {BCAST_COMMON_CASTS,
+                                   CastForm{f16, i16, modes({RoundMode::rint})},
+                                   CastForm{f16, i8, k310pToBytes},
+                                   CastForm{f16, u8, k310pToBytes},
+                                   CastForm{i16, f16, kExact},
+                                   CastForm{f32, f16, kExact | modes({RoundMode::odd})},
                                    CastForm{i32, f32, kExact}};
 #undef BCAST_COMMON_CASTS
 
@@ -85,10 +97,12 @@ constexpr Product kProducts[] = {
     {
         .name = "910b",
         .title = "Atlas A2 training series (Ascend 910B)",
+        .aicore = 220,
         .ub_bytes = 192 * 1024,
         .vector_cores = 40,  // 910B3: 20 AI cores of one cube and two vector units
         .clock_ghz = 1.8,    // estimate
         .has_data_copy_pad = true,
+        .has_bf16 = true,
         // Estimates: 32 B/cycle (58 GB/s at 1.8 GHz) a core; 16 KB a copy
         // reaches 89% of it. The 70% off 512-byte alignment is documented.
         .mte2 = {.bytes_per_cycle = 32, .setup = 60, .block_setup = 4, .aligned_gm_bytes = 512,
@@ -98,12 +112,14 @@ constexpr Product kProducts[] = {
         .vector_issue = 8,  // estimate
         .scalar_read = 20,  // estimate
         .brcb_scratch = 0,
+        .select_scratch = 8 * 1024,  // documented: Select's tensor-scalar mode needs 8 KB of the UB
         .forms = vector_forms(true, true, true),
         .casts = k910bCasts,
     },
     {
         .name = "310p",
         .title = "Atlas inference series AI Core (Ascend 310P)",
+        .aicore = 200,
         .ub_bytes = 256 * 1024,
         .vector_cores = 8,
         .clock_ghz = 1.0,  // estimate
@@ -116,7 +132,8 @@ constexpr Product kProducts[] = {
                  .unaligned_efficiency = 1.0},
         .vector_issue = 8,
         .scalar_read = 20,
-        .brcb_scratch = 8 * 1024,  // documented: Brcb needs 8 KB of the UB on this product
+        .brcb_scratch = 8 * 1024,    // documented: Brcb needs 8 KB of the UB on this product
+        .select_scratch = 8 * 1024,  // and Select's tensor-scalar mode, as on 910B
         .forms = vector_forms(false, false, false),
         .casts = k310pCasts,
     },
@@ -125,9 +142,17 @@ constexpr Product kProducts[] = {
 }  // namespace
 
 bool Product::has(Instr instr, DType t) const {
-  if (instr == Instr::DataCopy || instr == Instr::GetValue) return true;
-  if (instr == Instr::DataCopyPad) return has_data_copy_pad;
+  if (instr == Instr::GetValue) return true;
+  if (instr == Instr::DataCopy || instr == Instr::DataCopyPad)
+    return (instr == Instr::DataCopy || has_data_copy_pad) && ascend_type_name(t).has_value() &&
+           (t != DType::bf16 || has_bf16);
   return form(instr).dtypes.contains(t);
+}
+
+std::int64_t Product::scratch(Instr instr, std::uint8_t mode) const {
+  if (instr == Instr::Brcb) return brcb_scratch;
+  if (instr == Instr::Select && mode == static_cast<std::uint8_t>(SelMode::tensor_scalar)) return select_scratch;
+  return 0;
 }
 
 bool Product::can_cast(DType from, DType to, int mode) const {

@@ -54,23 +54,30 @@ struct CastForm {
 struct Product {
   std::string_view name;   // BCAST_ASCEND_PRODUCT's value: "910b"
   std::string_view title;  // "Atlas A2 training series (Ascend 910B)"
+  int aicore = 0;          // its Ascend C compiler's __CCE_AICORE__ (910B: 220)
   std::int64_t ub_bytes = 0;
   int vector_cores = 0;    // AI cores with a vector unit: the natural block_num
   double clock_ghz = 0;
   bool has_data_copy_pad = false;
+  bool has_bf16 = false;  // bfloat16_t at all (310P has none: the data-type page)
   CopyEngine mte2, mte3;
   std::int64_t vector_issue = 0;  // cycles every vector instruction pays once
   std::int64_t scalar_read = 0;   // cycles of a GetValue
-  std::int64_t brcb_scratch = 0;  // UB bytes Brcb uses as scratch at the UB's top (310P: 8 KB)
+  std::int64_t brcb_scratch = 0;    // UB bytes Brcb uses at the UB's top as scratch (310P: 8 KB)
+  std::int64_t select_scratch = 0;  // the same for Select's tensor-scalar mode (both products: 8 KB)
   std::array<VectorForm, kNumInstrs> forms;  // vector instructions only; an empty set: not on this product
   std::span<const CastForm> casts;
 
-  // Whether `instr` exists on this product for dtype `t` (DataCopy: always;
-  // DataCopyPad: where has_data_copy_pad; GetValue: any dtype).
+  // Whether `instr` exists on this product for dtype `t` (DataCopy: every
+  // dtype the AI core has; DataCopyPad: the same where has_data_copy_pad;
+  // GetValue: any dtype).
   bool has(Instr instr, DType t) const;
   // Whether Cast converts `from` to `to` with round mode `mode` (RoundMode's number).
   bool can_cast(DType from, DType to, int mode) const;
   const VectorForm& form(Instr instr) const { return forms[static_cast<std::size_t>(instr)]; }
+  // The UB bytes at the top that a call of `instr` in `mode` uses as scratch
+  // (a kernel must leave them free); 0 for most.
+  std::int64_t scratch(Instr instr, std::uint8_t mode) const;
 };
 
 // Every modelled product, in BCAST_ASCEND_PRODUCT's order ("910b", "310p").

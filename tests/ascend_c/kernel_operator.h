@@ -97,6 +97,8 @@ enum class HardEvent { MTE2_V, V_MTE2, V_MTE3, MTE3_V, MTE2_S, S_MTE2, V_S, S_V,
 namespace stub {
 constexpr int kEventPipes[][2] = {{0, 1}, {1, 0}, {1, 2}, {2, 1}, {0, 3}, {3, 0}, {1, 3}, {3, 1}, {2, 0}};
 }
+using event_t = std::int32_t;
+using TEventID = std::int8_t;
 template <HardEvent E>
 void SetFlag(int event) {
   bcast_sim_flag(stub::ctx, 1, stub::kEventPipes[int(E)][0], stub::kEventPipes[int(E)][1], event);
@@ -204,6 +206,8 @@ class TBuf {
 // VECOUT queue is queue 0, the VECIN queues 1, 2, ... (NOTE: [Ascend tiling]).
 class TPipe {
  public:
+  // An event ID free now: the written kernels hold none, so always the first.
+  TEventID FetchEventID(HardEvent) const { return 0; }
   template <QuePosition P, int Depth>
   void InitBuffer(TQue<P, Depth>& q, int num, std::int64_t bytes) {
     std::int64_t addresses[Depth] = {};

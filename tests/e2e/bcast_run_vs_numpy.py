@@ -281,6 +281,12 @@ def check_trace():
         p = run(["add", "f32[4]", "f32[4]", "--emit-ascend-c", path + ".host"])
         if p.returncode == 0 or "did not run on ascend-sim" not in p.stderr:
             failures.append(f"--emit-ascend-c on the host: exit {p.returncode}, {p.stderr!r}")
+        # One refusal rule: a call that fell back after its kernel was found
+        # (310P's DataCopy cannot copy u8 rows of 3) writes nothing either.
+        p = run_env(["sub", "u8[64,48,3]", "f32[3]", "--target", "ascend-sim", "--emit-ascend-c", path + ".310p"],
+                    BCAST_ASCEND_PRODUCT="310p")
+        if p.returncode == 0 or "no DataCopyPad" not in p.stderr or os.path.exists(path + ".310p"):
+            failures.append(f"--emit-ascend-c of a 310p call that fell back: exit {p.returncode}, {p.stderr!r}")
     # --trace --json carries the estimate and each pipe's busy cycles.
     p = run(["add", "f16[8,64,56]", "f16[1,64,1]", "--target", "ascend-sim", "--trace", "--json"])
     try:

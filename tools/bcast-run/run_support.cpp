@@ -189,14 +189,19 @@ nlohmann::json trace_json() {
 }
 
 bool write_ascend_c_source(const std::string& file) {
+  // Source only for a kernel that ran on the simulator: a call that fell
+  // back, at whatever step, says why and writes nothing.
   const AscendTrace t = last_ascend_trace();
-  if (t.kernel.empty()) {
+  if (t.kernel.empty() || !t.fallback.empty()) {
     std::cerr << "bcast-run: --emit-ascend-c: the call did not run on ascend-sim"
               << (t.fallback.empty() ? std::string(" (use --target ascend-sim)") : ": " + t.fallback) << "\n";
     return false;
   }
   const std::optional<KernelKey> key = parse_kernel_key(t.kernel, provider::current_codegen_id());
-  std::string why = "the key does not parse";
+  std::string why = fmt::format(
+      "{} is the simulator's own reduction kernel (docs/ascend.md, \"Reductions\"), "
+      "not a JIT kernel: only those are written as Ascend C",
+      t.kernel);
   const std::optional<std::string> source =
       key ? ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why) : std::nullopt;
   std::ofstream out(file);
