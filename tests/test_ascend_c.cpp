@@ -13,6 +13,7 @@
 
 #include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -129,17 +130,22 @@ std::string strict_errors(const std::string& source, const ascend::Product& prod
 
 // Compiles `source` with an entry of the launcher's kernel ABI into a shared
 // object, and loads it; null with `error` when it does not compile.
-ascend::KernelFn compile_and_load(const std::string& source, int inputs, const fs::path& dir, std::string& error) {
-  std::string args = "(GM_ADDR)gm[0]";
-  for (int k = 0; k < inputs; ++k) args += fmt::format(", (GM_ADDR)gm[{}]", k + 1);
+ascend::KernelFn compile_and_load(const std::string& source, int inputs, ascend::AscendCForm form, const fs::path& dir,
+                                  std::string& error) {
+  std::string args;
+  for (int k = 0; k < inputs; ++k) args += fmt::format("(GM_ADDR)gm[{}], ", k + 1);
+  args = form == ascend::AscendCForm::direct ? "(GM_ADDR)gm[0], " + args + "(GM_ADDR)t"
+                                             : args + "(GM_ADDR)gm[0], nullptr, (GM_ADDR)t";
   const std::string entry = fmt::format(
       "\n// The test's entry: the launcher's kernel ABI.\n"
       "static_assert(offsetof(BcastTilingData, row_resident) == offsetof(bcast::ascend::TilingData, row_resident));\n"
       "static_assert(sizeof(BcastTilingData) <= offsetof(bcast::ascend::TilingData, ub_queue));\n"
       "extern \"C\" void bcast_c_entry(int64_t idx, int64_t num, void* const* gm, const bcast::ascend::TilingData* t, "
-      "void* ctx) {{\n  AscendC::stub::enter(idx, num, ctx);\n  bcast_kernel({}, (GM_ADDR)t);\n}}\n",
+      "void* ctx) {{\n  AscendC::stub::enter(idx, num, ctx);\n  bcast_kernel({});\n}}\n",
       args);
-  const fs::path src = dir / "kernel.cpp", so = dir / "kernel.so", log = dir / "compile.log";
+  // A file of its own a form: dlopen hands back a path it has loaded already.
+  const std::string stem = form == ascend::AscendCForm::direct ? "direct" : "operator";
+  const fs::path src = dir / (stem + ".cpp"), so = dir / (stem + ".so"), log = dir / (stem + ".log");
   std::ofstream(src) << source << entry;
   const std::string command = fmt::format("{} -std=c++20 -O1 -shared -fPIC {} {} -o {} > {} 2>&1", BCAST_TEST_CXX,
                                           BCAST_TEST_ASCEND_C_INCLUDES, src.string(), so.string(), log.string());
@@ -155,7 +161,8 @@ ascend::KernelFn compile_and_load(const std::string& source, int inputs, const f
 // bytes. `views`: out, then the inputs; the written kernel writes `c_out`.
 std::string compare_written_with_llvm(const KernelKey& key, const ascend::Product& product, const std::string& source,
                                       const BroadcastPlan& plan, std::vector<TensorView> views, const TensorView& c_out,
-                                      std::span<const std::uint64_t> scalars, const fs::path& dir) {
+                                      std::span<const std::uint64_t> scalars, const fs::path& dir,
+                                      ascend::AscendCForm form = ascend::AscendCForm::direct) {
   const ascend::Lowering lowering = ascend::lower_for_ascend(key, product);
   const ascend::SimConfig config{.product = &product, .ub_size = product.ub_bytes, .block_num = 5,
                                  .double_buffer = true, .record_calls = true};
@@ -165,7 +172,7 @@ std::string compare_written_with_llvm(const KernelKey& key, const ascend::Produc
       ascend::launch(reinterpret_cast<ascend::KernelFn>(llvm.entry), lowering, plan, views, scalars, config);
   if (!want.error.empty()) return "the LLVM kernel: " + want.error;
   std::string why;
-  const ascend::KernelFn written = compile_and_load(source, static_cast<int>(views.size()) - 1, dir, why);
+  const ascend::KernelFn written = compile_and_load(source, static_cast<int>(views.size()) - 1, form, dir, why);
   if (written == nullptr) return why + "\n" + source;
   const TensorView llvm_out = views[0];
   views[0] = c_out;
@@ -218,17 +225,23 @@ TEST_P(AscendC, TheWrittenKernelIsTheLlvmKernelCallForCall) {
   const ascend::Lowering lowering = ascend::lower_for_ascend(key, product);
   ASSERT_EQ(lowering.refused, "");
 
-  // The source: its golden file, its checks, the strict declarations.
-  std::string why;
-  const std::optional<std::string> source = ascend::write_ascend_c(key, product, why);
-  ASSERT_TRUE(source.has_value()) << why;
-  EXPECT_EQ(golden_mismatch(c.name, *source), "");
-  EXPECT_EQ(file_check(*source, fs::path(BCAST_TEST_ASCEND_C_DIR) / "golden" / (c.name + ".check")), "") << *source;
-  EXPECT_EQ(strict_errors(*source, product, dir_), "");
+  for (const ascend::AscendCForm form : {ascend::AscendCForm::direct, ascend::AscendCForm::operator_project}) {
+    const bool direct = form == ascend::AscendCForm::direct;
+    SCOPED_TRACE(direct ? "direct launch" : "operator project");
+    // The source: its golden file, its checks, the strict declarations.
+    std::string why;
+    const std::optional<std::string> source = ascend::write_ascend_c(key, product, why, form);
+    ASSERT_TRUE(source.has_value()) << why;
+    EXPECT_EQ(golden_mismatch(direct ? c.name : c.name + ".operator", *source), "");
+    if (direct)
+      EXPECT_EQ(file_check(*source, fs::path(BCAST_TEST_ASCEND_C_DIR) / "golden" / (c.name + ".check")), "") << *source;
+    EXPECT_EQ(strict_errors(*source, product, dir_), "");
 
-  // Both kernels on the simulator, every call recorded.
-  ASSERT_EQ(compare_written_with_llvm(key, product, *source, plan, {llvm_out, a, b}, c_out, {}, dir_), "");
-  EXPECT_EQ(test::oracle_mismatch(c.op, a, b, c_out), "");
+    // Both kernels on the simulator, every call recorded.
+    std::memset(c_out.data(), 0x5a, c_out.nbytes());
+    ASSERT_EQ(compare_written_with_llvm(key, product, *source, plan, {llvm_out, a, b}, c_out, {}, dir_, form), "");
+    EXPECT_EQ(test::oracle_mismatch(c.op, a, b, c_out), "");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(BroadcastTypes, AscendC, ::testing::ValuesIn(kCases),

@@ -60,8 +60,11 @@ std::string literal(DType t, std::uint64_t bits) {
 
 class Writer {
  public:
-  Writer(const KernelKey& key, const Product& product)
-      : key_(key), product_(product), lw_(lower_for_ascend(key, product)),
+  Writer(const KernelKey& key, const Product& product, AscendCForm form)
+      : key_(key),
+        product_(product),
+        form_(form),
+        lw_(lower_for_ascend(key, product)),
         inputs_(static_cast<int>(lw_.inputs.size())),
         outer_(std::max<int>(key.rank, 2) - 2) {}
 
@@ -144,6 +147,8 @@ class Writer {
       inputs += fmt::format("{}x{} {} ({})", k ? ", " : "", k, fetch_name(fetch(k)), in_type(k));
     line("// Inputs: {}; out: {}. Product {}: {}.", inputs, out_type(), product_.name,
          product_.has_data_copy_pad ? "DataCopyPad" : "DataCopy only, whole 32-byte blocks");
+    line("// Entry: {}.", form_ == AscendCForm::direct ? "direct launch (out, inputs, the tiling's GM address)"
+                                                       : "operator project (inputs, out, workspace, tiling)");
     raw("#include \"kernel_operator.h\"");
     raw("");
     raw("using namespace AscendC;");
@@ -172,12 +177,12 @@ class Writer {
     line("int64_t column_mode[{}];  // 0 one value, 1 contiguous values, 2 strided values", kMaxOperands);
     line("int64_t row_resident[{}];  // 1: a row input is copied once a block", kMaxOperands);
     for (std::size_t j = 0; j < lw_.scalars.size(); ++j) {
-      const std::size_t size = lw_.scalars[j] == DType::f64 ? 8 : dtype_size(lw_.scalars[j]);
       line("{} arg{};", c_type(lw_.scalars[j]), j);
-      if (size < 8) line("uint8_t arg{}Pad[{}];", j, 8 - size);
+      if (dtype_size(lw_.scalars[j]) < 8) line("uint8_t arg{}Pad[{}];", j, 8 - dtype_size(lw_.scalars[j]));
     }
     close("};");
     raw("");
+    if (form_ == AscendCForm::operator_project) return;  // the framework's GET_TILING_DATA reads it
     raw("// The tiling, copied from GM into the kernel's own memory once a block.");
     open("__aicore__ inline void CopyTiling(BcastTilingData* tiling, GM_ADDR gm)");
     raw("const __gm__ int64_t* from = (const __gm__ int64_t*)gm;");
@@ -190,8 +195,8 @@ class Writer {
   void init() {
     std::string params = "GM_ADDR gm_out";
     for (int k = 0; k < inputs_; ++k) params += fmt::format(", GM_ADDR gm_x{}", k);
-    open(fmt::format("__aicore__ inline void Init({}, GM_ADDR tiling)", params));
-    raw("CopyTiling(&t, tiling);");
+    open(fmt::format("__aicore__ inline void Init({}, const BcastTilingData& tiling)", params));
+    raw("t = tiling;");
     line("outGm.SetGlobalBuffer((__gm__ {}*)gm_out);", out_type());
     for (int k = 0; k < inputs_; ++k) line("x{0}Gm.SetGlobalBuffer((__gm__ {1}*)gm_x{0});", k, in_type(k));
     raw("// The UB, in the launcher's order (NOTE: [Ascend UB layout]).");
@@ -614,21 +619,34 @@ class Writer {
     }
   }
 
+  // AscendCForm's entry point.
   void entry() {
-    std::string params = "GM_ADDR gm_out", args = "gm_out";
+    std::string inputs, args = "gm_out";
     for (int k = 0; k < inputs_; ++k) {
-      params += fmt::format(", GM_ADDR gm_x{}", k);
+      inputs += fmt::format("GM_ADDR gm_x{}, ", k);
       args += fmt::format(", gm_x{}", k);
     }
-    open(fmt::format("extern \"C\" __global__ __aicore__ void bcast_kernel({}, GM_ADDR tiling)", params));
+    if (form_ == AscendCForm::direct) {
+      open(fmt::format("extern \"C\" __global__ __aicore__ void bcast_kernel(GM_ADDR gm_out, {}GM_ADDR tiling)",
+                       inputs));
+      raw("BcastTilingData tilingData;");
+      raw("CopyTiling(&tilingData, tiling);");
+    } else {
+      open(
+          fmt::format("extern \"C\" __global__ __aicore__ void bcast_kernel({}GM_ADDR gm_out, GM_ADDR /* workspace */, "
+                      "GM_ADDR tiling)",
+                      inputs));
+      raw("GET_TILING_DATA(tilingData, tiling);");
+    }
     raw("BcastKernel op;");
-    line("op.Init({}, tiling);", args);
+    line("op.Init({}, tilingData);", args);
     raw("op.Process();");
     close();
   }
 
   const KernelKey& key_;
   const Product& product_;
+  AscendCForm form_;
   Lowering lw_;
   int inputs_, outer_;
   std::string text_;
@@ -637,8 +655,9 @@ class Writer {
 
 }  // namespace
 
-std::optional<std::string> write_ascend_c(const KernelKey& key, const Product& product, std::string& why) {
-  return Writer(key, product).write(why);
+std::optional<std::string> write_ascend_c(const KernelKey& key, const Product& product, std::string& why,
+                                          AscendCForm form) {
+  return Writer(key, product, form).write(why);
 }
 
 }  // namespace bcast::ascend

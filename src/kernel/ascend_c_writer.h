@@ -7,18 +7,37 @@
 // kernel_operator.h and compares the two call by call).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ascend_product.h"
 #include "kernel_key.h"
 
 namespace bcast::ascend {
 
-// The source of `key`'s kernel on `product`, whose entry point is
-//   extern "C" void bcast_kernel(GM_ADDR gm_out, GM_ADDR x0, ..., GM_ADDR tiling)
-// or nullopt with `why` (the lowering's refusal, or a step the writer does
-// not spell yet).
-std::optional<std::string> write_ascend_c(const KernelKey& key, const Product& product, std::string& why);
+// The two ways a kernel is launched, and so its entry point:
+enum class AscendCForm {
+  // A direct launch (<<<...>>> or the launcher): out first, then the
+  // inputs, then the tiling's GM address, which the kernel copies itself:
+  //   extern "C" void bcast_kernel(GM_ADDR gm_out, GM_ADDR gm_x0, ..., GM_ADDR tiling)
+  direct,
+  // An operator project's kernel: inputs, outputs, workspace, tiling, the
+  // tiling read with the framework's GET_TILING_DATA:
+  //   extern "C" void bcast_kernel(GM_ADDR gm_x0, ..., GM_ADDR gm_out, GM_ADDR workspace, GM_ADDR tiling)
+  operator_project,
+};
+
+// AscendCForm's names, in its order (the tools' --ascend-c-form).
+inline constexpr std::array<std::string_view, 2> kAscendCFormNames{"direct", "operator"};
+inline AscendCForm ascend_c_form_named(std::string_view name) {
+  return name == kAscendCFormNames[1] ? AscendCForm::operator_project : AscendCForm::direct;
+}
+
+// The source of `key`'s kernel on `product` in `form`, or nullopt with `why`
+// (the lowering's refusal, or a step the writer does not spell yet).
+std::optional<std::string> write_ascend_c(const KernelKey& key, const Product& product, std::string& why,
+                                          AscendCForm form = AscendCForm::direct);
 
 }  // namespace bcast::ascend

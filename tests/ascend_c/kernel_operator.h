@@ -18,6 +18,12 @@
 
 using GM_ADDR = std::uint8_t*;
 
+// An operator project's tiling: the framework's macro, for a kernel whose
+// tiling struct is BcastTilingData (the host filled it; the kernel copies it).
+#define GET_TILING_DATA(name, tiling) \
+  BcastTilingData name;               \
+  std::memcpy(&name, tiling, sizeof(name))
+
 extern "C" {
 // The simulator's intrinsics (libbcast), declared from their shared prototypes.
 #define BCAST_STUB_INTRINSIC(symbol, prototype) bcast::ascend::prototype symbol;

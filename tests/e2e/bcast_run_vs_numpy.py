@@ -278,6 +278,11 @@ def check_trace():
         text = open(path).read() if os.path.exists(path) else ""
         if p.returncode != 0 or '#include "kernel_operator.h"' not in text or "Brcb(" not in text:
             failures.append(f"--emit-ascend-c: exit {p.returncode}, {text[:200]!r} {p.stderr!r}")
+        p = run(["add", "f16[8,64,56]", "f16[1,64,1]", "--target", "ascend-sim", "--emit-ascend-c", path + ".op",
+                 "--ascend-c-form", "operator"])
+        text = open(path + ".op").read() if os.path.exists(path + ".op") else ""
+        if p.returncode != 0 or "GM_ADDR /* workspace */, GM_ADDR tiling)" not in text or "GET_TILING_DATA(" not in text:
+            failures.append(f"--emit-ascend-c --ascend-c-form operator: exit {p.returncode}, {text[-300:]!r} {p.stderr!r}")
         p = run(["add", "f32[4]", "f32[4]", "--emit-ascend-c", path + ".host"])
         if p.returncode == 0 or "did not run on ascend-sim" not in p.stderr:
             failures.append(f"--emit-ascend-c on the host: exit {p.returncode}, {p.stderr!r}")

@@ -155,7 +155,8 @@ int list_candidates(const jit::DiskCache& cache, const std::string& arg,
   return kExitAmbiguous;
 }
 
-int show(const jit::DiskCache& cache, const std::string& arg, const std::string& what, bool as_json) {
+int show(const jit::DiskCache& cache, const std::string& arg, const std::string& what, std::string_view form,
+         bool as_json) {
   const std::vector<jit::DiskFile> files = cache.list();
   const std::vector<const jit::DiskFile*> named = files_named_by(files, arg);
   if (named.size() > 1) return list_candidates(cache, arg, named, as_json);
@@ -179,7 +180,8 @@ int show(const jit::DiskCache& cache, const std::string& arg, const std::string&
       return kExitFailure;
     }
     std::string why;
-    const std::optional<std::string> source = ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why);
+    const std::optional<std::string> source =
+        ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why, ascend::ascend_c_form_named(form));
     if (!source) {
       std::cerr << "bcast-cache: " << key_text << ": no Ascend C source: " << why << "\n";
       return kExitFailure;
@@ -292,6 +294,13 @@ int main(int argc, char** argv) {
   show_cmd->add_flag_callback("--asm", [&] { show_what = "asm"; }, "assembly");
   show_cmd->add_flag_callback("--ascend-c", [&] { show_what = "ascend-c"; },
                               "an ascend-sim kernel as Ascend C source (docs/ascend.md)");
+  std::string ascend_c_form = "direct";
+  show_cmd
+      ->add_option("--ascend-c-form", ascend_c_form,
+                   "--ascend-c's entry point: direct (out, inputs, tiling) or operator (an operator project's inputs, "
+                   "out, workspace, tiling and GET_TILING_DATA)")
+      ->check(CLI::IsMember(
+          std::vector<std::string>(bcast::ascend::kAscendCFormNames.begin(), bcast::ascend::kAscendCFormNames.end())));
   auto* stats_cmd = app.add_subcommand("stats", "files, bytes and the size bound");
   auto* clear_cmd = app.add_subcommand("clear", "delete every kernel file");
   auto* verify_cmd = app.add_subcommand("verify", "check every file; report and remove bad ones");
@@ -340,7 +349,7 @@ int main(int argc, char** argv) {
     }
     const bcast::jit::DiskCache& cache = *opened;
     if (*list_cmd) return list(cache, as_json, wide);
-    if (*show_cmd) return show(cache, show_arg, show_what, as_json);
+    if (*show_cmd) return show(cache, show_arg, show_what, ascend_c_form, as_json);
     if (*stats_cmd) return stats(cache, as_json);
     if (*verify_cmd) return verify(cache, as_json);
     if (*clear_cmd) {

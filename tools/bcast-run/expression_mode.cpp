@@ -87,7 +87,7 @@ int run_expression_mode(const ExpressionRun& run) {
   }
   const int threads_used = last_call_threads();  // NOTE: [Threads used]: of the last call, timed or first
   if (run.trace) print_trace();
-  if (!run.emit_ascend_c.empty() && !write_ascend_c_source(run.emit_ascend_c)) return 4;
+  if (!run.emit_ascend_c.empty() && !write_ascend_c_source(run.emit_ascend_c, run.ascend_c_form)) return 4;
   if (run.check) {
     // The reference evaluator, node by node, on the same operands.
     const bool jit = jit_enabled();

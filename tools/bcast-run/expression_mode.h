@@ -14,6 +14,7 @@ struct ExpressionRun {
   std::string output;
   bool check = false, json = false, trace = false;
   std::string emit_ascend_c;  // a file for the call's ascend-sim kernel as Ascend C
+  std::string ascend_c_form;  // its entry: kAscendCFormNames
   int repeat = 0;
   std::uint64_t seed = 0;
 };

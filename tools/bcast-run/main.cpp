@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "ascend_c_writer.h"
 #include "bcast/bcast.h"
 #include "error_messages.h"
 #include "demo.h"
@@ -31,7 +32,7 @@ struct Options {
   std::string op, a, b, output, expression;
   std::vector<std::string> positional;
   bool check = false, json = false, no_jit = false, trace = false, functions = false;
-  std::string target, dump_cache, emit_ascend_c;
+  std::string target, dump_cache, emit_ascend_c, ascend_c_form = "direct";
   int repeat = 0, threads = 0, warm = -1;
   std::vector<std::string> warm_ops{"add", "sub", "mul", "div", "max", "min"}, warm_dtypes{"f32"};
   std::uint64_t seed = 0;
@@ -56,6 +57,7 @@ ExpressionRun expression_run(const Options& o, std::string expression, std::vect
           .json = o.json,
           .trace = o.trace,
           .emit_ascend_c = o.emit_ascend_c,
+          .ascend_c_form = o.ascend_c_form,
           .repeat = o.repeat,
           .seed = o.seed};
 }
@@ -92,7 +94,7 @@ int run_op(const Options& o) {
   const std::string kernel = kernel_key_for(*op, a.view.dtype(), out.layout(), a.view.layout(), b.view.layout());
 
   if (o.trace) print_trace();
-  if (!o.emit_ascend_c.empty() && !write_ascend_c_source(o.emit_ascend_c)) return kExitInternal;
+  if (!o.emit_ascend_c.empty() && !write_ascend_c_source(o.emit_ascend_c, o.ascend_c_form)) return kExitInternal;
   if (o.check) {
     const Tensor expected = expected_result(*op, a.view, b.view);
     if (const auto bad = first_difference(out, expected)) {
@@ -171,6 +173,11 @@ int main(int argc, char** argv) {
   app.add_flag("--trace", o.trace, "print the ascend-sim per-block counters of the call");
   app.add_option("--emit-ascend-c", o.emit_ascend_c,
                  "write the ascend-sim kernel of the call as Ascend C source to FILE (docs/ascend.md)");
+  app.add_option("--ascend-c-form", o.ascend_c_form,
+                 "--emit-ascend-c's entry point: direct (out, inputs, tiling) or operator (an operator project's "
+                 "inputs, out, workspace, tiling and GET_TILING_DATA)")
+      ->check(CLI::IsMember(std::vector<std::string>(bcast::ascend::kAscendCFormNames.begin(),
+                                                     bcast::ascend::kAscendCFormNames.end())));
   app.add_option("--dump-cache", o.dump_cache, "at the end, write the in-memory kernel cache as JSON (bcast-cache list --memory)");
   app.add_option("--warm", o.warm, "pre-generate the kernels of every broadcast type up to this rank, then go on")
       ->check(CLI::Range(0, bcast::kMaxPregenerateRank));

@@ -188,7 +188,7 @@ nlohmann::json trace_json() {
           {"estimated_us", t.estimated_us()}, {"blocks", blocks}};
 }
 
-bool write_ascend_c_source(const std::string& file) {
+bool write_ascend_c_source(const std::string& file, std::string_view form) {
   // Source only for a kernel that ran on the simulator: a call that fell
   // back, at whatever step, says why and writes nothing.
   const AscendTrace t = last_ascend_trace();
@@ -203,7 +203,8 @@ bool write_ascend_c_source(const std::string& file) {
       "not a JIT kernel: only those are written as Ascend C",
       t.kernel);
   const std::optional<std::string> source =
-      key ? ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why) : std::nullopt;
+      key ? ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why, ascend::ascend_c_form_named(form))
+          : std::nullopt;
   std::ofstream out(file);
   if (!source || !(out << *source)) {
     std::cerr << "bcast-run: --emit-ascend-c " << file << ": " << (source ? "cannot write the file" : why) << "\n";

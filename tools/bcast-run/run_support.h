@@ -56,7 +56,7 @@ struct RunFailure : std::runtime_error {
 // --emit-ascend-c FILE: the last call's ascend-sim kernel as Ascend C source;
 // false, with the reason on stderr, when the call did not run there or the
 // writer cannot write its key.
-bool write_ascend_c_source(const std::string& file);
+bool write_ascend_c_source(const std::string& file, std::string_view form);
 
 // Computes op(a, b) independently of the planner and executors (the naive executor).
 Tensor expected_result(Op op, const TensorView& a, const TensorView& b);
