@@ -59,6 +59,9 @@ const Case kCases[] = {
     {"data_copy_310p", "310p", Op::max, DType::f32, {32, 64}, {64}},
     {"gather", "910b", Op::add, DType::f32, {48, 64}, {48, 64}},  // a is transposed: see transposed_a
     {"compare", "910b", Op::lt, DType::f32, {40, 64}, {40, 64}},
+    // Rows that fit a repeat: a call covers up to 255 of them (NOTE: [Rows in repeats]).
+    {"row_repeats", "910b", Op::mul, DType::f32, {600, 24}, {24}},
+    {"column_repeats", "910b", Op::add, DType::f16, {2, 16, 5, 5}, {1, 16, 1, 1}},
 };
 
 // A check file's lines, in order: "CHECK: text" must appear after the last

@@ -65,7 +65,8 @@ void AscendCalls::vector(const Vector& f) {
   if (f.repeat) store64(c, offsetof(VectorCall, repeat_times), f.repeat);
   const std::int64_t p[] = {f.params.dst_blk, f.params.src0_blk, f.params.src1_blk,
                             f.params.dst_rep, f.params.src0_rep, f.params.src1_rep};
-  for (int i = 0; i < 6; ++i) store64(c, offsetof(VectorCall, params) + 8 * i, b_.getInt64(p[i]));
+  for (int i = 0; i < 6; ++i)
+    store64(c, offsetof(VectorCall, params) + 8 * i, i >= 3 && f.rep[i - 3] ? f.rep[i - 3] : b_.getInt64(p[i]));
   call(Intrinsic::bcast_sim_vector, {ctx_, c});
 }
 

@@ -28,6 +28,7 @@ class AscendCalls {
     llvm::Value* repeat = nullptr;
     llvm::Value* count = nullptr;
     ascend::RepeatParams params;
+    llvm::Value* rep[3] = {nullptr, nullptr, nullptr};  // run-time repeat strides (dst, src0, src1) over params'
     std::uint8_t mode = 0;
     // Per operand (dst, src0, src1), for the emitter's rows: element size
     // (0 when absent), whether a column (read through a block a row) or a row

@@ -235,8 +235,13 @@ class AscendEmitter {
                             .src0 = queue_buffer(1 + k, slot), .src1 = t64(offsetof(TilingData, ub_offsets), "ub_offsets"),
                             .count = cols});
     }
-    if (lw_.per_row) emit_rows(slot, rows, cols);
-    else emit_steps(slot, b_.CreateSelect(b_.CreateICmpEQ(rows, rows_), full_elems_, last_elems_));
+    if (lw_.per_row) {  // NOTE: [Rows in repeats]
+      Value* fits = b_.CreateICmpSLE(cols, b_.getInt64(row_repeat_cols(lw_)));
+      when(fits, "row_repeats", [&] { emit_row_repeats(slot, rows, cols); });
+      when(b_.CreateNot(fits), "rows", [&] { emit_rows(slot, rows, cols); });
+    } else {
+      emit_steps(slot, b_.CreateSelect(b_.CreateICmpEQ(rows, rows_), full_elems_, last_elems_));
+    }
     queue(QueueOp::enque, kQueueOut, slot32);
     for (int k = 0; k < inputs_; ++k)
       if (lw_.fetch[k] != Fetch::scalar)
@@ -369,6 +374,44 @@ class AscendEmitter {
     }
     add_to_local(b_, row_elems, pitch_);
     add_to_local(b_, column_bytes, b_.getInt64(kBlockBytes));
+    close_loop(b_, loop, b_.getInt64(1), false);
+  }
+
+  // Per-row steps as NOTE: [Rows in repeats] says: a level-0 call per step
+  // and 255 rows, a repeat a row.
+  void emit_row_repeats(Value* slot, Value* rows, Value* cols) {
+    Value* first = local("first_row", b_.getInt64(0));
+    const CountedLoop loop = open_loop(
+        b_, b_.getInt64(0),
+        b_.CreateSDiv(b_.CreateAdd(rows, b_.getInt64(kMaxRepeatTimes - 1)), b_.getInt64(kMaxRepeatTimes)), "row_chunk");
+    Value* r = b_.CreateLoad(b_.getInt64Ty(), first);
+    Value* n = b_.CreateSelect(b_.CreateICmpSLT(b_.CreateSub(rows, r), b_.getInt64(kMaxRepeatTimes)),
+                               b_.CreateSub(rows, r), b_.getInt64(kMaxRepeatTimes));
+    for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
+      const Step& st = lw_.steps[i];
+      if (st.scalar_unit) continue;
+      Vector f = fields_of(st, i, slot);
+      std::int64_t* blk[] = {&f.params.dst_blk, &f.params.src0_blk, &f.params.src1_blk};
+      for (int a = 0; a < 3; ++a) {
+        Value** address = a == 0 ? &f.dst : a == 1 ? &f.src0 : &f.src1;
+        if (*address == nullptr) continue;
+        *blk[a] = f.column[a] ? 0 : 1;
+        if (f.column[a]) {  // a block a row, or one block
+          *address = b_.CreateAdd(
+              *address, b_.CreateSelect(f.column_step[a], b_.CreateMul(r, b_.getInt64(kBlockBytes)), b_.getInt64(0)));
+          f.rep[a] = b_.CreateSelect(f.column_step[a], b_.getInt64(1), b_.getInt64(0));
+        } else if (f.row_input[a]) {  // the same row every repeat
+          f.rep[a] = b_.getInt64(0);
+        } else {
+          *address = b_.CreateAdd(*address, b_.CreateMul(r, b_.CreateMul(pitch_, b_.getInt64(f.size[a]))));
+          f.rep[a] = b_.CreateSDiv(b_.CreateMul(pitch_, b_.getInt64(f.size[a])), b_.getInt64(kBlockBytes));
+        }
+      }
+      f.mask = cols;
+      f.repeat = n;
+      calls_->vector(f);
+    }
+    add_to_local(b_, first, b_.getInt64(kMaxRepeatTimes));
     close_loop(b_, loop, b_.getInt64(1), false);
   }
 

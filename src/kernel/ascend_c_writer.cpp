@@ -362,9 +362,19 @@ class Writer {
            k, in_type(k));
     }
     if (lw_.per_row) {
+      line("if (colsHere <= {}) {{  // a repeat a row, up to 255 rows a call", row_repeat_cols(lw_));
+      indent_ += 2;
+      open(fmt::format("for (int64_t r = 0; r < rowsHere; r += {})", kMaxRepeatTimes));
+      line("const int64_t n = Min(rowsHere - r, {});", kMaxRepeatTimes);
+      for (std::size_t i = 0; i < lw_.steps.size(); ++i)
+        if (!lw_.steps[i].scalar_unit) repeat_step(i);
+      close();
+      close("} else {");
+      indent_ += 2;
       open("for (int64_t r = 0; r < rowsHere; ++r)");
       for (std::size_t i = 0; i < lw_.steps.size(); ++i)
         if (!lw_.steps[i].scalar_unit) row_step(i);
+      close();
       close();
     } else {
       raw("const int64_t elems = rowsHere == t.rows ? fullElems : lastElems;");
@@ -496,24 +506,29 @@ class Writer {
     }
   }
 
-  // A tensor operand of step i: its LocalTensor and, per row, its element offset.
+  // A tensor operand of step i: its LocalTensor, its element offset at row
+  // r, and its repeat stride a row in blocks (NOTE: [Rows in repeats]).
   struct Place {
-    std::string tensor, row_offset;
+    std::string tensor, row_offset, row_blocks;
     bool column = false;
   };
   Place place(const Ref& r) const {
+    auto rows_of = [](std::int64_t size) { return fmt::format("t.pitch * {} / 32", size); };
     if (r.kind == Ref::step) {
       const auto i = static_cast<std::size_t>(r.index);
       const std::string type = lw_.steps[i].instr == Instr::Compare ? "uint8_t" : c_type(lw_.steps[i].dtype);
-      return {last(i) ? "z" : fmt::format("step{}.Get<{}>()", i, type), "r * t.pitch"};
+      return {last(i) ? "z" : fmt::format("step{}.Get<{}>()", i, type), "r * t.pitch",
+              rows_of(static_cast<std::int64_t>(dtype_size(lw_.steps[i].dtype)))};
     }
     const int k = r.index;
-    if (fetch(k) == Fetch::row) return {fmt::format("x{}", k), "0"};
-    if (fetch(k) == Fetch::gather) return {fmt::format("gatheredX{}.Get<{}>()", k, in_type(k)), "r * t.pitch"};
+    if (fetch(k) == Fetch::row) return {fmt::format("x{}", k), "0", "0"};
+    if (fetch(k) == Fetch::gather)
+      return {fmt::format("gatheredX{}.Get<{}>()", k, in_type(k)), "r * t.pitch", rows_of(in_size(k))};
     if (fetch(k) == Fetch::column)
       return {fmt::format("(mode{0} == 2 ? x{0} : brcbX{0}.Get<{1}>())", k, in_type(k)),
-              fmt::format("(mode{} == 0 ? 0 : r * {})", k, kBlockBytes / in_size(k)), true};
-    return {fmt::format("x{}", k), "r * t.pitch"};
+              fmt::format("(mode{} == 0 ? 0 : r * {})", k, kBlockBytes / in_size(k)),
+              fmt::format("mode{} == 0 ? 0 : 1", k), true};
+    return {fmt::format("x{}", k), "r * t.pitch", rows_of(in_size(k))};
   }
 
   std::string scalar_of(const Step& st, std::size_t i) const {
@@ -548,6 +563,26 @@ class Writer {
     const Place b = st.args[1].is_register() || st.instr == Instr::Cast || st.instr == Instr::Duplicate ? Place{}
                                                                                                      : place(st.args[1]);
     count_call(st, i, dst.tensor, a, b, "0", "0", "0", "elems");
+  }
+
+  // Step i over rows [r, r + n), a repeat a row (NOTE: [Rows in repeats]).
+  void repeat_step(std::size_t i) {
+    const Step& st = lw_.steps[i];
+    const bool dup = st.instr == Instr::Duplicate, cast = st.instr == Instr::Cast;
+    const Place dst = place(Ref{Ref::step, static_cast<int>(i)});
+    const Place a = dup ? Place{} : place(st.args[0]);
+    const bool b_tensor = !dup && !cast && !st.args[1].is_register();
+    const Place b = b_tensor ? place(st.args[1]) : Place{};
+    auto at = [](const Place& p) { return p.tensor + "[" + p.row_offset + "]"; };
+    auto blk = [](const Place& p) { return p.column ? 0 : 1; };
+    const std::string name(instr_name(st.instr)), count = "(uint64_t)colsHere, (uint8_t)n";
+    if (dup) return line("Duplicate({}, {}, {}, 1, (uint8_t)({}));", at(dst), scalar_of(st, i), count, dst.row_blocks);
+    if (b_tensor)
+      return line("{}({}, {}, {}, {}, BinaryRepeatParams({}, {}, {}, (uint8_t)({}), (uint8_t)({}), (uint8_t)({})));",
+                  name, at(dst), at(a), at(b), count, blk(dst), blk(a), blk(b), dst.row_blocks, a.row_blocks,
+                  b.row_blocks);
+    line("{}({}, {}, {}, {}, UnaryRepeatParams({}, {}, (uint8_t)({}), (uint8_t)({})));", name, at(dst), at(a),
+         cast ? round_name(st.round) : scalar_of(st, i), count, blk(dst), blk(a), dst.row_blocks, a.row_blocks);
   }
 
   // Step i over row r: the count form, or, with a column operand, full

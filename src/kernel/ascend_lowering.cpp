@@ -287,4 +287,14 @@ Lowering lower_for_ascend(const KernelKey& key, const Product& product) {
   return Lowerer(product, spec.program, shape).run();
 }
 
+std::int64_t row_repeat_cols(const Lowering& lw) {
+  std::size_t widest = dtype_size(lw.out);
+  for (const Step& st : lw.steps) {
+    if (st.scalar_unit) continue;
+    widest = std::max({widest, dtype_size(st.dtype), st.instr == Instr::Cast ? dtype_size(st.src_dtype) : 0});
+  }
+  for (DType t : lw.inputs) widest = std::max(widest, dtype_size(t));
+  return kRepeatBytes / static_cast<std::int64_t>(widest);
+}
+
 }  // namespace bcast::ascend

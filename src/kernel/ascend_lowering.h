@@ -92,6 +92,14 @@ struct Lowering {
   std::string refused;          // why the product cannot run the key, naming the instruction; "" when it can
 };
 
+// NOTE: [Rows in repeats] A per-row lowering whose tile rows are at most
+// this many elements runs each step as level-0 calls of a repeat a row: mask
+// = the row's elements, repeat = up to 255 rows, each operand's repeat
+// stride its row pitch in blocks (a row input's 0, a column's one block or
+// 0), so one call covers 255 rows where the per-row loop made 255 calls.
+// A repeat is 256 bytes of the widest element any step reads or writes.
+std::int64_t row_repeat_cols(const Lowering& lw);
+
 // The UB bytes an element of step `s`'s result takes in its tile buffer (a
 // Compare's bit array: one, generously).
 inline std::int64_t result_bytes(const Step& s) {

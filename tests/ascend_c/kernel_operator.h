@@ -384,6 +384,16 @@ void Duplicate(const LocalTensor<T>& dst, T scalar, std::int64_t count) {
 }
 
 template <class T>
+void Duplicate(const LocalTensor<T>& dst, T scalar, std::uint64_t mask, std::uint8_t repeat, std::uint16_t dst_blk,
+               std::uint8_t dst_rep) {
+  auto c = stub::call(bcast::ascend::Instr::Duplicate, dst);
+  c.scalar = stub::bits_of(scalar);
+  stub::level0(c, mask, repeat);
+  c.params = {dst_blk, 1, 1, dst_rep, 8, 8};
+  stub::vector(c);
+}
+
+template <class T>
 void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, std::uint8_t repeat, const BrcbRepeatParams& p) {
   auto c = stub::call(bcast::ascend::Instr::Brcb, dst);
   c.src0 = src.address(), c.repeat_times = repeat;
