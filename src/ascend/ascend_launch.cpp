@@ -71,13 +71,27 @@ void set_slot(std::int64_t (&queue)[2], std::int64_t s, std::int64_t slots, std:
   if (slots == 1) queue[1] = at;
 }
 
+// The row inputs that stay resident for a block (bit k: input k): every tile
+// reads the same row when tiles are whole rows and it repeats along every
+// outer level.
+std::uint32_t resident_rows(const Levels& l, const Lowering& lw, std::int64_t col_tiles) {
+  std::uint32_t resident = 0;
+  for (std::size_t k = 0; k < lw.fetch.size(); ++k) {
+    if (lw.fetch[k] != Fetch::row || col_tiles != 1) continue;
+    bool same_everywhere = true;
+    for (int lvl = 0; lvl + 2 < l.rank(); ++lvl) same_everywhere = same_everywhere && l.strides[k + 1][lvl] == 0;
+    if (same_everywhere) resident |= 1u << k;
+  }
+  return resident;
+}
+
 // NOTE: [Ascend UB layout] The UB, in the order a TPipe's InitBuffer calls
 // would lay it out: each scalar input's staging block; each other input's
-// queue buffers (a slot each) and, for a column, its Brcb blocks; out's
-// queue buffers; each step's result tile. Fills the tiling's addresses when
-// given one; returns the bytes used.
-std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, std::int64_t pitch,
-                        std::int64_t slots, TilingData* t) {
+// queue buffers (a slot each; a resident row: its one row instead) and, for
+// a column, its Brcb blocks; out's queue buffers; each step's result tile.
+// Fills the tiling's addresses when given one; returns the bytes used.
+std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, std::int64_t pitch, std::int64_t slots,
+                        std::uint32_t resident, TilingData* t) {
   std::int64_t ub = 0;
   auto take = [&ub](std::int64_t bytes) {
     const std::int64_t at = ub;
@@ -104,6 +118,11 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
       case Fetch::gather: bytes = pitch * kBlockBytes; break;  // a block an element
       case Fetch::scalar: continue;
     }
+    if ((resident >> k) & 1u) {  // the row, copied once a block; no queue
+      const std::int64_t at = take(bytes);
+      if (t) t->ub_resident[k + 1] = at, t->row_resident[k + 1] = 1;
+      continue;
+    }
     for (std::int64_t s = 0; s < slots; ++s) {
       const std::int64_t at = take(bytes);
       if (t) set_slot(t->ub_queue[k + 1], s, slots, at);
@@ -115,10 +134,6 @@ std::int64_t lay_out_ub(const Lowering& lw, const Sizes& sz, std::int64_t rows, 
     if (lw.fetch[k] == Fetch::gather) {
       const std::int64_t at = take(pitch * size);
       if (t) t->ub_gathered[k + 1] = at;
-    }
-    if (lw.fetch[k] == Fetch::row) {
-      const std::int64_t at = take(pitch * size);
-      if (t) t->ub_resident[k + 1] = at;
     }
   }
   for (std::int64_t s = 0; s < slots; ++s) {
@@ -164,7 +179,9 @@ std::optional<TilePlan> plan_tiles(const Levels& l, const Lowering& lw, const Si
   TilePlan t;
   for (const std::int64_t slots : {std::int64_t{config.double_buffer ? 2 : 1}, std::int64_t{1}}) {
     auto fits = [&](std::int64_t rows, std::int64_t cols) {
-      return lay_out_ub(lw, sz, rows, round_up(cols, unit), slots, nullptr) <= budget;
+      // No row resident: a queue's slots take at least the resident row's bytes,
+      // and the tiles may yet be cut into pieces, which end residency.
+      return lay_out_ub(lw, sz, rows, round_up(cols, unit), slots, 0, nullptr) <= budget;
     };
     const std::int64_t n = l.n(), m = l.m();
     if (n <= max_cols && fits(1, n)) {  // whole rows: as many as fit (Brcb spreads 8 a repeat, 255 repeats)
@@ -207,7 +224,7 @@ std::optional<TilePlan> plan_tiles(const Levels& l, const Lowering& lw, const Si
   }
   t.pitch = round_up(t.cols, unit);
   t.tiles = tiles_of(t.rows, t.cols);
-  t.ub_bytes = lay_out_ub(lw, sz, t.rows, t.pitch, t.slots, nullptr);
+  t.ub_bytes = lay_out_ub(lw, sz, t.rows, t.pitch, t.slots, resident_rows(l, lw, ceil_div(l.n(), t.cols)), nullptr);
   return t;
 }
 
@@ -259,18 +276,11 @@ TilingData tiling_of(const Levels& l, const Lowering& lw, const Sizes& sz, const
   d.rows = t.rows, d.cols = t.cols, d.pitch = t.pitch;
   d.row_tiles = ceil_div(l.m(), t.rows), d.col_tiles = ceil_div(l.n(), t.cols), d.tiles = t.tiles;
   d.slots = t.slots;
-  lay_out_ub(lw, sz, t.rows, t.pitch, t.slots, &d);
+  lay_out_ub(lw, sz, t.rows, t.pitch, t.slots, resident_rows(l, lw, d.col_tiles), &d);
   for (std::size_t k = 0; k < lw.fetch.size(); ++k) {
     if (lw.fetch[k] == Fetch::column) {
       const std::int64_t s = l.row_stride(static_cast<int>(k) + 1);
       d.column_mode[k + 1] = s == 0 ? kOneValue : s == 1 ? kContiguous : kStrided;
-    }
-    // A row stays resident for the block when every tile reads the same one:
-    // tiles are whole rows and it repeats along every outer level.
-    if (lw.fetch[k] == Fetch::row) {
-      bool same_everywhere = d.col_tiles == 1;
-      for (int lvl = 0; lvl + 2 < l.rank(); ++lvl) same_everywhere = same_everywhere && l.strides[k + 1][lvl] == 0;
-      d.row_resident[k + 1] = same_everywhere ? 1 : 0;
     }
   }
   std::copy(scalars.begin(), scalars.end(), d.scalars);

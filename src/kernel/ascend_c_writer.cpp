@@ -211,10 +211,14 @@ class Writer {
                                 : fetch(k) == Fetch::row    ? fmt::format("t.pitch * {}", in_size(k))
                                 : fetch(k) == Fetch::gather ? std::string("t.pitch * 32")
                                                             : std::string("columnBytes");
-      line("pipe.InitBuffer(inQueueX{}, t.slots, {});", k, bytes);
+      if (fetch(k) == Fetch::row) {  // a resident row needs its one row, no queue
+        line("if (t.row_resident[{}]) pipe.InitBuffer(residentX{}, {});", k + 1, k, bytes);
+        line("else pipe.InitBuffer(inQueueX{}, t.slots, {});", k, bytes);
+      } else {
+        line("pipe.InitBuffer(inQueueX{}, t.slots, {});", k, bytes);
+      }
       if (fetch(k) == Fetch::column) line("pipe.InitBuffer(brcbX{}, columnBytes);", k);
       if (fetch(k) == Fetch::gather) line("pipe.InitBuffer(gatheredX{}, t.pitch * {});", k, in_size(k));
-      if (fetch(k) == Fetch::row) line("pipe.InitBuffer(residentX{}, t.pitch * {});", k, in_size(k));
     }
     line("pipe.InitBuffer(outQueue, t.slots, tileElems * {});", dtype_size(lw_.out));
     for (std::size_t i = 0; i < lw_.steps.size(); ++i)

@@ -61,8 +61,9 @@ namespace stub {
 inline thread_local void* ctx = nullptr;
 inline thread_local std::int64_t block_idx = 0, block_num = 1;
 inline thread_local int next_operand = 0;  // SetGlobalBuffer numbers operands in call order: out, x0, x1, ...
+inline thread_local int next_queue = 1;    // TQues number themselves as they are made: x0's 1, x1's 2, ...
 inline void enter(std::int64_t idx, std::int64_t num, void* context) {
-  ctx = context, block_idx = idx, block_num = num, next_operand = 0;
+  ctx = context, block_idx = idx, block_num = num, next_operand = 0, next_queue = 1;
 }
 
 template <class T>
@@ -159,8 +160,11 @@ class LocalTensor {
 template <QuePosition P, int Depth>
 class TQue {
  public:
-  void init(int id, int num, const std::int64_t* addresses) {
-    id_ = id, num_ = num;
+  // Numbered as they are made (the kernel's members, in order; out's VECOUT
+  // queue 0), so a queue a kernel leaves uninitialised shifts no other.
+  TQue() : id_(P == QuePosition::VECOUT ? 0 : stub::next_queue++) {}
+  void init(int num, const std::int64_t* addresses) {
+    num_ = num;
     for (int s = 0; s < num; ++s) address_[s] = addresses[s];
   }
   template <class T>
@@ -208,8 +212,8 @@ class TBuf {
   std::int64_t address_ = 0;
 };
 
-// The UB from its start, 32 bytes at a time, in InitBuffer order; out's
-// VECOUT queue is queue 0, the VECIN queues 1, 2, ... (NOTE: [Ascend tiling]).
+// The UB from its start, 32 bytes at a time, in InitBuffer order
+// (NOTE: [Ascend UB layout]).
 class TPipe {
  public:
   // An event ID free now: the written kernels hold none, so always the first.
@@ -218,7 +222,7 @@ class TPipe {
   void InitBuffer(TQue<P, Depth>& q, int num, std::int64_t bytes) {
     std::int64_t addresses[Depth] = {};
     for (int s = 0; s < num; ++s) addresses[s] = take(bytes);
-    q.init(P == QuePosition::VECOUT ? 0 : next_queue_++, num, addresses);
+    q.init(num, addresses);
   }
   template <QuePosition P>
   void InitBuffer(TBuf<P>& b, std::int64_t bytes) {
@@ -232,7 +236,6 @@ class TPipe {
     return at;
   }
   std::int64_t next_ = 0;
-  int next_queue_ = 1;
 };
 
 // ---- copies ----
