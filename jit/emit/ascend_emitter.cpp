@@ -380,11 +380,17 @@ class AscendEmitter {
   // Per-row steps as NOTE: [Rows in repeats] says: a level-0 call per step
   // and 255 rows, a repeat a row.
   void emit_row_repeats(Value* slot, Value* rows, Value* cols) {
+    // Running offsets of the chunk's first row r (additions only): r, r * pitch, r * 32.
     Value* first = local("first_row", b_.getInt64(0));
+    Value* first_elems = local("first_row_elems", b_.getInt64(0));
+    Value* first_column_bytes = local("first_row_column_bytes", b_.getInt64(0));
+    Value* chunk_elems = b_.CreateMul(pitch_, b_.getInt64(kMaxRepeatTimes));
     const CountedLoop loop = open_loop(
         b_, b_.getInt64(0),
         b_.CreateSDiv(b_.CreateAdd(rows, b_.getInt64(kMaxRepeatTimes - 1)), b_.getInt64(kMaxRepeatTimes)), "row_chunk");
     Value* r = b_.CreateLoad(b_.getInt64Ty(), first);
+    Value* r_elems = b_.CreateLoad(b_.getInt64Ty(), first_elems);
+    Value* r_column_bytes = b_.CreateLoad(b_.getInt64Ty(), first_column_bytes);
     Value* n = b_.CreateSelect(b_.CreateICmpSLT(b_.CreateSub(rows, r), b_.getInt64(kMaxRepeatTimes)),
                                b_.CreateSub(rows, r), b_.getInt64(kMaxRepeatTimes));
     for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
@@ -397,13 +403,12 @@ class AscendEmitter {
         if (*address == nullptr) continue;
         *blk[a] = f.column[a] ? 0 : 1;
         if (f.column[a]) {  // a block a row, or one block
-          *address = b_.CreateAdd(
-              *address, b_.CreateSelect(f.column_step[a], b_.CreateMul(r, b_.getInt64(kBlockBytes)), b_.getInt64(0)));
+          *address = b_.CreateAdd(*address, b_.CreateSelect(f.column_step[a], r_column_bytes, b_.getInt64(0)));
           f.rep[a] = b_.CreateSelect(f.column_step[a], b_.getInt64(1), b_.getInt64(0));
         } else if (f.row_input[a]) {  // the same row every repeat
           f.rep[a] = b_.getInt64(0);
         } else {
-          *address = b_.CreateAdd(*address, b_.CreateMul(r, b_.CreateMul(pitch_, b_.getInt64(f.size[a]))));
+          *address = b_.CreateAdd(*address, b_.CreateMul(r_elems, b_.getInt64(f.size[a])));
           f.rep[a] = b_.CreateSDiv(b_.CreateMul(pitch_, b_.getInt64(f.size[a])), b_.getInt64(kBlockBytes));
         }
       }
@@ -412,6 +417,8 @@ class AscendEmitter {
       calls_->vector(f);
     }
     add_to_local(b_, first, b_.getInt64(kMaxRepeatTimes));
+    add_to_local(b_, first_elems, chunk_elems);
+    add_to_local(b_, first_column_bytes, b_.getInt64(kMaxRepeatTimes * kBlockBytes));
     close_loop(b_, loop, b_.getInt64(1), false);
   }
 

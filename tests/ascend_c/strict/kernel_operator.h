@@ -157,22 +157,15 @@ struct DataCopyPadParams {
   std::uint64_t paddingValue = 0;
 };
 
-// Strides of the level-0 (mask, repeatTime) forms, in 32-byte blocks. The
-// fields the pages call reserved keep their defaults.
+// Strides of the level-0 (mask, repeatTime) forms, in 32-byte blocks (the
+// fields the pages call reserved are left out).
 struct BinaryRepeatParams {
   __aicore__ BinaryRepeatParams() {}
   __aicore__ BinaryRepeatParams(const std::uint8_t dstBlkStrideIn, const std::uint8_t src0BlkStrideIn,
                                 const std::uint8_t src1BlkStrideIn, const std::uint8_t dstRepStrideIn,
                                 const std::uint8_t src0RepStrideIn, const std::uint8_t src1RepStrideIn);
-  std::uint32_t blockNumber = 8;
-  std::uint8_t dstBlkStride = 1;
-  std::uint8_t src0BlkStride = 1;
-  std::uint8_t src1BlkStride = 1;
-  std::uint8_t dstRepStride = 8;
-  std::uint8_t src0RepStride = 8;
-  std::uint8_t src1RepStride = 8;
-  bool repeatStrideMode = false;
-  bool strideSizeMode = false;
+  std::uint8_t dstBlkStride = 1, src0BlkStride = 1, src1BlkStride = 1;
+  std::uint8_t dstRepStride = 8, src0RepStride = 8, src1RepStride = 8;
 };
 
 struct UnaryRepeatParams {
@@ -182,13 +175,8 @@ struct UnaryRepeatParams {
   __aicore__ UnaryRepeatParams(const std::uint16_t dstBlkStrideIn, const std::uint16_t srcBlkStrideIn,
                                const std::uint8_t dstRepStrideIn, const std::uint8_t srcRepStrideIn,
                                const bool halfBlockIn);
-  std::uint32_t blockNumber = 8;
-  std::uint16_t dstBlkStride = 1;
-  std::uint16_t srcBlkStride = 1;
-  std::uint8_t dstRepStride = 8;
-  std::uint8_t srcRepStride = 8;
-  bool repeatStrideMode = false;
-  bool strideSizeMode = false;
+  std::uint16_t dstBlkStride = 1, srcBlkStride = 1;
+  std::uint8_t dstRepStride = 8, srcRepStride = 8;
   bool halfBlock = false;
 };
 
@@ -196,15 +184,7 @@ struct UnaryRepeatParams {
 struct BrcbRepeatParams {
   __aicore__ BrcbRepeatParams() {}
   __aicore__ BrcbRepeatParams(const std::uint16_t dstBlkStrideIn, const std::uint16_t dstRepStrideIn);
-  std::uint32_t blockNumber = 8;
-  std::uint16_t dstRepStride = 8;
-  std::uint16_t dstBlkStride = 1;
-  std::uint8_t src0BlkStride = 1;
-  std::uint8_t src1BlkStride = 1;
-  std::uint8_t src0RepStride = 8;
-  std::uint8_t src1RepStride = 8;
-  bool repeatStrideMode = false;
-  bool strideSizeMode = false;
+  std::uint16_t dstRepStride = 8, dstBlkStride = 1;
 };
 
 // ---------------------------------------------------------------------------
@@ -597,19 +577,13 @@ __aicore__ product::checked_t<product::Gather, T> Gather(const LocalTensor<T>& d
 
 // A bit an element into dst (U = uint8_t or int8_t). The count form computes
 // only whole 256-byte pieces: count * sizeof(T) must be a multiple of 256. On
-// both products the level-0 forms' mask is reserved (has no effect).
+// both products the level-0 form's mask is reserved (has no effect); its
+// bit-mask (mask[2]) overload is left out, as are Select's.
 template <typename T, typename U>
 __aicore__ product::checked_t<product::Compare, T, U> Compare(const LocalTensor<U>& dst,
                                                                      const LocalTensor<T>& src0,
                                                                      const LocalTensor<T>& src1, CMPMODE cmpMode,
                                                                      std::uint32_t count);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ product::checked_t<product::Compare, T, U> Compare(const LocalTensor<U>& dst,
-                                                                     const LocalTensor<T>& src0,
-                                                                     const LocalTensor<T>& src1, CMPMODE cmpMode,
-                                                                     const std::uint64_t mask[],
-                                                                     std::uint8_t repeatTime,
-                                                                     const BinaryRepeatParams& repeatParams);
 template <typename T, typename U, bool isSetMask = true>
 __aicore__ product::checked_t<product::Compare, T, U> Compare(const LocalTensor<U>& dst,
                                                                      const LocalTensor<T>& src0,
@@ -634,29 +608,8 @@ template <typename T, typename U, bool isSetMask = true>
 __aicore__ product::checked_t<product::Select, T, U> Select(const LocalTensor<T>& dst,
                                                                    const LocalTensor<U>& selMask,
                                                                    const LocalTensor<T>& src0, T src1,
-                                                                   SELMODE selMode, std::uint64_t mask[],
-                                                                   std::uint8_t repeatTime,
-                                                                   const BinaryRepeatParams& repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ product::checked_t<product::Select, T, U> Select(const LocalTensor<T>& dst,
-                                                                   const LocalTensor<U>& selMask,
-                                                                   const LocalTensor<T>& src0,
-                                                                   const LocalTensor<T>& src1, SELMODE selMode,
-                                                                   std::uint64_t mask[], std::uint8_t repeatTime,
-                                                                   const BinaryRepeatParams& repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ product::checked_t<product::Select, T, U> Select(const LocalTensor<T>& dst,
-                                                                   const LocalTensor<U>& selMask,
-                                                                   const LocalTensor<T>& src0, T src1,
                                                                    SELMODE selMode, std::uint64_t mask,
                                                                    std::uint8_t repeatTime,
-                                                                   const BinaryRepeatParams& repeatParams);
-template <typename T, typename U, bool isSetMask = true>
-__aicore__ product::checked_t<product::Select, T, U> Select(const LocalTensor<T>& dst,
-                                                                   const LocalTensor<U>& selMask,
-                                                                   const LocalTensor<T>& src0,
-                                                                   const LocalTensor<T>& src1, SELMODE selMode,
-                                                                   std::uint64_t mask, std::uint8_t repeatTime,
                                                                    const BinaryRepeatParams& repeatParams);
 
 // dst (T) from src (U); the pair must be in the product's cast table.
