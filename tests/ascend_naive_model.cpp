@@ -266,9 +266,9 @@ std::string vector_case(Bytes& in, std::vector<char> ub) {
   const std::string call = describe(c);
   if (!want) return issue.error.empty() ? call + ": the model refuses it, the simulator ran it" : "";
   if (!issue.error.empty()) return call + ": the simulator refused it (" + issue.error + "), the model ran it";
-  if (c.instr == Instr::Select && c.mode == static_cast<std::uint8_t>(SelMode::tensor_scalar)) {
-    // Documented: on 910B this mode works through the UB's top 8 KB, whose
-    // bytes it leaves unspecified.
+  if (c.instr == Instr::Select) {
+    // Documented: on 910B Select's tensor modes work through the UB's top
+    // 8 KB, whose bytes they leave unspecified.
     const std::size_t scratch = std::min<std::size_t>(8 * 1024, want->size());
     std::copy(sim.end() - static_cast<std::ptrdiff_t>(scratch), sim.end(),
               want->end() - static_cast<std::ptrdiff_t>(scratch));

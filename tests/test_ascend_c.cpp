@@ -59,9 +59,12 @@ const Case kCases[] = {
     {"data_copy_310p", "310p", Op::max, DType::f32, {32, 64}, {64}},
     {"gather", "910b", Op::add, DType::f32, {48, 64}, {48, 64}},  // a is transposed: see transposed_a
     {"compare", "910b", Op::lt, DType::f32, {40, 64}, {40, 64}},
-    // Rows that fit a repeat: a call covers up to 255 of them (NOTE: [Rows in repeats]).
-    {"row_repeats", "910b", Op::mul, DType::f32, {600, 24}, {24}},
-    {"column_repeats", "910b", Op::add, DType::f16, {2, 16, 5, 5}, {1, 16, 1, 1}},
+    // Rows that fit a repeat: a call covers up to 255 of them (NOTE: [Rows in
+    // repeats]); tiles of 300 rows, so each crosses a chunk.
+    {"row_repeats", "910b", Op::mul, DType::f32, {1500, 24}, {24}},
+    {"column_repeats", "910b", Op::add, DType::f16, {1, 1500, 5, 5}, {1, 1500, 1, 1}},
+    // A row that is not resident (it changes along the outer level): its queue.
+    {"row_per_tile", "910b", Op::sub, DType::f32, {4, 40, 24}, {4, 1, 24}},
 };
 
 // A check file's lines, in order: "CHECK: text" must appear after the last
@@ -94,13 +97,14 @@ std::string text_of(const fs::path& file) {
 }
 
 // "" when `source` is the golden file of `name`, byte for byte. With
-// BCAST_REGENERATE_GOLDEN=1 in the environment it writes the file instead:
+// BCAST_REGENERATE_GOLDEN=1 in the environment it writes the file instead
+// and says so (a failure: only a run without the variable passes):
 //   BCAST_REGENERATE_GOLDEN=1 build/tests/bcast_tests --gtest_filter='*AscendC*'
 std::string golden_mismatch(const std::string& name, const std::string& source) {
   const fs::path file = fs::path(BCAST_TEST_ASCEND_C_DIR) / "golden" / (name + ".golden");
   if (std::getenv("BCAST_REGENERATE_GOLDEN") != nullptr) {
     std::ofstream(file) << source;
-    return "";
+    return "regenerated " + file.string() + ": review the diff and run again without BCAST_REGENERATE_GOLDEN";
   }
   if (!fs::exists(file)) return "no golden file " + file.string();
   std::istringstream want(text_of(file)), got(source);

@@ -238,6 +238,14 @@ TEST(AscendInstructions, SelectsScratchMustBeLeftFree) {
                                          "[0x2e000, 0x30000), as its documentation says, and this kernel keeps data "
                                          "up to 0x2e020"));
   }
+  // Its own operands count too: a Select whose dst reaches into the scratch.
+  const SimConfig config{.product = find_product("910b")};
+  BlockContext ctx(0, config, {}, {}, {});
+  ctx.vector({.instr = Instr::Select, .dtype = DType::f16, .dst = 192 * 1024 - 8 * 1024 - 128, .src0 = 0x2000,
+              .sel = 0x3000, .scalar = 0, .mode = static_cast<std::uint8_t>(SelMode::tensor_scalar), .count = 128});
+  EXPECT_THAT(ctx.error(), HasSubstr("Select's scratch rule: on 910b it takes the top 8192 bytes of the UB, "
+                                     "[0x2e000, 0x30000), as its documentation says, and this kernel keeps data up "
+                                     "to 0x2e080"));
 }
 
 TEST(AscendInstructions, CastRoundModes) {

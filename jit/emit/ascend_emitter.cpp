@@ -236,7 +236,9 @@ class AscendEmitter {
                             .count = cols});
     }
     if (lw_.per_row) {  // NOTE: [Rows in repeats]
-      Value* fits = b_.CreateICmpSLE(cols, b_.getInt64(row_repeat_cols(lw_)));
+      // The tiling's rows, not this tile's piece: the pitch (a repeat stride)
+      // is the full tile's, so only short full rows keep it within 255 blocks.
+      Value* fits = b_.CreateICmpSLE(cols_, b_.getInt64(row_repeat_cols(lw_)));
       when(fits, "row_repeats", [&] { emit_row_repeats(slot, rows, cols); });
       when(b_.CreateNot(fits), "rows", [&] { emit_rows(slot, rows, cols); });
     } else {

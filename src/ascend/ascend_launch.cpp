@@ -156,9 +156,9 @@ std::optional<TilePlan> plan_tiles(const Levels& l, const Lowering& lw, const Si
   const Product& p = *config.product;
   std::int64_t scratch = 0;  // the UB's top that the kernel's instructions use as scratch on this product
   for (Fetch f : lw.fetch)
-    if (f == Fetch::column) scratch = std::max(scratch, p.scratch(Instr::Brcb, 0));
+    if (f == Fetch::column) scratch = std::max(scratch, p.scratch(Instr::Brcb));
   for (const Step& st : lw.steps)
-    if (!st.scalar_unit) scratch = std::max(scratch, p.scratch(st.instr, st.mode));
+    if (!st.scalar_unit) scratch = std::max(scratch, p.scratch(st.instr));
   const std::int64_t budget = config.ub_size - scratch;
   // A row's UB pitch: whole blocks of the smallest element, and whole
   // granules where a count-form call needs them (tile counts are rows * pitch).

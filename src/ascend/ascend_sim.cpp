@@ -44,17 +44,29 @@ void BlockContext::copy(const CopyCall& call) {
 void BlockContext::vector(const VectorCall& call) {
   if (!error_.empty()) return;
   const Product& p = *config_.product;
-  if (const std::int64_t scratch = p.scratch(call.instr, call.mode);
-      scratch > 0 && counters_.ub_high_water > config_.ub_size - scratch) {
-    fail(fmt::format(
-        "{}'s scratch rule: on {} it takes the top {} bytes of the UB, [{:#x}, {:#x}), as its documentation "
-        "says, and this kernel keeps data up to {:#x}",
-        instr_name(call.instr), p.name, scratch, config_.ub_size - scratch, config_.ub_size, counters_.ub_high_water));
+  // The scratch rule: what an instruction works through at the UB's top
+  // holds nothing the kernel keeps, from earlier calls or its own operands
+  // (the block stops either way; its results are not used).
+  const std::int64_t scratch = p.scratch(call.instr);
+  auto scratch_rule = [&](std::int64_t kept_up_to) {
+    return fail(
+        fmt::format("{}'s scratch rule: on {} it takes the top {} bytes of the UB, [{:#x}, {:#x}), as its "
+                    "documentation says, and this kernel keeps data up to {:#x}",
+                    instr_name(call.instr), p.name, scratch, config_.ub_size - scratch, config_.ub_size, kept_up_to));
+  };
+  if (scratch > 0 && counters_.ub_high_water > config_.ub_size - scratch) {
+    scratch_rule(counters_.ub_high_water);
     return;
   }
   const VectorIssue issue = execute(ub_, *config_.product, call);
   if (!issue.error.empty()) {
     fail(issue.error);
+    return;
+  }
+  std::int64_t own = issue.writes[0].end;
+  for (const UbRange& r : issue.reads) own = std::max(own, r.end);
+  if (scratch > 0 && own > config_.ub_size - scratch) {
+    scratch_rule(own);
     return;
   }
   const std::int64_t cycles =

@@ -512,7 +512,7 @@ VectorIssue execute(UbBytes ub, const Product& product, const VectorCall& c) {
   }
 
   const auto top = static_cast<std::int64_t>(ub.size());
-  if (const std::int64_t scratch = std::min(product.scratch(c.instr, c.mode), top); scratch > 0) {
+  if (const std::int64_t scratch = std::min(product.scratch(c.instr), top); scratch > 0) {
     // The instruction works through scratch at the UB's top: whatever a
     // kernel kept there is gone (BlockContext fails a kernel that keeps any).
     std::memset(ub.data() + top - scratch, 0x5a, static_cast<std::size_t>(scratch));

@@ -4,59 +4,18 @@
 #include "ascend_c_writer.h"
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
-#include <limits>
 
 #include <fmt/format.h>
 
 #include "ascend_abi.h"
+#include "ascend_c_values.h"
 #include "ascend_lowering.h"
 #include "expr_kernel.h"
-#include "half.h"
 
 namespace bcast::ascend {
 namespace {
 
-// C's name of a value of `t`: Ascend C's element type, or the kernel dtype
-// of an expression's scalar (double, int64_t).
-std::string c_type(DType t) {
-  if (t == DType::f64) return "double";
-  return std::string(ascend_type_name(t).value_or("int64_t"));
-}
-
 std::string round_name(RoundMode m) { return "RoundMode::" + std::string(round_mode_name(m)); }
-
-// A float's value as a C literal, exactly: hexadecimal, `suffix` its type's.
-std::string float_literal(double v, std::string_view suffix) {
-  if (std::isnan(v)) return "__builtin_nanf(\"\")";
-  if (std::isinf(v)) return fmt::format("({}1.0{} / 0.0{})", v < 0 ? "-" : "", suffix, suffix);
-  return fmt::format("{:a}{}", v, suffix);
-}
-
-// A constant of `t` with bits `bits` as C source, with no C library call:
-// every f16 and bf16 value is a float, so the conversion is exact.
-std::string literal(DType t, std::uint64_t bits) {
-  switch (t) {
-    case DType::f16:
-      return fmt::format("static_cast<half>({})", float_literal(f16_to_f32(static_cast<std::uint16_t>(bits)), "f"));
-    case DType::bf16:
-      return fmt::format("static_cast<bfloat16_t>({})",
-                         float_literal(bf16_to_f32(static_cast<std::uint16_t>(bits)), "f"));
-    case DType::f32:
-      return float_literal(std::bit_cast<float>(static_cast<std::uint32_t>(bits)), "f");
-    case DType::f64:
-      return float_literal(std::bit_cast<double>(bits), "");
-    default:
-      break;
-  }
-  const int width = static_cast<int>(8 * dtype_size(t));
-  if (is_unsigned(t) || t == DType::boolean) return fmt::format("static_cast<{}>({}ull)", c_type(t), bits);
-  const std::int64_t v = static_cast<std::int64_t>(bits << (64 - width)) >> (64 - width);  // sign-extended
-  if (v == std::numeric_limits<std::int64_t>::min() >> (64 - width))  // C has no literal for the least value
-    return fmt::format("static_cast<{}>({}ll - 1)", c_type(t), v + 1);
-  return fmt::format("static_cast<{}>({}ll)", c_type(t), v);
-}
 
 class Writer {
  public:
@@ -121,8 +80,8 @@ class Writer {
     line("{}", tail);
   }
 
-  std::string in_type(int k) const { return c_type(lw_.inputs[static_cast<std::size_t>(k)]); }
-  std::string out_type() const { return c_type(lw_.out); }
+  std::string in_type(int k) const { return ascend_c_type(lw_.inputs[static_cast<std::size_t>(k)]); }
+  std::string out_type() const { return ascend_c_type(lw_.out); }
   std::int64_t in_size(int k) const { return static_cast<std::int64_t>(dtype_size(lw_.inputs[static_cast<std::size_t>(k)])); }
   bool has_queue(int k) const { return lw_.fetch[static_cast<std::size_t>(k)] != Fetch::scalar; }
   bool has_fetch(Fetch f) const { return std::find(lw_.fetch.begin(), lw_.fetch.end(), f) != lw_.fetch.end(); }
@@ -177,7 +136,7 @@ class Writer {
     line("int64_t column_mode[{}];  // 0 one value, 1 contiguous values, 2 strided values", kMaxOperands);
     line("int64_t row_resident[{}];  // 1: a row input is copied once a block", kMaxOperands);
     for (std::size_t j = 0; j < lw_.scalars.size(); ++j) {
-      line("{} arg{};", c_type(lw_.scalars[j]), j);
+      line("{} arg{};", ascend_c_type(lw_.scalars[j]), j);
       if (dtype_size(lw_.scalars[j]) < 8) line("uint8_t arg{}Pad[{}];", j, 8 - dtype_size(lw_.scalars[j]));
     }
     close("};");
@@ -298,7 +257,7 @@ class Writer {
       } else if (st.negate_scalar && is_floating(st.dtype)) {
         line("neg{} = -{};", i, reg(st.args[1], st.dtype));
       } else if (st.negate_scalar) {  // wrapping, as the vector unit's integers do
-        const std::string t = c_type(st.dtype);
+        const std::string t = ascend_c_type(st.dtype);
         line("neg{} = static_cast<{}>(0u - static_cast<u{}>({}));", i, t, t, reg(st.args[1], st.dtype));
       }
     }
@@ -366,10 +325,10 @@ class Writer {
            k, in_type(k));
     }
     if (lw_.per_row) {
-      line("if (colsHere <= {}) {{  // a repeat a row, up to 255 rows a call", row_repeat_cols(lw_));
+      line("if (t.cols <= {}) {{  // a repeat a row, up to 255 rows a call", row_repeat_cols(lw_));
       indent_ += 2;
       open(fmt::format("for (int64_t r = 0; r < rowsHere; r += {})", kMaxRepeatTimes));
-      line("const int64_t n = Min(rowsHere - r, {});", kMaxRepeatTimes);
+      line("const int64_t rowsNow = Min(rowsHere - r, {});", kMaxRepeatTimes);
       for (std::size_t i = 0; i < lw_.steps.size(); ++i)
         if (!lw_.steps[i].scalar_unit) repeat_step(i);
       close();
@@ -474,7 +433,7 @@ class Writer {
   // writer does not spell.
   std::string scalar_expression(const Step& st) const {
     const ExprInstr& n = st.node;
-    const std::string out = c_type(n.out);
+    const std::string out = ascend_c_type(n.out);
     if (n.kind == InstrKind::cast) {
       if (is_floating(n.in) && !is_floating(n.out)) return "";  // bcast saturates; C leaves it undefined
       return fmt::format("static_cast<{}>({})", out, reg(st.args[0], n.in));
@@ -487,7 +446,7 @@ class Writer {
     if (op == Op::div && !is_floating(n.in))
       return fmt::format("static_cast<double>({}) / static_cast<double>({})", a, b);
     if (!is_floating(n.in)) {
-      const std::string u = "u" + c_type(n.in);
+      const std::string u = "u" + ascend_c_type(n.in);
       return fmt::format("static_cast<{}>(static_cast<{}>({}) {} static_cast<{}>({}))", out, u, a, sign, u, b);
     }
     if (n.in == DType::f16 || n.in == DType::bf16)
@@ -501,7 +460,7 @@ class Writer {
   std::string reg(const Ref& r, DType type) const {
     switch (r.kind) {
       case Ref::constant:
-        return literal(type, static_cast<std::uint32_t>(r.index));
+        return ascend_c_literal(type, static_cast<std::uint32_t>(r.index));
       case Ref::scalar_input: return fmt::format("s{}", r.index);
       case Ref::scalar_arg:
         return fmt::format("t.arg{}", r.index);
@@ -517,22 +476,22 @@ class Writer {
     bool column = false;
   };
   Place place(const Ref& r) const {
-    auto rows_of = [](std::int64_t size) { return fmt::format("t.pitch * {} / 32", size); };
+    auto row_stride_blocks = [](std::int64_t size) { return fmt::format("t.pitch * {} / 32", size); };
     if (r.kind == Ref::step) {
       const auto i = static_cast<std::size_t>(r.index);
-      const std::string type = lw_.steps[i].instr == Instr::Compare ? "uint8_t" : c_type(lw_.steps[i].dtype);
+      const std::string type = lw_.steps[i].instr == Instr::Compare ? "uint8_t" : ascend_c_type(lw_.steps[i].dtype);
       return {last(i) ? "z" : fmt::format("step{}.Get<{}>()", i, type), "r * t.pitch",
-              rows_of(static_cast<std::int64_t>(dtype_size(lw_.steps[i].dtype)))};
+              row_stride_blocks(static_cast<std::int64_t>(dtype_size(lw_.steps[i].dtype)))};
     }
     const int k = r.index;
     if (fetch(k) == Fetch::row) return {fmt::format("x{}", k), "0", "0"};
     if (fetch(k) == Fetch::gather)
-      return {fmt::format("gatheredX{}.Get<{}>()", k, in_type(k)), "r * t.pitch", rows_of(in_size(k))};
+      return {fmt::format("gatheredX{}.Get<{}>()", k, in_type(k)), "r * t.pitch", row_stride_blocks(in_size(k))};
     if (fetch(k) == Fetch::column)
       return {fmt::format("(mode{0} == 2 ? x{0} : brcbX{0}.Get<{1}>())", k, in_type(k)),
               fmt::format("(mode{} == 0 ? 0 : r * {})", k, kBlockBytes / in_size(k)),
               fmt::format("mode{} == 0 ? 0 : 1", k), true};
-    return {fmt::format("x{}", k), "r * t.pitch", rows_of(in_size(k))};
+    return {fmt::format("x{}", k), "r * t.pitch", row_stride_blocks(in_size(k))};
   }
 
   std::string scalar_of(const Step& st, std::size_t i) const {
@@ -579,7 +538,7 @@ class Writer {
     const Place b = b_tensor ? place(st.args[1]) : Place{};
     auto at = [](const Place& p) { return p.tensor + "[" + p.row_offset + "]"; };
     auto blk = [](const Place& p) { return p.column ? 0 : 1; };
-    const std::string name(instr_name(st.instr)), count = "(uint64_t)colsHere, (uint8_t)n";
+    const std::string name(instr_name(st.instr)), count = "(uint64_t)colsHere, (uint8_t)rowsNow";
     if (dup) return line("Duplicate({}, {}, {}, 1, (uint8_t)({}));", at(dst), scalar_of(st, i), count, dst.row_blocks);
     if (b_tensor)
       return line("{}({}, {}, {}, {}, BinaryRepeatParams({}, {}, {}, (uint8_t)({}), (uint8_t)({}), (uint8_t)({})));",
@@ -653,8 +612,10 @@ class Writer {
       if (!has_queue(k)) line("{} s{}{{}};", in_type(k), k);
     for (std::size_t i = 0; i < lw_.steps.size(); ++i) {
       const Step& st = lw_.steps[i];
-      if (st.scalar_unit) line("{} r{}{{}};", c_type(st.node.out), i);
-      else if (st.negate_scalar) line("{} neg{}{{}};", c_type(st.dtype), i);
+      if (st.scalar_unit)
+        line("{} r{}{{}};", ascend_c_type(st.node.out), i);
+      else if (st.negate_scalar)
+        line("{} neg{}{{}};", ascend_c_type(st.dtype), i);
     }
   }
 

@@ -31,8 +31,10 @@ enum class AscendCForm {
 
 // AscendCForm's names, in its order (the tools' --ascend-c-form).
 inline constexpr std::array<std::string_view, 2> kAscendCFormNames{"direct", "operator"};
-inline AscendCForm ascend_c_form_named(std::string_view name) {
-  return name == kAscendCFormNames[1] ? AscendCForm::operator_project : AscendCForm::direct;
+inline std::optional<AscendCForm> ascend_c_form_named(std::string_view name) {
+  if (name == kAscendCFormNames[0]) return AscendCForm::direct;
+  if (name == kAscendCFormNames[1]) return AscendCForm::operator_project;
+  return std::nullopt;
 }
 
 // The source of `key`'s kernel on `product` in `form`, or nullopt with `why`

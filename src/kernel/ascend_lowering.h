@@ -92,8 +92,10 @@ struct Lowering {
   std::string refused;          // why the product cannot run the key, naming the instruction; "" when it can
 };
 
-// NOTE: [Rows in repeats] A per-row lowering whose tile rows are at most
-// this many elements runs each step as level-0 calls of a repeat a row: mask
+// NOTE: [Rows in repeats] A per-row lowering whose tiling's rows (its
+// `cols`, not a tile's last piece: the pitch is a repeat stride, at most 255
+// blocks) are at most this many elements runs each step as level-0 calls of
+// a repeat a row: mask
 // = the row's elements, repeat = up to 255 rows, each operand's repeat
 // stride its row pitch in blocks (a row input's 0, a column's one block or
 // 0), so one call covers 255 rows where the per-row loop made 255 calls.

@@ -66,9 +66,12 @@ constexpr DTypeSet kBitwise{i16, u16};
 constexpr DTypeSet k16And32Bit{u16, i16, f16, u32, i32, f32};  // Duplicate, Brcb
 
 // The vector instructions' table of one product.
-constexpr std::array<VectorForm, kNumInstrs> vector_forms(bool bf16_moves, bool int32_compare, bool whole_reduce) {
+constexpr std::array<VectorForm, kNumInstrs> vector_forms(bool bf16_moves, bool int32_compare, bool whole_reduce,
+                                                          std::int64_t brcb_scratch) {
   std::array<VectorForm, kNumInstrs> f{};
-  auto set = [&f](Instr i, DTypeSet types, std::int64_t cycles) { f[static_cast<std::size_t>(i)] = {types, cycles}; };
+  auto set = [&f](Instr i, DTypeSet types, std::int64_t cycles, std::int64_t scratch = 0) {
+    f[static_cast<std::size_t>(i)] = {types, cycles, scratch};
+  };
   // Cycles per repeat (estimates): one for the simple ALU ops, more for
   // division and conversions.
   for (Instr i : {Instr::Add, Instr::Sub, Instr::Max, Instr::Min}) set(i, kArithmetic, 1);
@@ -78,9 +81,9 @@ constexpr std::array<VectorForm, kNumInstrs> vector_forms(bool bf16_moves, bool 
   for (Instr i : {Instr::Adds, Instr::Muls, Instr::Maxs, Instr::Mins}) set(i, kArithmetic, 1);
   const DTypeSet moves = bf16_moves ? k16And32Bit | DTypeSet{bf16} : k16And32Bit;
   set(Instr::Duplicate, moves, 1);
-  set(Instr::Brcb, moves, 1);
+  set(Instr::Brcb, moves, 1, brcb_scratch);
   set(Instr::Compare, int32_compare ? kFloat | DTypeSet{i32} : kFloat, 1);
-  set(Instr::Select, kFloat, 1);
+  set(Instr::Select, kFloat, 1, 8 * 1024);  // documented: both tensor modes reserve 8 KB on both products
   set(Instr::Cast, DTypeSet{}, 2);  // its pairs are Product::casts
   // Gather reads an element a lane from anywhere in the UB (estimate: eight
   // cycles a repeat); CreateVecIndex writes 0, 1, 2, ... (int32_t here).
@@ -111,9 +114,7 @@ constexpr Product kProducts[] = {
                  .unaligned_efficiency = 0.7},
         .vector_issue = 8,  // estimate
         .scalar_read = 20,  // estimate
-        .brcb_scratch = 0,
-        .select_scratch = 8 * 1024,  // documented: Select's tensor-scalar mode needs 8 KB of the UB
-        .forms = vector_forms(true, true, true),
+        .forms = vector_forms(true, true, true, 0),
         .casts = k910bCasts,
     },
     {
@@ -132,9 +133,7 @@ constexpr Product kProducts[] = {
                  .unaligned_efficiency = 1.0},
         .vector_issue = 8,
         .scalar_read = 20,
-        .brcb_scratch = 8 * 1024,    // documented: Brcb needs 8 KB of the UB on this product
-        .select_scratch = 8 * 1024,  // and Select's tensor-scalar mode, as on 910B
-        .forms = vector_forms(false, false, false),
+        .forms = vector_forms(false, false, false, 8 * 1024),  // documented: Brcb needs 8 KB here
         .casts = k310pCasts,
     },
 };
@@ -147,12 +146,6 @@ bool Product::has(Instr instr, DType t) const {
     return (instr == Instr::DataCopy || has_data_copy_pad) && ascend_type_name(t).has_value() &&
            (t != DType::bf16 || has_bf16);
   return form(instr).dtypes.contains(t);
-}
-
-std::int64_t Product::scratch(Instr instr, std::uint8_t mode) const {
-  if (instr == Instr::Brcb) return brcb_scratch;
-  if (instr == Instr::Select && mode == static_cast<std::uint8_t>(SelMode::tensor_scalar)) return select_scratch;
-  return 0;
 }
 
 bool Product::can_cast(DType from, DType to, int mode) const {

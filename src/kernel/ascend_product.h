@@ -42,6 +42,7 @@ struct CopyEngine {
 struct VectorForm {
   DTypeSet dtypes;
   std::int64_t cycles_per_repeat = 1;
+  std::int64_t scratch = 0;  // UB bytes at the UB's top it works through (a kernel leaves them free)
 };
 
 // One conversion of Cast: its types and the RoundModes it takes (a bit per
@@ -63,8 +64,6 @@ struct Product {
   CopyEngine mte2, mte3;
   std::int64_t vector_issue = 0;  // cycles every vector instruction pays once
   std::int64_t scalar_read = 0;   // cycles of a GetValue
-  std::int64_t brcb_scratch = 0;    // UB bytes Brcb uses at the UB's top as scratch (310P: 8 KB)
-  std::int64_t select_scratch = 0;  // the same for Select's tensor-scalar mode (both products: 8 KB)
   std::array<VectorForm, kNumInstrs> forms;  // vector instructions only; an empty set: not on this product
   std::span<const CastForm> casts;
 
@@ -75,9 +74,9 @@ struct Product {
   // Whether Cast converts `from` to `to` with round mode `mode` (RoundMode's number).
   bool can_cast(DType from, DType to, int mode) const;
   const VectorForm& form(Instr instr) const { return forms[static_cast<std::size_t>(instr)]; }
-  // The UB bytes at the top that a call of `instr` in `mode` uses as scratch
-  // (a kernel must leave them free); 0 for most.
-  std::int64_t scratch(Instr instr, std::uint8_t mode) const;
+  // The UB bytes at the top that `instr` uses as scratch (a kernel must
+  // leave them free); 0 for most.
+  std::int64_t scratch(Instr instr) const { return form(instr).scratch; }
 };
 
 // Every modelled product, in BCAST_ASCEND_PRODUCT's order ("910b", "310p").

@@ -179,9 +179,10 @@ int show(const jit::DiskCache& cache, const std::string& arg, const std::string&
       std::cerr << "bcast-cache: " << key_text << " is a host kernel; --ascend-c writes ascend-sim kernels\n";
       return kExitFailure;
     }
-    std::string why;
+    std::string why = fmt::format("no entry form named '{}'", form);
+    const std::optional<ascend::AscendCForm> entry = ascend::ascend_c_form_named(form);
     const std::optional<std::string> source =
-        ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why, ascend::ascend_c_form_named(form));
+        entry ? ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why, *entry) : std::nullopt;
     if (!source) {
       std::cerr << "bcast-cache: " << key_text << ": no Ascend C source: " << why << "\n";
       return kExitFailure;

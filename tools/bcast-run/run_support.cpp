@@ -198,16 +198,21 @@ bool write_ascend_c_source(const std::string& file, std::string_view form) {
     return false;
   }
   const std::optional<KernelKey> key = parse_kernel_key(t.kernel, provider::current_codegen_id());
-  std::string why = fmt::format(
-      "{} is the simulator's own reduction kernel (docs/ascend.md, \"Reductions\"), "
-      "not a JIT kernel: only those are written as Ascend C",
-      t.kernel);
+  const std::optional<ascend::AscendCForm> entry = ascend::ascend_c_form_named(form);
+  std::string why = !entry ? fmt::format("no entry form named '{}'", form)
+                           : fmt::format(
+                                 "{} is not a JIT kernel's key (the simulator runs its reductions with a kernel "
+                                 "of its own: docs/ascend.md, \"Reductions\"); only JIT kernels are written",
+                                 t.kernel);
   const std::optional<std::string> source =
-      key ? ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why, ascend::ascend_c_form_named(form))
-          : std::nullopt;
+      key && entry ? ascend::write_ascend_c(*key, ascend::products()[key->model - 1u], why, *entry) : std::nullopt;
+  if (!source) {  // nothing written, not even an empty file
+    std::cerr << "bcast-run: --emit-ascend-c " << file << ": " << why << "\n";
+    return false;
+  }
   std::ofstream out(file);
-  if (!source || !(out << *source)) {
-    std::cerr << "bcast-run: --emit-ascend-c " << file << ": " << (source ? "cannot write the file" : why) << "\n";
+  if (!(out << *source)) {
+    std::cerr << "bcast-run: --emit-ascend-c " << file << ": cannot write the file\n";
     return false;
   }
   return true;
