@@ -817,6 +817,37 @@ TEST(ExpressionFixedRows, ShortRowsWithAPerRowInputAmongAnyOthersMatchTheReferen
   }
 }
 
+// NOTE: [Fixed rows] walked backwards: a horizontally mirrored image,
+// img[:, ::-1] of [H, W, 3], cannot merge its pixels' rows, so it stays rank
+// 3 and its rows step -3; a vertically mirrored [N, 3], x[::-1], steps -3 at
+// rank 2. Both take the fixed-rows kernel (a "b3" step in the key), with a
+// per-channel row and a per-row column, on 1 and 3 threads, streaming or
+// not, against the reference evaluator bit for bit; the key prints and
+// parses back.
+TEST(ExpressionFixedRows, MirroredViewsWalkTheirRowsBackwards) {
+  std::mt19937_64 rng(29);
+  Tensor img(DType::u8, {37, 41, 3}), img32(DType::f32, {37, 41, 3}), pixels(DType::f32, {4099, 3}),
+      channel(DType::f32, {3}), channel16(DType::f16, {3}), per_row(DType::f32, {4099, 1});
+  for (const Tensor* t : {&img, &img32, &pixels, &channel, &channel16, &per_row}) test::fill_random(*t, rng);
+  const std::vector<IndexItem> flip_width = parse_index_expression("[:, ::-1]");
+  const std::vector<IndexItem> flip_rows = parse_index_expression("[::-1]");
+  const TensorView mirrored = index(img, flip_width), mirrored32 = index(img32, flip_width),
+                   upside_down = index(pixels, flip_rows);
+  const std::vector<std::pair<std::string, Expr>> cases{
+      {"(f32(img[:, ::-1]) - channel) / channel16",
+       (expr::cast(Expr(mirrored), DType::f32) - Expr(channel)) / Expr(channel16)},
+      {"img32[:, ::-1] * channel", Expr(mirrored32) * Expr(channel)},
+      {"pixels[::-1] * per_row + channel", Expr(upside_down) * Expr(per_row) + Expr(channel)}};
+  expect_expressions_take_variant(cases, std::regex(R"(\.r3(-(\d+|b3)){2,4}\.)"), "");
+  for (const auto& [name, e] : cases) {
+    const std::string kernel = describe(e).kernel;
+    EXPECT_THAT(kernel, ::testing::HasSubstr("-b3")) << name;
+    const std::optional<KernelKey> key = parse_kernel_key(kernel, provider::current_codegen_id());
+    ASSERT_TRUE(key.has_value()) << kernel;
+    EXPECT_EQ(key->to_string(), kernel);
+  }
+}
+
 // NOTE: [Expression kernels] on f16 and bf16: the ops that copy their
 // inputs' bits (copysign, heaviside, max, min, fmax, fmin) keep a signalling
 // NaN and its payload inside an expression, from an input or from another

@@ -178,10 +178,21 @@ class NestEmitter {
     return close_running(loop, at, from, next);
   }
 
-  // NOTE: [Fixed rows]: one loop over the rows, the row unrolled in its body.
+  // NOTE: [Fixed rows]: one loop over the rows, the row unrolled in its body;
+  // above rank 2, a matrix (a pass of the rows level) at a time.
   void emit_fixed_rows(Value* count, BasicBlock* exit) {
+    if (rank_ > 2) {
+      load_levels();
+      emit_matrices(count, exit, [this](const PerOperand& row_base, Value* n) {
+        emit_fixed_row_range(row_base, b_.getInt64(0), n, "rows", /*vectorise=*/true);
+        PerOperand end;
+        for (int k = 0; k < operands_; ++k) end.push_back(fixed_row_at(row_base[k], k, n));
+        return end;
+      });
+      return;
+    }
     if (!key_.stream) {
-      emit_fixed_row_range(b_.getInt64(0), count, "rows", /*vectorise=*/true);
+      emit_fixed_row_range(base_, b_.getInt64(0), count, "rows", /*vectorise=*/true);
       b_.CreateBr(exit);
       return;
     }
@@ -189,17 +200,17 @@ class NestEmitter {
     // its last whole line as above, whole lines of L / m rows in between. When
     // out does not start on a row boundary of its lines, every row as above.
     const auto [head, lines_end] = split_at_lines(base_[0], count, key_.fixed_row * bytes(0));
-    emit_fixed_row_range(b_.getInt64(0), head, "head", false);
+    emit_fixed_row_range(base_, b_.getInt64(0), head, "head", false);
     emit_streaming_fixed_rows(head, lines_end);
-    emit_fixed_row_range(lines_end, count, "tail", false);
+    emit_fixed_row_range(base_, lines_end, count, "tail", false);
     b_.CreateBr(exit);
   }
 
-  // Rows [begin, end) of NOTE: [Fixed rows].
-  void emit_fixed_row_range(Value* begin, Value* end, const std::string& name, bool vectorise) {
+  // Rows [begin, end) of NOTE: [Fixed rows], counted from row 0 at `from`.
+  void emit_fixed_row_range(const PerOperand& from, Value* begin, Value* end, const std::string& name, bool vectorise) {
     const int m = key_.fixed_row;
     PerOperand first;
-    for (int k = 0; k < operands_; ++k) first.push_back(fixed_row_at(k, begin));
+    for (int k = 0; k < operands_; ++k) first.push_back(fixed_row_at(from[k], k, begin));
     CountedLoop rows = open_loop(b_, begin, end, name);
     std::vector<llvm::PHINode*> row;
     for (int k = 0; k < operands_; ++k) {
@@ -213,20 +224,24 @@ class NestEmitter {
       emit_element(at);
     }
     for (int k = 0; k < operands_; ++k)
-      row[k]->addIncoming(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], key_.row_step[k]),
+      row[k]->addIncoming(b_.CreateInBoundsGEP(element_type_[k], row[k], b_.getInt64(row_step(k))),
                           b_.GetInsertBlock());
     close_loop(b_, rows, b_.getInt64(1), vectorise);
   }
 
-  // Operand k's row r of NOTE: [Fixed rows]: its base plus r row steps, as a
-  // GEP over rows (no multiplication in the IR).
-  Value* fixed_row_at(int k, Value* r) {
-    switch (key_.row_step[k]) {
-      case 0: return base_[k];
-      case 1: return b_.CreateGEP(element_type_[k], base_[k], r);
-      default: return b_.CreateGEP(llvm::ArrayType::get(element_type_[k], key_.row_step[k]), base_[k], r);
-    }
+  // Operand k's step from row to row in NOTE: [Fixed rows]: 0, 1, m or -m.
+  std::int64_t row_step(int k) const { return fixed_row_step(key_, k); }
+
+  // Operand k's row r of NOTE: [Fixed rows] from row 0 at `at`: r row steps
+  // on, as a GEP over rows (no multiplication in the IR).
+  Value* fixed_row_at(Value* at, int k, Value* r) {
+    const std::int64_t step = row_step(k);
+    if (step == 0) return at;
+    if (step == 1) return b_.CreateGEP(element_type_[k], at, r);
+    llvm::Type* row = llvm::ArrayType::get(element_type_[k], static_cast<std::uint64_t>(step < 0 ? -step : step));
+    return b_.CreateGEP(row, at, step < 0 ? b_.CreateNeg(r) : r);
   }
+  Value* fixed_row_at(int k, Value* r) { return fixed_row_at(base_[k], k, r); }
 
   // Rows [begin, end) of NOTE: [Fixed rows], a line of out (L / m rows) per
   // step with one streaming store; begin is on a line boundary of out.
@@ -242,7 +257,7 @@ class NestEmitter {
     // Inputs that are the same for every line, built once.
     PartsPerOperand same(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k) {
-      if (key_.row_step[k] != 0) continue;
+      if (row_step(k) != 0) continue;
       if (inner_[k] == InnerStride::zero) same[k] = splat_parts(b_, lanes, load(k, base_[k], 1));
       else same[k] = {b_.CreateShuffleVector(load_vector(k, base_[k], m), column_of)};  // one row, repeated
     }
@@ -266,8 +281,13 @@ class NestEmitter {
   // registers; the columns and rows left over run the scalar inner loop.
   void emit_transposed_tiles(Value* count, BasicBlock* exit) {
     load_levels();
+    auto blocks = [this](bool nontemporal) {
+      return [this, nontemporal](const PerOperand& row_base, Value* n) {
+        return emit_transposed_rows(row_base, n, nontemporal);
+      };
+    };
     if (!key_.stream) {
-      emit_transposed_matrices(count, exit, false);
+      emit_matrices(count, exit, blocks(false));
       return;
     }
     // NOTE: [Streaming stores]: a block's rows of out are whole lines when out
@@ -281,17 +301,18 @@ class NestEmitter {
     BasicBlock* plain = block("plain_blocks");
     b_.CreateCondBr(b_.CreateICmpEQ(misaligned, b_.getInt64(0)), streaming, plain);
     b_.SetInsertPoint(streaming);
-    emit_transposed_matrices(count, exit, true);
+    emit_matrices(count, exit, blocks(true));
     b_.SetInsertPoint(plain);
-    emit_transposed_matrices(count, exit, false);
+    emit_matrices(count, exit, blocks(false));
   }
 
   // `count` rows from the odometer's start (NOTE: [Kernel ABI]), one matrix
   // (a pass of the rows level) at a time: the first from its start row, the
-  // rest whole. A matrix's rows leave each operand one row past its last; the
-  // rows' span and stride take it back to the first, and the odometer of the
-  // levels above steps from there.
-  void emit_transposed_matrices(Value* count, BasicBlock* exit, bool nontemporal) {
+  // rest whole; `rows(row_base, n)` emits n rows of a matrix and returns each
+  // operand's position one row past the last. The rows' span and stride take
+  // it back to the first, and the odometer of the levels above steps from there.
+  template <class Rows>
+  void emit_matrices(Value* count, BasicBlock* exit, Rows rows_of_matrix) {
     const int rows_level = rank_ - 2;
     Value* index_array = field(offsetof(KernelArgs, index), b_.getPtrTy(), "index");
     const Odometer odometer = outer_odometer(rows_level, index_array);
@@ -313,7 +334,7 @@ class NestEmitter {
     Value* left_in_matrix = b_.CreateSub(extent_[rows_level], b_.CreateLoad(b_.getInt64Ty(), first_row));
     Value* rows = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(b_.getInt64Ty(), remaining),
                                            left_in_matrix, nullptr, "matrix_rows");
-    const PerOperand end = emit_transposed_rows(PerOperand(start.begin(), start.end()), rows, nontemporal);
+    const PerOperand end = rows_of_matrix(PerOperand(start.begin(), start.end()), rows);
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), remaining), rows, "left");
     b_.CreateStore(left, remaining);
     BasicBlock* carry = block("matrix_carry");

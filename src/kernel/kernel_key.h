@@ -47,7 +47,8 @@ struct KernelKey {
   std::array<InnerStride, kMaxOperands> inner{};  // out, then each input; unit past `operands`
   std::uint32_t codegen = 0;                      // intern_codegen_settings id
   // NOTE: [Fixed rows]: the row length, and each operand's step from one row
-  // to the next (0, 1 or fixed_row); 0 when the variant does not apply.
+  // to the next (0, 1, fixed_row, or -fixed_row stored as its two's
+  // complement byte: fixed_row_step reads it); 0 when the variant does not apply.
   std::uint8_t fixed_row = 0;
   std::array<std::uint8_t, kMaxOperands> row_step{};
   // NOTE: [Transposed tiles]: the operand index of the input read in

@@ -49,29 +49,33 @@ void pregenerate_generic(PregenerationSet& set) {
 
 // ---- fixed rows ----
 
-// NOTE: [Fixed rows] For a rank-2 type whose rows are short (at most
-// kFixedRowMax elements), out contiguous along its rows, no input strided
-// along them, and every operand stepping a constant 0, 1 or m elements from
-// row to row: one loop over the rows whose body is the row, unrolled. Every
-// address is a running pointer plus a constant, so the vectoriser sees
-// accesses of constant stride across rows and interleaves them, where a loop
-// of m elements per row could not. Any number of inputs of any dtypes (a
-// binary op's two, an image's [H*W, 3] with a per-pixel and a per-channel
-// input); plans that NOTE: [Short rows] fuse into long rows are theirs. The
-// key holds the row length and each operand's row step; the executor splits
-// such plans by whole rows.
+// NOTE: [Fixed rows] For a type whose rows (its last level) are short (at
+// most kFixedRowMax elements), out contiguous along its rows, no input
+// strided along them, and every operand stepping a constant 0, 1, m or -m
+// elements from row to row (-m: a mirrored view, `img[:, ::-1]`, whose
+// pixels' rows run backwards): one loop over the rows whose body is the row,
+// unrolled. Every address is a running pointer plus a constant, so the
+// vectoriser sees accesses of constant stride across rows and interleaves
+// them, where a loop of m elements per row could not. Any number of inputs
+// of any dtypes (a binary op's two, an image's [H*W, 3] with a per-pixel and
+// a per-channel input); plans that NOTE: [Short rows] fuse into long rows are
+// theirs. Above rank 2, the levels over the rows step as an odometer, a
+// matrix at a time (a mirrored image stays [H, W, 3]: its rows cannot merge).
+// The key holds the row length and each operand's row step; the executor
+// splits such plans by whole rows.
 void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
   const BroadcastPlan& plan = q.plan;
-  if (!q.target.has_loop_variants() || plan.rank() != 2 || plan.extents[1] > kFixedRowMax ||
-      key.inner[kOut] != InnerStride::unit || any_input_strided(key) || plan.strides[kOut][0] != plan.extents[1] ||
-      short_rows_fuse(plan, widest_input(key, q.dtypes)))
+  const int rows = plan.rank() - 2;
+  if (!q.target.has_loop_variants() || rows < 0 || plan.extents.back() > kFixedRowMax ||
+      key.inner[kOut] != InnerStride::unit || any_input_strided(key) ||
+      plan.strides[kOut][rows] != plan.extents.back() || short_rows_fuse(plan, widest_input(key, q.dtypes)))
     return;
-  const std::int64_t m = plan.extents[1];
+  const std::int64_t m = plan.extents.back();
   std::array<std::uint8_t, kMaxOperands> steps{};
   for (int k = 0; k < key.operands; ++k) {
-    const std::int64_t step = plan.strides[k][0];
-    if (step != 0 && step != 1 && step != m) return;
-    steps[k] = static_cast<std::uint8_t>(step);
+    const std::int64_t step = plan.strides[k][rows];
+    if (step != 0 && step != 1 && step != m && step != -m) return;
+    steps[k] = static_cast<std::uint8_t>(static_cast<std::int8_t>(step));
   }
   key.fixed_row = static_cast<std::uint8_t>(m);
   key.row_step = steps;
@@ -79,10 +83,14 @@ void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
 
 bool has_fixed_rows(const KernelKey& key) { return key.fixed_row != 0; }
 
-// "r<m>-<out>-<input 1>-...", each a plain decimal number.
+// "r<m>-<out>-<input 1>-...", each a plain decimal number; a step of -m is
+// "b<m>" (backwards).
 std::string print_fixed_rows(const KernelKey& key) {
   std::string text = "r" + std::to_string(key.fixed_row);
-  for (int k = 0; k < key.operands; ++k) text += "-" + std::to_string(key.row_step[k]);
+  for (int k = 0; k < key.operands; ++k) {
+    const std::int64_t step = fixed_row_step(key, k);
+    text += step < 0 ? "-b" + std::to_string(-step) : "-" + std::to_string(step);
+  }
   return text;
 }
 
@@ -91,17 +99,21 @@ bool parse_fixed_rows(std::string_view field, KernelKey& key) {
   const char* at = field.data() + 1;
   const char* end = field.data() + field.size();
   for (int i = 0; i <= key.operands; ++i) {
+    const bool backwards = i > 0 && at < end && *at == 'b';
+    if (backwards) ++at;
     const auto [next, ec] = std::from_chars(at, end, n[i]);
     if (ec != std::errc() || next == at || (i < key.operands ? next == end || *next != '-' : next != end)) return false;
+    if (backwards) n[i] = -n[i];
     at = next + 1;
   }
-  if (key.target != TargetKind::host || key.rank != 2 || n[0] < 1 || n[0] > kFixedRowMax ||
+  if (key.target != TargetKind::host || key.rank < 2 || n[0] < 1 || n[0] > kFixedRowMax ||
       key.inner[kOut] != InnerStride::unit || any_input_strided(key))
     return false;
   for (int k = 0; k < key.operands; ++k)
-    if (n[k + 1] != 0 && n[k + 1] != 1 && n[k + 1] != n[0]) return false;
+    if (n[k + 1] != 0 && n[k + 1] != 1 && n[k + 1] != n[0] && n[k + 1] != -n[0]) return false;
   key.fixed_row = static_cast<std::uint8_t>(n[0]);
-  for (int k = 0; k < key.operands; ++k) key.row_step[k] = static_cast<std::uint8_t>(n[k + 1]);
+  for (int k = 0; k < key.operands; ++k)
+    key.row_step[k] = static_cast<std::uint8_t>(static_cast<std::int8_t>(n[k + 1]));
   return print_fixed_rows(key) == field;  // no leading zeros or signs
 }
 
@@ -195,9 +207,10 @@ bool runs_transposed(const BroadcastPlan& plan) { return transposed_operand(plan
 bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes, const OperandDTypes& dtypes) {
   const auto lanes = static_cast<int>(line_bytes / static_cast<std::int64_t>(dtype_size(dtypes[kOut])));
   const int m = key.fixed_row;
-  if (lanes % m != 0) return false;
+  if (lanes % m != 0 || key.rank != 2) return false;  // lines of rank 2's rows only
   for (int k = 1; k < key.operands; ++k) {
-    const int step = key.row_step[k];
+    const auto step = static_cast<int>(fixed_row_step(key, k));
+    if (step < 0) return false;  // a backwards input's rows are no vector of the line
     const bool unit = key.inner[k] == InnerStride::unit;
     const bool shuffled = unit ? step == 0 : step == 1;
     const bool ok = unit ? step == m || step == 0 : step <= 1;
