@@ -59,8 +59,9 @@ void pregenerate_generic(PregenerationSet& set) {
 // them, where a loop of m elements per row could not. Any number of inputs
 // of any dtypes (a binary op's two, an image's [H*W, 3] with a per-pixel and
 // a per-channel input); plans that NOTE: [Short rows] fuse into long rows are
-// theirs. Above rank 2, the levels over the rows step as an odometer, a
-// matrix at a time (a mirrored image stays [H, W, 3]: its rows cannot merge).
+// theirs. Above rank 2 (a mirrored image stays [H, W, 3]: its rows cannot
+// merge), only where an operand steps backwards; the levels over the rows
+// step as an odometer, a matrix at a time.
 // The key holds the row length and each operand's row step; the executor
 // splits such plans by whole rows.
 void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
@@ -72,11 +73,17 @@ void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
     return;
   const std::int64_t m = plan.extents.back();
   std::array<std::uint8_t, kMaxOperands> steps{};
+  bool backwards = false;
   for (int k = 0; k < key.operands; ++k) {
     const std::int64_t step = plan.strides[k][rows];
     if (step != 0 && step != 1 && step != m && step != -m) return;
     steps[k] = static_cast<std::uint8_t>(static_cast<std::int8_t>(step));
+    backwards = backwards || step == -m;
   }
+  // Above rank 2 only for what nothing else takes, a backwards operand:
+  // rank-3 short rows stepping forwards stay the generic nest's (pregenerated
+  // per type, where fixed rows would need a kernel per row length too).
+  if (rows > 0 && !backwards) return;
   key.fixed_row = static_cast<std::uint8_t>(m);
   key.row_step = steps;
 }
