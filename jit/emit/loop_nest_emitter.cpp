@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <numeric>
+#include <ranges>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -181,29 +183,33 @@ class NestEmitter {
   // NOTE: [Fixed rows]: one loop over the rows, the row unrolled in its body;
   // above rank 2, a matrix (a pass of the rows level) at a time.
   void emit_fixed_rows(Value* count, BasicBlock* exit) {
-    if (rank_ > 2) {
-      load_levels();
-      emit_matrices(count, exit, [this](const PerOperand& row_base, Value* n) {
-        emit_fixed_row_range(row_base, b_.getInt64(0), n, "rows", /*vectorise=*/true);
-        PerOperand end;
-        for (int k = 0; k < operands_; ++k) end.push_back(fixed_row_at(row_base[k], k, n));
-        return end;
-      });
-      return;
-    }
-    if (!key_.stream) {
-      emit_fixed_row_range(base_, b_.getInt64(0), count, "rows", /*vectorise=*/true);
+    if (rank_ == 2) {
+      emit_fixed_rows_from(base_, count);
       b_.CreateBr(exit);
       return;
     }
-    // NOTE: [Streaming stores]: rows up to out's first line boundary and after
-    // its last whole line as above, whole lines of L / m rows in between. When
-    // out does not start on a row boundary of its lines, every row as above.
-    const auto [head, lines_end] = split_at_lines(base_[0], count, key_.fixed_row * bytes(0));
-    emit_fixed_row_range(base_, b_.getInt64(0), head, "head", false);
-    emit_streaming_fixed_rows(head, lines_end);
-    emit_fixed_row_range(base_, lines_end, count, "tail", false);
-    b_.CreateBr(exit);
+    load_levels();
+    emit_matrices(count, exit, [this](const PerOperand& row_base, Value* n) {
+      emit_fixed_rows_from(row_base, n);
+      PerOperand end;
+      for (int k = 0; k < operands_; ++k) end.push_back(fixed_row_at(row_base[k], k, n));
+      return end;
+    });
+  }
+
+  // n rows from `from`. NOTE: [Streaming stores]: rows up to the first that
+  // starts a line of out and after the last whole step of lines as plain
+  // rows, whole steps in between; when no row of out starts a line, every
+  // row plain.
+  void emit_fixed_rows_from(const PerOperand& from, Value* n) {
+    if (!key_.stream) {
+      emit_fixed_row_range(from, b_.getInt64(0), n, "rows", /*vectorise=*/true);
+      return;
+    }
+    const auto [head, lines_end] = split_at_lines(from[0], n, key_.fixed_row * bytes(0), row_step(0) < 0);
+    emit_fixed_row_range(from, b_.getInt64(0), head, "head", false);
+    emit_streaming_fixed_rows(from, head, lines_end);
+    emit_fixed_row_range(from, lines_end, n, "tail", false);
   }
 
   // Rows [begin, end) of NOTE: [Fixed rows], counted from row 0 at `from`.
@@ -219,14 +225,18 @@ class NestEmitter {
     }
     for (int j = 0; j < m; ++j) {
       PerOperand at;
-      for (int k = 0; k < operands_; ++k)
-        at.push_back(b_.CreateConstInBoundsGEP1_64(element_type_[k], row[k], inner_[k] == InnerStride::unit ? j : 0));
+      for (int k = 0; k < operands_; ++k) at.push_back(b_.CreateConstGEP1_64(element_type_[k], row[k], j * along(k)));
       emit_element(at);
     }
     for (int k = 0; k < operands_; ++k)
       row[k]->addIncoming(b_.CreateInBoundsGEP(element_type_[k], row[k], b_.getInt64(row_step(k))),
                           b_.GetInsertBlock());
     close_loop(b_, rows, b_.getInt64(1), vectorise);
+  }
+
+  // Operand k's step from one element of a row to the next: 1, 0 or -1.
+  std::int64_t along(int k) const {
+    return inner_[k] == InnerStride::unit ? 1 : inner_[k] == InnerStride::reversed ? -1 : 0;
   }
 
   // Operand k's step from row to row in NOTE: [Fixed rows]: 0, 1, m or -m.
@@ -241,40 +251,57 @@ class NestEmitter {
     llvm::Type* row = llvm::ArrayType::get(element_type_[k], static_cast<std::uint64_t>(step < 0 ? -step : step));
     return b_.CreateGEP(row, at, step < 0 ? b_.CreateNeg(r) : r);
   }
-  Value* fixed_row_at(int k, Value* r) { return fixed_row_at(base_[k], k, r); }
 
-  // Rows [begin, end) of NOTE: [Fixed rows], a line of out (L / m rows) per
-  // step with one streaming store; begin is on a line boundary of out.
-  void emit_streaming_fixed_rows(Value* begin, Value* end) {
-    const unsigned m = key_.fixed_row;
-    const auto lanes = static_cast<unsigned>(static_cast<std::uint64_t>(kLineBytes) / bytes(0));
-    // Lane j of the line lies in row j / m, column j % m.
-    std::vector<int> column_of, row_of;
-    for (unsigned j = 0; j < lanes; ++j) {
-      column_of.push_back(static_cast<int>(j % m));
-      row_of.push_back(static_cast<int>(j / m));
-    }
-    // Inputs that are the same for every line, built once.
-    PartsPerOperand same(static_cast<std::size_t>(operands_));
-    for (int k = 1; k < operands_; ++k) {
-      if (row_step(k) != 0) continue;
-      if (inner_[k] == InnerStride::zero) same[k] = splat_parts(b_, lanes, load(k, base_[k], 1));
-      else same[k] = {b_.CreateShuffleVector(load_vector(k, base_[k], m), column_of)};  // one row, repeated
-    }
-    CountedLoop lines = open_loop(b_, begin, end, "line_rows");
-    std::vector<Parts> in;
-    for (int k = 1; k < operands_; ++k) {
-      if (same[k].re) {
-        in.push_back(same[k]);
-        continue;
+  // Rows [begin, end) of NOTE: [Fixed rows] from `from`, whole lines of out
+  // a step (fixed_rows_step_lanes: the fewest rows that fill whole lines),
+  // one streaming store a line; begin's row starts a line of out. Each input
+  // is one load of the elements the step spans, each line's lanes shuffled
+  // from it (fixed_rows_lane_offsets), so the op's body runs a line wide; an
+  // input the rows do not step is loaded once, before the loop.
+  void emit_streaming_fixed_rows(const PerOperand& from, Value* begin, Value* end) {
+    const std::int64_t m = key_.fixed_row;
+    const std::int64_t lanes = fixed_rows_step_lanes(key_.fixed_row, bytes(0), kLineBytes);
+    const auto line = static_cast<unsigned>(static_cast<std::uint64_t>(kLineBytes) / bytes(0));
+    const auto lines = static_cast<unsigned>(lanes / line);
+    // Operand k's lanes of each line of the step whose row 0 is at `row0`.
+    auto lines_of = [&](int k, Value* row0) {
+      const std::vector<std::int64_t> offset = fixed_rows_lane_offsets(key_, k, lanes);
+      const auto [lo, hi] = std::ranges::minmax(offset);
+      const auto count = static_cast<unsigned>(hi - lo + 1);
+      const Parts loaded = load(k, b_.CreateConstGEP1_64(element_type_[k], row0, lo), count);
+      std::vector<Parts> parts;
+      for (unsigned c = 0; c < lines; ++c) {
+        if (count == 1) {
+          parts.push_back(splat_parts(b_, line, loaded));
+          continue;
+        }
+        std::vector<int> mask;
+        for (unsigned j = 0; j < line; ++j) mask.push_back(static_cast<int>(offset[c * line + j] - lo));
+        if (count == line && std::ranges::equal(mask, std::views::iota(0, static_cast<int>(line)))) {
+          parts.push_back(loaded);
+          continue;
+        }
+        parts.push_back({b_.CreateShuffleVector(loaded.re, mask),
+                         loaded.im != nullptr ? b_.CreateShuffleVector(loaded.im, mask) : nullptr});
       }
-      Value* at = fixed_row_at(k, lines.i);
-      if (inner_[k] == InnerStride::unit) in.push_back(load(k, at, lanes));
-      // One value per row: L / m of them, each spread over its row's m lanes.
-      else in.push_back({b_.CreateShuffleVector(load_vector(k, at, lanes / m), row_of)});
+      return parts;
+    };
+    std::vector<std::vector<Parts>> same(static_cast<std::size_t>(operands_));
+    for (int k = 1; k < operands_; ++k)
+      if (row_step(k) == 0) same[k] = lines_of(k, from[k]);
+    CountedLoop steps = open_loop(b_, begin, end, "line_rows");
+    std::vector<std::vector<Parts>> in(static_cast<std::size_t>(operands_));
+    for (int k = 1; k < operands_; ++k) in[k] = row_step(k) == 0 ? same[k] : lines_of(k, fixed_row_at(from[k], k, steps.i));
+    // Out's lowest row of the step: its first, or its last when out steps back.
+    Value* out = fixed_row_at(from[0], 0, row_step(0) > 0 ? static_cast<Value*>(steps.i)
+                                                           : b_.CreateAdd(steps.i, b_.getInt64(lanes / m - 1)));
+    for (unsigned c = 0; c < lines; ++c) {
+      std::vector<Parts> line_in;
+      for (int k = 1; k < operands_; ++k) line_in.push_back(in[k][c]);
+      Value* at = b_.CreateConstInBoundsGEP1_64(element_type_[0], out, c * line);
+      make_nontemporal(b_, body_.compute_and_store(b_, line_in, at, line), kLineBytes);
     }
-    make_nontemporal(b_, body_.compute_and_store(b_, in, fixed_row_at(0, lines.i), lanes), kLineBytes);
-    close_loop(b_, lines, b_.getInt64(lanes / m));
+    close_loop(b_, steps, b_.getInt64(lanes / m));
   }
 
   // NOTE: [Transposed tiles]: blocks of L x L elements, transposed in
@@ -682,6 +709,8 @@ class NestEmitter {
     PerOperand address(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 0; k < operands_; ++k) {
       if (inner_[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
+      if (inner_[k] == InnerStride::reversed)
+        address[k] = b_.CreateGEP(element_type_[k], row_base[k], b_.CreateNeg(loop.i), "reversed");
       if (inner_[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
     std::vector<Parts> in;
@@ -694,15 +723,15 @@ class NestEmitter {
 
   // NOTE: [Streaming stores]: one row as three loops: scalar elements up to
   // out's first line boundary, whole lines of out as vectors (non-temporal,
-  // aligned), scalar elements after the last whole line. Inputs are unit or
-  // zero stride here (the layout can stream), so address i of each is
-  // row_base + i.
+  // aligned), scalar elements after the last whole line. Inputs are unit,
+  // reversed or zero stride here (the layout can stream): address i of each
+  // is row_base + i, row_base - i or row_base.
   void emit_streaming_row(const PerOperand& row_base) {
     Value* n = extent_[rank_ - 1];
     const std::uint64_t size = bytes(0);
     const auto lanes = static_cast<unsigned>(kLineBytes / size);
     const PartsPerOperand fixed = load_repeated(row_base);
-    const auto [head, lines_end] = split_at_lines(row_base[0], n, size);
+    const auto [head, lines_end] = split_at_lines(row_base[0], n, size, along(0) < 0);
     emit_element_loop(row_base, fixed, b_.getInt64(0), head, "head", false);
     PartsPerOperand splats(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k)
@@ -721,8 +750,10 @@ class NestEmitter {
     emit_element_loop(row_base, fixed, lines_end, n, "tail", false);
   }
 
-  // Lines [begin, end), `copies` lines a step: each input a vector (unit) or
-  // its splat (repeated), out one aligned non-temporal store a line.
+  // Lines [begin, end), `copies` lines a step: each input a vector (unit or
+  // reversed) or its splat (repeated), out one aligned non-temporal store a
+  // line; a reversed out's line holds elements at + L - 1 down to at, and
+  // every vector's lanes are in out's memory order.
   void emit_lines(const PerOperand& row_base, const PartsPerOperand& splats, Value* begin, Value* end, unsigned lanes,
                   unsigned copies) {
     CountedLoop loop = open_loop(b_, begin, end, "lines");
@@ -730,26 +761,71 @@ class NestEmitter {
       Value* at = c == 0 ? static_cast<Value*>(loop.i) : b_.CreateAdd(loop.i, b_.getInt64(static_cast<std::int64_t>(c * lanes)));
       std::vector<Parts> in;
       for (int k = 1; k < operands_; ++k)
-        in.push_back(splats[k].re ? splats[k] : load(k, b_.CreateGEP(element_type_[k], row_base[k], at), lanes));
-      make_nontemporal(b_, body_.compute_and_store(b_, in, b_.CreateGEP(element_type_[0], row_base[0], at), lanes),
-                       kLineBytes);
+        in.push_back(splats[k].re ? splats[k] : load_lanes(k, row_base[k], at, lanes));
+      make_nontemporal(b_, body_.compute_and_store(b_, in, lowest(0, row_base[0], at, lanes), lanes), kLineBytes);
     }
     close_loop(b_, loop, b_.getInt64(static_cast<std::int64_t>(copies * lanes)), /*vectorise=*/false);
   }
 
-  // n units of `unit_bytes` (a power of two dividing a line) from `out`, split
-  // at line boundaries: [0, head) before the first, [head, lines_end) whole
-  // lines, the rest after. When out does not start on a unit boundary no
-  // store could be line-aligned: head is n.
-  std::pair<Value*, Value*> split_at_lines(Value* out, Value* n, std::uint64_t unit_bytes) {
-    const std::uint64_t per_line = static_cast<std::uint64_t>(kLineBytes) / unit_bytes;
+  // n units of `unit_bytes` from `out` (an element, or a row of NOTE: [Fixed
+  // rows]), split where units start lines: [0, head) before the first unit
+  // that starts a line, [head, lines_end) whole steps of lines (the fewest
+  // units that fill whole lines, a power of two of them), the rest after.
+  // Unit h starts a line when out + h * unit_bytes is a multiple of L, which
+  // with g = gcd(unit_bytes, L) has a solution h < L / g exactly when out is a
+  // multiple of g: h = (distance to the next line / g) * the inverse of
+  // unit_bytes / g modulo L / g. Otherwise no store could be line-aligned:
+  // head is n. `backwards`: unit h lies at out - h * unit_bytes, and a step
+  // starts a line where its units' end does, out + unit_bytes - h * unit_bytes.
+  std::pair<Value*, Value*> split_at_lines(Value* out, Value* n, std::uint64_t unit_bytes, bool backwards) {
+    const auto line = static_cast<std::uint64_t>(kLineBytes);
+    const std::uint64_t g = std::gcd(unit_bytes, line);
+    const std::uint64_t per_step = line / g;  // units a step
+    std::uint64_t inverse = 1;                // of unit_bytes / g modulo per_step (odd, so it has one)
+    while ((inverse * (unit_bytes / g)) % per_step != 1 % per_step) inverse += 2;
     Value* address = b_.CreatePtrToInt(out, b_.getInt64Ty(), "out_address");
-    Value* to_line = b_.CreateAnd(b_.CreateSub(b_.getInt64(0), address), kLineBytes - 1);
-    Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(address, unit_bytes - 1), b_.getInt64(0));
-    Value* head = b_.CreateSelect(aligned, b_.CreateLShr(to_line, llvm::Log2_64(unit_bytes)), n);
+    Value* to_line = backwards ? b_.CreateAnd(b_.CreateAdd(address, b_.getInt64(unit_bytes)), line - 1)
+                               : b_.CreateAnd(b_.CreateSub(b_.getInt64(0), address), line - 1);
+    Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(address, g - 1), b_.getInt64(0));
+    Value* units = b_.CreateLShr(to_line, llvm::Log2_64(g));
+    if (inverse != 1) units = multiple_modulo(units, inverse, per_step);
+    Value* head = b_.CreateSelect(aligned, b_.CreateAnd(units, per_step - 1), n);
     head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, head, n, nullptr, "head");
-    Value* lines_end = b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(n, head), ~(per_line - 1)), "lines_end");
+    Value* lines_end = b_.CreateAdd(head, b_.CreateAnd(b_.CreateSub(n, head), ~(per_step - 1)), "lines_end");
     return {head, lines_end};
+  }
+
+  // (x * factor) mod `modulus` for x < modulus, as a table of the products
+  // (kernels multiply no run-time value: NOTE: [Additive offsets]).
+  Value* multiple_modulo(Value* x, std::uint64_t factor, std::uint64_t modulus) {
+    std::vector<std::uint64_t> products;
+    for (std::uint64_t i = 0; i < modulus; ++i) products.push_back(i * factor % modulus);
+    llvm::Constant* values = llvm::ConstantDataArray::get(b_.getContext(), products);
+    auto* table = new llvm::GlobalVariable(*b_.GetInsertBlock()->getModule(), values->getType(), /*isConstant=*/true,
+                                           llvm::GlobalValue::PrivateLinkage, values, "multiples");
+    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    return b_.CreateLoad(b_.getInt64Ty(), b_.CreateGEP(b_.getInt64Ty(), table, x));
+  }
+
+  // Operand k's lowest address of its elements [at, at + lanes) of the row
+  // from row_base (unit: row_base + at; reversed: row_base - at - lanes + 1).
+  Value* lowest(int k, Value* row_base, Value* at, unsigned lanes) {
+    if (along(k) > 0) return b_.CreateGEP(element_type_[k], row_base, at);
+    Value* last = b_.CreateGEP(element_type_[k], row_base, b_.CreateNeg(at));
+    return b_.CreateConstGEP1_64(element_type_[k], last, -static_cast<std::int64_t>(lanes - 1));
+  }
+
+  // Input k's elements [at, at + lanes) of the row from row_base (unit or
+  // reversed) as one vector, its lanes in out's memory order: loaded from
+  // their lowest address, and reversed when input and out walk the row
+  // opposite ways.
+  Parts load_lanes(int k, Value* row_base, Value* at, unsigned lanes) {
+    const Parts stored = load(k, lowest(k, row_base, at, lanes), lanes);
+    if ((along(k) < 0) == (along(0) < 0)) return stored;
+    std::vector<int> reverse;
+    for (unsigned j = lanes; j-- > 0;) reverse.push_back(static_cast<int>(j));
+    return {b_.CreateShuffleVector(stored.re, reverse),
+            stored.im != nullptr ? b_.CreateShuffleVector(stored.im, reverse) : nullptr};
   }
 
   // The values of the inputs that repeat along the row (nothing for the others).

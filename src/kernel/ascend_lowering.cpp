@@ -97,7 +97,7 @@ class Lowerer {
       const bool along_rows = shape_.rank >= 2 && repeats(shape_.type[shape_.type.size() - 2], k);
       if (everywhere) f = Fetch::scalar;
       else if (inner == InnerStride::zero) f = Fetch::column;
-      else if (inner == InnerStride::strided) f = Fetch::gather;
+      else if (inner == InnerStride::strided || inner == InnerStride::reversed) f = Fetch::gather;
       else if (along_rows) f = Fetch::row;
     }
     if (f == Fetch::column && !product_.has(Instr::Brcb, t))

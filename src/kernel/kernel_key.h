@@ -22,6 +22,7 @@ enum class InnerStride : std::uint8_t {
   unit,     // stride 1: contiguous, vectorised loads and stores
   zero,     // the operand repeats along the level (an expand code): loaded once
   strided,  // any other stride, a run-time value (0 included, for a broadcast view)
+  reversed, // stride -1 (`x[..., ::-1]`; out too, NOTE: [Walking order]): vectors of consecutive elements, lanes reversed
 };
 
 // NOTE: [Reduction kernels]: how a kernel accumulates, or none.

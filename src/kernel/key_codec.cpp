@@ -20,8 +20,8 @@ namespace {
 
 // ---- inner strides: one letter each, both ways ----
 
-constexpr std::array<std::pair<InnerStride, char>, 3> kStrideLetters{
-    {{InnerStride::unit, 'u'}, {InnerStride::zero, 'z'}, {InnerStride::strided, 's'}}};
+constexpr std::array<std::pair<InnerStride, char>, 4> kStrideLetters{
+    {{InnerStride::unit, 'u'}, {InnerStride::zero, 'z'}, {InnerStride::strided, 's'}, {InnerStride::reversed, 'r'}}};
 
 char stride_letter(InnerStride s) {
   for (const auto& [stride, letter] : kStrideLetters)

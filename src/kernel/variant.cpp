@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
+#include <numeric>
 #include <string>
 
 #include <fmt/format.h>
@@ -24,6 +26,12 @@ std::span<const InnerStride> inner_of(const KernelKey& key) { return {key.inner.
 bool any_input_strided(const KernelKey& key) {
   return std::any_of(key.inner.begin() + 1, key.inner.begin() + key.operands,
                      [](InnerStride s) { return s == InnerStride::strided; });
+}
+
+// Every input unit or repeated along the innermost level: none strided or reversed.
+bool all_inputs_forwards(const KernelKey& key) {
+  return std::all_of(key.inner.begin() + 1, key.inner.begin() + key.operands,
+                     [](InnerStride s) { return s == InnerStride::unit || s == InnerStride::zero; });
 }
 
 bool any_complex(const KernelKey& key, const OperandDTypes& dtypes) {
@@ -50,8 +58,9 @@ void pregenerate_generic(PregenerationSet& set) {
 // ---- fixed rows ----
 
 // NOTE: [Fixed rows] For a type whose rows (its last level) are short (at
-// most kFixedRowMax elements), out contiguous along its rows, no input
-// strided along them, and every operand stepping a constant 0, 1, m or -m
+// most kFixedRowMax elements), out contiguous along its rows, each input
+// contiguous, reversed (`x[..., ::-1]`, each row read from its end) or
+// repeated along them, and every operand stepping a constant 0, 1, m or -m
 // elements from row to row (-m: a mirrored view, `img[:, ::-1]`, whose
 // pixels' rows run backwards): one loop over the rows whose body is the row,
 // unrolled. Every address is a running pointer plus a constant, so the
@@ -60,8 +69,10 @@ void pregenerate_generic(PregenerationSet& set) {
 // of any dtypes (a binary op's two, an image's [H*W, 3] with a per-pixel and
 // a per-channel input); plans that NOTE: [Short rows] fuse into long rows are
 // theirs. Above rank 2 (a mirrored image stays [H, W, 3]: its rows cannot
-// merge), only where an operand steps backwards; the levels over the rows
-// step as an odometer, a matrix at a time.
+// merge; so does a flipped one, `img[::-1]`, its matrices), only where an
+// operand walks a level backwards; the levels over the rows step as an
+// odometer, a matrix at a time. With streaming stores, a step of whole
+// lines of out is a few whole rows, each input's lanes one load shuffled.
 // The key holds the row length and each operand's row step; the executor
 // splits such plans by whole rows.
 void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
@@ -69,7 +80,7 @@ void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
   const int rows = plan.rank() - 2;
   if (!q.target.has_loop_variants() || rows < 0 || plan.extents.back() > kFixedRowMax ||
       key.inner[kOut] != InnerStride::unit || any_input_strided(key) ||
-      plan.strides[kOut][rows] != plan.extents.back() || short_rows_fuse(plan, widest_input(key, q.dtypes)))
+      std::abs(plan.strides[kOut][rows]) != plan.extents.back() || short_rows_fuse(plan, widest_input(key, q.dtypes)))
     return;
   const std::int64_t m = plan.extents.back();
   std::array<std::uint8_t, kMaxOperands> steps{};
@@ -80,9 +91,12 @@ void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
     steps[k] = static_cast<std::uint8_t>(static_cast<std::int8_t>(step));
     backwards = backwards || step == -m;
   }
-  // Above rank 2 only for what nothing else takes, a backwards operand:
-  // rank-3 short rows stepping forwards stay the generic nest's (pregenerated
-  // per type, where fixed rows would need a kernel per row length too).
+  // Above rank 2 only for what nothing else takes, an operand walking some
+  // level backwards (the plan could not merge there): forward rank-3 short
+  // rows stay the generic nest's (pregenerated per type, where fixed rows
+  // would need a kernel per row length too).
+  for (int k = 0; k < key.operands; ++k)
+    backwards = backwards || std::ranges::any_of(plan.strides[k], [](std::int64_t s) { return s < 0; });
   if (rows > 0 && !backwards) return;
   key.fixed_row = static_cast<std::uint8_t>(m);
   key.row_step = steps;
@@ -154,7 +168,7 @@ void pregenerate_fixed_rows(PregenerationSet& set) {
 bool inner_can_transpose(std::span<const InnerStride> inner, int t) {
   if (inner[0] != InnerStride::unit || inner[t] != InnerStride::strided) return false;
   for (std::size_t k = 1; k < inner.size(); ++k)
-    if (static_cast<int>(k) != t && inner[k] == InnerStride::strided) return false;
+    if (static_cast<int>(k) != t && inner[k] != InnerStride::unit && inner[k] != InnerStride::zero) return false;
   return true;
 }
 
@@ -200,28 +214,28 @@ bool runs_transposed(const BroadcastPlan& plan) { return transposed_operand(plan
 // BCAST_STREAM_MIN_BYTES, by default the last-level cache's size, on rows of
 // at least kStreamMinRowBytes, on a target that can stream. The layout must
 // let one vector step read and write whole vectors: out contiguous along the
-// row and each input contiguous or repeated; or fixed rows whose lines hold
-// whole rows (below); or a transposed input of 4 or 8 bytes, out's element
+// row and each input contiguous, reversed (a vector's lanes reversed) or
+// repeated; or fixed rows whose steps of whole lines are whole rows (below); or a transposed input of 4 or 8 bytes, out's element
 // size, whose blocks store one line of out per row.
 
-// With NOTE: [Fixed rows]: out's rows are back to back, so a line of out is
-// L / m whole rows (L elements of out to a line, m dividing L); each input
-// must give those rows as one vector: contiguous rows (unit, stepping m), one
-// row for all (unit, stepping 0), one value per row (zero, stepping 1) or one
-// value for all (zero, stepping 0). The two middle ones are shuffles of the
-// stored elements, which a complex input's parts are not: a complex input
-// streams as contiguous rows or one value for all only.
+// With NOTE: [Fixed rows]: out's rows are back to back, so a step of whole
+// lines of out is a whole number of rows (fixed_rows_step_lanes); each input
+// gives the step's lanes as one load of the elements they span, shuffled
+// (fixed_rows_lane_offsets): contiguous rows forwards or backwards, one row
+// for all, one value per row, one value for all. The load may take no more
+// elements than the step has lanes (an input whose rows lie apart, a value a
+// row stepping m, does not stream), and a step no more than kFixedRowStepLines
+// lines, which bounds the shuffles' size.
+constexpr std::int64_t kFixedRowStepLines = 8;
+
 bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes, const OperandDTypes& dtypes) {
-  const auto lanes = static_cast<int>(line_bytes / static_cast<std::int64_t>(dtype_size(dtypes[kOut])));
-  const int m = key.fixed_row;
-  if (lanes % m != 0 || key.rank != 2) return false;  // lines of rank 2's rows only
+  const std::uint64_t out_bytes = dtype_size(dtypes[kOut]);
+  const std::int64_t lanes = fixed_rows_step_lanes(key.fixed_row, out_bytes, line_bytes);
+  if (lanes * static_cast<std::int64_t>(out_bytes) > kFixedRowStepLines * line_bytes) return false;
   for (int k = 1; k < key.operands; ++k) {
-    const auto step = static_cast<int>(fixed_row_step(key, k));
-    if (step < 0) return false;  // a backwards input's rows are no vector of the line
-    const bool unit = key.inner[k] == InnerStride::unit;
-    const bool shuffled = unit ? step == 0 : step == 1;
-    const bool ok = unit ? step == m || step == 0 : step <= 1;
-    if (!ok || (shuffled && is_complex(dtypes[k]))) return false;
+    const std::vector<std::int64_t> offset = fixed_rows_lane_offsets(key, k, lanes);
+    const auto [lo, hi] = std::ranges::minmax(offset);
+    if (hi - lo + 1 > lanes) return false;
   }
   return true;
 }
@@ -229,7 +243,7 @@ bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes, const 
 // With NOTE: [Transposed tiles]: a block's row of out is one line when out's
 // element is the transposed input's, 4 bytes or more.
 bool layout_can_stream(const KernelKey& key, std::int64_t line_bytes, const OperandDTypes& dtypes) {
-  if (key.rank == 0 || key.inner[kOut] != InnerStride::unit) return false;
+  if (key.rank == 0 || (key.inner[kOut] != InnerStride::unit && key.inner[kOut] != InnerStride::reversed)) return false;
   if (key.fixed_row != 0) return fixed_rows_can_stream(key, line_bytes, dtypes);
   if (key.transposed != 0) {
     const std::size_t t = dtype_size(dtypes[key.transposed]);
@@ -245,6 +259,25 @@ std::uint64_t bytes_moved(const KernelKey& key, const BroadcastPlan& plan, const
 }
 
 }  // namespace
+
+std::int64_t fixed_rows_step_lanes(int m, std::uint64_t element_bytes, std::int64_t line_bytes) {
+  const auto row_bytes = m * static_cast<std::int64_t>(element_bytes);
+  return std::lcm(row_bytes, line_bytes) / static_cast<std::int64_t>(element_bytes);
+}
+
+std::vector<std::int64_t> fixed_rows_lane_offsets(const KernelKey& key, int k, std::int64_t lanes) {
+  const std::int64_t m = key.fixed_row;
+  const InnerStride inner = key.inner[static_cast<std::size_t>(k)];
+  const std::int64_t along = inner == InnerStride::unit ? 1 : inner == InnerStride::reversed ? -1 : 0;
+  const std::int64_t rows = lanes / m;
+  const bool out_backwards = fixed_row_step(key, kOut) < 0;  // lane 0 is then in the step's last row
+  std::vector<std::int64_t> offset;
+  for (std::int64_t j = 0; j < lanes; ++j) {
+    const std::int64_t row = out_backwards ? rows - 1 - j / m : j / m;
+    offset.push_back(row * fixed_row_step(key, k) + j % m * along);
+  }
+  return offset;
+}
 
 // A repeated input is read once per element it holds.
 std::uint64_t bytes_moved(const BroadcastPlan& plan, std::span<const std::size_t> sizes) {
@@ -375,7 +408,7 @@ bool reduction_kernel_valid(const KernelKey& key) {
   using detail::Combine;
   const DType a = key.accumulator;
   if (key.inner[kOut] != InnerStride::unit || is_complex(a) || a == DType::f16 || a == DType::bf16) return false;
-  if (key.reduce != ReduceForm::columns && any_input_strided(key)) return false;
+  if (key.reduce != ReduceForm::columns && !all_inputs_forwards(key)) return false;
   if ((key.reduce == ReduceForm::narrow) != (key.reduce_width != 0) || key.reduce_width > kNarrowWidth) return false;
   if (key.reduce == ReduceForm::narrow && key.rank < 3) return false;
   switch (key.combine) {

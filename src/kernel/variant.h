@@ -111,7 +111,7 @@ bool keeps_rows_whole(const BroadcastPlan& plan);
 // NOTE: [Reduction kernels]: whether jit/ emits the reduction `key` names:
 // out's inner stride unit, an accumulator the combine is defined on (the
 // executor's loops, complex, f16 and bf16 excluded), and for rows and
-// narrow columns no input strided along their innermost level.
+// narrow columns every input unit or repeated along their innermost level.
 bool reduction_kernel_valid(const KernelKey& key);
 
 // NOTE: [Fixed rows]: the longest row that has kernels of its own.
@@ -121,6 +121,17 @@ inline constexpr int kFixedRowMax = 16;
 inline std::int64_t fixed_row_step(const KernelKey& key, int k) {
   return static_cast<std::int8_t>(key.row_step[static_cast<std::size_t>(k)]);
 }
+// NOTE: [Fixed rows] with NOTE: [Streaming stores]: the elements of out one
+// streaming step stores, the fewest whole rows of m elements of
+// `element_bytes` that fill whole lines: lcm(m * element_bytes, line_bytes) /
+// element_bytes.
+std::int64_t fixed_rows_step_lanes(int m, std::uint64_t element_bytes, std::int64_t line_bytes);
+// Where lane j of such a step reads operand k, in elements from its row 0:
+// lanes follow out's memory, so j lies in row j / m (counted back from the
+// step's last row when out steps -m), column j % m, at row * its row step +
+// column * its step along the row (1, 0 or -1).
+std::vector<std::int64_t> fixed_rows_lane_offsets(const KernelKey& key, int k, std::int64_t lanes);
+
 // NOTE: [Streaming stores]: the shortest row in bytes of out that streams.
 inline constexpr std::int64_t kStreamMinRowBytes = 256;
 

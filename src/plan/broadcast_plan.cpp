@@ -50,12 +50,33 @@ void drop_unit_dims(std::vector<PlanDim>& dims) {
   std::erase_if(dims, [](const PlanDim& d) { return d.extent == 1; });
 }
 
-// Elementwise ops may visit elements in any order, so a dim that out walks
-// backwards is walked forwards instead, for every operand: the base moves to
-// the last element and the strides change sign. Afterwards out's strides are >= 0.
-void flip_backward_dims(std::vector<PlanDim>& dims, Bases& base) {
+// NOTE: [Walking order] Elementwise ops may visit elements in any order, so
+// each dim is walked the way that reads best: the way fewer of the inputs'
+// elements walk it backwards (each input weighs the elements it reads),
+// ties to out walking it forwards. A flipped view (`x[::-1]`,
+// `img[:, ::-1]`, `x[..., ::-1]`) is then read forwards and out, the fresh
+// array, is written backwards there. Reads are what the direction costs: a
+// hardware prefetcher follows ascending streams best (on the 2-core AMD EPYC
+// VM a plain C loop adds a row to f32 [4096, 4096] at 2.7 ms forwards and
+// 4.1 ms with the rows read backwards, 4.5 with each row read from its end),
+// while out, written with streaming stores when it is large and kept in
+// cache when it is not, goes either way at the same speed (2.7 ms written
+// backwards). Flipping a dim moves every operand's base to the dim's last
+// element and changes the sign of its strides.
+void orient_dims(std::vector<PlanDim>& dims, Bases& base) {
+  // Each input weighs the elements it reads: a repeated row or column counts
+  // for what it is, little beside a full operand.
+  std::vector<double> elements(base.size(), 1.0);
+  for (const PlanDim& dim : dims)
+    for (std::size_t k = 1; k < base.size(); ++k)
+      if (dim.stride[k] != 0) elements[k] *= static_cast<double>(dim.extent);
   for (PlanDim& dim : dims) {
-    if (dim.stride[kOut] >= 0) continue;
+    double backwards = 0, forwards = 0;
+    for (std::size_t k = 1; k < base.size(); ++k) {
+      if (dim.stride[k] < 0) backwards += elements[k];
+      if (dim.stride[k] > 0) forwards += elements[k];
+    }
+    if (backwards < forwards || (backwards == forwards && dim.stride[kOut] >= 0)) continue;
     for (std::size_t k = 0; k < base.size(); ++k) {
       base[k] += (dim.extent - 1) * dim.stride[k];
       dim.stride[k] = -dim.stride[k];
@@ -63,12 +84,14 @@ void flip_backward_dims(std::vector<PlanDim>& dims, Bases& base) {
   }
 }
 
-// Outermost first by out's stride, so the innermost loop is out's densest dim
-// (a transposed out still gets a unit-stride inner loop and merges). Ties,
-// which only out's broadcast-free duplicates could make, keep their order.
+// Outermost first by out's stride, largest magnitude first, so the innermost
+// loop is out's densest dim (a transposed out still gets a unit-stride inner
+// loop and merges). Ties, which only out's broadcast-free duplicates could
+// make, keep their order.
 void sort_by_out_stride(std::vector<PlanDim>& dims) {
-  std::stable_sort(dims.begin(), dims.end(),
-                   [](const PlanDim& x, const PlanDim& y) { return x.stride[kOut] > y.stride[kOut]; });
+  std::stable_sort(dims.begin(), dims.end(), [](const PlanDim& x, const PlanDim& y) {
+    return std::abs(x.stride[kOut]) > std::abs(y.stride[kOut]);
+  });
 }
 
 // NOTE: [Merging dims]
@@ -146,10 +169,22 @@ BroadcastPlan plan_broadcast(const Layout& out, std::span<const Layout* const> i
 
   std::vector<PlanDim> dims = align_ranks(out, inputs);  // strides 0 where an input repeats
   drop_unit_dims(dims);                                   // extent-1 dims do nothing
-  flip_backward_dims(dims, base);                         // out walks every dim forwards
+  orient_dims(dims, base);                                // NOTE: [Walking order]
   sort_by_out_stride(dims);                               // densest out dim innermost
   merge_dims(dims, static_cast<int>(base.size()));        // NOTE: [Merging dims]
   return assemble(dims, base, numel);
+}
+
+BroadcastPlan with_out_forwards(BroadcastPlan plan) {
+  for (int l = 0; l < plan.rank(); ++l) {
+    if (plan.strides[kOut][l] >= 0) continue;
+    for (int k = 0; k < plan.operands(); ++k) {
+      plan.base[k] += plan.spans[k][l];
+      plan.strides[k][l] = -plan.strides[k][l];
+      plan.spans[k][l] = -plan.spans[k][l];
+    }
+  }
+  return plan;
 }
 
 BroadcastPlan plan_broadcast(const Layout& out, const Layout& a, const Layout& b) {

@@ -67,11 +67,15 @@ struct BroadcastPlan {
 // @post for every output index i: the nest visits i exactly once, with offsets
 //       equal to sum(i[d] * stride[d]) of each operand's original layout
 //       (0 on broadcast dims).
-// Steps: align ranks, drop extent-1 dims, flip dims that out walks backwards,
-// sort dims by out's stride, merge (NOTE: [Merging dims]).
+// Steps: align ranks, drop extent-1 dims, walk each dim the way fewer inputs
+// walk backwards (NOTE: [Walking order]), sort dims by out's stride, merge
+// (NOTE: [Merging dims]).
 //   out [4,3] contiguous, a [4,3], b [3]    -> type [expand_b, same], extents [4,3]
 //   out [2,3,4] contiguous, a and b alike   -> type [same], extents [24]
 BroadcastPlan plan_broadcast(const Layout& out, std::span<const Layout* const> inputs);
+// `plan` with every level that out walks backwards walked forwards instead,
+// for every operand, as targets that store out's rows only forwards need it.
+BroadcastPlan with_out_forwards(BroadcastPlan plan);
 // The two-input case, out = op(a, b).
 BroadcastPlan plan_broadcast(const Layout& out, const Layout& a, const Layout& b);
 
