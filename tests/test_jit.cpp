@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 #include <string>
@@ -489,12 +491,13 @@ void expect_compiled_and_count(DType dtype, const std::set<std::string>& keys, c
 }
 
 // The random cases reach variety, not one kernel: every op several broadcast
-// types, and each operand every stride class (u unit, z repeated, s strided)
-// of its innermost level.
+// types, and each operand every stride class (u unit, z repeated, s strided,
+// r reversed: NOTE: [Walking order] gives out a reversed row where the inputs
+// read forwards) of its innermost level.
 void expect_every_op_and_stride_class_reached(const std::vector<Op>& ops, const std::set<std::string>& keys) {
   std::map<std::string, int> kernels_of_op;
   std::set<std::string> classes;  // "a:u", "b:s", ...
-  const std::regex layout(R"(^([a-z_0-9]+)\.[a-z0-9]+\.\[[a-z_,]*\]\.([uzs])([uzs])([uzs])\.)");
+  const std::regex layout(R"(^([a-z_0-9]+)\.[a-z0-9]+\.\[[a-z_,]*\]\.([uzsr])([uzsr])([uzsr])\.)");
   for (const std::string& key : keys) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(key, m, layout)) << key;
@@ -502,7 +505,8 @@ void expect_every_op_and_stride_class_reached(const std::vector<Op>& ops, const 
     for (int k = 0; k < kNumOperands; ++k) classes.insert(std::string(1, "oab"[k]) + ":" + m[2 + k].str());
   }
   for (const Op op : ops) EXPECT_GE(kernels_of_op[std::string(op_name(op))], 5) << op_name(op);
-  for (const char* c : {"o:u", "o:s", "a:u", "a:z", "a:s", "b:u", "b:z", "b:s"}) EXPECT_TRUE(classes.contains(c)) << c;
+  for (const char* c : {"o:u", "o:s", "o:r", "a:u", "a:z", "a:s", "a:r", "b:u", "b:z", "b:s", "b:r"})
+    EXPECT_TRUE(classes.contains(c)) << c;
 }
 
 class JitDifferential : public ::testing::TestWithParam<DType> {};
@@ -818,11 +822,12 @@ TEST(ExpressionFixedRows, ShortRowsWithAPerRowInputAmongAnyOthersMatchTheReferen
 
 // NOTE: [Fixed rows] walked backwards: a horizontally mirrored image,
 // img[:, ::-1] of [H, W, 3], cannot merge its pixels' rows, so it stays rank
-// 3 and its rows step -3; a vertically mirrored [N, 3], x[::-1], steps -3 at
-// rank 2. Both take the fixed-rows kernel (a "b3" step in the key), with a
-// per-channel row and a per-row column, on 1 and 3 threads, streaming or
-// not, against the reference evaluator bit for bit; the key prints and
-// parses back.
+// 3, read forwards with out's rows stepping -3 (NOTE: [Walking order]); a
+// vertically mirrored [N, 3], x[::-1], alike at rank 2, its per-row column
+// then stepping -1. Both take the fixed-rows kernel (a "b3" step in the
+// key), with a per-channel row and a per-row column, on 1 and 3 threads,
+// streaming or not, against the reference evaluator bit for bit; the key
+// prints and parses back.
 TEST(ExpressionFixedRows, MirroredViewsWalkTheirRowsBackwards) {
   std::mt19937_64 rng(29);
   Tensor img(DType::u8, {37, 41, 3}), img32(DType::f32, {37, 41, 3}), pixels(DType::f32, {4099, 3}),
@@ -837,7 +842,7 @@ TEST(ExpressionFixedRows, MirroredViewsWalkTheirRowsBackwards) {
        (expr::cast(Expr(mirrored), DType::f32) - Expr(channel)) / Expr(channel16)},
       {"img32[:, ::-1] * channel", Expr(mirrored32) * Expr(channel)},
       {"pixels[::-1] * per_row + channel", Expr(upside_down) * Expr(per_row) + Expr(channel)}};
-  expect_expressions_take_variant(cases, std::regex(R"(\.r3(-(\d+|b3)){2,4}\.)"), "");
+  expect_expressions_take_variant(cases, std::regex(R"(\.r3(-b?\d+){2,4}\.)"), "");
   for (const auto& [name, e] : cases) {
     const std::string kernel = describe(e).kernel;
     EXPECT_THAT(kernel, ::testing::HasSubstr("-b3")) << name;
@@ -845,6 +850,88 @@ TEST(ExpressionFixedRows, MirroredViewsWalkTheirRowsBackwards) {
     ASSERT_TRUE(key.has_value()) << kernel;
     EXPECT_EQ(key->to_string(), kernel);
   }
+}
+
+// Negative strides on every dim (NOTE: [Walking order]): random draws flip
+// each dim of each input, and of out, with even odds, on an image with a
+// per-channel row (fixed rows), a matrix with a row and a column (long rows,
+// reversed ones), a batch with a column, and short rows with a per-row
+// column; as binary calls and as expressions, streaming or not, on 1 and 3
+// threads, into a fresh out and into a flipped view of one. Each against the
+// reference executor bit for bit. The draws must reach every way a kernel
+// walks backwards: a reversed input row and a reversed out row (key letter
+// r), fixed rows stepping back (b), and streaming stores on both.
+TEST(NegativeStrides, RandomFlipsOfEveryDimMatchTheReference) {
+  std::mt19937_64 rng(71);
+  std::bernoulli_distribution flip(0.5);
+  auto flips = [&](std::size_t rank) {
+    std::vector<IndexItem> items;
+    for (std::size_t d = 0; d < rank; ++d) items.push_back(flip(rng) ? Slice{{}, {}, -1} : Slice{});
+    return items;
+  };
+  auto flipped = [&](const TensorView& x) { return index(x, flips(x.shape().size())); };
+  Tensor img(DType::u8, {29, 131, 3}), img32(DType::f32, {29, 131, 3}), channel(DType::f32, {3}),
+      channel16(DType::f16, {3}), x(DType::f32, {67, 1031}), row(DType::f32, {1031}), column(DType::f32, {67, 1}),
+      batch(DType::f32, {3, 67, 259}), row259(DType::f32, {259}), pixels(DType::f32, {4099, 5}),
+      per_row(DType::f32, {4099, 1}), row5(DType::f32, {5});
+  for (const Tensor* t : {&img, &img32, &channel, &channel16, &x, &row, &column, &batch, &row259, &pixels, &per_row, &row5})
+    test::fill_random(*t, rng);
+  struct Case {
+    std::string name;
+    std::vector<const Tensor*> inputs;
+    std::function<Expr(const std::vector<TensorView>&)> expression;
+    Op op;  // the binary call on the first two inputs, same dtype
+  };
+  const std::vector<Case> cases{
+      {"(f32(img) - channel) / channel16 | img32 - channel", {&img32, &channel, &img, &channel16},
+       [](const auto& v) { return (expr::cast(Expr(v[2]), DType::f32) - Expr(v[1])) / Expr(v[3]); }, Op::sub},
+      {"x * row + column | x + row", {&x, &row, &column},
+       [](const auto& v) { return Expr(v[0]) * Expr(v[1]) + Expr(v[2]); }, Op::add},
+      {"batch * column - row | batch * column", {&batch, &column, &row259},
+       [](const auto& v) { return Expr(v[0]) * Expr(v[1]) - Expr(v[2]); }, Op::mul},
+      {"pixels * per_row + row | pixels * per_row", {&pixels, &per_row, &row5},
+       [](const auto& v) { return Expr(v[0]) * Expr(v[1]) + Expr(v[2]); }, Op::mul}};
+  std::set<std::string> kernels;
+  for (const char* threads : {"1", "3"})
+    for (const char* stream : {"auto", "0"}) {
+      const test::ScopedSetting pool("BCAST_NUM_THREADS", threads);
+      const test::ScopedSetting grain("BCAST_GRAIN", "1000");
+      const test::ScopedSetting streaming("BCAST_STREAM_MIN_BYTES", stream);
+      for (const Case& c : cases)
+        for (int draw = 0; draw < 6; ++draw) {
+          std::vector<TensorView> v;
+          for (const Tensor* t : c.inputs) v.push_back(flipped(*t));
+          const std::string label = c.name + ", threads " + threads + ", stream " + stream + ", draw " +
+                                    std::to_string(draw) + ", strides a " + to_string(v[0].strides()) + " b " +
+                                    to_string(v[1].strides());
+          const Expr e = c.expression(v);
+          kernels.insert(describe(e).kernel);
+          const Tensor binary_jit = binary(c.op, v[0], v[1]), expr_jit = evaluate(e);
+          Tensor out_parent(expr_jit.dtype(), expr_jit.shape()), reference_parent(expr_jit.dtype(), expr_jit.shape());
+          const std::vector<IndexItem> out_flips = flips(expr_jit.shape().size());
+          const TensorView out = index(out_parent, out_flips), reference_out = index(reference_parent, out_flips);
+          evaluate(e, out);
+          set_jit_enabled(false);
+          const Tensor binary_reference = binary(c.op, v[0], v[1]), expr_reference = evaluate(e);
+          evaluate(e, reference_out);
+          set_jit_enabled(true);
+          EXPECT_EQ(test::bytes_of(binary_jit), test::bytes_of(binary_reference)) << label;
+          EXPECT_EQ(test::bytes_of(expr_jit), test::bytes_of(expr_reference)) << label << " in " << describe(e).kernel;
+          EXPECT_EQ(test::bytes_of(out_parent), test::bytes_of(reference_parent))
+              << label << ", out strides " << to_string(out.strides());
+          if (HasFailure()) return;
+        }
+    }
+  auto reached = [&](const char* pattern) {
+    return std::ranges::any_of(kernels, [&](const std::string& k) { return std::regex_search(k, std::regex(pattern)); });
+  };
+  for (const char* pattern : {R"(\]\.[uzs]*r[uzsr]*\.)",        // an input's row reversed
+                              R"(\]\.r[uzsr]*\.(host|nt))",     // out's row reversed
+                              R"(\]\.r[uzsr]*\.nt\.)",          // ... streaming
+                              R"(\.r\d+-b\d+)",                 // fixed rows, out stepping back
+                              R"(\.r\d+(-\d+)+-b\d+)",          // fixed rows, an input stepping back
+                              R"(\.r\d+(-b?\d+)+\.nt\.)"})      // fixed rows streaming
+    EXPECT_TRUE(reached(pattern)) << pattern << " in none of " << kernels.size() << " kernels";
 }
 
 // NOTE: [Expression kernels] on f16 and bf16: the ops that copy their

@@ -76,6 +76,42 @@ TEST(Planner, ReversedOutputIsWalkedForwards) {
   EXPECT_EQ(p.base[kB], 4);
 }
 
+// NOTE: [Walking order]: a dim is walked the way that the inputs' elements
+// read forwards; out, the fresh array, takes the backwards walk.
+TEST(Planner, AFlippedInputIsReadForwardsAndOutWalksBack) {
+  const Layout rows_flipped{{4, 5}, {-5, 1}};  // x[::-1] of a contiguous [4, 5], its base at row 3
+  const BroadcastPlan p = plan_broadcast(Layout::contiguous({4, 5}), rows_flipped, Layout::contiguous({5}));
+  EXPECT_EQ(p.strides[kOut], (std::vector<std::int64_t>{-5, 1}));
+  EXPECT_EQ(p.strides[kA], (std::vector<std::int64_t>{5, 1}));
+  EXPECT_EQ(p.base[kOut], 15);  // out's last row first
+  EXPECT_EQ(p.base[kA], -15);   // a's first row in memory, 3 rows before its view's base
+}
+
+TEST(Planner, EachInputWeighsTheElementsItReads) {
+  // x[:, ::-1] (20 elements) + a row (5): the columns are turned for x, and
+  // the row and out walk them back; innermost, out's stride is -1.
+  const Layout columns_reversed{{4, 5}, {5, -1}};
+  const BroadcastPlan p = plan_broadcast(Layout::contiguous({4, 5}), columns_reversed, Layout::contiguous({5}));
+  EXPECT_EQ(p.strides[kOut], (std::vector<std::int64_t>{5, -1}));
+  EXPECT_EQ(p.strides[kA], (std::vector<std::int64_t>{5, 1}));
+  EXPECT_EQ(p.strides[kB], (std::vector<std::int64_t>{0, -1}));
+  // One full input each way is a tie: out walks forwards.
+  const BroadcastPlan tie = plan_broadcast(Layout::contiguous({4, 5}), columns_reversed, Layout::contiguous({4, 5}));
+  EXPECT_EQ(tie.strides[kOut], (std::vector<std::int64_t>{5, 1}));
+  EXPECT_EQ(tie.strides[kA], (std::vector<std::int64_t>{5, -1}));
+}
+
+TEST(Planner, WithOutForwardsTurnsBackEveryLevelOutWalksBackwards) {
+  const Layout rows_flipped{{4, 5}, {-5, 1}};
+  const BroadcastPlan p = plan_broadcast(Layout::contiguous({4, 5}), rows_flipped, Layout::contiguous({5}));
+  const BroadcastPlan forwards = with_out_forwards(p);
+  EXPECT_EQ(forwards.strides[kOut], (std::vector<std::int64_t>{5, 1}));
+  EXPECT_EQ(forwards.strides[kA], (std::vector<std::int64_t>{-5, 1}));
+  EXPECT_EQ(forwards.spans[kA], (std::vector<std::int64_t>{-15, 4}));
+  EXPECT_EQ(forwards.base[kOut], 0);
+  EXPECT_EQ(forwards.base[kA], 0);
+}
+
 TEST(Planner, ContiguousTypesAlternateCodes) {
   std::mt19937_64 rng(7);
   for (int i = 0; i < 2000; ++i) {

@@ -239,7 +239,7 @@ class NestEmitter {
     return inner_[k] == InnerStride::unit ? 1 : inner_[k] == InnerStride::reversed ? -1 : 0;
   }
 
-  // Operand k's step from row to row in NOTE: [Fixed rows]: 0, 1, m or -m.
+  // Operand k's step from row to row in NOTE: [Fixed rows]: 0, +-1 or +-m.
   std::int64_t row_step(int k) const { return fixed_row_step(key_, k); }
 
   // Operand k's row r of NOTE: [Fixed rows] from row 0 at `at`: r row steps

@@ -60,9 +60,11 @@ void pregenerate_generic(PregenerationSet& set) {
 // NOTE: [Fixed rows] For a type whose rows (its last level) are short (at
 // most kFixedRowMax elements), out contiguous along its rows, each input
 // contiguous, reversed (`x[..., ::-1]`, each row read from its end) or
-// repeated along them, and every operand stepping a constant 0, 1, m or -m
+// repeated along them, and every operand stepping a constant 0, +-1 or +-m
 // elements from row to row (-m: a mirrored view, `img[:, ::-1]`, whose
-// pixels' rows run backwards): one loop over the rows whose body is the row,
+// pixels' rows run backwards, or out where NOTE: [Walking order] turned the
+// walk for the inputs to read forwards; -1: a per-row input so turned): one
+// loop over the rows whose body is the row,
 // unrolled. Every address is a running pointer plus a constant, so the
 // vectoriser sees accesses of constant stride across rows and interleaves
 // them, where a loop of m elements per row could not. Any number of inputs
@@ -87,7 +89,7 @@ void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
   bool backwards = false;
   for (int k = 0; k < key.operands; ++k) {
     const std::int64_t step = plan.strides[k][rows];
-    if (step != 0 && step != 1 && step != m && step != -m) return;
+    if (step != 0 && std::abs(step) != 1 && std::abs(step) != m) return;
     steps[k] = static_cast<std::uint8_t>(static_cast<std::int8_t>(step));
     backwards = backwards || step == -m;
   }
@@ -131,7 +133,7 @@ bool parse_fixed_rows(std::string_view field, KernelKey& key) {
       key.inner[kOut] != InnerStride::unit || any_input_strided(key))
     return false;
   for (int k = 0; k < key.operands; ++k)
-    if (n[k + 1] != 0 && n[k + 1] != 1 && n[k + 1] != n[0] && n[k + 1] != -n[0]) return false;
+    if (n[k + 1] != 0 && std::abs(n[k + 1]) != 1 && std::abs(n[k + 1]) != n[0]) return false;
   key.fixed_row = static_cast<std::uint8_t>(n[0]);
   for (int k = 0; k < key.operands; ++k)
     key.row_step[k] = static_cast<std::uint8_t>(static_cast<std::int8_t>(n[k + 1]));

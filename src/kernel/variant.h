@@ -117,7 +117,7 @@ bool reduction_kernel_valid(const KernelKey& key);
 // NOTE: [Fixed rows]: the longest row that has kernels of its own.
 inline constexpr int kFixedRowMax = 16;
 // NOTE: [Fixed rows]: operand k's step from one row to the next, in elements
-// (0, 1, m or -m: a mirrored input walks its rows backwards).
+// (0, +-1 or +-m: a mirrored operand walks its rows backwards).
 inline std::int64_t fixed_row_step(const KernelKey& key, int k) {
   return static_cast<std::int8_t>(key.row_step[static_cast<std::size_t>(k)]);
 }

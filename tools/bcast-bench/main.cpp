@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <array>
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -28,6 +29,8 @@ struct Case {
   Shape a, b;
   bool transpose_a = false;  // a is a contiguous tensor with its last two dims swapped
   bool tiny = false;         // report ns per call instead of GB/s
+  int mirror_a = -1;         // a dim of a walked backwards (`a[..., ::-1, ...]`), or none; the
+                             // case is then timed in turn with its unmirrored twin too
 };
 
 std::vector<Case> cases() {
@@ -54,6 +57,13 @@ std::vector<Case> cases() {
       {"16 batch, a transposed", Op::add, DType::f32, {16, 1024, 1024}, {16, 1024, 1024}, true},
       {"17 batch a^T + row", Op::add, DType::f32, {16, 1024, 1024}, {1, 1, 1024}, true},
       {"18 row of 1000", Op::add, DType::f32, {16384, 1000}, {1, 1000}},
+      // Mirrored views (NOTE: [Walking order]), each beside its unmirrored twin:
+      // an image flipped horizontally, its channels reversed, its rows
+      // flipped; a matrix whose columns are reversed.
+      {"19a HWC u8 width reversed", Op::sub, DType::u8, {1080, 1920, 3}, {3}, false, false, 1},
+      {"19b HWC u8 channels reversed", Op::sub, DType::u8, {1080, 1920, 3}, {3}, false, false, 2},
+      {"19c HWC u8 rows flipped", Op::sub, DType::u8, {1080, 1920, 3}, {3}, false, false, 0},
+      {"20 row, columns reversed", Op::add, DType::f32, {4096, 4096}, {1, 4096}, false, false, 1},
   };
 }
 
@@ -62,6 +72,14 @@ void fill(const Tensor& t) {
   auto* bytes = static_cast<unsigned char*>(t.data());
   // Small non-negative values are valid in every dtype (f16 0x00xx are tiny numbers).
   for (std::size_t i = 0; i < t.nbytes(); ++i) bytes[i] = static_cast<unsigned char>(rng() & 0x3f);
+}
+
+// x with dim d walked backwards (d < 0: x as it is).
+TensorView mirrored(const TensorView& x, int d) {
+  if (d < 0) return x;
+  std::vector<IndexItem> items(static_cast<std::size_t>(d), Slice{});
+  items.push_back(Slice{{}, {}, -1});
+  return index(x, items);
 }
 
 double gbps(std::int64_t bytes, std::optional<double> ns) { return ns ? static_cast<double>(bytes) / *ns : 0.0; }
@@ -115,12 +133,12 @@ int main(int argc, char** argv) {
     fill(a_storage);
     fill(b);
     const auto rank = static_cast<std::int64_t>(c.a.size());
-    const TensorView a = c.transpose_a ? transpose(a_storage, rank - 2, rank - 1) : a_storage.view();
+    const TensorView a = c.transpose_a ? transpose(a_storage, rank - 2, rank - 1) : mirrored(a_storage, c.mirror_a);
     Tensor result = binary(c.op, a, b);  // compiles the kernel
     const std::int64_t bytes = static_cast<std::int64_t>(a_storage.nbytes() + b.nbytes() + result.nbytes());
     nlohmann::json row{{"case", c.id},         {"bytes", bytes},
                        {"op", op_name(c.op)},  {"a", c.a},
-                       {"b", c.b},             {"a_transposed", c.transpose_a},
+                       {"b", c.b},             {"a_transposed", c.transpose_a}, {"a_mirrored_dim", c.mirror_a},
                        {"dtype", dtype_name(c.dtype)}};
     const int reps = c.tiny ? 200001 : repeats;
     set_num_threads(1);
@@ -182,6 +200,23 @@ int main(int argc, char** argv) {
                                  c.id, static_cast<double>(bytes) / 1e6, one / 1e6, gbps(bytes, one), gbps(bytes, many), stream1,
                                  streamn, gbps(bytes, one) / stream1, gbps(bytes, many) / streamn, gbps(bytes, eigen.ns),
                                  gbps(bytes, dnnl.ns), binary_ns / expression_ns);
+      // A mirrored case against its twin (a unmirrored), in turn, on one
+      // thread and all: the twin's time over the case's.
+      if (c.mirror_a >= 0) {
+        const TensorView twin = a_storage.view();
+        const std::array<int, 2> threads_of{1, all};
+        std::array<double, 2> ratio{};
+        for (std::size_t i = 0; i < ratio.size(); ++i) {
+          set_num_threads(threads_of[i]);
+          const auto [mirrored_ns, twin_ns] = alternating_medians_ns(
+              [&] { binary(c.op, a, b, result); }, [&] { binary(c.op, twin, b, result); }, repeats);
+          ratio[i] = twin_ns / mirrored_ns;
+        }
+        row.update({{"vs_twin_1t", ratio[0]}, {"vs_twin_nt", ratio[1]}});
+        if (!as_json)
+          std::cout << fmt::format("{:<24} speed over the unmirrored twin's, in turn: {:.2f} (1 thread), {:.2f} ({} threads)\n",
+                                   "", ratio[0], ratio[1], all);
+      }
       // Scaling: bcast and the STREAM add on each thread count, in the same run.
       for (const int t : sweep) {
         set_num_threads(t);
