@@ -860,7 +860,8 @@ TEST(ExpressionFixedRows, MirroredViewsWalkTheirRowsBackwards) {
 // threads, into a fresh out and into a flipped view of one. Each against the
 // reference executor bit for bit. The draws must reach every way a kernel
 // walks backwards: a reversed input row and a reversed out row (key letter
-// r), fixed rows stepping back (b), and streaming stores on both.
+// r), fixed rows with out's rows reversed or stepping back (b), and
+// streaming stores on both.
 TEST(NegativeStrides, RandomFlipsOfEveryDimMatchTheReference) {
   std::mt19937_64 rng(71);
   std::bernoulli_distribution flip(0.5);
@@ -928,6 +929,7 @@ TEST(NegativeStrides, RandomFlipsOfEveryDimMatchTheReference) {
   for (const char* pattern : {R"(\]\.[uzs]*r[uzsr]*\.)",        // an input's row reversed
                               R"(\]\.r[uzsr]*\.(host|nt))",     // out's row reversed
                               R"(\]\.r[uzsr]*\.nt\.)",          // ... streaming
+                              R"(\]\.r[uzsr]*\.r\d+-)",           // fixed rows, out's rows reversed
                               R"(\.r\d+-b\d+)",                 // fixed rows, out stepping back
                               R"(\.r\d+(-\d+)+-b\d+)",          // fixed rows, an input stepping back
                               R"(\.r\d+(-b?\d+)+\.nt\.)"})      // fixed rows streaming

@@ -206,7 +206,7 @@ class NestEmitter {
       emit_fixed_row_range(from, b_.getInt64(0), n, "rows", /*vectorise=*/true);
       return;
     }
-    const auto [head, lines_end] = split_at_lines(from[0], n, key_.fixed_row * bytes(0), row_step(0) < 0);
+    const auto [head, lines_end] = split_at_lines(row_start(from[0]), n, key_.fixed_row * bytes(0), row_step(0) < 0);
     emit_fixed_row_range(from, b_.getInt64(0), head, "head", false);
     emit_streaming_fixed_rows(from, head, lines_end);
     emit_fixed_row_range(from, lines_end, n, "tail", false);
@@ -237,6 +237,12 @@ class NestEmitter {
   // Operand k's step from one element of a row to the next: 1, 0 or -1.
   std::int64_t along(int k) const {
     return inner_[k] == InnerStride::unit ? 1 : inner_[k] == InnerStride::reversed ? -1 : 0;
+  }
+
+  // The lowest address of out's row of NOTE: [Fixed rows] at `row`: the row
+  // itself, or its last element when out's rows are reversed.
+  Value* row_start(Value* row) {
+    return along(0) > 0 ? row : b_.CreateConstGEP1_64(element_type_[0], row, 1 - static_cast<std::int64_t>(key_.fixed_row));
   }
 
   // Operand k's step from row to row in NOTE: [Fixed rows]: 0, +-1 or +-m.
@@ -292,9 +298,9 @@ class NestEmitter {
     CountedLoop steps = open_loop(b_, begin, end, "line_rows");
     std::vector<std::vector<Parts>> in(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k) in[k] = row_step(k) == 0 ? same[k] : lines_of(k, fixed_row_at(from[k], k, steps.i));
-    // Out's lowest row of the step: its first, or its last when out steps back.
-    Value* out = fixed_row_at(from[0], 0, row_step(0) > 0 ? static_cast<Value*>(steps.i)
-                                                           : b_.CreateAdd(steps.i, b_.getInt64(lanes / m - 1)));
+    // Out's lowest address of the step: in its first row, or its last when out steps back.
+    Value* out = row_start(fixed_row_at(from[0], 0, row_step(0) > 0 ? static_cast<Value*>(steps.i)
+                                                                     : b_.CreateAdd(steps.i, b_.getInt64(lanes / m - 1))));
     for (unsigned c = 0; c < lines; ++c) {
       std::vector<Parts> line_in;
       for (int k = 1; k < operands_; ++k) line_in.push_back(in[k][c]);

@@ -28,6 +28,11 @@ bool any_input_strided(const KernelKey& key) {
                      [](InnerStride s) { return s == InnerStride::strided; });
 }
 
+// Out's rows are contiguous, read forwards or (NOTE: [Walking order]) backwards.
+bool out_row_contiguous(const KernelKey& key) {
+  return key.inner[kOut] == InnerStride::unit || key.inner[kOut] == InnerStride::reversed;
+}
+
 // Every input unit or repeated along the innermost level: none strided or reversed.
 bool all_inputs_forwards(const KernelKey& key) {
   return std::all_of(key.inner.begin() + 1, key.inner.begin() + key.operands,
@@ -58,7 +63,8 @@ void pregenerate_generic(PregenerationSet& set) {
 // ---- fixed rows ----
 
 // NOTE: [Fixed rows] For a type whose rows (its last level) are short (at
-// most kFixedRowMax elements), out contiguous along its rows, each input
+// most kFixedRowMax elements), out contiguous along its rows (or reversed
+// along them, NOTE: [Walking order]), each input
 // contiguous, reversed (`x[..., ::-1]`, each row read from its end) or
 // repeated along them, and every operand stepping a constant 0, +-1 or +-m
 // elements from row to row (-m: a mirrored view, `img[:, ::-1]`, whose
@@ -81,7 +87,7 @@ void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
   const BroadcastPlan& plan = q.plan;
   const int rows = plan.rank() - 2;
   if (!q.target.has_loop_variants() || rows < 0 || plan.extents.back() > kFixedRowMax ||
-      key.inner[kOut] != InnerStride::unit || any_input_strided(key) ||
+      !out_row_contiguous(key) || any_input_strided(key) ||
       std::abs(plan.strides[kOut][rows]) != plan.extents.back() || short_rows_fuse(plan, widest_input(key, q.dtypes)))
     return;
   const std::int64_t m = plan.extents.back();
@@ -130,7 +136,7 @@ bool parse_fixed_rows(std::string_view field, KernelKey& key) {
     at = next + 1;
   }
   if (key.target != TargetKind::host || key.rank < 2 || n[0] < 1 || n[0] > kFixedRowMax ||
-      key.inner[kOut] != InnerStride::unit || any_input_strided(key))
+      !out_row_contiguous(key) || any_input_strided(key))
     return false;
   for (int k = 0; k < key.operands; ++k)
     if (n[k + 1] != 0 && std::abs(n[k + 1]) != 1 && std::abs(n[k + 1]) != n[0]) return false;
@@ -245,7 +251,7 @@ bool fixed_rows_can_stream(const KernelKey& key, std::int64_t line_bytes, const 
 // With NOTE: [Transposed tiles]: a block's row of out is one line when out's
 // element is the transposed input's, 4 bytes or more.
 bool layout_can_stream(const KernelKey& key, std::int64_t line_bytes, const OperandDTypes& dtypes) {
-  if (key.rank == 0 || (key.inner[kOut] != InnerStride::unit && key.inner[kOut] != InnerStride::reversed)) return false;
+  if (key.rank == 0 || !out_row_contiguous(key)) return false;
   if (key.fixed_row != 0) return fixed_rows_can_stream(key, line_bytes, dtypes);
   if (key.transposed != 0) {
     const std::size_t t = dtype_size(dtypes[key.transposed]);
@@ -272,11 +278,13 @@ std::vector<std::int64_t> fixed_rows_lane_offsets(const KernelKey& key, int k, s
   const InnerStride inner = key.inner[static_cast<std::size_t>(k)];
   const std::int64_t along = inner == InnerStride::unit ? 1 : inner == InnerStride::reversed ? -1 : 0;
   const std::int64_t rows = lanes / m;
-  const bool out_backwards = fixed_row_step(key, kOut) < 0;  // lane 0 is then in the step's last row
+  // Lane 0 is out's lowest address: in the step's last row when out steps
+  // back, at a row's last column when out's rows are reversed.
+  const bool rows_back = fixed_row_step(key, kOut) < 0, columns_back = key.inner[kOut] == InnerStride::reversed;
   std::vector<std::int64_t> offset;
   for (std::int64_t j = 0; j < lanes; ++j) {
-    const std::int64_t row = out_backwards ? rows - 1 - j / m : j / m;
-    offset.push_back(row * fixed_row_step(key, k) + j % m * along);
+    const std::int64_t row = rows_back ? rows - 1 - j / m : j / m, column = columns_back ? m - 1 - j % m : j % m;
+    offset.push_back(row * fixed_row_step(key, k) + column * along);
   }
   return offset;
 }

@@ -128,8 +128,9 @@ inline std::int64_t fixed_row_step(const KernelKey& key, int k) {
 std::int64_t fixed_rows_step_lanes(int m, std::uint64_t element_bytes, std::int64_t line_bytes);
 // Where lane j of such a step reads operand k, in elements from its row 0:
 // lanes follow out's memory, so j lies in row j / m (counted back from the
-// step's last row when out steps -m), column j % m, at row * its row step +
-// column * its step along the row (1, 0 or -1).
+// step's last row when out steps -m), column j % m (counted back from the
+// last when out's rows are reversed), at row * its row step + column * its
+// step along the row (1, 0 or -1).
 std::vector<std::int64_t> fixed_rows_lane_offsets(const KernelKey& key, int k, std::int64_t lanes);
 
 // NOTE: [Streaming stores]: the shortest row in bytes of out that streams.
