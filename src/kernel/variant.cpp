@@ -64,14 +64,13 @@ void pregenerate_generic(PregenerationSet& set) {
 
 // NOTE: [Fixed rows] For a type whose rows (its last level) are short (at
 // most kFixedRowMax elements), out contiguous along its rows (or reversed
-// along them, NOTE: [Walking order]), each input
-// contiguous, reversed (`x[..., ::-1]`, each row read from its end) or
-// repeated along them, and every operand stepping a constant 0, +-1 or +-m
-// elements from row to row (-m: a mirrored view, `img[:, ::-1]`, whose
-// pixels' rows run backwards, or out where NOTE: [Walking order] turned the
-// walk for the inputs to read forwards; -1: a per-row input so turned): one
-// loop over the rows whose body is the row,
-// unrolled. Every address is a running pointer plus a constant, so the
+// along them, NOTE: [Walking order]), each input contiguous, reversed
+// (`x[..., ::-1]`, each row read from its end) or repeated along them, and
+// every operand stepping a constant 0, +-1 or +-m elements from row to row
+// (-m: a mirrored view, `img[:, ::-1]`, whose pixels' rows run backwards, or
+// out where NOTE: [Walking order] turned the walk for the inputs to read
+// forwards; -1: a per-row input so turned): one loop over the rows whose
+// body is the row, unrolled. Every address is a running pointer plus a constant, so the
 // vectoriser sees accesses of constant stride across rows and interleaves
 // them, where a loop of m elements per row could not. Any number of inputs
 // of any dtypes (a binary op's two, an image's [H*W, 3] with a per-pixel and
@@ -92,19 +91,18 @@ void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
     return;
   const std::int64_t m = plan.extents.back();
   std::array<std::uint8_t, kMaxOperands> steps{};
-  bool backwards = false;
   for (int k = 0; k < key.operands; ++k) {
     const std::int64_t step = plan.strides[k][rows];
     if (step != 0 && std::abs(step) != 1 && std::abs(step) != m) return;
     steps[k] = static_cast<std::uint8_t>(static_cast<std::int8_t>(step));
-    backwards = backwards || step == -m;
   }
   // Above rank 2 only for what nothing else takes, an operand walking some
   // level backwards (the plan could not merge there): forward rank-3 short
   // rows stay the generic nest's (pregenerated per type, where fixed rows
   // would need a kernel per row length too).
-  for (int k = 0; k < key.operands; ++k)
-    backwards = backwards || std::ranges::any_of(plan.strides[k], [](std::int64_t s) { return s < 0; });
+  const bool backwards = std::ranges::any_of(plan.strides, [](const std::vector<std::int64_t>& strides) {
+    return std::ranges::any_of(strides, [](std::int64_t s) { return s < 0; });
+  });
   if (rows > 0 && !backwards) return;
   key.fixed_row = static_cast<std::uint8_t>(m);
   key.row_step = steps;
@@ -223,8 +221,9 @@ bool runs_transposed(const BroadcastPlan& plan) { return transposed_operand(plan
 // at least kStreamMinRowBytes, on a target that can stream. The layout must
 // let one vector step read and write whole vectors: out contiguous along the
 // row and each input contiguous, reversed (a vector's lanes reversed) or
-// repeated; or fixed rows whose steps of whole lines are whole rows (below); or a transposed input of 4 or 8 bytes, out's element
-// size, whose blocks store one line of out per row.
+// repeated; or fixed rows whose steps of whole lines are whole rows (below);
+// or a transposed input of 4 or 8 bytes, out's element size, whose blocks
+// store one line of out per row.
 
 // With NOTE: [Fixed rows]: out's rows are back to back, so a step of whole
 // lines of out is a whole number of rows (fixed_rows_step_lanes); each input
