@@ -242,7 +242,8 @@ class NestEmitter {
   // The lowest address of out's row of NOTE: [Fixed rows] at `row`: the row
   // itself, or its last element when out's rows are reversed.
   Value* row_start(Value* row) {
-    return along(0) > 0 ? row : b_.CreateConstGEP1_64(element_type_[0], row, 1 - static_cast<std::int64_t>(key_.fixed_row));
+    return along(0) > 0 ? row
+                        : b_.CreateConstGEP1_64(element_type_[0], row, 1 - static_cast<std::int64_t>(key_.fixed_row));
   }
 
   // Operand k's step from row to row in NOTE: [Fixed rows]: 0, +-1 or +-m.
@@ -297,10 +298,12 @@ class NestEmitter {
       if (row_step(k) == 0) same[k] = lines_of(k, from[k]);
     CountedLoop steps = open_loop(b_, begin, end, "line_rows");
     std::vector<std::vector<Parts>> in(static_cast<std::size_t>(operands_));
-    for (int k = 1; k < operands_; ++k) in[k] = row_step(k) == 0 ? same[k] : lines_of(k, fixed_row_at(from[k], k, steps.i));
+    for (int k = 1; k < operands_; ++k)
+      in[k] = row_step(k) == 0 ? same[k] : lines_of(k, fixed_row_at(from[k], k, steps.i));
     // Out's lowest address of the step: in its first row, or its last when out steps back.
-    Value* out = row_start(fixed_row_at(from[0], 0, row_step(0) > 0 ? static_cast<Value*>(steps.i)
-                                                                     : b_.CreateAdd(steps.i, b_.getInt64(lanes / m - 1))));
+    Value* out = row_start(fixed_row_at(
+        from[0], 0,
+        row_step(0) > 0 ? static_cast<Value*>(steps.i) : b_.CreateAdd(steps.i, b_.getInt64(lanes / m - 1))));
     for (unsigned c = 0; c < lines; ++c) {
       std::vector<Parts> line_in;
       for (int k = 1; k < operands_; ++k) line_in.push_back(in[k][c]);

@@ -114,8 +114,8 @@ double AscendTrace::estimated_us() const {
 
 AscendTrace last_ascend_trace() { return t_last_trace; }
 
-bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b,
-                          const TensorView& out, const BroadcastPlan& host_plan) {
+bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, const TensorView& b, const TensorView& out,
+                          const BroadcastPlan& host_plan) {
   const BroadcastPlan plan = with_out_forwards(host_plan);  // the launcher stores out's rows forwards
   AscendTrace& trace = t_last_trace;
   trace = {};  // a call that does not reach the simulator must not show the last one's trace
@@ -128,8 +128,7 @@ bool run_on_ascend_target(const Target& target, Op op, const TensorView& a, cons
 
 bool run_expression_on_ascend_target(const Target& target, const std::string& structure,
                                      const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,
-                                     const void* scalar_slots,
-                                     const BroadcastPlan& host_plan, const TensorView& out,
+                                     const void* scalar_slots, const BroadcastPlan& host_plan, const TensorView& out,
                                      const std::vector<TensorView>& operands) {
   const BroadcastPlan plan = with_out_forwards(host_plan);  // the launcher stores out's rows forwards
   AscendTrace& trace = t_last_trace;

@@ -17,10 +17,10 @@ std::array<InnerStride, kMaxOperands> inner_strides(const BroadcastPlan& plan) {
   for (int k = 0; k < plan.operands(); ++k) {
     const bool repeated = k > 0 && repeats(plan.type[last], k - 1);
     const std::int64_t stride = plan.strides[k][last];
-    inner[k] = repeated                ? InnerStride::zero
-               : stride == 1           ? InnerStride::unit
-               : stride == -1          ? InnerStride::reversed
-                                       : InnerStride::strided;
+    inner[k] = repeated       ? InnerStride::zero
+               : stride == 1  ? InnerStride::unit
+               : stride == -1 ? InnerStride::reversed
+                              : InnerStride::strided;
   }
   return inner;
 }

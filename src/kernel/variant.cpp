@@ -85,9 +85,9 @@ void pregenerate_generic(PregenerationSet& set) {
 void select_fixed_rows(KernelKey& key, const VariantQuery& q) {
   const BroadcastPlan& plan = q.plan;
   const int rows = plan.rank() - 2;
-  if (!q.target.has_loop_variants() || rows < 0 || plan.extents.back() > kFixedRowMax ||
-      !out_row_contiguous(key) || any_input_strided(key) ||
-      std::abs(plan.strides[kOut][rows]) != plan.extents.back() || short_rows_fuse(plan, widest_input(key, q.dtypes)))
+  if (!q.target.has_loop_variants() || rows < 0 || plan.extents.back() > kFixedRowMax || !out_row_contiguous(key) ||
+      any_input_strided(key) || std::abs(plan.strides[kOut][rows]) != plan.extents.back() ||
+      short_rows_fuse(plan, widest_input(key, q.dtypes)))
     return;
   const std::int64_t m = plan.extents.back();
   std::array<std::uint8_t, kMaxOperands> steps{};
@@ -133,8 +133,8 @@ bool parse_fixed_rows(std::string_view field, KernelKey& key) {
     if (backwards) n[i] = -n[i];
     at = next + 1;
   }
-  if (key.target != TargetKind::host || key.rank < 2 || n[0] < 1 || n[0] > kFixedRowMax ||
-      !out_row_contiguous(key) || any_input_strided(key))
+  if (key.target != TargetKind::host || key.rank < 2 || n[0] < 1 || n[0] > kFixedRowMax || !out_row_contiguous(key) ||
+      any_input_strided(key))
     return false;
   for (int k = 0; k < key.operands; ++k)
     if (n[k + 1] != 0 && std::abs(n[k + 1]) != 1 && std::abs(n[k + 1]) != n[0]) return false;
