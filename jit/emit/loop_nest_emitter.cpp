@@ -235,9 +235,7 @@ class NestEmitter {
   }
 
   // Operand k's step from one element of a row to the next: 1, 0 or -1.
-  std::int64_t along(int k) const {
-    return inner_[k] == InnerStride::unit ? 1 : inner_[k] == InnerStride::reversed ? -1 : 0;
-  }
+  std::int64_t along(int k) const { return step_along(inner_[k]); }
 
   // The lowest address of out's row of NOTE: [Fixed rows] at `row`: the row
   // itself, or its last element when out's rows are reversed.

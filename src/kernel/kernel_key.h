@@ -25,6 +25,12 @@ enum class InnerStride : std::uint8_t {
   reversed, // stride -1 (`x[..., ::-1]`; out too, NOTE: [Walking order]): vectors of consecutive elements, lanes reversed
 };
 
+// An operand's step from one element of the innermost level to the next for
+// a unit, repeated or reversed inner stride: 1, 0 or -1 (strided: a run-time value, 0 here).
+inline std::int64_t step_along(InnerStride s) {
+  return s == InnerStride::unit ? 1 : s == InnerStride::reversed ? -1 : 0;
+}
+
 // NOTE: [Reduction kernels]: how a kernel accumulates, or none.
 enum class ReduceForm : std::uint8_t { none, rows, columns, narrow };
 

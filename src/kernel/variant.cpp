@@ -274,8 +274,7 @@ std::int64_t fixed_rows_step_lanes(int m, std::uint64_t element_bytes, std::int6
 
 std::vector<std::int64_t> fixed_rows_lane_offsets(const KernelKey& key, int k, std::int64_t lanes) {
   const std::int64_t m = key.fixed_row;
-  const InnerStride inner = key.inner[static_cast<std::size_t>(k)];
-  const std::int64_t along = inner == InnerStride::unit ? 1 : inner == InnerStride::reversed ? -1 : 0;
+  const std::int64_t along = step_along(key.inner[static_cast<std::size_t>(k)]);
   const std::int64_t rows = lanes / m;
   // Lane 0 is out's lowest address: in the step's last row when out steps
   // back, at a row's last column when out's rows are reversed.
