@@ -862,6 +862,42 @@ TEST(ExpressionFixedRows, MirroredViewsWalkTheirRowsBackwards) {
 // walks backwards: a reversed input row and a reversed out row (key letter
 // r), fixed rows with out's rows reversed or stepping back (b), and
 // streaming stores on both.
+TEST(GeneratedCode, ElementLoopsAreDeclaredIndependentAndNeedNoOverlapCheck) {
+  // NOTE: [Independent iterations]: the element loop's loads and stores form
+  // a parallel access group, so the vectoriser emits no run-time overlap
+  // check (its "vector.memcheck" block) and no scalar copy of the loop for it.
+  const KernelKey key = key_for(Op::add, DType::f32, {DC::expand_b, DC::same, DC::expand_a});
+  EXPECT_THAT(jit::kernel_ir(key, false), ::testing::HasSubstr("llvm.loop.parallel_accesses"));
+  const std::string optimised = jit::kernel_ir(key, true);
+  EXPECT_THAT(optimised, ::testing::HasSubstr("vector.body")) << optimised;
+  EXPECT_THAT(optimised, ::testing::Not(::testing::HasSubstr("memcheck"))) << optimised;
+}
+
+TEST(GeneratedCode, ElementLoopsInPlaceOnEveryInnerStrideMatchTheReference) {
+  // NOTE: [Independent iterations] rests on out overlapping an input only as
+  // the same view: in place on unit, reversed and strided rows, long enough
+  // for the vectorised loop, out = x * x + y matches the reference.
+  std::mt19937_64 rng(5);
+  Tensor y(DType::f32, {7, 2000});
+  test::fill_random(y, rng);
+  const std::vector<std::vector<IndexItem>> views{
+      {Slice{}, Slice{}}, {Slice{}, Slice{{}, {}, -1}}, {Slice{}, Slice{{}, {}, 2}}, {Slice{{}, {}, -1}, Slice{{}, {}, -3}}};
+  for (const std::vector<IndexItem>& items : views) {
+    Tensor x_jit(DType::f32, {7, 2000}), x_reference(DType::f32, {7, 2000});
+    test::fill_random(x_jit, rng);
+    std::memcpy(x_reference.data(), x_jit.data(), x_jit.nbytes());
+    const TensorView in_jit = index(x_jit, items), in_reference = index(x_reference, items);
+    const TensorView y_view = index(y, {Slice{}, Slice{{}, in_jit.shape()[1]}});
+    const Expr e_jit = Expr(in_jit) * Expr(in_jit) + Expr(y_view), e_reference = Expr(in_reference) * Expr(in_reference) + Expr(y_view);
+    evaluate(e_jit, in_jit);
+    set_jit_enabled(false);
+    evaluate(e_reference, in_reference);
+    set_jit_enabled(true);
+    EXPECT_EQ(test::bytes_of(x_jit), test::bytes_of(x_reference)) << "strides " << to_string(in_jit.strides()) << " in "
+                                                                  << describe(e_jit).kernel;
+  }
+}
+
 TEST(NegativeStrides, RandomFlipsOfEveryDimMatchTheReference) {
   std::mt19937_64 rng(71);
   std::bernoulli_distribution flip(0.5);

@@ -231,7 +231,7 @@ class NestEmitter {
     for (int k = 0; k < operands_; ++k)
       row[k]->addIncoming(b_.CreateInBoundsGEP(element_type_[k], row[k], b_.getInt64(row_step(k))),
                           b_.GetInsertBlock());
-    close_loop(b_, rows, b_.getInt64(1), vectorise);
+    close_loop(b_, rows, b_.getInt64(1), vectorise, 0, /*independent=*/true);
   }
 
   // Operand k's step from one element of a row to the next: 1, 0 or -1.
@@ -725,7 +725,7 @@ class NestEmitter {
     body_.compute_and_store(b_, in, address[0], 1);  // out's class is unit or strided (out never repeats)
     for (int k = 0; k < operands_; ++k)
       if (running[k]) running[k]->addIncoming(b_.CreateAdd(running[k], stride_[k][inner]), b_.GetInsertBlock());
-    close_loop(b_, loop, b_.getInt64(1), vectorise, vectorise ? body_.interleave() : 0);
+    close_loop(b_, loop, b_.getInt64(1), vectorise, vectorise ? body_.interleave() : 0, /*independent=*/true);
   }
 
   // NOTE: [Streaming stores]: one row as three loops: scalar elements up to

@@ -1,7 +1,10 @@
 // IR helpers shared by the emitters.
 #include "ir/ir_helpers.h"
 
+#include <set>
 #include <vector>
+
+#include <llvm/IR/CFG.h>
 
 namespace bcast::jit {
 
@@ -71,7 +74,29 @@ CountedLoop open_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end
   return loop;
 }
 
-void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise, unsigned interleave) {
+namespace {
+
+// NOTE: [Independent iterations]: every load and store of the loop from
+// `header` to `latch` (blocks reached backwards from the latch) tagged with
+// `group`.
+void tag_accesses(llvm::BasicBlock* header, llvm::BasicBlock* latch, llvm::MDNode* group) {
+  std::vector<llvm::BasicBlock*> work{latch};
+  std::set<llvm::BasicBlock*> seen{latch};
+  while (!work.empty()) {
+    llvm::BasicBlock* block = work.back();
+    work.pop_back();
+    for (llvm::Instruction& inst : *block)
+      if (llvm::isa<llvm::LoadInst, llvm::StoreInst>(inst)) inst.setMetadata(llvm::LLVMContext::MD_access_group, group);
+    if (block == header) continue;
+    for (llvm::BasicBlock* pred : llvm::predecessors(block))
+      if (seen.insert(pred).second) work.push_back(pred);
+  }
+}
+
+}  // namespace
+
+void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise, unsigned interleave,
+                bool independent) {
   llvm::Value* next = b.CreateAdd(loop.i, step, loop.i->getName() + "_next");
   loop.i->addIncoming(next, b.GetInsertBlock());
   llvm::BranchInst* back = b.CreateCondBr(b.CreateICmpSLT(next, loop.end), loop.i->getParent(), loop.done);
@@ -83,6 +108,12 @@ void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step
   };
   if (!vectorise) hint("llvm.loop.vectorize.enable", b.getFalse());
   if (vectorise && interleave > 0) hint("llvm.loop.interleave.count", b.getInt32(interleave));
+  if (vectorise && independent) {
+    llvm::MDNode* group = llvm::MDNode::getDistinct(c, {});
+    tag_accesses(loop.i->getParent(), back->getParent(), group);
+    llvm::Metadata* pair[] = {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group};
+    hints.push_back(llvm::MDNode::get(c, pair));
+  }
   if (hints.size() > 1) {
     llvm::MDNode* id = llvm::MDNode::getDistinct(c, hints);
     id->replaceOperandWith(0, id);

@@ -49,6 +49,15 @@ llvm::Value* load_i64(llvm::IRBuilder<>& b, llvm::Value* array, std::int64_t i, 
 // [Math recipes]) asks for `interleave` vectors an iteration (0: the
 // vectoriser's choice), so that independent chains fill the pipelines; a
 // loop that is not vectorised ignores it.
+// NOTE: [Independent iterations] A vectorised loop whose iterations touch
+// disjoint memory (`independent`) says so to the vectoriser: its loads and
+// stores form one access group, declared parallel, so no run-time overlap
+// check and no second, scalar copy of the loop is emitted for the case of
+// overlap. An element loop of a kernel is such a loop: out never repeats
+// along it, and an input overlaps out only as the same view (validation
+// refuses a partial overlap), so iteration i reads and writes element i
+// only. Calls are left out of the group (one that sets errno writes the same
+// place every iteration): a loop that makes such a call keeps its checks.
 struct CountedLoop {
   llvm::PHINode* i = nullptr;
   llvm::BasicBlock* preheader = nullptr;
@@ -57,7 +66,7 @@ struct CountedLoop {
 };
 CountedLoop open_loop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name);
 void close_loop(llvm::IRBuilder<>& b, const CountedLoop& loop, llvm::Value* step, bool vectorise = true,
-                unsigned interleave = 0);
+                unsigned interleave = 0, bool independent = false);
 
 // NOTE: [Streaming stores]: a store of a whole, line-aligned line, written
 // past the caches.
