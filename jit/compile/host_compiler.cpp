@@ -32,6 +32,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "compile/host_compiler.h"
+#include "compile/kernel_memory.h"
 #include "function_table.h"
 #include "emit/ascend_emitter.h"
 #include "emit/expression_emitter.h"
@@ -119,6 +120,18 @@ void add_math_library_generators(llvm::orc::JITDylib& dylib, char prefix) {
   add(lib.vector, "_ZGV");
 }
 
+// NOTE: [Compile phases]: JIT memory in slabs of 16 MiB, mapped by NOTE:
+// [Kernel memory] where the system allows it, else by LLVM's in-process
+// mapper (mprotect per segment).
+llvm::Expected<std::unique_ptr<llvm::orc::MapperJITLinkMemoryManager>> make_memory_manager() {
+  constexpr std::size_t kSlabBytes = std::size_t{16} << 20;
+  std::string why;
+  if (std::unique_ptr<llvm::orc::MemoryMapper> mapper = make_kernel_memory_mapper(why))
+    return std::make_unique<llvm::orc::MapperJITLinkMemoryManager>(kSlabBytes, std::move(mapper));
+  logging::jit().debug("kernel memory: LLVM's in-process mapper (mprotect per segment): {}", why);
+  return llvm::orc::MapperJITLinkMemoryManager::CreateWithMapper<llvm::orc::InProcessMemoryMapper>(kSlabBytes);
+}
+
 // The process-wide JIT, created on first use. Kernels hold a reference, so it
 // lives as long as any of them.
 class HostJit {
@@ -139,8 +152,7 @@ class HostJit {
       auto jit = llvm::orc::LLJITBuilder()
                      .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple&)
                                                        -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
-                       auto memory = llvm::orc::MapperJITLinkMemoryManager::CreateWithMapper<
-                           llvm::orc::InProcessMemoryMapper>(std::size_t{16} << 20);
+                       auto memory = make_memory_manager();
                        if (!memory) return memory.takeError();
                        auto layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(session, std::move(*memory));
                        layer->addPlugin(std::make_unique<llvm::orc::EHFrameRegistrationPlugin>(
