@@ -195,6 +195,36 @@ class HostJit {
       logging::jit().warn("BCAST_PROFILE: kernels cannot be registered with gdb: {}", message(std::move(e)));
   }
 
+  // NOTE: [Kernel dylibs]: an empty dylib for the next kernel, from the
+  // spares or new.
+  llvm::Expected<llvm::orc::JITDylib&> take_dylib() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (!spare_dylibs_.empty()) {
+        llvm::orc::JITDylib* dylib = spare_dylibs_.back();
+        spare_dylibs_.pop_back();
+        return *dylib;
+      }
+    }
+    auto dylib = jit_->getExecutionSession().createJITDylib("bcast.kernel." + std::to_string(dylibs_++));
+    if (!dylib) return dylib.takeError();
+    dylib->addToLinkOrder(jit_->getMainJITDylib());  // the C library and compiler runtime
+    return *dylib;
+  }
+
+  // A dylib whose kernel was unloaded, kept for the next one; past
+  // kSpareDylibs, removed.
+  void give_back(llvm::orc::JITDylib& dylib) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (spare_dylibs_.size() < kSpareDylibs) {
+        spare_dylibs_.push_back(&dylib);
+        return;
+      }
+    }
+    llvm::consumeError(jit_->getExecutionSession().removeJITDylib(dylib));
+  }
+
   // Defines each symbol not defined yet in the dylib every kernel links.
   llvm::Error define(const std::vector<JitSymbol>& symbols) {
     const std::lock_guard lock(mutex_);
@@ -208,7 +238,10 @@ class HostJit {
   }
 
  private:
+  static constexpr std::size_t kSpareDylibs = 64;
   std::mutex mutex_;
+  std::vector<llvm::orc::JITDylib*> spare_dylibs_;
+  std::atomic<std::uint64_t> dylibs_{0};
   std::set<std::string> defined_;
   bool gdb_ = false;
   static inline std::atomic<bool> ready_{false};
@@ -229,24 +262,38 @@ void append_to_perf_map(const void* address, std::size_t bytes, const std::strin
   }
 }
 
-// A kernel in a JITDylib of its own: symbols never clash (a key may be loaded
-// again while an evicted copy still runs), and unloading removes the dylib.
+// NOTE: [Kernel dylibs] A kernel in a JITDylib of its own: symbols never
+// clash (a key may be loaded again while an evicted copy still runs). Making
+// a dylib cost ~8 us of a ~60 us disk hit on the Zen 5 VM, so unloading a
+// kernel removes what its resource tracker added and keeps the empty dylib
+// for the next kernel (a few dozen at most); a dylib whose kernel failed to
+// load, or whose removal failed, is removed whole.
 // NOTE: [Bounded cache]: ORC's symbol string pool keeps the name of every
 // symbol it ever saw until told to drop the unused ones (~200 bytes a kernel
 // in a process that compiles for days): every 64th unload tells it.
 class LoadedKernel final : public CompiledKernel {
  public:
-  LoadedKernel(std::shared_ptr<HostJit> jit, llvm::orc::JITDylib& dylib) : jit_(std::move(jit)), dylib_(&dylib) {}
+  LoadedKernel(std::shared_ptr<HostJit> jit, llvm::orc::JITDylib& dylib)
+      : jit_(std::move(jit)), dylib_(&dylib), tracker_(dylib.createResourceTracker()) {}
   ~LoadedKernel() override {
     llvm::orc::ExecutionSession& session = jit_->lljit().getExecutionSession();
-    llvm::consumeError(session.removeJITDylib(*dylib_));
+    bool reusable = loaded;
+    if (llvm::Error e = reusable ? tracker_->remove() : llvm::Error::success()) {
+      llvm::consumeError(std::move(e));
+      reusable = false;
+    }
+    if (reusable) jit_->give_back(*dylib_);
+    else llvm::consumeError(session.removeJITDylib(*dylib_));
     static std::atomic<std::uint64_t> unloads{0};
     if (unloads.fetch_add(1, std::memory_order_relaxed) % 64 == 63) session.getSymbolStringPool()->clearDeadEntries();
   }
+  const llvm::orc::ResourceTrackerSP& tracker() const { return tracker_; }
+  bool loaded = false;  // linked and looked up: the dylib is sound to reuse
 
  private:
   std::shared_ptr<HostJit> jit_;
   llvm::orc::JITDylib* dylib_;
+  llvm::orc::ResourceTrackerSP tracker_;
 };
 
 // NOTE: [Codegen passes] The passes of LLVM's code generator that a kernel
@@ -464,18 +511,17 @@ llvm::Expected<std::shared_ptr<const CompiledKernel>> load_or_error(const Compil
   if (!jit) return jit.takeError();
   if (g_gdb.load(std::memory_order_acquire)) (*jit)->enable_gdb();
   const double setup_us = watch.lap();
-  static std::atomic<std::uint64_t> dylibs{0};
   llvm::orc::LLJIT& lljit = (*jit)->lljit();
   if (llvm::Error e = check_symbols(lljit, object)) return e;
-  auto dylib = lljit.getExecutionSession().createJITDylib("bcast.kernel." + std::to_string(dylibs++));
+  auto dylib = (*jit)->take_dylib();
   if (!dylib) return dylib.takeError();
-  dylib->addToLinkOrder(lljit.getMainJITDylib());  // the C library and compiler runtime
-  auto kernel = std::make_shared<LoadedKernel>(*jit, *dylib);  // unloads the dylib on any failure below
+  auto kernel = std::make_shared<LoadedKernel>(*jit, *dylib);  // removes the dylib on any failure below
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.object.data(), object.object.size()),
                                                      object.symbol);
-  if (llvm::Error e = lljit.addObjectFile(*dylib, std::move(buffer))) return e;
+  if (llvm::Error e = lljit.addObjectFile(kernel->tracker(), std::move(buffer))) return e;
   auto address = lljit.lookup(*dylib, object.symbol);
   if (!address) return address.takeError();
+  kernel->loaded = true;
   kernel->fn = address->toPtr<KernelFn>();
   kernel->entry = address->toPtr<void*>();
   kernel->symbol = object.symbol;
