@@ -241,6 +241,24 @@ TEST(GeneratedCode, MathKernelsPrefer512BitVectorsOnAvx512Hosts) {
       std::regex_search(jit::kernel_assembly(expr_key("log(x0)+x1", inputs)), std::regex(R"(\bv\w+ps\s.*%zmm)")));
 }
 
+TEST(GeneratedCode, TheQuickTierPrefers256BitVectorsOnAvx512Hosts) {
+  // NOTE: [Tiers]: the quick first tier asks for 256-bit vectors on an
+  // AVX-512 host, math kernels too; the full tier keeps its choice.
+  if (!test::host_is_x86_64() || !test::host_has_feature("avx512f"))
+    GTEST_SKIP() << "the host has no AVX-512: both tiers keep LLVM's vector width";
+  const std::vector<std::pair<DType, Shape>> inputs = {{DType::f32, {4096, 1024}}, {DType::f32, {4096, 1024}}};
+  for (const char* text : {"x0+x1", "exp(x0)*x1"}) {
+    KernelKey quick = expr_key(text, inputs);
+    CodegenSettings settings = codegen_settings(quick.codegen);
+    settings.quick = true;
+    quick.codegen = intern_codegen_settings(settings);
+    EXPECT_THAT(jit::kernel_ir(quick, false), ::testing::HasSubstr("\"prefer-vector-width\"=\"256\"")) << text;
+    const std::string assembly = jit::kernel_assembly(quick);
+    EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv\w+ps\s.*%ymm)"))) << text << "\n" << assembly;
+    EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(%zmm)"))) << text << "\n" << assembly;
+  }
+}
+
 TEST(GeneratedCode, StreamingExpressionKernelsWriteWholeLinesNonTemporally) {
   if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
   // u + v - w into a large output; out f16 from f32 inputs too (additions

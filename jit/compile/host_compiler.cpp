@@ -36,6 +36,8 @@
 #include "function_table.h"
 #include "emit/ascend_emitter.h"
 #include "emit/expression_emitter.h"
+#include "expr_kernel.h"
+#include "expr_program.h"
 #include "fault_injection.h"
 #include "ir/rare_lanes.h"
 #include "logging.h"
@@ -302,20 +304,31 @@ class LoadedKernel final : public CompiledKernel {
 // the process keep theirs). Loop strength reduction is the emitter's own job:
 // each level keeps running offsets, additions only (DESIGN.md), and LSR spent
 // ~2.2 ms of a ~7.6 ms compile finding nothing to do; bcast-bench shows the
-// same run-time speed without it (docs/performance.md).
+// same run-time speed without it (docs/performance.md). A kernel bound by
+// memory (it computes no math function: NOTE: [Math vector width]) also
+// skips the two instruction schedulers, before and after register
+// allocation: its loop waits on loads and stores, which an out-of-order core
+// reorders itself, and they were 5 to 15% of its code generation on the Zen 5
+// VM (BM_ColdCompile alternated, and the passes timed alone).
 class KernelPassGate final : public llvm::OptPassGate {
  public:
+  explicit KernelPassGate(bool memory_bound) : memory_bound_(memory_bound) {}
   bool isEnabled() const override { return true; }
   bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) override {
-    return pass != "Loop Strength Reduction" && pass != "Canonicalize Freeze Instructions in Loops";
+    if (pass == "Loop Strength Reduction" || pass == "Canonicalize Freeze Instructions in Loops") return false;
+    return !(memory_bound_ && (pass == "Machine Instruction Scheduler" || pass == "Post RA top-down list latency scheduler"));
   }
+
+ private:
+  const bool memory_bound_;
 };
 
 // One kernel's module, in its own context so that compilations run in parallel.
 struct KernelModule {
-  KernelModule() {
-    static KernelPassGate* gate = new KernelPassGate;  // stateless; never destroyed (a compile may run at exit)
-    context->setOptPassGate(*gate);
+  explicit KernelModule(bool memory_bound) {
+    // Stateless; never destroyed (a compile may run at exit).
+    static KernelPassGate* gates[2] = {new KernelPassGate(false), new KernelPassGate(true)};
+    context->setOptPassGate(*gates[memory_bound ? 1 : 0]);
   }
   std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> module;
@@ -323,7 +336,7 @@ struct KernelModule {
 
 KernelModule build_module(const KernelKey& key, const CodegenSettings& settings, llvm::TargetMachine& tm,
                           const std::string& symbol) {
-  KernelModule km;
+  KernelModule km(key.target == TargetKind::host && !calls_math_function(spec_of(key).program));
   km.module = std::make_unique<llvm::Module>(key.to_string(), *km.context);
   km.module->setDataLayout(tm.createDataLayout());
   km.module->setTargetTriple(tm.getTargetTriple().str());
@@ -347,8 +360,13 @@ constexpr const char* kLeanPipeline =
     "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop-vectorize,"
     "instcombine<no-verify-fixpoint>,simplifycfg)";
 constexpr const char* kLeanScalarPipeline = "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg)";
+// NOTE: [Tiers]: the quick first tier's lean pipeline leaves out the tidying
+// InstCombine after the vectoriser (~0.1 ms of its ~1.7 ms on the Zen 5 VM;
+// code generation at O0 takes the untidied loop in about the same time).
+constexpr const char* kLeanQuickPipeline =
+    "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop-vectorize,simplifycfg)";
 
-void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool quick) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -366,7 +384,8 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
     mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   } else {
     // The pipeline texts are constants: failing to parse them is a bug in bcast.
-    llvm::cantFail(pb.parsePassPipeline(mpm, opt_level == 1 ? kLeanScalarPipeline : kLeanPipeline));
+    llvm::cantFail(pb.parsePassPipeline(
+        mpm, opt_level == 1 ? kLeanScalarPipeline : quick ? kLeanQuickPipeline : kLeanPipeline));
   }
   mpm.run(module, mam);
   // NOTE: [Rare lanes]: the vector variants the vectoriser called, then
@@ -457,7 +476,7 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, con
   phases.verify_us = watch.lap();
   if (!dump_dir.empty()) write_dump(dump_dir, dump_name(key), ".ll", module_text(*km.module));
   watch.lap();  // dumps are not compile time
-  optimise(*km.module, **tm, settings.opt_level);
+  optimise(*km.module, **tm, settings.opt_level, settings.quick);
   phases.optimise_us = watch.lap();
   if (!dump_dir.empty()) {
     write_dump(dump_dir, dump_name(key), ".opt.ll", module_text(*km.module));
@@ -590,7 +609,7 @@ std::string kernel_ir(const KernelKey& key, bool optimized) {
   auto tm = make_target_machine(settings);
   if (!tm) return "error: " + message(tm.takeError());
   KernelModule km = build_module(key, settings, **tm, key.to_string());
-  if (optimized) optimise(*km.module, **tm, settings.opt_level);
+  if (optimized) optimise(*km.module, **tm, settings.opt_level, settings.quick);
   std::string text;
   llvm::raw_string_ostream os(text);
   km.module->print(os, nullptr);
@@ -603,7 +622,7 @@ std::string kernel_assembly(const KernelKey& key) {
   auto tm = make_target_machine(settings);
   if (!tm) return "error: " + message(tm.takeError());
   KernelModule km = build_module(key, settings, **tm, key.to_string());
-  optimise(*km.module, **tm, settings.opt_level);
+  optimise(*km.module, **tm, settings.opt_level, settings.quick);
   auto text = codegen(*km.module, **tm, llvm::CodeGenFileType::AssemblyFile);
   if (!text) return "error: " + message(text.takeError());
   return std::string(text->data(), text->size());

@@ -64,6 +64,12 @@ class X86Target final : public CodegenTarget {
     if (settings.vector_width_bits == 0 && has_feature(settings.features, "avx512f") &&
         has_feature(settings.features, "evex512") && calls_math_function(spec_of(key).program))
       settings.vector_width_bits = 512;
+    // NOTE: [Tiers]: the quick first tier prefers 256-bit vectors on an
+    // AVX-512 host: half the lanes per instruction, and code generation and
+    // the vectoriser's planning take less time over 256-bit types.
+    if (settings.quick && has_feature(settings.features, "avx512f") &&
+        (settings.vector_width_bits == 0 || settings.vector_width_bits > 256))
+      settings.vector_width_bits = 256;
     return settings;
   }
 

@@ -239,6 +239,9 @@ int main(int argc, char** argv) {
                                  probe["gbps"].get<double>());
         if (probe.contains("vs_full_rows"))
           std::cout << fmt::format("  ({:.2f} of full rows)", probe["vs_full_rows"].get<double>());
+        if (probe.contains("bcast_gbps"))
+          std::cout << fmt::format("; bcast, one thread, in turn: {:.2f} GB/s ({:.2f} of it)",
+                                   probe["bcast_gbps"].get<double>(), probe["bcast_vs_hand"].get<double>());
         std::cout << "\n";
       }
       out.push_back(probe);
