@@ -65,9 +65,10 @@ BENCHMARK(BM_ColdCompile)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterat
 // beside an AVX2 one.
 constexpr std::array<const char*, 3> kNamedCpus{"znver5", "sapphirerapids", "alderlake"};
 void BM_ColdCompileFor(benchmark::State& state) {
-  CodegenSettings s = jit::host_codegen_settings(2);
-  s.cpu = kNamedCpus[static_cast<std::size_t>(state.range(0))];
-  s.features.clear();  // the CPU's own
+  // The CPU's own features, spelled out as a host with that CPU reports
+  // them: the rules that read features (NOTE: [Tiers], NOTE: [Math vector
+  // width]) see what they would see there.
+  CodegenSettings s = jit::named_cpu_codegen_settings(2, kNamedCpus[static_cast<std::size_t>(state.range(0))]);
   s.quick = state.range(1) != 0;
   state.SetLabel(s.cpu);
   BM_ColdCompileWith(state, s);

@@ -18,6 +18,8 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/X86TargetParser.h>
+#include <llvm/ADT/StringExtras.h>
 
 #include <unistd.h>
 
@@ -601,6 +603,12 @@ std::string perf_map_path() { return "/tmp/perf-" + std::to_string(::getpid()) +
 CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa) {
   const HostDescription& host = host_description();
   return {opt_level, host.cpu, codegen_target(llvm::Triple(host.triple)).cap_features(host.features, max_isa), 0};
+}
+
+CodegenSettings named_cpu_codegen_settings(int opt_level, const std::string& cpu) {
+  llvm::SmallVector<llvm::StringRef, 64> features;
+  if (llvm::Triple(host_description().triple).isX86()) llvm::X86::getFeaturesForCPU(cpu, features, /*NeedPlus=*/true);
+  return {opt_level, cpu, llvm::join(features, ","), 0};
 }
 
 std::string kernel_ir(const KernelKey& key, bool optimized) {

@@ -84,6 +84,10 @@ CompileResult compile_host_kernel(const KernelKey& key);
 // level, with vector extensions above `max_isa` (kIsaLevels; see
 // BCAST_MAX_ISA) turned off.
 CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa = "all");
+// The settings of a host whose CPU is `cpu` (an LLVM CPU name): its features
+// spelled out as LLVM knows them, as host detection would list them. Code
+// for any CPU can be generated on any host (bcast-jit-bench times some).
+CodegenSettings named_cpu_codegen_settings(int opt_level, const std::string& cpu);
 
 // The kernel's IR before or after the optimisation pipeline, and its assembly:
 // for tests and dumps.
