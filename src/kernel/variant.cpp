@@ -167,10 +167,23 @@ void pregenerate_fixed_rows(PregenerationSet& set) {
 // rows of out computed and stored as vectors. Each line of t is read once,
 // whole: with strides of a power of two, lines kept for a second visit evict
 // one another (on [4096,4096] f32 half-line columns measured 23 GB/s, whole
-// lines 26.5, and 33 with streaming stores). Columns and rows left over run
-// the scalar inner loop; levels above the rows (a batch of matrices) step as
-// an odometer. The executor runs such plans in square tiles (NOTE: [Blocked
-// order]).
+// lines 26.5, and 33 with streaming stores). Each load of a line of t
+// prefetches the line after it in t's row, which the next block of rows
+// reads: no hardware prefetcher follows 16 rows 16 KiB apart (on the Zen 5
+// VM, +2-4% for bcast-bench's cases 14 and 16, +24% for the hand-written
+// probe). Columns and rows left over run the scalar inner loop; levels above
+// the rows (a batch of matrices) step as an odometer. The executor runs such
+// plans in square tiles (NOTE: [Blocked order]).
+//
+// What bounds it (issue 33, point 3; bcast-bench --probes, the Zen 5 VM):
+// not the transpose but the tiles. A same-shape add walked in the same
+// 256 x 256 tiles of 16-row blocks, nothing transposed, runs at 0.5 to 0.85
+// of the same add in full rows (the hardware prefetchers follow a few long
+// streams, not 48 runs of a kilobyte), the hand-written transposed add at
+// about the tiled one, and bcast at 0.9 of the hand-written one. Tiles of
+// 64 to 1024, 16 x N and N x 16 strips, pairs of blocks sharing t's 128-byte
+// line pairs, prefetching the next tile, and a two-pass transpose through a
+// cache-sized buffer were all slower by hand (docs/performance.md).
 bool inner_can_transpose(std::span<const InnerStride> inner, int t) {
   if (inner[0] != InnerStride::unit || inner[t] != InnerStride::strided) return false;
   for (std::size_t k = 1; k < inner.size(); ++k)
