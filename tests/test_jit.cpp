@@ -898,21 +898,24 @@ TEST(GeneratedCode, ElementLoopsInPlaceOnEveryInnerStrideMatchTheReference) {
   std::mt19937_64 rng(5);
   Tensor y(DType::f32, {7, 2000});
   test::fill_random(y, rng);
-  const std::vector<std::vector<IndexItem>> views{
-      {Slice{}, Slice{}}, {Slice{}, Slice{{}, {}, -1}}, {Slice{}, Slice{{}, {}, 2}}, {Slice{{}, {}, -1}, Slice{{}, {}, -3}}};
+  const std::vector<std::vector<IndexItem>> views{{Slice{}, Slice{}},
+                                                  {Slice{}, Slice{{}, {}, -1}},
+                                                  {Slice{}, Slice{{}, {}, 2}},
+                                                  {Slice{{}, {}, -1}, Slice{{}, {}, -3}}};
   for (const std::vector<IndexItem>& items : views) {
     Tensor x_jit(DType::f32, {7, 2000}), x_reference(DType::f32, {7, 2000});
     test::fill_random(x_jit, rng);
     std::memcpy(x_reference.data(), x_jit.data(), x_jit.nbytes());
     const TensorView in_jit = index(x_jit, items), in_reference = index(x_reference, items);
     const TensorView y_view = index(y, {Slice{}, Slice{{}, in_jit.shape()[1]}});
-    const Expr e_jit = Expr(in_jit) * Expr(in_jit) + Expr(y_view), e_reference = Expr(in_reference) * Expr(in_reference) + Expr(y_view);
+    const Expr e_jit = Expr(in_jit) * Expr(in_jit) + Expr(y_view),
+               e_reference = Expr(in_reference) * Expr(in_reference) + Expr(y_view);
     evaluate(e_jit, in_jit);
     set_jit_enabled(false);
     evaluate(e_reference, in_reference);
     set_jit_enabled(true);
-    EXPECT_EQ(test::bytes_of(x_jit), test::bytes_of(x_reference)) << "strides " << to_string(in_jit.strides()) << " in "
-                                                                  << describe(e_jit).kernel;
+    EXPECT_EQ(test::bytes_of(x_jit), test::bytes_of(x_reference))
+        << "strides " << to_string(in_jit.strides()) << " in " << describe(e_jit).kernel;
   }
 }
 

@@ -59,7 +59,8 @@ bool executable_memory_files() {
   if (fd < 0) return false;
   const long page = ::sysconf(_SC_PAGESIZE);
   bool ok = ::ftruncate(fd, page) == 0;
-  void* view = ok ? ::mmap(nullptr, static_cast<std::size_t>(page), PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0) : MAP_FAILED;
+  void* view =
+      ok ? ::mmap(nullptr, static_cast<std::size_t>(page), PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0) : MAP_FAILED;
   ok = view != MAP_FAILED;
   if (ok) ::munmap(view, static_cast<std::size_t>(page));
   ::close(fd);

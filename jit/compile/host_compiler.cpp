@@ -1,9 +1,10 @@
 // The host back end: emit the nest, optimise with the target's pipeline,
 // generate an object file, load it into one process-wide LLJIT.
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
 #include <llvm/ExecutionEngine/Orc/Debugging/DebuggerSupport.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
-#include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/MapperJITLinkMemoryManager.h>
 #include <llvm/ExecutionEngine/Orc/MemoryMapper.h>
@@ -19,7 +20,6 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/X86TargetParser.h>
-#include <llvm/ADT/StringExtras.h>
 
 #include <unistd.h>
 
@@ -35,12 +35,12 @@
 
 #include "compile/host_compiler.h"
 #include "compile/kernel_memory.h"
-#include "function_table.h"
 #include "emit/ascend_emitter.h"
 #include "emit/expression_emitter.h"
 #include "expr_kernel.h"
 #include "expr_program.h"
 #include "fault_injection.h"
+#include "function_table.h"
 #include "ir/rare_lanes.h"
 #include "logging.h"
 #include "math_library.h"
@@ -286,8 +286,10 @@ class LoadedKernel final : public CompiledKernel {
       llvm::consumeError(std::move(e));
       reusable = false;
     }
-    if (reusable) jit_->give_back(*dylib_);
-    else llvm::consumeError(session.removeJITDylib(*dylib_));
+    if (reusable)
+      jit_->give_back(*dylib_);
+    else
+      llvm::consumeError(session.removeJITDylib(*dylib_));
     static std::atomic<std::uint64_t> unloads{0};
     if (unloads.fetch_add(1, std::memory_order_relaxed) % 64 == 63) session.getSymbolStringPool()->clearDeadEntries();
   }
@@ -318,7 +320,8 @@ class KernelPassGate final : public llvm::OptPassGate {
   bool isEnabled() const override { return true; }
   bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) override {
     if (pass == "Loop Strength Reduction" || pass == "Canonicalize Freeze Instructions in Loops") return false;
-    return !(memory_bound_ && (pass == "Machine Instruction Scheduler" || pass == "Post RA top-down list latency scheduler"));
+    return !(memory_bound_ &&
+             (pass == "Machine Instruction Scheduler" || pass == "Post RA top-down list latency scheduler"));
   }
 
  private:
@@ -386,8 +389,9 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
     mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   } else {
     // The pipeline texts are constants: failing to parse them is a bug in bcast.
-    llvm::cantFail(pb.parsePassPipeline(
-        mpm, opt_level == 1 ? kLeanScalarPipeline : quick ? kLeanQuickPipeline : kLeanPipeline));
+    llvm::cantFail(pb.parsePassPipeline(mpm, opt_level == 1 ? kLeanScalarPipeline
+                                             : quick        ? kLeanQuickPipeline
+                                                            : kLeanPipeline));
   }
   mpm.run(module, mam);
   // NOTE: [Rare lanes]: the vector variants the vectoriser called, then

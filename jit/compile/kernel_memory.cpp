@@ -8,11 +8,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <pthread.h>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <pthread.h>
 #include <vector>
 
 namespace bcast::jit {
@@ -139,8 +139,8 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
     for (auto& [base, slab] : slabs_) {
       const int fd = new_memory_file(slab.bytes);
       bool copied = fd >= 0;
-      for (auto it = allocations_.lower_bound(base); copied && it != allocations_.end() && it->first < base + slab.bytes;
-           ++it)
+      for (auto it = allocations_.lower_bound(base);
+           copied && it != allocations_.end() && it->first < base + slab.bytes; ++it)
         copied = write_all(fd, slab.exec + (it->first - base), it->second.bytes, static_cast<off_t>(it->first - base));
       if (copied && ::mmap(slab.exec, slab.bytes, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED) {
         ::close(slab.fd);
@@ -183,7 +183,8 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
       return llvm::createStringError(llvm::inconvertibleErrorCode(), "kernel memory: no open slab at this address");
     for (const AllocInfo::SegInfo& segment : info.Segments) {
       if ((static_cast<unsigned>(segment.AG.getMemProt()) & static_cast<unsigned>(llvm::orc::MemProt::Write)) != 0)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(), "kernel memory: the kernel has a writable segment");
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "kernel memory: the kernel has a writable segment");
       const std::uintptr_t begin = info.MappingBase.getValue() + segment.Offset;
       std::memset(slab->mirror + (begin - address(slab->exec)) + segment.ContentSize, 0, segment.ZeroFillSize);
       lo = std::min(lo, begin);
@@ -267,8 +268,10 @@ bool executable_files_allowed(std::string& why) {
     return false;
   }
   void* view = ::mmap(nullptr, static_cast<std::size_t>(page), PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
-  if (view == MAP_FAILED) why = std::string("an executable memory file: ") + std::strerror(errno);
-  else ::munmap(view, static_cast<std::size_t>(page));
+  if (view == MAP_FAILED)
+    why = std::string("an executable memory file: ") + std::strerror(errno);
+  else
+    ::munmap(view, static_cast<std::size_t>(page));
   ::close(fd);
   return view != MAP_FAILED;
 }

@@ -471,9 +471,9 @@ class NestEmitter {
       columns.push_back(load_vector(t, next_col, lanes));
       // The line after, in the same row of t: the next block of rows reads
       // it (a prefetch never faults past the end).
-      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()},
-                         {b_.CreateConstGEP1_64(element_type_[t], next_col, lanes), b_.getInt32(0), b_.getInt32(3),
-                          b_.getInt32(1)});
+      b_.CreateIntrinsic(
+          llvm::Intrinsic::prefetch, {b_.getPtrTy()},
+          {b_.CreateConstGEP1_64(element_type_[t], next_col, lanes), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
       next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][rank_ - 1]);
     }
     const std::vector<Value*> t_rows = transpose(columns);

@@ -142,8 +142,10 @@ nlohmann::json run_probes(int threads, int repeats) {
   const auto [transposed_ns, bcast_ns] =
       alternating_medians_ns([&] { transposed_add(pa, pb, po); }, [&] { add(at, b, out); }, repeats);
   probes.push_back({{"probe", "a^T + b, hand-written 16 x 16 blocks, 256 x 256 tiles, streaming"},
-                    {"gbps", 3 * bytes / transposed_ns}, {"vs_full_rows", rows_ns / transposed_ns},
-                    {"bcast_gbps", 3 * bytes / bcast_ns}, {"bcast_vs_hand", transposed_ns / bcast_ns}});
+                    {"gbps", 3 * bytes / transposed_ns},
+                    {"vs_full_rows", rows_ns / transposed_ns},
+                    {"bcast_gbps", 3 * bytes / bcast_ns},
+                    {"bcast_vs_hand", transposed_ns / bcast_ns}});
 #endif
   return probes;
 }
