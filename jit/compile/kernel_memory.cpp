@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace bcast::jit {
@@ -123,8 +124,8 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
         if (it == slabs_.end()) continue;
         slab = it->second;
         slabs_.erase(it);
-        allocations_.erase(allocations_.lower_bound(address(slab.exec)),
-                           allocations_.lower_bound(address(slab.exec) + slab.bytes));
+        const auto [first, last] = allocations_in(slab);
+        allocations_.erase(first, last);
       }
       unmap(slab);
     }
@@ -137,10 +138,10 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
   // kernels (a load there fails and its call falls back).
   void detach_after_fork() {
     for (auto& [base, slab] : slabs_) {
+      const auto [first, last] = allocations_in(slab);
       const int fd = new_memory_file(slab.bytes);
       bool copied = fd >= 0;
-      for (auto it = allocations_.lower_bound(base);
-           copied && it != allocations_.end() && it->first < base + slab.bytes; ++it)
+      for (auto it = first; copied && it != last; ++it)
         copied = write_all(fd, slab.exec + (it->first - base), it->second.bytes, static_cast<off_t>(it->first - base));
       if (copied && ::mmap(slab.exec, slab.bytes, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED) {
         ::close(slab.fd);
@@ -150,7 +151,7 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
       if (fd >= 0) ::close(fd);
       // The private copy: the mirror holds what every live kernel was written from.
       ::mmap(slab.exec, slab.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-      for (auto it = allocations_.lower_bound(base); it != allocations_.end() && it->first < base + slab.bytes; ++it)
+      for (auto it = first; it != last; ++it)
         std::memcpy(slab.exec + (it->first - base), slab.mirror + (it->first - base), it->second.bytes);
       ::mprotect(slab.exec, slab.bytes, PROT_READ | PROT_EXEC);
       ::close(slab.fd);
@@ -171,6 +172,7 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
     std::size_t bytes = 0;
     std::vector<llvm::orc::shared::WrapperFunctionCall> dealloc;
   };
+  using Allocations = std::map<std::uintptr_t, Allocation>;
 
   static std::uintptr_t address(const char* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
@@ -202,6 +204,12 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
     if (slab.fd >= 0) ::close(slab.fd);
   }
 
+  // The live kernels inside `slab`, under the lock.
+  std::pair<Allocations::iterator, Allocations::iterator> allocations_in(const Slab& slab) {
+    return std::pair{allocations_.lower_bound(address(slab.exec)),
+                     allocations_.lower_bound(address(slab.exec) + slab.bytes)};
+  }
+
   // The slab holding `at`, under the lock.
   const Slab* slab_of(std::uintptr_t at) const {
     auto it = slabs_.upper_bound(at);
@@ -213,7 +221,7 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
   const unsigned page_ = static_cast<unsigned>(::sysconf(_SC_PAGESIZE));
   std::mutex mutex_;
   std::map<std::uintptr_t, Slab> slabs_;              // by the executable view's address
-  std::map<std::uintptr_t, Allocation> allocations_;  // live kernels, by lowest address
+  Allocations allocations_;  // live kernels, by lowest address
 };
 
 // The mappers alive, for the fork handlers: before a fork every mapper's lock
