@@ -221,7 +221,7 @@ class FileBackedMapper final : public llvm::orc::MemoryMapper {
   const unsigned page_ = static_cast<unsigned>(::sysconf(_SC_PAGESIZE));
   std::mutex mutex_;
   std::map<std::uintptr_t, Slab> slabs_;              // by the executable view's address
-  Allocations allocations_;  // live kernels, by lowest address
+  Allocations allocations_;                           // live kernels, by lowest address
 };
 
 // The mappers alive, for the fork handlers: before a fork every mapper's lock
