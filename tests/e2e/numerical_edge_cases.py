@@ -27,8 +27,9 @@ NumPy's result. Where an operand is a signalling NaN, bcast's documented answer
     runs SVML's pow.
 Elsewhere a NaN result matches a NaN of arithmetic with any payload (IEEE 754
 leaves it open) but only of the same kind: a signalling NaN never matches a
-quiet one. pow is compared within numpy_floats.pow_ulps ULP: 0 unless NumPy runs
-SVML's pow (numpy_floats.py says when, and what was measured).
+quiet one. pow is compared within numpy_floats.pow_ulps ULP: bcast's recipe's
+distance from the C library's pow, and SVML's where NumPy runs it
+(numpy_floats.py says when, and what was measured).
 
 usage: PYTHONPATH=build/python numerical_edge_cases.py
 """

@@ -3,8 +3,9 @@ with it (bcast-run's end to end, the Python module's in-process): each op's
 NumPy function and the dtypes bcast defines it on, random arrays, the shape
 cases with index expressions, and the comparison bit for bit.
 
-Bit for bit: pow within numpy_floats.pow_ulps ULP (0 unless NumPy runs SVML's
-vector pow; numpy_floats.py says when, and what was measured there), with NaN
+Bit for bit: pow within numpy_floats.pow_ulps ULP (bcast's pow recipe's
+distance from the C library's, and SVML's where NumPy runs its vector pow;
+numpy_floats.py says when, and what was measured there), with NaN
 in the same places; every other op exactly, except that a NaN matches any
 NaN of the same kind (quiet or signalling): IEEE 754 leaves the payload of a
 NaN of arithmetic open.
