@@ -25,6 +25,11 @@ and src/core/f64_math.h's (f64, NOTE: [F64 math]):
   ln(m)    = 2t + t**3 h(t**2),      as above              (h: degree 6)
   sinh(x)  = x + x**3 q(x**2),       |x| <= 1              (q: degree 6)
 
+and src/core/f64_trig.h's (f64, NOTE: [F64 trig]):
+
+  sin(r)   = r + r**3 S(r**2),       |r| <= pi/4           (S: degree 6)
+  cos(r)   = 1 - r**2/2 + r**4 C(r**2), |r| <= pi/4        (C: degree 5)
+
 Run:  /usr/bin/python3 tools/math-recipes-fit.py
 """
 import mpmath as mp
@@ -152,3 +157,20 @@ h64 = fit(h_true, 0, t_max**2, 6)
 show("h64, degree 6", h64, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t**3 * horner(h64, t * t), -t_max, t_max, 4001))
 q64 = fit(odd_tail(mp.sinh, mp.mpf(1) / 6, lambda s: s / 120), 0, 1, 6)
 show("q64, degree 6", q64, worst(mp.sinh, lambda x: x + x**3 * horner(q64, x * x), mp.mpf(2)**-20, 1, 4001))
+
+# f64 sin and cos (NOTE: [F64 trig]) on |r| <= pi/4 and a hair (k pi/2
+# rounded from x 2/pi lands a hair beyond).
+quarter_pi = mp.pi / 4 + mp.mpf(2)**-20
+sin64 = fit(odd_tail(mp.sin, -mp.mpf(1) / 6, lambda s: s / 120), 0, quarter_pi**2, 6)
+show("S (f64 sin), degree 6", sin64,
+     worst(mp.sin, lambda x: x + x**3 * horner(sin64, x * x), mp.mpf(2)**-20, quarter_pi, 4001))
+
+
+def cos_tail(s):  # (cos r - 1 + s/2) / s**2 of s = r**2, its series near 0
+    r = mp.sqrt(s)
+    return (mp.cos(r) - 1 + s / 2) / s**2 if s > mp.mpf(2)**-40 else mp.mpf(1) / 24 - s / 720
+
+
+cos64 = fit(cos_tail, 0, quarter_pi**2, 5)
+show("C (f64 cos), degree 5", cos64,
+     worst(mp.cos, lambda x: 1 - x * x / 2 + x**4 * horner(cos64, x * x), mp.mpf(2)**-20, quarter_pi, 4001))

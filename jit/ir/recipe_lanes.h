@@ -115,11 +115,19 @@ math::recipes::Pow2Halves<Lanes> pow2_halves_in(Lanes n) {
 }
 
 template <class F>
-Lanes negated_where_odd_in(Lanes v, Lanes t) {
+Lanes negated_where_bit_in(Lanes v, Lanes t, int bit) {
   llvm::IRBuilder<>& b = *t.b;
   llvm::Type* bits_type = bits_type_of<F>(t);
-  llvm::Value* sign = b.CreateShl(b.CreateBitCast(t.v, bits_type), bits_constant<F>(t, sizeof(F) * 8 - 1));
+  llvm::Value* bits = b.CreateLShr(b.CreateBitCast(t.v, bits_type), bits_constant<F>(t, bit));
+  llvm::Value* sign = b.CreateShl(bits, bits_constant<F>(t, sizeof(F) * 8 - 1));
   return {b.CreateBitCast(b.CreateXor(b.CreateBitCast(v.v, bits_type), sign), v.v->getType()), &b};
+}
+
+template <class F>
+Mask is_odd_in(Lanes t) {
+  llvm::IRBuilder<>& b = *t.b;
+  llvm::Value* low = b.CreateAnd(b.CreateBitCast(t.v, bits_type_of<F>(t)), bits_constant<F>(t, 1));
+  return {b.CreateICmpNE(low, bits_constant<F>(t, 0)), &b};
 }
 
 template <class F>
@@ -163,9 +171,11 @@ inline math::recipes::Split<Lanes> split(Lanes d) { return is_f32(d) ? split_in<
 inline math::recipes::Pow2Halves<Lanes> pow2_halves(Lanes n) {
   return is_f32(n) ? pow2_halves_in<float>(n) : pow2_halves_in<double>(n);
 }
-inline Lanes negated_where_odd(Lanes v, Lanes t) {
-  return is_f32(t) ? negated_where_odd_in<float>(v, t) : negated_where_odd_in<double>(v, t);
+inline Lanes negated_where_bit(Lanes v, Lanes t, int bit) {
+  return is_f32(t) ? negated_where_bit_in<float>(v, t, bit) : negated_where_bit_in<double>(v, t, bit);
 }
+inline Lanes negated_where_odd(Lanes v, Lanes t) { return negated_where_bit(v, t, 0); }
+inline Mask is_odd(Lanes t) { return is_f32(t) ? is_odd_in<float>(t) : is_odd_in<double>(t); }
 inline Lanes cbrt_seed(Lanes d) { return cbrt_seed_in<float>(d); }  // the f32 recipes' only
 
 }  // namespace bcast::jit

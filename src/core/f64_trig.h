@@ -11,15 +11,21 @@ namespace bcast::math::recipes {
 // NOTE: [F64 trig] SLEEF's 1-ULP f64 sin and cos carry their reduced
 // argument and their last steps in two parts on every lane. For |x| <=
 // 2**20, bcast reduces x by pi/2 as NOTE: [Two-part math] does (x = k pi/2
-// + r + r_lo, exact), computes both Taylor series of r on every lane and
-// lets the quarter turn k mod 4 pick one and its sign by selects; each
-// series is a big term plus small ones, summed small first, one rounding
-// to dominate:
-//  - sin(r + r_lo) = r + (r q + r_lo (1 - s/2)), q = s (-1/6 + s S(s)),
-//    s = r**2: |q| < 0.103 on |r| <= pi/4;
+// + r + r_lo, exact), computes both series of r on every lane and lets k's
+// low bits pick one (k odd: the other function) and its sign (bit 1; for
+// cos, bit 1 of k + 1), by a select and a sign flip on bits; each series is
+// a big term plus small ones, summed small first, one rounding to dominate:
+//  - sin(r + r_lo) = r + (r q + r_lo (1 - s/2)), q = s S(s), s = r**2:
+//    |q| < 0.103 on |r| <= pi/4;
 //  - cos(r + r_lo) = (1 - s/2) + (its exact error + s**2 C(s) - s_lo/2),
 //    s + s_lo = (r + r_lo)**2 (squared): s/2 is exact, and 1 - s/2 keeps
 //    its error (fast_two_sum).
+// S and C are near-minimax (tools/math-recipes-fit.py: within 2**-57.1
+// and 2**-59.5 of sin and cos): 7 and 6 terms where Taylor's series took 8
+// and 8. With the select on bits for turned()'s compares, f64 sin went
+// from 0.29 to 0.43 elements per ns on the Zen 3 VM (docs/performance.md,
+// 2026-12-06); Estrin's scheme for S and C measured no faster than
+// Horner's, which takes fewer steps.
 // Beyond 2**20, and at inf and NaN, the library's sin and cos: NOTE: [Rare
 // lanes] keeps them off the main path. So do zeros for sin (the
 // reduction's pair turns -0 into +0): the library's x. The bound is 1 ULP
@@ -27,12 +33,17 @@ namespace bcast::math::recipes {
 // the mpmath test check it.
 
 inline constexpr double kTrigF64MainUpTo = kTwoPartTrigBelow;
+inline constexpr double kSinF64S[] = {-0x1.5555555555555p-3, 0x1.1111111111110p-7,  -0x1.a01a01a019938p-13,
+                                      0x1.71de3a5460950p-19, -0x1.ae645412c4390p-26, 0x1.61217f0a95ad6p-33,
+                                      -0x1.ab17d37ab5989p-41};
+inline constexpr double kCosF64C[] = {0x1.5555555555555p-5,   -0x1.6c16c16c16967p-10, 0x1.a01a019f4eaf9p-16,
+                                      -0x1.27e4fa17d9624p-22, 0x1.1eeb68e88cbb9p-29,  -0x1.907da2e9cd397p-37};
 
 // sin(r + r_lo) and cos(r + r_lo) as a big term and a small one, unrounded.
 template <class F>
 TwoSum<F> sin_of_reduced(const TwoSum<F>& r) {
   F s = r.sum * r.sum;
-  F q = s * fma(s, horner(s, kSinSeries), splat(s, -kSixth));
+  F q = s * horner(s, kSinF64S);
   return {r.sum, fma(r.sum, q, fma(r.error * s, splat(s, -0.5), r.error))};
 }
 template <class F>
@@ -40,7 +51,7 @@ TwoSum<F> cos_of_reduced(const TwoSum<F>& r) {
   const TwoSum<F> square = squared(r.sum, r.error);
   F s = square.sum;
   const TwoSum<F> c = fast_two_sum(splat(s, 1.0), s * -0.5);  // s/2 is exact
-  return {c.sum, c.error + fma(s * s, horner(s, kCosSeries), square.error * -0.5)};
+  return {c.sum, c.error + fma(s * s, horner(s, kCosF64C), square.error * -0.5)};
 }
 
 // sin y and cos y from one reduction, for |y| <= 2**20 (other lanes: any
@@ -48,9 +59,12 @@ TwoSum<F> cos_of_reduced(const TwoSum<F>& r) {
 // math]), whose parts need both.
 template <class F>
 Turned<F> sin_cos_f64_main(F y) {
-  const QuarterTurns<F> q = reduced_by_half_pi(y);
+  const HalfPiReduction<F> q = half_pi_reduction(y);
   const TwoSum<F> s = sin_of_reduced(q.r), c = cos_of_reduced(q.r);
-  return turned(q.m, s.sum + s.error, c.sum + c.error);
+  F sin_r = s.sum + s.error, cos_r = c.sum + c.error;
+  auto odd = is_odd(q.t);
+  return {negated_where_bit(select(odd, cos_r, sin_r), q.t, 1),
+          negated_where_bit(select(odd, sin_r, cos_r), q.t + 1.0, 1)};
 }
 template <class F>
 F sin_f64_main(F x) {
@@ -65,10 +79,10 @@ F cos_f64_main(F x) {
 // takes it, with the reciprocal for the second step).
 template <class F>
 F tan_f64_main(F x) {
-  const QuarterTurns<F> q = reduced_by_half_pi(x);
+  const HalfPiReduction<F> q = half_pi_reduction(x);
   const TwoSum<F> s = sin_of_reduced(q.r), c = cos_of_reduced(q.r);
   const TwoSum<F> sin = fast_two_sum(s.sum, s.error), cos = fast_two_sum(c.sum, c.error);
-  auto odd = fabs(q.m) == 1.0;
+  auto odd = is_odd(q.t);
   const TwoSum<F> n = select(odd, cos, sin), d = select(odd, sin, cos);
   F inverse = splat(x, 1.0) / d.sum;
   F t = n.sum * inverse;

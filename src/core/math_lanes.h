@@ -85,15 +85,29 @@ T pow2i(T n) {
   return scale_of<T>(std::bit_cast<typename F::Bits>(n + F::kRound));  // n + kRound: n in the low bits
 }
 
-// v with its sign flipped where t's lowest bit is set: for t = n + kRound,
-// which holds the integer n in its low bits, where n is odd. That bit
-// shifts to the sign bit's place.
+// v with its sign flipped where bit `bit` of t is set: for t = n + kRound,
+// which holds the integer n in its low bits (two's complement), where n's
+// bit is (bit 0: n odd; bit 1: n mod 4 is 2 or 3). That bit shifts to the
+// sign bit's place.
+template <class T>
+  requires std::is_floating_point_v<T>
+T negated_where_bit(T v, T t, int bit) {
+  using Bits = typename Format<T>::Bits;
+  const Bits sign = static_cast<Bits>(std::bit_cast<Bits>(t) >> bit) << (sizeof(Bits) * 8 - 1);
+  return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(v) ^ sign));
+}
 template <class T>
   requires std::is_floating_point_v<T>
 T negated_where_odd(T v, T t) {
+  return negated_where_bit(v, t, 0);
+}
+
+// Whether t = n + kRound holds an odd n (its lowest bit).
+template <class T>
+  requires std::is_floating_point_v<T>
+bool is_odd(T t) {
   using Bits = typename Format<T>::Bits;
-  const Bits sign = std::bit_cast<Bits>(t) << (sizeof(Bits) * 8 - 1);
-  return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(v) ^ sign));
+  return (std::bit_cast<Bits>(t) & 1) != 0;
 }
 
 // 2**h and 2**(n - h) with h = floor(n / 2), for an integral n in twice

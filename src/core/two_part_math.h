@@ -157,7 +157,25 @@ SinCos<F> sin_cos_reduced(F r, F r_lo) {
 }
 
 // y = k pi/2 + r + r_lo, exact for |y| <= 2**20 (NOTE: [Two-part math]'s
-// reduction), and k mod 4 in [-2, 2]: the quarter turn.
+// reduction), with t = k + kRound (k's low bits, for negated_where_bit and
+// is_odd). r_lo is within half an ULP of r and a hair (not renormalised).
+template <class F>
+struct HalfPiReduction {
+  F t;
+  F k;  // an integer
+  TwoSum<F> r;
+};
+template <class F>
+HalfPiReduction<F> half_pi_reduction(F y) {
+  F t = y * splat(y, kTwoOverPi) + splat(y, kRound);
+  F k = t - splat(y, kRound);
+  F a = fma(-k, splat(y, kHalfPiHi), y);  // exact: y and k pi/2's first part are multiples of 2**-52 within 1
+  F p = k * splat(y, kHalfPiLo);
+  const TwoSum<F> d = two_sum(a, -p);
+  return {t, k, {d.sum, d.error - (fma(k, splat(y, kHalfPiLo), -p) + k * splat(y, kHalfPiRest))}};
+}
+
+// The same, r + r_lo renormalised, and k mod 4 in [-2, 2]: the quarter turn.
 template <class F>
 struct QuarterTurns {
   F k;  // an integer
@@ -166,12 +184,9 @@ struct QuarterTurns {
 };
 template <class F>
 QuarterTurns<F> reduced_by_half_pi(F y) {
-  F k = (y * splat(y, kTwoOverPi) + splat(y, kRound)) - splat(y, kRound);
-  F a = fma(-k, splat(y, kHalfPiHi), y);  // exact: y and k pi/2's first part are multiples of 2**-52 within 1
-  F p = k * splat(y, kHalfPiLo);
-  const TwoSum<F> d = two_sum(a, -p);
-  const TwoSum<F> r = fast_two_sum(d.sum, d.error - (fma(k, splat(y, kHalfPiLo), -p) + k * splat(y, kHalfPiRest)));
-  return {k, r, k - ((k * 0.25 + splat(k, kRound)) - splat(k, kRound)) * 4.0};
+  const HalfPiReduction<F> h = half_pi_reduction(y);
+  F k = h.k;
+  return {k, fast_two_sum(h.r.sum, h.r.error), k - ((k * 0.25 + splat(k, kRound)) - splat(k, kRound)) * 4.0};
 }
 
 // sin y and cos y from the reduced pair's sin r and cos r: the quarter
