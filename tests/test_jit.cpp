@@ -9,11 +9,14 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <regex>
 #include <set>
 #include <string>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "codegen_settings.h"
 #include "compile/host_compiler.h"
@@ -151,35 +154,59 @@ TEST(GeneratedCode, AffineChainUsesPackedVectorOps) {
   EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\bvfmadd)"))) << assembly;
 }
 
-TEST(GeneratedCode, F32HypotCallsSleefVectorFunctionInItsMainLoop) {
-  // NOTE: [Vector math]: hypot(x, y) on f32 (a function without a recipe
-  // of bcast's own) calls a vector build of SLEEF's hypotf (the 16-lane
-  // AVX-512 one: NOTE: [Math vector width] gives a kernel of math functions
-  // 512-bit vectors even where LLVM's tuning prefers 256 bits, as its Rocket
-  // Lake tuning does), and no scalar hypotf in the vector loop: only the
-  // remainder calls SLEEF's scalar function, whose bits are the vector one's.
-  if (!test::host_is_x86_64() || !test::host_has_feature("avx512f") || !test::host_has_feature("fma"))
-    GTEST_SKIP() << "the check names the AVX-512 build of SLEEF's hypotf";
-  if (math::library().flavour != math::Flavour::sleef_purecfma)
-    GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
-  const KernelKey key = expr_key("hypot(x0,x1)", {{DType::f32, {4096, 1024}}, {DType::f32, {4096, 1024}}});
-  const std::string assembly = jit::kernel_assembly(key);
-  // A callee is named by the call, or (the JIT's code model) by the movabsq
-  // that loads its address into the register the loop calls through.
+// The widest vector ABI of the host that a math kernel's loop calls SLEEF
+// through (the x86-64 vector function ABI's ISA letter and f32 lanes): the
+// 16-lane AVX-512 one ('e', zmm; NOTE: [Math vector width] gives math
+// kernels 512-bit vectors there even where LLVM's tuning prefers 256 bits)
+// or the 8-lane AVX2 one ('d', ymm); none without FMA (no SLEEF vector
+// build of ours then) or off x86-64.
+struct VectorAbi {
+  char isa;
+  int lanes;
+  std::string reg;
+};
+std::optional<VectorAbi> host_vector_abi() {
+  if (!test::host_is_x86_64() || !test::host_has_feature("fma")) return std::nullopt;
+  if (test::host_has_feature("avx512f")) return VectorAbi{'e', 16, "zmm"};
+  if (test::host_has_feature("avx2")) return VectorAbi{'d', 8, "ymm"};
+  return std::nullopt;
+}
+
+// The functions an assembly listing calls: named by the call, or (the JIT's
+// code model) by the movabsq that loads its address into the register the
+// loop calls through.
+std::set<std::string> callees_of(const std::string& assembly) {
   std::set<std::string> callees;
   const std::regex named(R"((?:call\w*|movabsq)\s+\$?([A-Za-z_][\w.@]*))");
   for (auto it = std::sregex_iterator(assembly.begin(), assembly.end(), named); it != std::sregex_iterator(); ++it)
     callees.insert((*it)[1]);
-  EXPECT_TRUE(callees.contains("_ZGVeN16vv_hypotf")) << assembly;
-  // Every other callee is SLEEF's (the AVX2 build for an 8-lane epilogue, the
-  // scalar function for the last elements, bit-identical): never the C
-  // library's hypotf, nor anything in the loop of 16-lane calls.
+  return callees;
+}
+
+TEST(GeneratedCode, F32HypotCallsSleefVectorFunctionInItsMainLoop) {
+  // NOTE: [Vector math]: hypot(x, y) on f32 (a function without a recipe
+  // of bcast's own) calls the host's widest vector build of SLEEF's hypotf
+  // (host_vector_abi), and no scalar hypotf in the vector loop: only the
+  // remainder calls SLEEF's scalar function, whose bits are the vector one's.
+  const std::optional<VectorAbi> abi = host_vector_abi();
+  if (!abi) GTEST_SKIP() << "the host has neither AVX-512 nor AVX2 with FMA: no vector build of SLEEF is called";
+  if (math::library().flavour != math::Flavour::sleef_purecfma)
+    GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
+  const KernelKey key = expr_key("hypot(x0,x1)", {{DType::f32, {4096, 1024}}, {DType::f32, {4096, 1024}}});
+  const std::string assembly = jit::kernel_assembly(key);
+  const std::set<std::string> callees = callees_of(assembly);
+  const std::string widest = fmt::format("_ZGV{}N{}vv_hypotf", abi->isa, abi->lanes);
+  EXPECT_TRUE(callees.contains(widest)) << assembly;
+  // Every other callee is SLEEF's (a narrower vector build for an epilogue,
+  // the scalar function for the last elements, bit-identical): never the C
+  // library's hypotf.
   for (const std::string& callee : callees)
-    EXPECT_TRUE(callee == "_ZGVeN16vv_hypotf" || callee == "_ZGVdN8vv_hypotf" || callee == "Sleef_hypotf1_u05purecfma")
-        << callee << "\n" << assembly;
+    EXPECT_TRUE(callee == widest || callee == "_ZGVdN8vv_hypotf" || callee == "Sleef_hypotf1_u05purecfma")
+        << callee << "\n"
+        << assembly;
   // The IR's call names its variants, so the vectoriser can use them.
   EXPECT_THAT(jit::kernel_ir(key, false),
-              ::testing::HasSubstr("_ZGV_LLVM_N16vv_Sleef_hypotf1_u05purecfma(_ZGVeN16vv_hypotf)"));
+              ::testing::HasSubstr(fmt::format("_ZGV_LLVM_N{}vv_Sleef_hypotf1_u05purecfma({})", abi->lanes, widest)));
 }
 
 TEST(GeneratedCode, RecipeLoopsTakeTheirRowsInterleave) {
@@ -203,22 +230,18 @@ TEST(GeneratedCode, RecipeLoopsTakeTheirRowsInterleave) {
 }
 
 TEST(GeneratedCode, F32ExpRunsItsRecipeInlineAndSleefOnlyOnRareLanes) {
-  // NOTE: [Rare lanes]: exp(x) on f32 is bcast's recipe in the loop; its
-  // rare lanes (|x| >= 87, inf, NaN) call SLEEF's 16-lane expf behind a
-  // branch, and no other function is called.
-  if (!test::host_is_x86_64() || !test::host_has_feature("avx512f") || !test::host_has_feature("fma"))
-    GTEST_SKIP() << "the check names the AVX-512 build of SLEEF's expf";
+  // NOTE: [Rare lanes]: exp(x) on f32 is bcast's recipe in the loop, on the
+  // host's widest vectors; its rare lanes (|x| >= 87, inf, NaN) call SLEEF's
+  // vector expf behind a branch, and no other function is called.
+  const std::optional<VectorAbi> abi = host_vector_abi();
+  if (!abi) GTEST_SKIP() << "the host has neither AVX-512 nor AVX2 with FMA: no vector build of SLEEF is called";
   if (math::library().flavour != math::Flavour::sleef_purecfma)
     GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
   const KernelKey key = expr_key("exp(x0)", {{DType::f32, {4096, 1024}}});
   const std::string assembly = jit::kernel_assembly(key);
-  std::set<std::string> callees;
-  const std::regex named(R"((?:call\w*|movabsq)\s+\$?([A-Za-z_][\w.@]*))");
-  for (auto it = std::sregex_iterator(assembly.begin(), assembly.end(), named); it != std::sregex_iterator(); ++it)
-    callees.insert((*it)[1]);
-  for (const std::string& callee : callees)
+  for (const std::string& callee : callees_of(assembly))
     EXPECT_TRUE(callee.starts_with("_ZGV") || callee == "Sleef_expf1_u10purecfma") << callee << "\n" << assembly;
-  EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bvfmadd\w*ps\b[^\n]*%zmm)"))) << assembly;
+  EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bvfmadd\w*ps\b[^\n]*%)" + abi->reg))) << assembly;
   EXPECT_THAT(jit::kernel_ir(key, false), ::testing::HasSubstr("bcast.rare.exp.f32.fix"));
 }
 
@@ -315,12 +338,8 @@ TEST(GeneratedCode, ComplexFunctionsComputeOnVectorsAndCallOnlyVectorMath) {
       const std::string assembly = jit::kernel_assembly(key);
       const std::string label = key.to_string() + "\n" + assembly;
       EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(\bv\w+pd\b[^\n]*%[yz]mm)"))) << label;
-      std::set<std::string> callees;
-      const std::regex named(R"((?:call\w*|movabsq)\s+\$?([A-Za-z_][\w.@]*))");
-      for (auto it = std::sregex_iterator(assembly.begin(), assembly.end(), named); it != std::sregex_iterator(); ++it)
-        callees.insert((*it)[1]);
       bool vector_call = false;
-      for (const std::string& callee : callees) {
+      for (const std::string& callee : callees_of(assembly)) {
         EXPECT_TRUE(callee.starts_with("_ZGV") || callee.starts_with("Sleef_")) << callee << "\n" << label;
         vector_call = vector_call || callee.starts_with("_ZGV");
       }

@@ -222,7 +222,7 @@ bool finish_rare_lanes(llvm::Module& module) {
     for (llvm::Function& fn : module)
       if (fn.isDeclaration())
         if (fn.arg_size() >= 2)
-          if (std::optional<Fix> v = parse_variant(fn.getName(), fn.arg_size() - 1))
+          if (std::optional<Fix> v = parse_variant(fn.getName(), static_cast<unsigned>(fn.arg_size() - 1)))
             variants.emplace_back(&fn, std::move(*v));
     if (variants.empty()) break;
     llvm::removeFromUsedLists(module, [&](llvm::Constant* c) {
