@@ -514,7 +514,8 @@ TEST_F(MathRecipes, KernelsGiveTheReferenceBits) {
       static_cast<double*>(exponent64.data())[i] = exponents[i] * 7;
     }
     const auto expect_pow = [&](const Tensor& x_values, const Tensor& y, const std::string& what) {
-      expect_kernel_equals_reference(parse_expression("x ** y", {{"x", x_values}, {"y", y}}), what + ", stream " + stream);
+      expect_kernel_equals_reference(parse_expression("x ** y", {{"x", x_values}, {"y", y}}),
+                                     what + ", stream " + stream);
     };
     expect_pow(specials, exponent, "pow, zeros and infinities");
     expect_pow(base64, exponent64, "pow f64");
