@@ -33,7 +33,7 @@ namespace bcast::math::recipes {
 // the mpmath test check it.
 
 inline constexpr double kTrigF64MainUpTo = kTwoPartTrigBelow;
-inline constexpr double kSinF64S[] = {-0x1.5555555555555p-3, 0x1.1111111111110p-7,  -0x1.a01a01a019938p-13,
+inline constexpr double kSinF64S[] = {-0x1.5555555555555p-3, 0x1.1111111111110p-7,   -0x1.a01a01a019938p-13,
                                       0x1.71de3a5460950p-19, -0x1.ae645412c4390p-26, 0x1.61217f0a95ad6p-33,
                                       -0x1.ab17d37ab5989p-41};
 inline constexpr double kCosF64C[] = {0x1.5555555555555p-5,   -0x1.6c16c16c16967p-10, 0x1.a01a019f4eaf9p-16,
