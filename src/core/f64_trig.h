@@ -22,10 +22,10 @@ namespace bcast::math::recipes {
 //    its error (fast_two_sum).
 // S and C are near-minimax (tools/math-recipes-fit.py: within 2**-57.1
 // and 2**-59.5 of sin and cos): 7 and 6 terms where Taylor's series took 8
-// and 8. With the select on bits for turned()'s compares, f64 sin went
-// from 0.29 to 0.43 elements per ns on the Zen 3 VM (docs/performance.md,
-// 2026-12-06); Estrin's scheme for S and C measured no faster than
-// Horner's, which takes fewer steps.
+// and 8. With k's bits in place of turned()'s compares on k mod 4, f64
+// sin went from 0.29 to 0.43 elements per ns on the Zen 3 VM
+// (docs/performance.md, 2026-12-06); Estrin's scheme for S and C measured
+// no faster than Horner's, which takes fewer steps.
 // Beyond 2**20, and at inf and NaN, the library's sin and cos: NOTE: [Rare
 // lanes] keeps them off the main path. So do zeros for sin (the
 // reduction's pair turns -0 into +0): the library's x. The bound is 1 ULP
