@@ -158,9 +158,8 @@ show("h64, degree 6", h64, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t*
 q64 = fit(odd_tail(mp.sinh, mp.mpf(1) / 6, lambda s: s / 120), 0, 1, 6)
 show("q64, degree 6", q64, worst(mp.sinh, lambda x: x + x**3 * horner(q64, x * x), mp.mpf(2)**-20, 1, 4001))
 
-# f64 sin and cos (NOTE: [F64 trig]) on |r| <= pi/4 and a hair (k pi/2
-# rounded from x 2/pi lands a hair beyond).
-quarter_pi = mp.pi / 4 + mp.mpf(2)**-20
+# f64 sin and cos (NOTE: [F64 trig]) on tan's interval above, |r| <= pi/4
+# and a hair.
 sin64 = fit(odd_tail(mp.sin, -mp.mpf(1) / 6, lambda s: s / 120), 0, quarter_pi**2, 6)
 show("S (f64 sin), degree 6", sin64,
      worst(mp.sin, lambda x: x + x**3 * horner(sin64, x * x), mp.mpf(2)**-20, quarter_pi, 4001))
