@@ -16,6 +16,7 @@
 #include "expr_passes.h"
 #include "function_table.h"
 #include "reduction_table.h"
+#include "row_blocks.h"
 
 namespace bcast {
 
@@ -257,6 +258,7 @@ thread_local ExprMemo t_expr_memo;
 Tensor evaluate(const Expr& e) {
   ExprMemo& memo = t_expr_memo;
   if (!memo.matches(e) && has_reductions(e)) {  // NOTE: [Expression passes]
+    if (std::optional<Tensor> out = evaluate_in_row_blocks(e)) return std::move(*out);
     ExprPasses passes = reduction_passes(e, true);
     if (passes.root_is_reduction) return std::move(passes.results.back());
     return evaluate(passes.rest);
@@ -276,6 +278,7 @@ Tensor evaluate(const Expr& e) {
 void evaluate(const Expr& e, const TensorView& out) {
   ExprMemo& memo = t_expr_memo;
   if (!memo.matches(e) && has_reductions(e)) {  // NOTE: [Expression passes]
+    if (evaluate_in_row_blocks(e, out)) return;
     ExprPasses passes = reduction_passes(e, true);
     evaluate(passes.root_is_reduction ? expr::cast(passes.rest, passes.results.back().dtype()) : passes.rest, out);
     return;
@@ -295,6 +298,8 @@ ExprInfo describe(const Expr& e) {
   info.passes = passes.described;
   info.passes.push_back("rest = " + info.structure + ": " + std::string(dtype_name(info.out_dtype)) +
                         to_string(info.out_shape));
+  if (const std::optional<std::int64_t> rows = row_block_rows(e))
+    info.passes.push_back("in blocks of " + std::to_string(*rows) + " rows (NOTE: [Row blocks])");
   return info;
 }
 

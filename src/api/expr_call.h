@@ -83,6 +83,7 @@ class ExprCall {
   // power's exponent, read for a negative value (an Error(value)), and the
   // exponents computed from them, computed first and read.
   void check_exponent_inputs(const std::vector<TensorView>& inputs, std::int64_t out_elements) const;
+  bool has_exponent_checks() const { return !exponent_inputs_.empty() || !computed_exponents_.empty(); }
 
  private:
   ExprCall() = default;

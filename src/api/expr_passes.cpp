@@ -41,7 +41,7 @@ std::string pass_line(std::size_t k, const detail::ExprNode& n, const ExprInfo& 
 
 class Rewriter {
  public:
-  explicit Rewriter(bool run) : run_(run) {}
+  explicit Rewriter(const PassFn& each) : each_(each) {}
 
   NodePtr rewrite(const NodePtr& n) {
     if (!n) return n;
@@ -60,9 +60,9 @@ class Rewriter {
     return result;
   }
 
-  std::vector<Tensor> results;
   std::vector<Tensor> owned;  // what composed reductions read beside their input
   std::vector<std::string> described;
+  TensorView last;  // the latest pass's result
 
  private:
   // One reduction: its input, an expression whose own reductions are leaves
@@ -74,10 +74,8 @@ class Rewriter {
     const ExprInfo info = call.info();
     // The same reduction of the same values, reached twice (a text names
     // its operands once per mention): one pass.
-    std::string key = std::to_string(n.code) + " " + pass_line(0, n, info, DType::f32, {}) + " " + call.text();
-    for (const TensorView& v : call.inputs())
-      key += " " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data())) + dtype_name(v.dtype()).data() +
-             to_string(v.shape()) + to_string(v.strides());
+    const std::string key =
+        std::to_string(n.code) + " " + pass_line(0, n, info, DType::f32, {}) + " " + values_key(call);
     if (const auto same = by_key_.find(key); same != by_key_.end()) return same->second;
     if (detail::reduce_row(op).combine == detail::Combine::composed) {  // NOTE: [Composed reductions]
       // Kept alive: done_ is keyed by the addresses of the nodes it has seen.
@@ -88,19 +86,13 @@ class Rewriter {
     const std::vector<bool> along = reduced_dims(n.reduce.axes, static_cast<int>(info.out_shape.size()), row.name);
     const DType dtype = reduce_result_dtype(op, info.out_dtype, n.reduce.dtype);
     const Shape shape = reduced_shape(info.out_shape, along, n.reduce.keepdims);
-    Tensor result;
-    if (!run_) {
-      result = Tensor::empty(dtype, Layout::contiguous(shape));
-    } else {
-      result = reduce_expression(op, input, n.reduce.axes, n.reduce.keepdims, n.reduce.dtype);
-    }
-    described.push_back(pass_line(results.size(), n, info, dtype, shape));
-    const std::string name = "r" + std::to_string(results.size());
-    results.push_back(std::move(result));
-    return by_key_[key] = named_input(results.back().view(), name).node();
+    const std::string name = "r" + std::to_string(described.size());
+    described.push_back(pass_line(described.size(), n, info, dtype, shape));
+    last = each_(op, input, n.reduce, dtype, shape);
+    return by_key_[key] = named_input(last, name).node();
   }
 
-  bool run_;
+  const PassFn& each_;
   std::map<const detail::ExprNode*, NodePtr> done_;
   std::map<std::string, NodePtr> by_key_;
   std::vector<Expr> composed_;
@@ -108,18 +100,37 @@ class Rewriter {
 
 }  // namespace
 
+std::string values_key(const ExprCall& call) {
+  std::string key = call.text();
+  for (const TensorView& v : call.inputs())
+    key += " " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data())) + dtype_name(v.dtype()).data() +
+           to_string(v.shape()) + to_string(v.strides());
+  return key;
+}
+
 bool has_reductions(const Expr& e) {
   std::map<const detail::ExprNode*, bool> seen;
   return holds_reduction(e.node(), seen);
 }
 
-ExprPasses reduction_passes(const Expr& e, bool run) {
-  Rewriter r(run);
+ExprPasses reduction_passes(const Expr& e, const PassFn& each) {
+  Rewriter r(each);
   const NodePtr rest = r.rewrite(e.node());
-  const bool root_is_result = rest->kind == NodeKind::input && !r.results.empty() &&
-                              rest->view.data() == r.results.back().data() &&
-                              rest->view.layout() == r.results.back().layout();
-  return {Expr(rest), std::move(r.results), std::move(r.owned), std::move(r.described), root_is_result};
+  const bool root_is_result = rest->kind == NodeKind::input && !r.described.empty() &&
+                              rest->view.data() == r.last.data() && rest->view.layout() == r.last.layout();
+  return {Expr(rest), {}, std::move(r.owned), std::move(r.described), root_is_result};
+}
+
+ExprPasses reduction_passes(const Expr& e, bool run) {
+  std::vector<Tensor> results;
+  ExprPasses passes =
+      reduction_passes(e, [&](ReduceOp op, const Expr& input, const ReduceParams& p, DType dtype, const Shape& shape) {
+        results.push_back(run ? reduce_expression(op, input, p.axes, p.keepdims, p.dtype)
+                              : Tensor::empty(dtype, Layout::contiguous(shape)));
+        return results.back().view();
+      });
+  passes.results = std::move(results);
+  return passes;
 }
 
 }  // namespace bcast

@@ -1,10 +1,15 @@
 // Expressions with reductions, as passes (NOTE: [Expression passes]).
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bcast/expr.h"
+#include "expr_program.h"
+#include "reduce_executor.h"
 
 namespace bcast {
 
@@ -28,14 +33,44 @@ struct ExprPasses {
 
 bool has_reductions(const Expr& e);
 
+class ExprCall;
+// What tells two expressions of the same values apart: the text as written,
+// and each input's data, dtype, shape and strides (a text names its
+// operands once per mention, so equal values may be distinct trees).
+std::string values_key(const ExprCall& call);
+
 // NOTE: [Fused reductions]: `op` (not a composed one) of the values of
 // `input`, a plain view or an expression without reductions, through its
 // reduction kernel, or on the values written out where there is none yet
 // (src/api/reduce.cpp).
 Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool keepdims, std::optional<DType> dtype);
 
+// NOTE: [Row blocks]: reduce_expression's reduction worked out into `out`
+// (a view of the reduction's shape and dtype) and not run: its JIT kernel
+// (source.fn; null for a plain input without one, which the executor reads
+// in place as reduce.x), plan and operands. nullopt where reduce_expression
+// would take another path: an expression's kernel not compiled (or none),
+// the ascend-sim target, an exponent to check for negative values.
+struct PreparedReduction {
+  std::vector<TensorView> inputs;          // the expression's inputs, as source.data
+  std::unique_ptr<const ReducePlan> plan;  // reduce.plan
+  ReduceCall reduce;                       // out set; source unset (a run sets it)
+  ReduceSource source;                     // its context: *slots
+  std::shared_ptr<const std::vector<ScalarSlot>> slots;
+  std::shared_ptr<const void> keep_alive;  // the kernel's code
+};
+std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, const ReduceParams& p,
+                                                   const TensorView& out);
+
 // Runs the reduction passes (or, `run` false, works out their shapes and
 // dtypes only, leaving the results unwritten: describe()'s).
 ExprPasses reduction_passes(const Expr& e, bool run);
+
+// The passes with each reduction's result given by `each` (NOTE: [Row
+// blocks]): a view of `shape` and `dtype` that holds op(input) once the
+// caller has run it; `results` stays empty.
+using PassFn =
+    std::function<TensorView(ReduceOp op, const Expr& input, const ReduceParams& p, DType dtype, const Shape& shape)>;
+ExprPasses reduction_passes(const Expr& e, const PassFn& each);
 
 }  // namespace bcast

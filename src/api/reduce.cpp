@@ -60,58 +60,112 @@ SelectedKernel reduction_kernel(const ExprCall& call, const ReducePlan& plan, co
                                  fallback_ns_of(call.program()), reduction_kernel_plan(plan), form);
 }
 
-}  // namespace
-
-Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  const detail::ReduceRow& row = detail::reduce_row(op);
-  const ExprCall call(input);
-  const DType values_dtype = call.program().out_dtype;
-  const Shape& shape = call.out_shape();
-  const std::vector<bool> along = reduced_dims(axes, static_cast<int>(shape.size()), row.name);
-  const detail::ReduceDTypes types = detail::reduce_dtypes(op, values_dtype, dtype);
-  if (!has_reduce_loop(row.combine, types.accumulator))
-    detail::fail(ErrorKind::value, "{}: not defined for dtype {}", row.name, dtype_name(values_dtype));
-  check_not_empty(row, values_dtype, shape, along);
-  Tensor out = Tensor::empty(types.result, Layout::contiguous(reduced_shape(shape, along, keepdims)));
-  // The values' layout: a plain input's own; an expression's, where evaluate would write them.
-  const bool plain = input.node()->kind == NodeKind::input;
-  const Layout values = plain ? input.node()->view.layout() : call.new_out_layout();
-  std::vector<Strides> with;
-  for (const TensorView& v : call.inputs()) with.push_back(broadcast_to(v, shape).strides());  // 0 where it repeats
-  const ReducePlan plan = plan_reduce(values, along, strides_in_x(out.layout(), along, keepdims), with);
-  call.check_exponent_inputs(call.inputs(), static_cast<std::int64_t>(plan.outputs * plan.count));
-  ReduceCall reduce{.combine = row.combine,
-                    .input = values_dtype,
-                    .accumulator = types.accumulator,
-                    .result = types.result,
-                    .divide = row.when_empty == detail::WhenEmpty::nan,
-                    .plan = &plan,
-                    .x = nullptr,
-                    .out = out.data()};
-  if (current_target().kind() == TargetKind::ascend_sim) {
-    reduce.x = plain ? input.node()->view.data() : nullptr;
-    if (run_reduction_on_ascend_target(current_target(), row.name, reduce, plain ? &input.node()->view : nullptr,
-                                       out.view()))
-      return out;
+// A reduction of an expression's values, checked: its row, its call and
+// the result's dtypes and shape; then planned into an out of that shape.
+// Not copied or moved: `reduce` points at `plan`.
+struct ValuesReduction {
+  ValuesReduction(ReduceOp op, const Expr& input, const Axes& axes, bool keep, std::optional<DType> dtype)
+      : row(detail::reduce_row(op)), call(input), keepdims(keep) {
+    const DType values_dtype = call.program().out_dtype;
+    const Shape& shape = call.out_shape();
+    along = reduced_dims(axes, static_cast<int>(shape.size()), row.name);
+    types = detail::reduce_dtypes(op, values_dtype, dtype);
+    if (!has_reduce_loop(row.combine, types.accumulator))
+      detail::fail(ErrorKind::value, "{}: not defined for dtype {}", row.name, dtype_name(values_dtype));
+    check_not_empty(row, values_dtype, shape, along);
+    result_shape = reduced_shape(shape, along, keepdims);
+    plain = input.node()->kind == NodeKind::input;
+    if (plain) plain_input = input.node()->view;
   }
-  const SelectedKernel kernel = reduction_kernel(call, plan, reduce);
-  ReduceSource source{.fn = kernel.fn, .context = call.scalar_slots().data()};
-  Tensor written;  // the fallback's values
-  if (kernel.fn != nullptr) {
+  ValuesReduction(const ValuesReduction&) = delete;
+
+  // Plans the reduction into `out` (of result_shape and types.result).
+  void plan_into(const TensorView& out) {
+    // The values' layout: a plain input's own; an expression's, where evaluate would write them.
+    values = plain ? plain_input.layout() : call.new_out_layout();
+    std::vector<Strides> with;
+    for (const TensorView& v : call.inputs()) with.push_back(broadcast_to(v, call.out_shape()).strides());
+    plan = plan_reduce(values, along, strides_in_x(out.layout(), along, keepdims), with);
+    call.check_exponent_inputs(call.inputs(), static_cast<std::int64_t>(plan.outputs * plan.count));
+    reduce = ReduceCall{.combine = row.combine,
+                        .input = call.program().out_dtype,
+                        .accumulator = types.accumulator,
+                        .result = types.result,
+                        .divide = row.when_empty == detail::WhenEmpty::nan,
+                        .plan = &plan,
+                        .x = nullptr,
+                        .out = out.data()};
+  }
+
+  // What the reduction kernel `fn` reads: each input's element at index 0, and its size.
+  ReduceSource source_for(KernelFn fn) const {
+    ReduceSource source{.fn = fn, .context = call.scalar_slots().data()};
     for (std::size_t k = 0; k < call.inputs().size(); ++k) {
       source.data[k] = static_cast<const char*>(call.inputs()[k].data());
       source.sizes[k] = call.inputs()[k].element_size();
     }
-    reduce.source = &source;
-  } else if (plain) {
-    reduce.x = input.node()->view.data();
-  } else {
-    written = Tensor::empty(values_dtype, values);
-    evaluate(input, written.view());
-    reduce.x = written.data();
+    return source;
   }
-  record_call_threads(execute_reduce(reduce, num_threads()));
+
+  const detail::ReduceRow& row;
+  const ExprCall call;
+  const bool keepdims;
+  bool plain = false;
+  TensorView plain_input;
+  std::vector<bool> along;
+  detail::ReduceDTypes types;
+  Shape result_shape;
+  Layout values;
+  ReducePlan plan;
+  ReduceCall reduce;
+};
+
+}  // namespace
+
+Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  ValuesReduction r(op, input, axes, keepdims, dtype);
+  Tensor out = Tensor::empty(r.types.result, Layout::contiguous(r.result_shape));
+  r.plan_into(out.view());
+  if (current_target().kind() == TargetKind::ascend_sim) {
+    r.reduce.x = r.plain ? r.plain_input.data() : nullptr;
+    if (run_reduction_on_ascend_target(current_target(), r.row.name, r.reduce, r.plain ? &r.plain_input : nullptr,
+                                       out.view()))
+      return out;
+  }
+  const SelectedKernel kernel = reduction_kernel(r.call, r.plan, r.reduce);
+  const ReduceSource source = r.source_for(kernel.fn);
+  Tensor written;  // the fallback's values
+  if (kernel.fn != nullptr) {
+    r.reduce.source = &source;
+  } else if (r.plain) {
+    r.reduce.x = r.plain_input.data();
+  } else {
+    written = Tensor::empty(r.call.program().out_dtype, r.values);
+    evaluate(input, written.view());
+    r.reduce.x = written.data();
+  }
+  record_call_threads(execute_reduce(r.reduce, num_threads()));
   return out;
+}
+
+std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, const ReduceParams& p,
+                                                   const TensorView& out) {
+  ValuesReduction r(op, input, p.axes, p.keepdims, p.dtype);
+  if (current_target().kind() != TargetKind::host || r.call.has_exponent_checks() || out.shape() != r.result_shape ||
+      out.dtype() != r.types.result)
+    return std::nullopt;
+  r.plan_into(out);
+  SelectedKernel kernel = reduction_kernel(r.call, r.plan, r.reduce);
+  if (kernel.fn == nullptr && !r.plain) return std::nullopt;  // a plain input's fallback reads it in place
+  PreparedReduction prepared{.inputs = r.call.inputs(),
+                             .plan = std::make_unique<const ReducePlan>(r.plan),
+                             .reduce = r.reduce,
+                             .source = r.source_for(kernel.fn),
+                             .slots = std::make_shared<const std::vector<ScalarSlot>>(r.call.scalar_slots()),
+                             .keep_alive = std::move(kernel.keep_alive)};
+  prepared.reduce.plan = prepared.plan.get();
+  prepared.source.context = prepared.slots->data();
+  return prepared;
 }
 
 Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims, std::optional<DType> dtype,

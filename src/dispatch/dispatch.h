@@ -166,6 +166,18 @@ inline bool runs_direct(const PlannedCall& call) {
          !config::ascend_target();
 }
 
+// dispatch()'s host path for an expression's kernel `fn` on the caller
+// alone: NOTE: [Row blocks] runs each block on one thread.
+inline void run_on_caller(const PlannedCall& call, KernelFn fn, const OperandPointers& ptrs) {
+  if (call.plan.numel == 0) return;
+  if (call.fused)
+    execute_fused_rows(call.plan, *call.fused, fn, fn, ptrs, call.sizes, 1);
+  else if (call.direct.usable())
+    call.direct.run(fn, ptrs);
+  else
+    execute_plan(call.plan, fn, ptrs, call.sizes, 1);
+}
+
 // The kernels of NOTE: [Short rows]' two pieces, the fused plan's and the
 // rest's, and what keeps their code loaded while they run.
 struct ShortRowKernels {

@@ -60,7 +60,8 @@ struct Variable {
 };
 
 enum Index : std::size_t {
-  kLogLevel, kVerbose, kJit, kJitMode, kJitIsolate, kJitQueue, kProfile, kOptLevel, kMaxIsa, kNumThreads, kGrain, kCacheCapacity, kCacheDir, kCacheMaxMb,
+  kLogLevel, kVerbose, kJit, kJitMode, kJitIsolate, kJitQueue, kProfile, kOptLevel, kMaxIsa, kNumThreads, kGrain, kRowBlockBytes,
+  kCacheCapacity, kCacheDir, kCacheMaxMb,
   kStreamMinBytes, kDumpDir, kTarget, kAscendProduct, kUbSize, kBlockNum, kDoubleBuffer, kCount
 };
 
@@ -110,6 +111,11 @@ constexpr std::array<Variable, kCount> kVariables{{
      "call hands a thread (at least four pieces per thread; a row or a tile longer than a grain stays "
      "whole)",
      int_in<1, (std::int64_t{1} << 40)>},
+    {"BCAST_ROW_BLOCK_BYTES", "196608", "0 .. 1073741824",
+     "an expression whose reductions keep its rows (softmax, layer norm) runs a block of rows at a time "
+     "when an input has 2 MiB or more: about this many bytes of its operands a block, to stay in the "
+     "core's L2 (docs/performance.md); 0 runs its passes over the whole call",
+     int_in<0, (std::int64_t{1} << 30)>},
     {"BCAST_CACHE_CAPACITY", "1024", "0 .. 1048576",
      "kernels kept in memory (LRU); 0 keeps none",
      int_in<0, (1 << 20)>},
@@ -222,7 +228,7 @@ class Store {
 
   std::atomic<bool> jit{true}, verbose{false}, ascend{false}, jit_async{true}, jit_isolate{false};
   std::atomic<int> threads{1}, opt_level{2};
-  std::atomic<std::int64_t> grain{0};
+  std::atomic<std::int64_t> grain{0}, row_block_bytes{0};
   std::atomic<std::size_t> capacity{0}, jit_queue{0};
   std::atomic<std::uint64_t> generation{0}, any_generation{0};
   std::atomic<std::uint64_t> max_bytes{0};
@@ -241,6 +247,7 @@ class Store {
     const auto hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = number(kNumThreads) == 0 ? hardware : static_cast<int>(number(kNumThreads));
     grain = number(kGrain);
+    row_block_bytes = number(kRowBlockBytes);
     capacity = static_cast<std::size_t>(number(kCacheCapacity));
     jit_queue = static_cast<std::size_t>(number(kJitQueue));
     max_bytes = static_cast<std::uint64_t>(number(kCacheMaxMb)) << 20;
@@ -279,6 +286,7 @@ bool jit_isolate() { return store().jit_isolate.load(std::memory_order_relaxed);
 std::string profile() { return store().value(kProfile); }
 int threads() { return store().threads.load(std::memory_order_relaxed); }
 std::int64_t grain() { return store().grain.load(std::memory_order_relaxed); }
+std::int64_t row_block_bytes() { return store().row_block_bytes.load(std::memory_order_relaxed); }
 std::size_t cache_capacity() { return store().capacity.load(std::memory_order_relaxed); }
 std::size_t jit_queue() { return store().jit_queue.load(std::memory_order_relaxed); }
 int opt_level() { return store().opt_level.load(std::memory_order_relaxed); }

@@ -15,6 +15,7 @@ bool jit_async();    // BCAST_JIT_MODE=async (NOTE: [Tiers])
 bool jit_isolate();  // BCAST_JIT_ISOLATE=1 (NOTE: [Isolated compiles])
 int threads();            // resolved: never 0
 std::int64_t grain();
+std::int64_t row_block_bytes();  // NOTE: [Row blocks]; 0: off
 // Calls that move at least this many bytes get streaming stores
 // (BCAST_STREAM_MIN_BYTES): "off" is kNeverStream, "auto" is kStreamAuto,
 // which the caller resolves to its target's last-level cache size.
