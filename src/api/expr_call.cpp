@@ -407,10 +407,12 @@ ExprInfo ExprCall::info() const {
   return info;
 }
 
-ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan) {
+ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan,
+                         std::optional<std::uint64_t> stream_min_bytes) {
   ExprKernel kernel;
-  kernel.jit = select_expr_kernel(call.structure(), call.input_types(), call.scalar_types(),
-                                  fallback_ns_of(call.program()), plan, &kernel.key);
+  kernel.jit =
+      select_expr_kernel(call.structure(), call.input_types(), call.scalar_types(), fallback_ns_of(call.program()),
+                         plan, &kernel.key, provider::Use::call, stream_min_bytes);
   if (kernel.jit.fn != nullptr) return kernel;
   kernel.typed = reference_kernel_of(call.program());
   if (kernel.typed == nullptr) kernel.evaluator = std::make_shared<const ExprEvaluator>(call.program());

@@ -122,7 +122,10 @@ struct ExprKernel {
   std::string key = "reference";
   bool provisional() const { return jit.provisional(); }  // NOTE: [Tiers]
 };
-ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan);
+// `stream_min_bytes`: NOTE: [Streaming stores]' threshold where not the
+// setting's (NOTE: [Row blocks]: a block streams when its whole call would).
+ExprKernel select_kernel(const ExprCall& call, const BroadcastPlan& plan,
+                         std::optional<std::uint64_t> stream_min_bytes = std::nullopt);
 
 // Runs `call`'s program over its planned call (out first, then `inputs`) on
 // `kernel` (NOTE: [Dispatch]); `api` names how the application reached it in

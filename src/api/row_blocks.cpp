@@ -19,7 +19,6 @@
 #include "function_table.h"
 #include "targets.h"
 #include "thread_pool.h"
-#include "validate_binary.h"
 
 namespace bcast {
 namespace {
@@ -108,10 +107,14 @@ struct Step {
   std::size_t operands = 0;
   std::array<const void*, kMaxOperands> first{};
   std::array<std::ptrdiff_t, kMaxOperands> row_bytes{};
+  std::array<bool, kMaxOperands> held{};  // the thread's block of held values, not first[k]
 
-  void place(std::size_t k, const TensorView& v, const std::vector<Moving>& moving) {
+  // Operand k is `v`, a first block's view: one that moves (in `moving`),
+  // one that stays, or the held values (at `held_data`).
+  void place(std::size_t k, const TensorView& v, const std::vector<Moving>& moving, const void* held_data) {
     first[k] = v.data();
     row_bytes[k] = row_bytes_of(moving, v);
+    held[k] = held_data != nullptr && v.data() == held_data;
     operands = std::max(operands, k + 1);
   }
 };
@@ -121,7 +124,23 @@ struct Program {
   std::int64_t rows = 0;
   std::vector<Step> steps;
   std::vector<Tensor> owned;  // read by composed reductions (NOTE: [Composed reductions])
+  std::size_t held_bytes = 0;  // a block's held values (Held)
 };
+
+// This thread's buffer for a block's held values: grown to the largest block
+// it has run, so bounded by the row blocks' size (and kept for the next call).
+std::byte* held_buffer(std::size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t size = 0;
+  };
+  thread_local Buffer buffer;
+  if (buffer.size < bytes) {
+    buffer.data = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    buffer.size = bytes;
+  }
+  return buffer.data.get();
+}
 
 class RowBlocks {
  public:
@@ -133,9 +152,6 @@ class RowBlocks {
     std::vector<Moving> moving;
     std::map<const ExprNode*, NodePtr> done;
     narrowed(e.node(), rank_, rows_, rows_, moving, done);
-    out_is_free_ = true;
-    for (const auto& [node, copy] : done)
-      if (node->kind == NodeKind::input && ranges_overlap(out, node->view)) out_is_free_ = false;
     for (std::size_t i = 0; i < moving.size(); ++i)  // each operand once, however often the text names it
       if (row_bytes_of(std::span(moving).first(i), moving[i].first) == 0)
         row_bytes += bytes_of(moving[i].first) / rows_;
@@ -143,6 +159,7 @@ class RowBlocks {
     h_ = std::min(config::row_block_bytes() / std::max<std::int64_t>(row_bytes, 1),
                   (rows_ + kBlocksPerThread * threads - 1) / (kBlocksPerThread * threads));
     if (h_ < 2 || rows_ <= h_) h_ = 0;
+    streams_ = static_cast<std::uint64_t>(row_bytes * rows_) >= stream_threshold(target_for(TargetKind::host));
   }
 
   // The rows of a block, 0 where the shapes do not qualify.
@@ -178,7 +195,7 @@ class RowBlocks {
     const Expr block(narrowed(e_.node(), rank_, rows_, h, moving, done));
     const TensorView out = first_rows(out_, h);
     moving.push_back({out, out_.strides()[0] * static_cast<std::ptrdiff_t>(out_.element_size())});
-    InOut in_out{.view = out, .free = out_is_free_};
+    Held held;
     bool ok = true;
     std::size_t k = 0;
     std::vector<Tensor> unused;  // a result that does not move: the call does not qualify
@@ -198,17 +215,19 @@ class RowBlocks {
       const TensorView first = first_rows(result.view(), h);
       moving.push_back({first, result.strides()[0] * static_cast<std::ptrdiff_t>(result.element_size())});
       if (!prepare || !ok) return first;
-      const Expr values = in_out.read(input);
+      const Expr values = held.read(input);
       std::optional<PreparedReduction> reduction;
-      if (!in_out.worth(values)) reduction = prepare_reduction(op, values, params, first);
-      if (!reduction && in_out.take(values, p, moving)) reduction = prepare_reduction(op, in_out.leaf(), params, first);
+      if (!held.worth(values)) reduction = prepare_reduction(op, values, params, first);
+      if (!reduction && held.take(values, rank_, h, p, moving))
+        reduction = prepare_reduction(op, held.leaf(), params, first);
       if (!reduction) {
         ok = false;
         return first;
       }
       Step& step = p.steps.emplace_back();
-      step.place(0, first, moving);
-      for (std::size_t i = 0; i < reduction->inputs.size(); ++i) step.place(1 + i, reduction->inputs[i], moving);
+      step.place(0, first, moving, held.data());
+      for (std::size_t i = 0; i < reduction->inputs.size(); ++i)
+        step.place(1 + i, reduction->inputs[i], moving, held.data());
       step.reduction = std::move(reduction);
       return first;
     };
@@ -217,61 +236,71 @@ class RowBlocks {
     p.owned = std::move(passes.owned);
     if (!prepare) return p;
     const Expr rest =
-        in_out.read(passes.root_is_reduction ? expr::cast(passes.rest, results_.back().dtype()) : passes.rest);
-    if (!write_step(rest, out, p, moving)) return std::nullopt;
+        held.read(passes.root_is_reduction ? expr::cast(passes.rest, results_.back().dtype()) : passes.rest);
+    if (!write_step(rest, out, streams_, held.data(), p, moving)) return std::nullopt;
+    p.held_bytes = held.buffer.nbytes();
+    p.owned.push_back(std::move(held.buffer));
     return p;
   }
 
-  // A step that writes `values` to `out` (the first block's), true; false
-  // where its kernel is not ready (or an exponent needs its check).
-  static bool write_step(const Expr& values, const TensorView& out, Program& p, const std::vector<Moving>& moving) {
+  // A step that writes `values` to `out` (a first block's view), true;
+  // false where its kernel is not ready (or an exponent needs its check).
+  // `stream`: with streaming stores (NOTE: [Streaming stores]) where the
+  // layout can, as the whole call would have.
+  static bool write_step(const Expr& values, const TensorView& out, bool stream, const void* held, Program& p,
+                         const std::vector<Moving>& moving) {
     auto call = std::make_shared<const ExprCall>(values);
     if (call->has_exponent_checks() || call->out_shape() != out.shape() || call->program().out_dtype != out.dtype())
       return false;
     Step step;
     step.planned = call->planned_for(out.layout());
-    step.kernel = select_kernel(*call, step.planned.plan);
+    step.kernel = select_kernel(*call, step.planned.plan, stream ? std::optional<std::uint64_t>(0) : std::nullopt);
     if (step.kernel.jit.fn == nullptr || step.kernel.provisional()) return false;
-    step.place(0, out, moving);
-    for (std::size_t i = 0; i < call->inputs().size(); ++i) step.place(1 + i, call->inputs()[i], moving);
+    step.place(0, out, moving, held);
+    for (std::size_t i = 0; i < call->inputs().size(); ++i) step.place(1 + i, call->inputs()[i], moving, held);
     step.call = std::move(call);
     p.steps.push_back(std::move(step));
     return true;
   }
 
-  // Out as a block's store for the values of one reduction's input, which
-  // later steps read in place (the rest, in place, last): softmax's
-  // exp(x - m) computed once, or an input whose reduction has no kernel of
-  // its form. Out holds one such array; only where it overlaps no input.
-  struct InOut {
-    TensorView view;
-    bool free = false;
+  // A block's values held in a buffer of the thread's, in its L2, for the
+  // steps after: the values of a reduction's input that later steps read
+  // again (softmax's exp(x - m): computed once), or that its reduction has
+  // no kernel of its form to compute in registers. One array a block.
+  struct Held {
+    Tensor buffer;    // the first block's stand-in: a run takes its thread's own (held_buffer)
     std::string key;  // values_key of the values held; empty: none yet
     struct {
       NodeKind kind = NodeKind::input;
       std::uint8_t code = 0;
     } root;  // their tree's root
 
-    Expr leaf() const { return named_input(view, "out"); }
+    const void* data() const { return key.empty() ? nullptr : buffer.data(); }
+    Expr leaf() const { return named_input(buffer.view(), "held"); }
 
     // Worth holding: a function of the C library's (a recipe's cost) at the root.
     bool worth(const Expr& values) const {
       const ExprNode& n = *values.node();
-      return free && key.empty() && n.kind == NodeKind::unary &&
-             !detail::row(static_cast<UnaryOp>(n.code)).math.empty();
+      return key.empty() && n.kind == NodeKind::unary && !detail::row(static_cast<UnaryOp>(n.code)).math.empty();
     }
 
-    // Adds the step that writes `values` to out; false where out is taken
-    // or cannot hold them.
-    bool take(const Expr& values, Program& p, const std::vector<Moving>& moving) {
-      if (!free || !key.empty() || values.node()->kind == NodeKind::input) return false;
-      if (!write_step(values, view, p, moving)) return false;
-      key = values_key(ExprCall(values));
+    // Adds the step that writes `values` (a block's, `h` rows of rank
+    // `rank`) to the buffer; false where one is held already or they do not
+    // move with the rows.
+    bool take(const Expr& values, std::size_t rank, std::int64_t h, Program& p, const std::vector<Moving>& moving) {
+      if (!key.empty() || values.node()->kind == NodeKind::input) return false;
+      const ExprCall call(values);
+      if (call.out_shape().size() != rank || call.out_shape()[0] != h) return false;
+      // Laid out as the passes would write them (NOTE: [Output order]): a
+      // reduction's order follows its values' layout (NOTE: [Reduction plan]).
+      buffer = Tensor::empty(call.program().out_dtype, call.new_out_layout());
+      if (!write_step(values, buffer.view(), /*stream=*/false, buffer.data(), p, moving)) return false;
+      key = values_key(call);
       root = {values.node()->kind, values.node()->code};
       return true;
     }
 
-    // `e` with each tree of the values held read from out.
+    // `e` with each tree of the values held read from the buffer.
     Expr read(const Expr& e) const {
       if (key.empty()) return e;
       std::map<const ExprNode*, NodePtr> done;
@@ -296,9 +325,12 @@ class RowBlocks {
   };
 
   static void run_block(const Program& p, std::int64_t row) {
+    std::byte* held = p.held_bytes > 0 ? held_buffer(p.held_bytes) : nullptr;
     for (const Step& s : p.steps) {
       std::array<const void*, kMaxOperands> at{};
-      for (std::size_t k = 0; k < s.operands; ++k) at[k] = static_cast<const char*>(s.first[k]) + row * s.row_bytes[k];
+      for (std::size_t k = 0; k < s.operands; ++k)
+        at[k] =
+            s.held[k] ? static_cast<const void*>(held) : static_cast<const char*>(s.first[k]) + row * s.row_bytes[k];
       if (s.reduction) {
         ReduceSource source = s.reduction->source;
         for (std::size_t k = 1; k < s.operands; ++k) source.data[k - 1] = static_cast<const char*>(at[k]);
@@ -320,7 +352,7 @@ class RowBlocks {
   const TensorView out_;
   const std::size_t rank_;
   std::int64_t rows_ = 0, h_ = 0;
-  bool out_is_free_ = false;     // out overlaps no input: a block may hold values in it (InOut)
+  bool streams_ = false;         // the whole call would stream its out (NOTE: [Streaming stores]): the rest does
   std::vector<Tensor> results_;  // each pass's, whole: a block writes and reads its rows
   std::optional<Program> full_, last_;
 };

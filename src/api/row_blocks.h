@@ -24,24 +24,28 @@ namespace bcast {
 // per row. The reductions' results are whole tensors, a block writing its
 // rows.
 //
-// Out holds one array of values a block computes once: a reduction's input
-// whose root is a function of the C library's (softmax's exp(x - m), read
-// again by the rest), or one whose reduction kernel has no form for the
-// layout; it is written to out's rows, reduced from there, and the rest
-// reads it in place. Only where out overlaps no input.
+// A block may hold one array of values in a buffer of its thread's (in
+// L2, reused block after block): a reduction's input whose root is a
+// function of the C library's (softmax's exp(x - m), which the rest reads
+// again: computed once), or one whose reduction kernel has no form for the
+// layout; the reduction and the steps after read it from there. The rest
+// writes out with streaming stores where the whole call would (NOTE:
+// [Streaming stores]): out's lines are then never read, so softmax moves
+// x once and out once.
 //
 // The bits are the passes': a block's reductions run the same plan order
-// on each row (NOTE: [Reduction order]), a value computes the same whether
-// in registers or held in out, and the rest computes each element alone
-// (tests/test_row_blocks.cpp).
+// on each row (NOTE: [Reduction order]); held values are laid out as the
+// passes would write them (their layout orders their reduction) and are
+// the same whether computed in registers or held; the rest computes each
+// element alone (tests/test_row_blocks.cpp).
 //
 // Calls that do not qualify run their passes whole: a reduction along the
 // first dim, one without keepdims (its result's dims no longer line up with
 // the output's), one whose values do not move with the rows, rows too long
 // for two to fit a block, fewer than two blocks, no input of 2 MiB, a
-// kernel not compiled yet (NOTE: [Tiers]), a reduction's input without a
-// kernel that out cannot hold, the ascend-sim target, an integer power's
-// exponent to check (it could fail after a block was written).
+// kernel not compiled yet (NOTE: [Tiers]), a second array to hold, the
+// ascend-sim target, an integer power's exponent to check (it could fail
+// after a block was written).
 
 // Runs `e` into `out` in row blocks, true; false where the call does not
 // qualify (nothing written; the caller runs its passes). The checks on out

@@ -154,13 +154,13 @@ SelectedKernel select_keyed(const KernelKey& k, const ExprSpecPin& spec, double 
 
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
                                   const std::vector<LeafType>& scalars, double fallback_ns, const BroadcastPlan& plan,
-                                  std::string* key, provider::Use use) {
+                                  std::string* key, provider::Use use, std::optional<std::uint64_t> stream_min_bytes) {
   if (key != nullptr) *key = "reference";
   if (!jit_enabled()) return {};
   const Target& host = target_for(TargetKind::host);
   ExprSpecPin spec;  // NOTE: [Interned ids]: k names it until this returns
   const KernelKey k = make_expr_kernel_key(host, structure, inputs, scalars, plan, provider::current_codegen_id(),
-                                           stream_threshold(host), &spec);
+                                           stream_min_bytes.value_or(stream_threshold(host)), &spec);
   return select_keyed(k, spec, fallback_ns, plan, key, use);
 }
 

@@ -120,7 +120,8 @@ KernelFn reference_kernel_of(const ExprProgram& program);
 // nothing, so it counts no fallback).
 SelectedKernel select_expr_kernel(const std::string& structure, const std::vector<LeafType>& inputs,
                                   const std::vector<LeafType>& scalars, double fallback_ns, const BroadcastPlan& plan,
-                                  std::string* key = nullptr, provider::Use use = provider::Use::call);
+                                  std::string* key = nullptr, provider::Use use = provider::Use::call,
+                                  std::optional<std::uint64_t> stream_min_bytes = std::nullopt);
 // NOTE: [Reduction kernels]: the JIT's reduction kernel of an expression
 // over `plan`'s levels (out the accumulator), as select_expr_kernel's; fn is
 // null where the JIT is off, does not emit it or has not compiled it yet.
