@@ -245,6 +245,31 @@ TEST(GeneratedCode, F32ExpRunsItsRecipeInlineAndSleefOnlyOnRareLanes) {
   EXPECT_THAT(jit::kernel_ir(key, false), ::testing::HasSubstr("bcast.rare.exp.f32.fix"));
 }
 
+TEST(GeneratedCode, LoopConstantsAreLoadedOnceWhereThereAre16VectorRegisters) {
+  // NOTE: [Loop constants]: exp(x - m) of a row's m on AVX2's 16 vector
+  // registers reads its recipe's constants once, as volatile loads in the
+  // entry block; x + y, with few constants, is left alone, and so is every
+  // kernel on AVX-512's 32 registers.
+  if (!test::host_is_x86_64() || !test::host_has_feature("avx2") || !test::host_has_feature("fma"))
+    GTEST_SKIP() << "the host has no AVX2 with FMA";
+  const std::string isa = get_setting("BCAST_MAX_ISA");
+  const auto volatile_loads = [](const std::string& ir) {
+    std::size_t n = 0;
+    for (std::size_t at = ir.find("load volatile"); at != std::string::npos; at = ir.find("load volatile", at + 1)) ++n;
+    return n;
+  };
+  const std::vector<std::pair<DType, Shape>> rows = {{DType::f32, {4096, 1024}}, {DType::f32, {4096, 1}}};
+  set_setting("BCAST_MAX_ISA", "avx2");
+  const std::string exp_ir = jit::kernel_ir(expr_key("exp(x0-x1)", rows), true);
+  EXPECT_GE(volatile_loads(exp_ir), 8u) << exp_ir;
+  EXPECT_EQ(volatile_loads(jit::kernel_ir(expr_key("x0+x1", rows), true)), 0u);
+  if (test::host_has_feature("avx512f")) {
+    set_setting("BCAST_MAX_ISA", "avx512");
+    EXPECT_EQ(volatile_loads(jit::kernel_ir(expr_key("exp(x0-x1)", rows), true)), 0u);
+  }
+  set_setting("BCAST_MAX_ISA", isa);
+}
+
 TEST(GeneratedCode, MathKernelsPrefer512BitVectorsOnAvx512Hosts) {
   // NOTE: [Math vector width]: a kernel that computes a math function asks
   // for 512-bit vectors on an AVX-512 host; one that only adds keeps LLVM's

@@ -41,6 +41,7 @@
 #include "expr_program.h"
 #include "fault_injection.h"
 #include "function_table.h"
+#include "ir/loop_constants.h"
 #include "ir/rare_lanes.h"
 #include "logging.h"
 #include "math_library.h"
@@ -401,6 +402,7 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
     llvm::cantFail(pb.parsePassPipeline(inline_variants, "always-inline"));
     inline_variants.run(module, mam);
   }
+  if (!quick && opt_level >= 2) load_loop_constants_once(module);  // NOTE: [Loop constants]
 }
 
 llvm::Expected<llvm::SmallVector<char, 0>> codegen(llvm::Module& module, llvm::TargetMachine& tm,
