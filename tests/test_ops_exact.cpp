@@ -418,7 +418,7 @@ std::string param_name(const ::testing::TestParamInfo<OpDType>& info) {
 INSTANTIATE_TEST_SUITE_P(FloatsOnEveryExecutor, NaNPromise, ::testing::ValuesIn(nan_cases()), param_name);
 
 INSTANTIATE_TEST_SUITE_P(FloatsOnEveryExecutor, SpecialPairs, ::testing::ValuesIn(float_dtypes_on_executors()),
-                         [](const ::testing::TestParamInfo<DTypeOn>& info) { return ::testing::PrintToString(info.param); });
+                         [](const ::testing::TestParamInfo<DTypeOn>& p) { return ::testing::PrintToString(p.param); });
 
 INSTANTIATE_TEST_SUITE_P(AllOpsAllDTypes, OpExact, ::testing::ValuesIn(every_pair_on_every_executor()), param_name);
 

@@ -23,17 +23,6 @@
 namespace bcast {
 namespace {
 
-struct JitGuard {
-  bool enabled = jit_enabled();
-  JitMode mode = jit_mode();
-  int threads = num_threads();
-  ~JitGuard() {
-    set_jit_enabled(enabled);
-    set_jit_mode(mode);
-    set_num_threads(threads);
-  }
-};
-
 // A random shape of rank 1 to 4 whose extents mix the item sizes' edges
 // (NOTE: [Reduction order]: 512 elements, 32 lanes, 16 indices).
 Shape random_shape(std::mt19937_64& rng) {
@@ -111,7 +100,7 @@ Uses reduction_kernel_uses() {
 }
 
 TEST(ReductionKernels, GiveTheBitsOfTheWrittenValuesOnAnyThreadCount) {
-  JitGuard guard;
+  test::JitGuard guard;
   set_jit_mode(JitMode::sync);
   std::mt19937_64 rng(20261205);
   const Uses before = reduction_kernel_uses();
@@ -150,7 +139,7 @@ TEST(ReductionKernels, GiveTheBitsOfTheWrittenValuesOnAnyThreadCount) {
 // fallback: rows, columns, a broadcast input, a scalar, an image's
 // per-channel mean (narrow columns).
 TEST(ReductionKernels, CommonReductionsRunOnTheirKernel) {
-  JitGuard guard;
+  test::JitGuard guard;
   set_jit_enabled(true);
   set_jit_mode(JitMode::sync);
   std::mt19937_64 rng(7);

@@ -16,16 +16,24 @@
 namespace bcast {
 namespace {
 
-struct Guard {
-  bool enabled = jit_enabled();
-  JitMode mode = jit_mode();
-  int threads = num_threads();
-  ~Guard() {
-    set_jit_enabled(enabled);
-    set_jit_mode(mode);
-    set_num_threads(threads);
+// Each test runs with the JIT on, compiling before a call runs (every step
+// of a block needs its kernel: NOTE: [Row blocks]).
+class RowBlocks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    set_jit_enabled(true);
+    set_jit_mode(JitMode::sync);
   }
+
+ private:
+  test::JitGuard guard_;
 };
+
+Expr softmax_of(const TensorView& x) {
+  using namespace expr;
+  const Expr e = exp(Expr(x) - amax(Expr(x), -1, true));
+  return e / sum(e, -1, true);
+}
 
 // The oracle: the passes run whole (NOTE: [Expression passes]), which is
 // what evaluate() did before row blocks, on one thread.
@@ -65,10 +73,7 @@ std::vector<Case> row_cases(const Expr& x, const Expr& g, const Expr& b) {
   };
 }
 
-TEST(RowBlocks, GiveThePassesBitsOnAnyThreadCount) {
-  Guard guard;
-  set_jit_enabled(true);
-  set_jit_mode(JitMode::sync);
+TEST_F(RowBlocks, GiveThePassesBitsOnAnyThreadCount) {
   std::mt19937_64 rng(20261206);
   // Rows and row lengths around a block's edges; every x is 2 MiB or more.
   const Shape shapes[] = {{1031, 1000}, {300, 2049}, {3000, 257}, {400, 3, 600}, {2100, 513}};
@@ -96,50 +101,37 @@ TEST(RowBlocks, GiveThePassesBitsOnAnyThreadCount) {
   }
 }
 
-TEST(RowBlocks, RunInPlaceWhereOutIsTheInput) {
-  Guard guard;
-  set_jit_enabled(true);
-  set_jit_mode(JitMode::sync);
-  std::mt19937_64 rng(6);
-  Tensor x(DType::f32, {1500, 700});
-  test::fill_random(x.view(), rng);
-  using namespace expr;
-  const Expr e = exp(Expr(x) - amax(Expr(x), -1, true));
-  const Expr softmax = e / sum(e, -1, true);
+// softmax(x) evaluated into `out` runs in row blocks and gives the passes' bits.
+void expect_softmax_in_blocks(const TensorView& x, const TensorView& out) {
+  const Expr softmax = softmax_of(x);
   const std::vector<std::uint8_t> want = passes_bits(softmax);
   const std::uint64_t before = row_block_calls();
-  evaluate(softmax, x.view());
-  EXPECT_EQ(row_block_calls(), before + 1);
-  EXPECT_EQ(test::bytes_of(x), want);
-}
-
-// Into an out of another memory order than the values: the held values
-// keep the passes' layout, so their reductions keep their order.
-TEST(RowBlocks, RunIntoAnOutOfAnotherOrder) {
-  Guard guard;
-  set_jit_enabled(true);
-  set_jit_mode(JitMode::sync);
-  std::mt19937_64 rng(9);
-  Tensor parent(DType::f32, {700, 1500});
-  test::fill_random(parent.view(), rng);
-  const TensorView x(parent.data(), DType::f32, Layout{{1500, 700}, {1, 1500}});  // parent transposed
-  using namespace expr;
-  const Expr e = exp(Expr(x) - amax(Expr(x), -1, true));
-  const Expr softmax = e / sum(e, -1, true);
-  const std::vector<std::uint8_t> want = passes_bits(softmax);
-  Tensor out(DType::f32, {1500, 700});  // C order, where the values' own order is x's
-  const std::uint64_t before = row_block_calls();
-  evaluate(softmax, out.view());
+  evaluate(softmax, out);
   EXPECT_EQ(row_block_calls(), before + 1);
   EXPECT_EQ(test::bytes_of(out), want);
 }
 
+TEST_F(RowBlocks, RunInPlaceWhereOutIsTheInput) {
+  std::mt19937_64 rng(6);
+  Tensor x(DType::f32, {1500, 700});
+  test::fill_random(x.view(), rng);
+  expect_softmax_in_blocks(x.view(), x.view());
+}
+
+// Into an out of another memory order than the values: the held values
+// keep the passes' layout, so their reductions keep their order.
+TEST_F(RowBlocks, RunIntoAnOutOfAnotherOrder) {
+  std::mt19937_64 rng(9);
+  Tensor parent(DType::f32, {700, 1500});
+  test::fill_random(parent.view(), rng);
+  const TensorView x(parent.data(), DType::f32, Layout{{1500, 700}, {1, 1500}});  // parent transposed
+  Tensor out(DType::f32, {1500, 700});  // C order, where the values' own order is x's
+  expect_softmax_in_blocks(x, out.view());
+}
+
 // What does not qualify runs its passes whole: a reduction along the first
 // dim, a reduction without keepdims, a small call.
-TEST(RowBlocks, OtherCallsRunTheirPassesWhole) {
-  Guard guard;
-  set_jit_enabled(true);
-  set_jit_mode(JitMode::sync);
+TEST_F(RowBlocks, OtherCallsRunTheirPassesWhole) {
   std::mt19937_64 rng(7);
   Tensor x(DType::f32, {1024, 1024}), small(DType::f32, {64, 1024});
   test::fill_random(x.view(), rng);
@@ -159,8 +151,7 @@ TEST(RowBlocks, OtherCallsRunTheirPassesWhole) {
     EXPECT_EQ(row_block_calls(), before) << c.what;
   }
   // BCAST_ROW_BLOCK_BYTES=0: none does.
-  const Expr e = exp(Expr(x) - amax(Expr(x), -1, true));
-  const Expr softmax = e / sum(e, -1, true);
+  const Expr softmax = softmax_of(x);
   ASSERT_TRUE(says_row_blocks(softmax));
   const std::string setting = get_setting("BCAST_ROW_BLOCK_BYTES");
   set_setting("BCAST_ROW_BLOCK_BYTES", "0");
@@ -172,10 +163,7 @@ TEST(RowBlocks, OtherCallsRunTheirPassesWhole) {
 }
 
 // A bad out is refused as the passes refuse it, and nothing is written.
-TEST(RowBlocks, ABadOutIsRefusedBeforeAnyBlockRuns) {
-  Guard guard;
-  set_jit_enabled(true);
-  set_jit_mode(JitMode::sync);
+TEST_F(RowBlocks, ABadOutIsRefusedBeforeAnyBlockRuns) {
   std::mt19937_64 rng(8);
   Tensor buffer(DType::f32, {1025, 1024});
   test::fill_random(buffer.view(), rng);

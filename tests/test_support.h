@@ -101,4 +101,20 @@ bool quiet_nan_at(const TensorView& x, std::int64_t i, int part = 0);  // a comp
 // choice bcast defines (a's), are compared bit for bit.
 std::int64_t first_mismatch(Op op, const TensorView& got, const TensorView& want);
 
+// Puts back the JIT switch, the JIT mode and the thread count a test
+// changes, when it ends.
+struct JitGuard {
+  bool enabled = jit_enabled();
+  JitMode mode = jit_mode();
+  int threads = num_threads();
+  JitGuard() = default;
+  JitGuard(const JitGuard&) = delete;
+  JitGuard& operator=(const JitGuard&) = delete;
+  ~JitGuard() {
+    set_jit_enabled(enabled);
+    set_jit_mode(mode);
+    set_num_threads(threads);
+  }
+};
+
 }  // namespace bcast::test
