@@ -129,6 +129,26 @@ TEST_F(RowBlocks, RunIntoAnOutOfAnotherOrder) {
   expect_softmax_in_blocks(x, out.view());
 }
 
+// x less its first row, x[0:1]: the same data, strides and, for a block of
+// one row, shape as x's first block. Rows one past a whole number of
+// blocks on 1, 2 and 16 threads (24, 24 and 16 rows a block): no block has
+// one row, so x[0:1] stays where it is.
+TEST_F(RowBlocks, AnInputThatIsTheFirstRowOfAnotherStays) {
+  std::mt19937_64 rng(10);
+  Tensor x(DType::f32, {1009, 1024});
+  test::fill_random(x.view(), rng);
+  const TensorView first_row(x.data(), DType::f32, Layout{{1, 1024}, x.strides()});
+  using namespace expr;
+  const Expr e = (Expr(x) - Expr(first_row)) / sum(Expr(x) * Expr(x), -1, true);
+  const std::vector<std::uint8_t> want = passes_bits(e);
+  for (const int threads : {1, 2, 16}) {
+    set_num_threads(threads);
+    const std::uint64_t before = row_block_calls();
+    EXPECT_EQ(test::bytes_of(evaluate(e)), want) << threads << " threads";
+    EXPECT_EQ(row_block_calls(), before + 1);
+  }
+}
+
 // What does not qualify runs its passes whole: a reduction along the first
 // dim, a reduction without keepdims, a small call.
 TEST_F(RowBlocks, OtherCallsRunTheirPassesWhole) {

@@ -158,7 +158,7 @@ class RowBlocks {
     const std::int64_t threads = std::max(1, num_threads());
     h_ = std::min(config::row_block_bytes() / std::max<std::int64_t>(row_bytes, 1),
                   (rows_ + kBlocksPerThread * threads - 1) / (kBlocksPerThread * threads));
-    if (h_ < 2 || rows_ <= h_) h_ = 0;
+    if (h_ < 2 || rows_ < 2 * h_) h_ = 0;
     streams_ = static_cast<std::uint64_t>(row_bytes * rows_) >= stream_threshold(target_for(TargetKind::host));
   }
 
@@ -166,13 +166,16 @@ class RowBlocks {
   std::int64_t rows_per_block() const { return h_; }
 
   // Works out both block heights' steps (`prepare` false: checks the
-  // shapes only); false where the call does not qualify.
+  // shapes only); false where the call does not qualify. The last block
+  // takes the rows left over too, so that no block has one row: a first
+  // block's view of one row may be the very view of an input that repeats
+  // along the rows (x[0:1] beside x), and would move with x.
   bool prepare(bool prepare) {
     if (h_ == 0) return false;
     full_ = program(h_, prepare);
     if (!full_) return false;
     if (rows_ % h_ != 0) {
-      last_ = program(rows_ % h_, prepare);
+      last_ = program(h_ + rows_ % h_, prepare);
       if (!last_) return false;
     }
     return true;
@@ -181,7 +184,7 @@ class RowBlocks {
   // Runs the prepared blocks on the call's threads.
   void run() const {
     g_calls.fetch_add(1, std::memory_order_relaxed);
-    const std::int64_t blocks = (rows_ + h_ - 1) / h_;
+    const std::int64_t blocks = rows_ / h_;
     record_call_threads(ThreadPool::instance().run(
         num_threads(), blocks, [&](std::int64_t b) { run_block(last_ && b == blocks - 1 ? *last_ : *full_, b * h_); }));
   }

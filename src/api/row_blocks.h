@@ -16,9 +16,10 @@ namespace bcast {
 // [Expression passes]) run block by block: a block's reductions, then its
 // rest, on rows [i, i + h) of every operand that has the output's rows,
 // while the block's bytes (BCAST_ROW_BLOCK_BYTES, 192 KiB: within any x86
-// core's L2) are in cache; each thread runs whole blocks. Softmax reads x
+// core's L2) are in cache; each thread runs whole blocks, the last block
+// taking the rows left over. Softmax reads x
 // from memory once where the passes read it three times. Each block height
-// (the blocks', and the last block's when it is shorter) is worked out once
+// (the blocks', and the last block's when it is longer) is worked out once
 // a call: its steps prepared on the first block's views (JIT kernels, plans
 // and operands), which a block runs with each operand moved by its bytes
 // per row. The reductions' results are whole tensors, a block writing its
