@@ -240,19 +240,18 @@ class RowBlocks {
     if (!prepare) return p;
     const Expr rest =
         held.read(passes.root_is_reduction ? expr::cast(passes.rest, results_.back().dtype()) : passes.rest);
-    if (!write_step(rest, out, streams_, held.data(), p, moving)) return std::nullopt;
+    if (!write_step(std::make_shared<const ExprCall>(rest), out, streams_, held.data(), p, moving)) return std::nullopt;
     p.held_bytes = held.buffer.nbytes();
     p.owned.push_back(std::move(held.buffer));
     return p;
   }
 
-  // A step that writes `values` to `out` (a first block's view), true;
-  // false where its kernel is not ready (or an exponent needs its check).
-  // `stream`: with streaming stores (NOTE: [Streaming stores]) where the
-  // layout can, as the whole call would have.
-  static bool write_step(const Expr& values, const TensorView& out, bool stream, const void* held, Program& p,
-                         const std::vector<Moving>& moving) {
-    auto call = std::make_shared<const ExprCall>(values);
+  // A step that writes the values of `call` to `out` (a first block's
+  // view), true; false where its kernel is not ready (or an exponent needs
+  // its check). `stream`: with streaming stores (NOTE: [Streaming stores])
+  // where the layout can, as the whole call would have.
+  static bool write_step(std::shared_ptr<const ExprCall> call, const TensorView& out, bool stream, const void* held,
+                         Program& p, const std::vector<Moving>& moving) {
     if (call->has_exponent_checks() || call->out_shape() != out.shape() || call->program().out_dtype != out.dtype())
       return false;
     Step step;
@@ -292,13 +291,16 @@ class RowBlocks {
     // move with the rows.
     bool take(const Expr& values, std::size_t rank, std::int64_t h, Program& p, const std::vector<Moving>& moving) {
       if (!key.empty() || values.node()->kind == NodeKind::input) return false;
-      const ExprCall call(values);
-      if (call.out_shape().size() != rank || call.out_shape()[0] != h) return false;
+      auto call = std::make_shared<const ExprCall>(values);
+      if (call->out_shape().size() != rank || call->out_shape()[0] != h) return false;
       // Laid out as the passes would write them (NOTE: [Output order]): a
       // reduction's order follows its values' layout (NOTE: [Reduction plan]).
-      buffer = Tensor::empty(call.program().out_dtype, call.new_out_layout());
-      if (!write_step(values, buffer.view(), /*stream=*/false, buffer.data(), p, moving)) return false;
-      key = values_key(call);
+      buffer = Tensor::empty(call->program().out_dtype, call->new_out_layout());
+      key = values_key(*call);
+      if (!write_step(std::move(call), buffer.view(), /*stream=*/false, buffer.data(), p, moving)) {
+        key.clear();
+        return false;
+      }
       root = {values.node()->kind, values.node()->code};
       return true;
     }
@@ -364,25 +366,28 @@ bool qualifies_at_a_glance(const Expr& e) {
   return config::row_block_bytes() > 0 && worth_a_look(e) && current_target().kind() == TargetKind::host;
 }
 
-}  // namespace
-
-bool evaluate_in_row_blocks(const Expr& e, const TensorView& out) {
-  if (!qualifies_at_a_glance(e)) return false;
-  const ExprCall rest = whole_rest(e);
-  rest.validate_out(out, rest.inputs());
+// Runs `e` into `out` (checked) in row blocks, true; false where it does not qualify.
+bool run_in_row_blocks(const Expr& e, const TensorView& out) {
   RowBlocks blocks(e, out);
   if (!blocks.prepare(true)) return false;
   blocks.run();
   return true;
 }
 
+}  // namespace
+
+bool evaluate_in_row_blocks(const Expr& e, const TensorView& out) {
+  if (!qualifies_at_a_glance(e)) return false;
+  const ExprCall rest = whole_rest(e);
+  rest.validate_out(out, rest.inputs());
+  return run_in_row_blocks(e, out);
+}
+
 std::optional<Tensor> evaluate_in_row_blocks(const Expr& e) {
   if (!qualifies_at_a_glance(e)) return std::nullopt;
   const ExprCall rest = whole_rest(e);
   Tensor out = Tensor::empty(rest.program().out_dtype, rest.new_out_layout());
-  RowBlocks blocks(e, out.view());
-  if (!blocks.prepare(true)) return std::nullopt;
-  blocks.run();
+  if (!run_in_row_blocks(e, out.view())) return std::nullopt;
   return out;
 }
 
