@@ -60,6 +60,7 @@ class ExpressionBody final : public NestBody {
       : program_(std::move(program)),
         interleave_(interleave_for(program_)),
         reduce_(key.reduce != ReduceForm::none),
+        rows_(key.reduce == ReduceForm::rows),
         combine_(combine_op(key.combine)),
         accumulator_(key.accumulator) {
     dtype_.push_back(reduce_ ? accumulator_ : program_.out_dtype);
@@ -108,6 +109,9 @@ class ExpressionBody final : public NestBody {
   Value* accumulate(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, Value* acc, unsigned lanes) override {
     Value* v = compute(b, inputs, lanes).parts.re;  // a reduction's value is real (reduction_kernel_valid)
     if (program_.out_dtype != accumulator_) v = emit_cast(b, program_.out_dtype, accumulator_, v);
+    const bool extremum = combine_ == Op::max || combine_ == Op::min;
+    if (rows_ && lanes > 1 && extremum && (accumulator_ == DType::f32 || accumulator_ == DType::f64))
+      return emit_extremum_step(b, combine_ == Op::max, acc, v);
     return emit_op(b, combine_, accumulator_, acc, v);
   }
 
@@ -220,6 +224,7 @@ class ExpressionBody final : public NestBody {
   ExprProgram program_;
   unsigned interleave_;      // interleave_for(program_)
   bool reduce_;
+  bool rows_;  // a rows kernel's, whose steps are one chain through each accumulator
   Op combine_;
   DType accumulator_;
   std::vector<DType> dtype_;  // out (a reduction's accumulator), then each input

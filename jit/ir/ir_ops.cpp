@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include <array>
 #include <stdexcept>
@@ -33,16 +34,14 @@ struct OpLowering {
   Lowering floating, signed_int, unsigned_int, boolean;
 };
 
-// Float max/min are llvm.maximum / llvm.minimum: NaN-propagating, -0 < +0.
-// On bool (i1), add is or and mul is and; max is or, min is and.
+// Float max/min are emit_float_extremum's. On bool (i1), add is or and mul
+// is and; max is or, min is and.
 const std::array<OpLowering, 14> kTable{{
     {Op::add, bin(Instruction::FAdd), bin(Instruction::Add), bin(Instruction::Add), bin(Instruction::Or)},
     {Op::sub, bin(Instruction::FSub), bin(Instruction::Sub), bin(Instruction::Sub), {}},
     {Op::mul, bin(Instruction::FMul), bin(Instruction::Mul), bin(Instruction::Mul), bin(Instruction::And)},
-    {Op::max, intr(llvm::Intrinsic::maximum), intr(llvm::Intrinsic::smax), intr(llvm::Intrinsic::umax),
-     bin(Instruction::Or)},
-    {Op::min, intr(llvm::Intrinsic::minimum), intr(llvm::Intrinsic::smin), intr(llvm::Intrinsic::umin),
-     bin(Instruction::And)},
+    {Op::max, {}, intr(llvm::Intrinsic::smax), intr(llvm::Intrinsic::umax), bin(Instruction::Or)},
+    {Op::min, {}, intr(llvm::Intrinsic::smin), intr(llvm::Intrinsic::umin), bin(Instruction::And)},
     {Op::eq, cmp(CmpInst::FCMP_OEQ), cmp(CmpInst::ICMP_EQ), cmp(CmpInst::ICMP_EQ), cmp(CmpInst::ICMP_EQ)},
     {Op::ne, cmp(CmpInst::FCMP_UNE), cmp(CmpInst::ICMP_NE), cmp(CmpInst::ICMP_NE), cmp(CmpInst::ICMP_NE)},
     {Op::lt, cmp(CmpInst::FCMP_OLT), cmp(CmpInst::ICMP_SLT), cmp(CmpInst::ICMP_ULT), cmp(CmpInst::ICMP_ULT)},
@@ -117,11 +116,25 @@ llvm::Value* emit_float_floor_divide(llvm::IRBuilder<>& b, llvm::Value* x, llvm:
   return b.CreateSelect(b.CreateFCmpOEQ(y, zero), quotient, result);
 }
 
+// The larger (smaller) of x and y, neither NaN, with -0 < +0. Each `pick`
+// is `a > b ? a : b`, x86's maxps exactly (minps with <), a tie going to b;
+// its two orders differ only on a tie of signed zeros, where the and (or)
+// of their bits is +0 (-0).
+llvm::Value* emit_ordered_extremum(llvm::IRBuilder<>& b, bool max, llvm::Value* x, llvm::Value* y) {
+  auto pick = [&](llvm::Value* a, llvm::Value* c) {
+    return b.CreateSelect(max ? b.CreateFCmpOGT(a, c) : b.CreateFCmpOLT(a, c), a, c);
+  };
+  llvm::Type* bits = x->getType()->getWithNewType(b.getIntNTy(x->getType()->getScalarSizeInBits()));
+  llvm::Value* t = b.CreateBitCast(pick(y, x), bits);
+  llvm::Value* u = b.CreateBitCast(pick(x, y), bits);
+  return b.CreateBitCast(max ? b.CreateAnd(t, u) : b.CreateOr(t, u), x->getType());
+}
 
-// llvm.maximum/minimum propagate *a* NaN but leave which one unspecified; the
-// reference (like NumPy) returns a's NaN when both are NaN, payload and all.
-llvm::Value* emit_nan_first(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* extremum) {
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, b.CreateSelect(b.CreateFCmpUNO(y, y), y, extremum));
+// NumPy's maximum and minimum on floats (the reference's): x's NaN, payload
+// and all, else y's, else the ordered extremum.
+llvm::Value* emit_float_extremum(llvm::IRBuilder<>& b, bool max, llvm::Value* x, llvm::Value* y) {
+  llvm::Value* ordered = emit_ordered_extremum(b, max, x, y);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, b.CreateSelect(b.CreateFCmpUNO(y, y), y, ordered));
 }
 
 }  // namespace
@@ -155,13 +168,9 @@ llvm::Value* emit_on_stored_bits(llvm::IRBuilder<>& b, Op op, DType dtype, llvm:
   }
   llvm::Value* picks_x = nullptr;
   if (op == Op::max || op == Op::min) {
-    // no NaN left when it decides
-    llvm::Value* extremum = emit_lowering(b, *find_lowering(op, NumberKind::floating), cx, cy);
     llvm::Type* wide = shaped_like(cx, b.getInt32Ty());
-    llvm::Value* is_x = b.CreateICmpEQ(b.CreateBitCast(extremum, wide), b.CreateBitCast(cx, wide));
-    llvm::Type* truth = is_x->getType();
-    picks_x = b.CreateSelect(b.CreateFCmpUNO(cx, cx), llvm::ConstantInt::getTrue(truth),
-                             b.CreateSelect(b.CreateFCmpUNO(cy, cy), llvm::ConstantInt::getFalse(truth), is_x));
+    llvm::Value* extremum = emit_float_extremum(b, op == Op::max, cx, cy);
+    picks_x = b.CreateICmpEQ(b.CreateBitCast(extremum, wide), b.CreateBitCast(cx, wide));
   } else {  // fmax, fmin
     picks_x = emit_nan_ignoring_picks_x(b, cx, cy, op == Op::fmax);
   }
@@ -190,12 +199,31 @@ llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, l
     default: break;
   }
   if (llvm::Value* v = emit_binary_function(b, op, dtype, x, y)) return v;
+  if (kind == NumberKind::floating && (op == Op::max || op == Op::min))
+    return emit_float_extremum(b, op == Op::max, x, y);
   const Lowering* l = find_lowering(op, kind);
   // A failed compile, which the call survives on the reference executor.
   if (l == nullptr) throw std::logic_error(fmt::format("the JIT has no IR for {} on {}", op_name(op), dtype_name(dtype)));
-  llvm::Value* v = emit_lowering(b, *l, x, y);
-  if (kind == NumberKind::floating && (op == Op::max || op == Op::min)) v = emit_nan_first(b, x, y, v);
-  return v;
+  return emit_lowering(b, *l, x, y);
+}
+
+llvm::Value* emit_extremum_step(llvm::IRBuilder<>& b, bool max, llvm::Value* acc, llvm::Value* v) {
+  llvm::LLVMContext& context = b.getContext();
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::Value* ordered = emit_ordered_extremum(b, max, acc, v);
+  llvm::Value* any_nan = b.CreateOrReduce(b.CreateFCmpUNO(acc, v));
+  llvm::BasicBlock* fast = b.GetInsertBlock();
+  auto* nan_lanes = llvm::BasicBlock::Create(context, "nan_lanes", function);
+  auto* joined = llvm::BasicBlock::Create(context, "extremum", function);
+  b.CreateCondBr(any_nan, nan_lanes, joined, llvm::MDBuilder(context).createBranchWeights(1, 1 << 20));
+  b.SetInsertPoint(nan_lanes);
+  llvm::Value* full = emit_float_extremum(b, max, acc, v);
+  b.CreateBr(joined);
+  b.SetInsertPoint(joined);
+  llvm::PHINode* result = b.CreatePHI(acc->getType(), 2, "extremum");
+  result->addIncoming(ordered, fast);
+  result->addIncoming(full, nan_lanes);
+  return result;
 }
 
 }  // namespace bcast::jit

@@ -13,6 +13,13 @@ namespace bcast::jit {
 // src/scalar_ops.h, which the differential tests hold this to bit for bit.
 llvm::Value* emit_op(llvm::IRBuilder<>& b, Op op, DType dtype, llvm::Value* x, llvm::Value* y);
 
+// acc = max(acc, v) (min) of a reduction's step on float vectors, emit_op's
+// bits: the ordered extremum, and NumPy's NaN rule behind one test of the
+// lanes and a branch taken only where a lane of either is NaN. A row max's
+// step was otherwise four blends of NaN and signed-zero order a vector, the
+// chain through its accumulator (NOTE: [Reduction kernels]).
+llvm::Value* emit_extremum_step(llvm::IRBuilder<>& b, bool max, llvm::Value* acc, llvm::Value* v);
+
 // "x is true": non-zero, a NaN included (NumPy's truth), of a compute value:
 // an i1 is its own truth. Scalars and vectors alike.
 llvm::Value* truth(llvm::IRBuilder<>& b, llvm::Value* v);

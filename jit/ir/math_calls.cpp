@@ -214,14 +214,13 @@ Value* emit_guarded_pow(llvm::IRBuilder<>& b, Value* x, Value* y) {
   return b.CreateSelect(b.CreateOr(signalling(x), signalling(y)), b.CreateFAdd(x, y), r);
 }
 
-// math::one_nan: a NaN result is a NaN operand's, quieted (x + y), else +NaN.
+}  // namespace
+
 Value* emit_one_nan(llvm::IRBuilder<>& b, Value* r, Value* x, Value* y) {
   Value* operand_nan = b.CreateFCmpUNO(x, y);
   Value* nan = b.CreateSelect(operand_nan, b.CreateFAdd(x, y), llvm::ConstantFP::getQNaN(r->getType()));
   return b.CreateSelect(b.CreateFCmpUNO(r, r), nan, r);
 }
-
-}  // namespace
 
 Value* emit_library_function(llvm::IRBuilder<>& b, std::string_view name, Value* x) {
   return x->getType()->getScalarType()->isDoubleTy() ? emit_guarded<double>(b, name, x)
@@ -239,9 +238,13 @@ Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Val
     // NOTE: [Rare lanes]: a main path is a lane's whole answer, the guards
     // and the NaN rule included (none of them changes a bit there); the
     // rare lanes' vector takes emit_binary_math, all of it.
-    if (const auto recipe = binary_recipe_with_main_path(name, x)) return emit_with_rare_lanes(b, *recipe, name, x, y);
+    if (const auto recipe = recipe_with_main_path(name, 2, x)) return emit_with_rare_lanes(b, *recipe, name, x, y);
     return emit_binary_math(b, name, x, y);
   }
+  // So too for one argument: a main path's lanes are never NaN
+  // (tests/test_math_recipes.cpp), and the NaN rule is the rare lanes'.
+  // exp's of f32 took five more steps a vector on every lane.
+  if (const auto recipe = recipe_with_main_path(name, 1, x)) return emit_with_rare_lanes(b, *recipe, name, x);
   Value* r = emit_math_recipe(b, name, x);
   return emit_one_nan(b, r ? r : emit_library_function(b, name, x), x, x);
 }

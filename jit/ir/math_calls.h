@@ -17,6 +17,10 @@ namespace bcast::jit {
 // which the vectoriser widens. Without SLEEF: the C library's tanf, scalar.
 llvm::Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, llvm::Value* x, llvm::Value* y = nullptr);
 
+// math::one_nan on r = f(x, y) (x, x for a function of one argument): a NaN
+// result is a NaN operand's, quieted (x + y), else +NaN.
+llvm::Value* emit_one_nan(llvm::IRBuilder<>& b, llvm::Value* r, llvm::Value* x, llvm::Value* y);
+
 // `name` of x and y as every lane needs it: the recipe whole (or the
 // library's call) with NOTE: [Math guards]' steps and the NaN rule; what a
 // recipe's rare lanes take (NOTE: [Rare lanes]).

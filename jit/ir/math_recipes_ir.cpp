@@ -2,9 +2,8 @@
 // recipe_lanes.h's lanes.
 #include "ir/math_recipes_ir.h"
 
-#include "math_recipes.h"
-#include "ir/rare_lanes.h"
 #include "ir/recipe_lanes.h"
+#include "math_recipes.h"
 
 namespace bcast::jit {
 
@@ -24,13 +23,12 @@ std::optional<math::recipes::Recipe> recipe_of_lanes(std::string_view name, int 
 Value* emit_math_recipe(llvm::IRBuilder<>& b, std::string_view name, Value* x, Value* y) {
   const auto recipe = recipe_of_lanes(name, y ? 2 : 1, x);
   if (!recipe) return nullptr;
-  if (math::recipes::has_main_path(*recipe) && !y) return emit_with_rare_lanes(b, *recipe, name, x);
   const Lanes lx{x, &b};
   return (y ? math::recipes::run(*recipe, lx, Lanes{y, &b}) : math::recipes::run(*recipe, lx)).v;
 }
 
-std::optional<math::recipes::Recipe> binary_recipe_with_main_path(std::string_view name, Value* x) {
-  const auto recipe = recipe_of_lanes(name, 2, x);
+std::optional<math::recipes::Recipe> recipe_with_main_path(std::string_view name, int arity, Value* x) {
+  const auto recipe = recipe_of_lanes(name, arity, x);
   if (!recipe || !math::recipes::has_main_path(*recipe)) return std::nullopt;
   return recipe;
 }

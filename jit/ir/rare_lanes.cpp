@@ -72,7 +72,7 @@ Value* rare_lanes(llvm::IRBuilder<>& b, const Fix& f, Operands in) {
 }
 Value* slow_path(llvm::IRBuilder<>& b, const Fix& f, Operands in, Value* main) {
   if (f.recipe && in.y) return emit_binary_math(b, f.math, in.x, in.y);  // the guards too
-  if (f.recipe) return recipes::run(*f.recipe, Lanes{in.x, &b}).v;
+  if (f.recipe) return emit_one_nan(b, recipes::run(*f.recipe, Lanes{in.x, &b}).v, in.x, in.x);
   return b.CreateSelect(rare_lanes(b, f, in), emit_math_call(b, f.math, in.x), main);
 }
 

@@ -103,6 +103,11 @@ Lanes pow2i_in(Lanes n) {
 }
 
 template <class F>
+Lanes pow2i_rounded_in(Lanes t) {
+  return scale_of_in<F>(t, t.b->CreateBitCast(t.v, bits_type_of<F>(t)));
+}
+
+template <class F>
 math::recipes::Pow2Halves<Lanes> pow2_halves_in(Lanes n) {
   using Fmt = math::recipes::Format<F>;
   using Bits = typename Fmt::Bits;
@@ -167,6 +172,7 @@ inline Lanes rcbrt_seed(Lanes d) {  // the f64 recipes' only
 
 inline bool is_f32(Lanes x) { return x.v->getType()->getScalarType()->isFloatTy(); }
 inline Lanes pow2i(Lanes n) { return is_f32(n) ? pow2i_in<float>(n) : pow2i_in<double>(n); }
+inline Lanes pow2i_rounded(Lanes t) { return is_f32(t) ? pow2i_rounded_in<float>(t) : pow2i_rounded_in<double>(t); }
 inline math::recipes::Split<Lanes> split(Lanes d) { return is_f32(d) ? split_in<float>(d) : split_in<double>(d); }
 inline math::recipes::Pow2Halves<Lanes> pow2_halves(Lanes n) {
   return is_f32(n) ? pow2_halves_in<float>(n) : pow2_halves_in<double>(n);

@@ -61,18 +61,23 @@ F exp_f32_core(F y) {
   return scaled(exp_f32_parts(y));
 }
 
-// e**x for |x| < 87 (2**n and the result normal): 1 + r + (r_lo + r**2
-// g(r)) with r's rounding error r_lo carried and 1 + r summed with its
-// exact error, so that one rounding dominates (exp's bound is 1 ULP), times
-// 2**n. NOTE: [Rare lanes]: from 87 on, inf and NaN, the library's expf.
+// e**x for |x| < 87 (2**n and the result normal): s + s q in one FMA, s =
+// 2**n and q = e**r - 1 = r + (r_lo + r**2 g(r)) with r's rounding error
+// r_lo carried, so that the FMA's rounding dominates (exp's bound is 1
+// ULP). NOTE: [Rare lanes]: from 87 on, inf and NaN, the library's expf.
+// Where 1 + q was summed with its exact error and then scaled, the recipe
+// took six steps more a vector (f32 exp(x) 2.05-2.19 -> ... ms on 4 Mi
+// elements, the Zen 3 VM, one thread).
 template <class F>
 F exp_f32_main(F x) {
-  F n = (x * splat(x, kLog2e) + splat(x, 0x1.8p23)) - splat(x, 0x1.8p23);
+  F t = fma(x, splat(x, kLog2e), splat(x, 0x1.8p23));  // n + 1.5 2**23, n = x / ln 2 rounded
+  F n = t - splat(x, 0x1.8p23);
   F exact = fma(n, splat(x, -kLn2HiF), x);
   F r = fma(n, splat(x, -kLn2LoF), exact);
   F r_lo = fma(n, splat(x, -kLn2LoF), exact - r);
-  const TwoSum<F> head = fast_two_sum(splat(x, 1.0), r);
-  return (head.sum + (head.error + fma(r * r, horner(r, kExpm1G32), r_lo))) * pow2i(n);
+  F q = r + fma(r * r, horner(r, kExpm1G32), r_lo);
+  F s = pow2i_rounded(t);
+  return fma(s, q, s);
 }
 template <class F>
 auto exp_f32_rare(F x) {

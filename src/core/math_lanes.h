@@ -85,6 +85,14 @@ T pow2i(T n) {
   return scale_of<T>(std::bit_cast<typename F::Bits>(n + F::kRound));  // n + kRound: n in the low bits
 }
 
+// 2**n from t = n + kRound (n in its low bits): pow2i less its add, for a
+// recipe that rounded its n that way.
+template <class T>
+  requires std::is_floating_point_v<T>
+T pow2i_rounded(T t) {
+  return scale_of<T>(std::bit_cast<typename Format<T>::Bits>(t));
+}
+
 // v with its sign flipped where bit `bit` of t is set: for t = n + kRound,
 // which holds the integer n in its low bits (two's complement), where n's
 // bit is (bit 0: n odd; bit 1: n mod 4 is 2 or 3). That bit shifts to the

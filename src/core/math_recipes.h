@@ -93,7 +93,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"tanh", Recipe::tanh, 1, DType::f32, 1.5},                  // f32: 1.145
     {"sinh", Recipe::sinh, 1, DType::f32, 2.0},                  // f32: 1.527
     {"cosh", Recipe::cosh, 1, DType::f32, 2.0},                  // f32: 1.542
-    {"exp", Recipe::exp, 1, DType::f32, 1.0, true, 1},           // f32: 0.756 below 87; 0.859 with SLEEF above
+    {"exp", Recipe::exp, 1, DType::f32, 1.0, true, 1},           // f32: 0.954 on every f32 input
     {"exp2", Recipe::exp2, 1, DType::f32, 2.0, true},            // f32: 1.070
     {"log", Recipe::log, 1, DType::f32, 1.0, true},              // f32: 0.951
     {"log2", Recipe::log2, 1, DType::f32, 2.0, true},            // f32: 1.416 (Horner: 1.176)
