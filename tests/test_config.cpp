@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bcast/config.h"
+#include "bcast/expr.h"
 #include "bcast/prepared.h"
 #include "compile/host_compiler.h"
 #include "config.h"
@@ -442,6 +443,24 @@ TEST_F(Env, CacheDirAndDumpDirReceiveFiles) {
   reload();
   EXPECT_EQ(config::cache_dir(), "");
   fs::remove_all(cache);
+  fs::remove_all(dump);
+}
+
+TEST_F(Env, DumpDirTakesAKernelWhoseKeyHasADivision) {
+  // An expression's key is its text: "/" in a file's name would be a folder.
+  const fs::path dump = scratch("division_dump");
+  set("BCAST_CACHE_DIR", "off");
+  set("BCAST_DUMP_DIR", dump.c_str());
+  reload();
+  clear_kernel_cache();
+  const Tensor x = test::make(DType::f64, {2}, {1, 2});
+  EXPECT_EQ(test::bytes_of(evaluate(Expr(x) / (Expr(x) + 1.0))),
+            test::bytes_of(test::make(DType::f64, {2}, {0.5, 2.0 / 3})));
+  std::set<std::string> dumps;
+  if (fs::exists(dump))
+    for (const auto& f : fs::directory_iterator(dump)) dumps.insert(f.path().filename().string());
+  EXPECT_EQ(std::count_if(dumps.begin(), dumps.end(), [](const std::string& n) { return n.ends_with(".s"); }), 1)
+      << ::testing::PrintToString(dumps);
   fs::remove_all(dump);
 }
 

@@ -270,6 +270,29 @@ TEST(GeneratedCode, LoopConstantsAreLoadedOnceWhereThereAre16VectorRegisters) {
   set_setting("BCAST_MAX_ISA", isa);
 }
 
+TEST(GeneratedCode, AValueOfRepeatedOperandsIsComputedOutsideTheLoops) {
+  // NOTE: [Pass pipeline]'s licm: a layer norm's sqrt(v + eps), v one value
+  // a row, is computed once a row, not in the element loop (the vectoriser's
+  // or the streaming lines'); in a loop it shared the divider with the
+  // division. A loop's block is its own predecessor in the optimised IR.
+  const std::vector<std::pair<DType, Shape>> rows = {{DType::f32, {64, 1024}}, {DType::f32, {64, 1}}};
+  for (const std::uint64_t stream : {kNeverStream, std::uint64_t{0}}) {
+    const std::string ir = jit::kernel_ir(expr_key("x0/sqrt(x1)", rows, {}, stream), true);
+    const std::regex block(R"((^|\n)([\w.]+):[^\n]*; preds = ([^\n]*))");
+    int loops = 0;
+    for (auto it = std::sregex_iterator(ir.begin(), ir.end(), block); it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[2], preds = (*it)[3];
+      if (preds.find("%" + name) == std::string::npos) continue;  // not a loop's block
+      ++loops;
+      const std::size_t from = static_cast<std::size_t>(it->position() + it->length());
+      const std::string body = ir.substr(from, ir.find("\n\n", from) - from);
+      EXPECT_THAT(body, ::testing::Not(::testing::HasSubstr("@llvm.sqrt"))) << name << "\n" << ir;
+    }
+    EXPECT_GT(loops, 0) << ir;
+    EXPECT_THAT(ir, ::testing::HasSubstr("@llvm.sqrt"));
+  }
+}
+
 TEST(GeneratedCode, MathKernelsPrefer512BitVectorsOnAvx512Hosts) {
   // NOTE: [Math vector width]: a kernel that computes a math function asks
   // for 512-bit vectors on an AVX-512 host; one that only adds keeps LLVM's

@@ -54,6 +54,7 @@ Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool 
 struct PreparedReduction {
   std::vector<TensorView> inputs;          // the expression's inputs, as source.data
   std::unique_ptr<const ReducePlan> plan;  // reduce.plan
+  std::unique_ptr<const ReduceLevels> levels;  // reduce.levels, for a kernel's source
   ReduceCall reduce;                       // out set; source unset (a run sets it)
   ReduceSource source;                     // its context: *slots
   std::shared_ptr<const std::vector<ScalarSlot>> slots;

@@ -164,6 +164,10 @@ std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& inpu
                              .slots = std::make_shared<const std::vector<ScalarSlot>>(r.call.scalar_slots()),
                              .keep_alive = std::move(kernel.keep_alive)};
   prepared.reduce.plan = prepared.plan.get();
+  if (kernel.fn != nullptr) {
+    prepared.levels = std::make_unique<const ReduceLevels>(reduce_levels(r.plan));
+    prepared.reduce.levels = prepared.levels.get();
+  }
   prepared.source.context = prepared.slots->data();
   return prepared;
 }

@@ -161,7 +161,8 @@ class Run {
         in_size_(dtype_size(call.input)),
         out_size_(dtype_size(call.result)),
         serial_(next_serial_.fetch_add(1, std::memory_order_relaxed)) {
-    if (call.source != nullptr) levels_ = kernel_levels();
+    if (call.source != nullptr && call.levels == nullptr) own_levels_ = reduce_levels(plan_);
+    levels_ = call.levels != nullptr ? call.levels : &own_levels_;
     narrow_ = call.source != nullptr && reduction_form(plan_) == ReduceForm::narrow;
   }
 
@@ -416,31 +417,12 @@ class Run {
 
   // ---- NOTE: [Fused reductions]: items from the source's kernel ----
 
-  // reduction_kernel_plan's levels, the strides and spans flattened
-  // ([operands][rank], out first) as KernelArgs takes them.
-  struct KernelLevels {
-    std::vector<ReduceLoop> loops;
-    std::vector<std::int64_t> strides, spans;
-    int rank() const { return static_cast<int>(loops.size()); }
-  };
-
-  KernelLevels kernel_levels() const {
-    const BroadcastPlan levels = reduction_kernel_plan(plan_);
-    KernelLevels k;
-    k.loops = kernel_loops(plan_, reduction_form(plan_));
-    for (int op = 0; op < levels.operands(); ++op) {
-      k.strides.insert(k.strides.end(), levels.strides[op].begin(), levels.strides[op].end());
-      k.spans.insert(k.spans.end(), levels.spans[op].begin(), levels.spans[op].end());
-    }
-    return k;
-  }
-
   // One call: `passes` passes of the innermost level from pass `first`
   // (row-major over the levels above it), the innermost from element
   // `skip` for `extent` elements; each input from its element `base`.
   void call_kernel(std::int64_t first, std::int64_t passes, std::int64_t skip, std::int64_t extent,
                    const std::array<std::int64_t, kMaxInputs>& base, void* out) const {
-    const KernelLevels& k = levels_;
+    const ReduceLevels& k = *levels_;
     const int rank = k.rank();
     // A narrow kernel's passes are items: iterations of the levels above its last two.
     const int counted = rank - (reduction_form(plan_) == ReduceForm::narrow ? 2 : 1);
@@ -596,7 +578,8 @@ class Run {
   ConvertFn load_, store_;
   std::size_t in_size_, out_size_;
   std::uint64_t serial_;  // tells this call's batches from another's (kernel_row_item)
-  KernelLevels levels_;
+  ReduceLevels own_levels_;
+  const ReduceLevels* levels_;  // the call's, or own_levels_
   bool narrow_ = false;  // the source's kernel is the narrow columns form
   static inline std::atomic<std::uint64_t> next_serial_{1};
 };
@@ -676,6 +659,17 @@ BroadcastPlan reduction_kernel_plan(const ReducePlan& plan) {
 }
 
 bool has_reduce_loop(detail::Combine combine, DType accumulator) { return runner(combine, accumulator) != nullptr; }
+
+ReduceLevels reduce_levels(const ReducePlan& plan) {
+  const BroadcastPlan levels = reduction_kernel_plan(plan);
+  ReduceLevels k;
+  k.loops = kernel_loops(plan, reduction_form(plan));
+  for (int op = 0; op < levels.operands(); ++op) {
+    k.strides.insert(k.strides.end(), levels.strides[op].begin(), levels.strides[op].end());
+    k.spans.insert(k.spans.end(), levels.spans[op].begin(), levels.spans[op].end());
+  }
+  return k;
+}
 
 int execute_reduce(const ReduceCall& call, int threads) {
   return runner(call.combine, call.accumulator)(call, std::max(1, threads));

@@ -52,6 +52,18 @@ struct ReduceSource {
   std::array<std::size_t, kMaxInputs> sizes{};  // their element sizes
 };
 
+// The levels a source's kernel runs a plan on (reduction_kernel_plan's
+// loops, its strides and spans flattened [operands][rank], out first, as
+// KernelArgs takes them): a call works them out, unless its caller keeps
+// them for a plan that runs many calls (NOTE: [Row blocks]: a block's
+// reduction ran 10 allocations a call working them out).
+struct ReduceLevels {
+  std::vector<ReduceLoop> loops;
+  std::vector<std::int64_t> strides, spans;
+  int rank() const { return static_cast<int>(loops.size()); }
+};
+ReduceLevels reduce_levels(const ReducePlan& plan);
+
 struct ReduceCall {
   detail::Combine combine = detail::Combine::add;
   DType input = DType::f32;
@@ -62,6 +74,7 @@ struct ReduceCall {
   const void* x = nullptr;  // the element at x's index 0
   void* out = nullptr;      // the result's element at index 0
   const ReduceSource* source = nullptr;  // NOTE: [Fused reductions]: x unread when set
+  const ReduceLevels* levels = nullptr;  // reduce_levels(*plan), where the caller keeps them
 };
 
 // NOTE: [Reduction kernels]: the form of kernel `plan` runs on: rows where
