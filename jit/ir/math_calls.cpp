@@ -242,8 +242,8 @@ Value* emit_math_call(llvm::IRBuilder<>& b, std::string_view name, Value* x, Val
     return emit_binary_math(b, name, x, y);
   }
   // So too for one argument: a main path's lanes are never NaN
-  // (tests/test_math_recipes.cpp), and the NaN rule is the rare lanes'.
-  // exp's of f32 took five more steps a vector on every lane.
+  // (tests/test_math_recipes.cpp), and the NaN rule is the rare lanes'
+  // (on every lane, it cost f32 exp five steps a vector).
   if (const auto recipe = recipe_with_main_path(name, 1, x)) return emit_with_rare_lanes(b, *recipe, name, x);
   Value* r = emit_math_recipe(b, name, x);
   return emit_one_nan(b, r ? r : emit_library_function(b, name, x), x, x);
