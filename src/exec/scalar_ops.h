@@ -146,7 +146,7 @@ bool is_nan(T v) {
 
 // IEEE 754-2019 maximum / minimum: NaN in either operand wins (NumPy's
 // maximum / minimum), and -0 orders below +0 (NumPy leaves that tie to its
-// code path; LLVM's llvm.maximum agrees with us). Says whether the result is a:
+// code path; the JIT's emit_float_extremum agrees). Says whether the result is a:
 // the result is always one input, copied bit for bit (ScalarOp).
 template <bool Max, class T>
 bool extremum_picks_a(T a, T b) {
