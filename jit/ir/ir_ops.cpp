@@ -130,11 +130,15 @@ llvm::Value* emit_ordered_extremum(llvm::IRBuilder<>& b, bool max, llvm::Value* 
   return b.CreateBitCast(max ? b.CreateAnd(t, u) : b.CreateOr(t, u), x->getType());
 }
 
-// NumPy's maximum and minimum on floats (the reference's): x's NaN, payload
-// and all, else y's, else the ordered extremum.
-llvm::Value* emit_float_extremum(llvm::IRBuilder<>& b, bool max, llvm::Value* x, llvm::Value* y) {
-  llvm::Value* ordered = emit_ordered_extremum(b, max, x, y);
+// NumPy's NaN order for maximum and minimum (the reference's): x's NaN,
+// payload and all, else y's, else `ordered`, their extremum.
+llvm::Value* emit_nan_first(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* ordered) {
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, b.CreateSelect(b.CreateFCmpUNO(y, y), y, ordered));
+}
+
+// NumPy's maximum and minimum on floats.
+llvm::Value* emit_float_extremum(llvm::IRBuilder<>& b, bool max, llvm::Value* x, llvm::Value* y) {
+  return emit_nan_first(b, x, y, emit_ordered_extremum(b, max, x, y));
 }
 
 }  // namespace
@@ -217,7 +221,7 @@ llvm::Value* emit_extremum_step(llvm::IRBuilder<>& b, bool max, llvm::Value* acc
   auto* joined = llvm::BasicBlock::Create(context, "extremum", function);
   b.CreateCondBr(any_nan, nan_lanes, joined, llvm::MDBuilder(context).createBranchWeights(1, 1 << 20));
   b.SetInsertPoint(nan_lanes);
-  llvm::Value* full = emit_float_extremum(b, max, acc, v);
+  llvm::Value* full = emit_nan_first(b, acc, v, ordered);
   b.CreateBr(joined);
   b.SetInsertPoint(joined);
   llvm::PHINode* result = b.CreatePHI(acc->getType(), 2, "extremum");

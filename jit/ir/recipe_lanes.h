@@ -96,15 +96,13 @@ Lanes scale_of_in(Lanes like, llvm::Value* bits) {
 }
 
 template <class F>
-Lanes pow2i_in(Lanes n) {
-  using Fmt = math::recipes::Format<F>;
-  llvm::Type* bits_type = bits_type_of<F>(n);
-  return scale_of_in<F>(n, n.b->CreateBitCast((n + static_cast<double>(Fmt::kRound)).v, bits_type));
+Lanes pow2i_rounded_in(Lanes t) {
+  return scale_of_in<F>(t, t.b->CreateBitCast(t.v, bits_type_of<F>(t)));
 }
 
 template <class F>
-Lanes pow2i_rounded_in(Lanes t) {
-  return scale_of_in<F>(t, t.b->CreateBitCast(t.v, bits_type_of<F>(t)));
+Lanes pow2i_in(Lanes n) {
+  return pow2i_rounded_in<F>(n + static_cast<double>(math::recipes::Format<F>::kRound));
 }
 
 template <class F>

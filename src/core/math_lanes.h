@@ -77,20 +77,17 @@ T scale_of(typename Format<T>::Bits bits) {
   return std::bit_cast<T>(static_cast<typename F::Bits>((bits + F::kBias) << F::kMantissa));
 }
 
-// 2**n for an integral n in the format's normal exponents, from n's bits.
+// 2**n from t = n + kRound (n in its low bits), for a recipe that rounded
+// its n that way.
 template <class T>
-  requires std::is_floating_point_v<T>
-T pow2i(T n) {
-  using F = Format<T>;
-  return scale_of<T>(std::bit_cast<typename F::Bits>(n + F::kRound));  // n + kRound: n in the low bits
+requires std::is_floating_point_v<T> T pow2i_rounded(T t) {
+  return scale_of<T>(std::bit_cast<typename Format<T>::Bits>(t));
 }
 
-// 2**n from t = n + kRound (n in its low bits): pow2i less its add, for a
-// recipe that rounded its n that way.
+// 2**n for an integral n in the format's normal exponents, from n's bits.
 template <class T>
-  requires std::is_floating_point_v<T>
-T pow2i_rounded(T t) {
-  return scale_of<T>(std::bit_cast<typename Format<T>::Bits>(t));
+requires std::is_floating_point_v<T> T pow2i(T n) {
+  return pow2i_rounded(n + Format<T>::kRound);  // n + kRound: n in the low bits
 }
 
 // v with its sign flipped where bit `bit` of t is set: for t = n + kRound,
