@@ -80,13 +80,15 @@ T scale_of(typename Format<T>::Bits bits) {
 // 2**n from t = n + kRound (n in its low bits), for a recipe that rounded
 // its n that way.
 template <class T>
-requires std::is_floating_point_v<T> T pow2i_rounded(T t) {
+  requires std::is_floating_point_v<T>
+T pow2i_rounded(T t) {
   return scale_of<T>(std::bit_cast<typename Format<T>::Bits>(t));
 }
 
 // 2**n for an integral n in the format's normal exponents, from n's bits.
 template <class T>
-requires std::is_floating_point_v<T> T pow2i(T n) {
+  requires std::is_floating_point_v<T>
+T pow2i(T n) {
   return pow2i_rounded(n + Format<T>::kRound);  // n + kRound: n in the low bits
 }
 
