@@ -7,11 +7,15 @@
 #include <pthread.h>
 
 #include <functional>
+#include <random>
 #include <string>
 
 #include "bcast/bcast.h"
+#include "compile/host_compiler.h"
 #include "error_messages.h"
 #include "expr_graph.h"
+#include "log_capture.h"
+#include "logging.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -190,6 +194,35 @@ TEST(ExprLimits, TheDeepestExpressionsParsePrintAndRunOnA256KiBStack) {
     });
     EXPECT_EQ(outcome, "ok") << text.substr(0, 40);
   }
+}
+
+// NOTE: [Kernel size]: a kernel whose IR is past the JIT's budget (a chain
+// of twelve complex powers: ~9,000 instructions, 5 s or more to compile) is
+// refused before it is optimised, and its calls run on the reference
+// executor; one complex power, the biggest single op, still compiles.
+TEST(ExprLimits, AKernelTooLargeToCompileRunsOnTheReferenceExecutor) {
+  Tensor v(DType::c64, {4});
+  std::mt19937_64 rng(3);
+  test::fill_random(v, rng);
+  clear_kernel_cache();
+  const test::LogCapture log(logging::jit());
+  const auto run = [&](const std::string& text) {
+    const Expr e = parse_expression(text, {{"v", v.view()}});
+    const Tensor got = evaluate(e);
+    set_jit_enabled(false);
+    const Tensor reference = evaluate(e);
+    set_jit_enabled(true);
+    EXPECT_EQ(test::bytes_of(got), test::bytes_of(reference)) << text;
+  };
+  const KernelCacheStats before = kernel_cache_stats();
+  run("v**v");
+  EXPECT_EQ(kernel_cache_stats().failures, before.failures) << log.text();
+  EXPECT_GT(kernel_cache_stats().compiles, before.compiles);
+  run("v" + repeated("**v", 12));
+  EXPECT_EQ(kernel_cache_stats().failures - before.failures, 1u);
+  EXPECT_EQ(log.count("IR instructions, more than " + std::to_string(jit::kMaxKernelInstructions)), 1) << log.text();
+  run("v" + repeated("**v", 12));  // the refusal is kept: not emitted again
+  EXPECT_EQ(kernel_cache_stats().failures - before.failures, 1u);
 }
 
 }  // namespace

@@ -455,6 +455,13 @@ std::string module_text(const llvm::Module& module) {
   return text;
 }
 
+// NOTE: [Kernel size]: every function's instructions, helpers included.
+std::size_t instruction_count(const llvm::Module& module) {
+  std::size_t n = 0;
+  for (const llvm::Function& f : module) n += f.getInstructionCount();
+  return n;
+}
+
 // Fault::missing_symbol: the kernel's entry calls a function no library defines.
 void call_missing_function(llvm::Module& module, const std::string& kernel) {
   llvm::Function* entry = module.getFunction(kernel);
@@ -482,6 +489,11 @@ llvm::Expected<CompiledObject> compile_object_or_error(const KernelKey& key, con
   KernelModule km = build_module(key, settings, **tm, result.symbol);
   if (fault::armed(fault::Fault::missing_symbol)) call_missing_function(*km.module, result.symbol);
   phases.emit_ir_us = watch.lap();
+  if (const std::size_t n = instruction_count(*km.module); n > kMaxKernelInstructions)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the kernel is too large to compile: " + std::to_string(n) +
+                                       " IR instructions, more than " + std::to_string(kMaxKernelInstructions) +
+                                       " (NOTE: [Kernel size])");
   std::string problems;
   llvm::raw_string_ostream problem_stream(problems);
   if (llvm::verifyModule(*km.module, &problem_stream))

@@ -76,6 +76,15 @@ bool host_jit_ready();
 // or "" on success.
 std::string define_symbols(const std::vector<JitSymbol>& symbols);
 
+// NOTE: [Kernel size] The most IR instructions (the module as emitted,
+// before optimisation) the JIT compiles. Optimisation and code generation
+// grow faster than the code: on the Zen 3 VM a chain of 3 complex powers
+// (2,794 instructions) compiled in 0.38 s, of 15 (~10,800) in 3.4 s and of
+// 59 in 50 s. A bigger kernel is refused as a failed compile is (its calls
+// run on the reference executor, NOTE: [Tiers]), in the ~10 ms its IR takes
+// to emit.
+inline constexpr std::size_t kMaxKernelInstructions = 6'000;
+
 // Both steps, with no dump. Never throws for a compiler failure: the error comes back as
 // text and the caller falls back to the reference executor.
 CompileResult compile_host_kernel(const KernelKey& key);
