@@ -457,6 +457,36 @@ TEST(GeneratedCode, TransposedTileKernelsAreAdditiveAndShuffleInRegisters) {
   }
 }
 
+// NOTE: [Transposed tiles]: a block is one vector register of t's elements
+// a side where that is less than a line. Code for a 256-bit CPU (Alder Lake,
+// generated on any host) transposes f32 blocks of 8 x 8 within ymm
+// registers: lane moves (vperm2f128, vinsertf128) and in-lane shuffles, no
+// permute across lanes and no vector spilled. Blocks of 16 x 16 there took
+// two registers a row, 32 for a block: the vectors spilled and each round
+// crossed lanes (cases 14 and 16 at 0.2 of the STREAM add on the Zen 3 VM).
+// For an AVX-512 CPU (Zen 5) the block is a line, in zmm registers.
+TEST(GeneratedCode, TransposedBlocksFitTheVectorRegisters) {
+  if (!test::host_is_x86_64()) GTEST_SKIP() << "x86-64 code generation";
+  BroadcastPlan plan;
+  plan.type = {DC::same, DC::same};
+  plan.extents = {64, 64};
+  plan.strides = {std::vector<std::int64_t>{64, 1}, {1, 64}, {64, 1}};
+  const auto assembly_for = [&](const std::string& cpu) {
+    const std::uint32_t codegen = intern_codegen_settings(jit::named_cpu_codegen_settings(2, cpu));
+    const KernelKey key = make_kernel_key(target_for(TargetKind::host), Op::add, DType::f32, plan, codegen);
+    EXPECT_EQ(key.transposed, kA) << cpu;
+    return jit::kernel_assembly(key);
+  };
+  const std::string avx2 = assembly_for("alderlake");
+  EXPECT_TRUE(std::regex_search(avx2, std::regex(R"(\bv(perm2f128|insertf128)\s)"))) << avx2;
+  EXPECT_FALSE(std::regex_search(avx2, std::regex(R"(\bvperm(ps|pd|q)\s)"))) << "a permute across lanes\n" << avx2;
+  EXPECT_FALSE(std::regex_search(avx2, std::regex(R"(\bvmov\w*\s+%ymm\d+, -?\d*\(%rsp\))"))) << "a vector spilled\n"
+                                                                                             << avx2;
+  EXPECT_FALSE(std::regex_search(avx2, std::regex(R"(%zmm)"))) << avx2;
+  const std::string avx512 = assembly_for("znver5");
+  EXPECT_TRUE(std::regex_search(avx512, std::regex(R"(%zmm)"))) << avx512;
+}
+
 // NOTE: [Reduction kernels]: sum and max of x0 - x1 (x1 repeated along the
 // rows) over [8, 1000] as rows (items in vector accumulators) and columns
 // (out rows combined in place): additive, packed, and the rows kernel never

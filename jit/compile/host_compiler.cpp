@@ -1,6 +1,7 @@
 // The host back end: emit the nest, optimise with the target's pipeline,
 // generate an object file, load it into one process-wide LLJIT.
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/ADT/StringMap.h>
 #include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
 #include <llvm/ExecutionEngine/Orc/Debugging/DebuggerSupport.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -630,8 +631,16 @@ CodegenSettings host_codegen_settings(int opt_level, std::string_view max_isa) {
 
 CodegenSettings named_cpu_codegen_settings(int opt_level, const std::string& cpu) {
   llvm::SmallVector<llvm::StringRef, 64> features;
-  if (llvm::Triple(host_description().triple).isX86()) llvm::X86::getFeaturesForCPU(cpu, features, /*NeedPlus=*/true);
-  return {opt_level, cpu, llvm::join(features, ","), 0};
+  if (llvm::Triple(host_description().triple).isX86()) llvm::X86::getFeaturesForCPU(cpu, features, /*NeedPlus=*/false);
+  // With the features they imply, as a host lists them: LLVM 19 names
+  // Alder Lake's AVX-VNNI but not the AVX and AVX2 it implies.
+  llvm::StringMap<bool> implied;
+  for (llvm::StringRef f : features) llvm::X86::updateImpliedFeatures(f, true, implied);
+  std::vector<std::string> on;
+  for (const auto& [name, enabled] : implied)
+    if (enabled) on.push_back("+" + name.str());
+  std::sort(on.begin(), on.end());
+  return {opt_level, cpu, llvm::join(on, ","), 0};
 }
 
 std::string kernel_ir(const KernelKey& key, bool optimized) {

@@ -26,7 +26,7 @@ using llvm::BasicBlock;
 using llvm::Value;
 
 constexpr std::int64_t kLineBytes = HostTarget::kLineBytes;  // what one streaming store writes
-constexpr std::uint64_t kTransposeBytes = kLineBytes;  // a column of a transposed tile: one line of t ...
+constexpr std::uint64_t kTransposeBytes = kLineBytes;  // a column of a transposed tile: a line of t (or a register) ...
 constexpr std::uint64_t kTransposeLanes = 16;  // ... or 16 elements of 1 or 2 bytes (fewer vectors than registers)
 constexpr unsigned kNarrowItems = 4;           // NOTE: [Reduction kernels]: narrow column items a step
 
@@ -48,7 +48,9 @@ class NestEmitter {
         target_(codegen_target(llvm::Triple(module.getTargetTriple()))),
         stride_(dtypes.size()),
         span_(dtypes.size()),
-        wide_registers_(has_feature(settings.features, "avx512f")) {
+        wide_registers_(has_feature(settings.features, "avx512f")),
+        register_bytes_(
+            static_cast<std::uint64_t>(vector_register_bits(module.getTargetTriple(), settings.features) / 8)) {
     llvm::LLVMContext& c = module.getContext();
     fn_ = begin_kernel(b_, module, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), symbol, settings);
     fn_->addParamAttr(0, llvm::Attribute::NoCapture);
@@ -320,13 +322,14 @@ class NestEmitter {
         return emit_transposed_rows(row_base, n, nontemporal);
       };
     };
-    if (!key_.stream) {
+    if (!key_.stream || !transposed_blocks_are_lines()) {
       emit_matrices(count, exit, blocks(false));
       return;
     }
-    // NOTE: [Streaming stores]: a block's rows of out are whole lines when out
-    // and its strides above the columns are line-aligned (out's element is
-    // t's size, so a row of a block is one line); otherwise plain stores.
+    // NOTE: [Streaming stores]: a block's rows of out are whole lines when a
+    // block is a line a side (out's element is t's size) and out and its
+    // strides above the columns are line-aligned; otherwise plain stores
+    // (NOTE: [Transposed tiles]: half lines with 256-bit registers).
     const std::uint64_t lanes = transpose_lanes();
     Value* address = b_.CreatePtrToInt(base_[0], b_.getInt64Ty());
     Value* misaligned = b_.CreateAnd(address, kLineBytes - 1);
@@ -467,13 +470,16 @@ class NestEmitter {
     const auto lanes = static_cast<unsigned>(repeated.size());
     std::vector<Value*> columns;
     Value* next_col = t_col;
+    const bool whole_lines = transposed_blocks_are_lines();
     for (unsigned q = 0; q < lanes; ++q) {
       columns.push_back(load_vector(t, next_col, lanes));
       // The line after, in the same row of t: the next block of rows reads
-      // it (a prefetch never faults past the end).
-      b_.CreateIntrinsic(
-          llvm::Intrinsic::prefetch, {b_.getPtrTy()},
-          {b_.CreateConstGEP1_64(element_type_[t], next_col, lanes), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+      // it (a prefetch never faults past the end). A column of half a line
+      // leaves its other half to the next block of rows, in the line loaded.
+      if (whole_lines)
+        b_.CreateIntrinsic(
+            llvm::Intrinsic::prefetch, {b_.getPtrTy()},
+            {b_.CreateConstGEP1_64(element_type_[t], next_col, lanes), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
       next_col = b_.CreateGEP(element_type_[t], next_col, stride_[t][rank_ - 1]);
     }
     const std::vector<Value*> t_rows = transpose(columns);
@@ -510,22 +516,26 @@ class NestEmitter {
     return close_running(rows, row, row_base, next, /*vectorise=*/true);
   }
 
-  // The transpose of a square of vectors: result[p][q] = v[q][p]. Each round
-  // interleaves vector i with vector i + n/2; log2 n rounds transpose.
+  // The transpose of a square of vectors: result[p][q] = v[q][p]. Round s
+  // swaps bit s of the vector's index with bit s of the element's, between
+  // vectors i and i + 2**s: the rounds below a 128-bit lane stay within it
+  // (unpck, shufps, blends) and the rest move whole lanes (vperm2f128), where
+  // interleaving whole vectors crossed lanes in every round.
   std::vector<Value*> transpose(std::vector<Value*> v) {
-    const unsigned n = static_cast<unsigned>(v.size());
-    std::vector<int> low, high;
-    for (unsigned j = 0; j < n / 2; ++j) {
-      low.insert(low.end(), {static_cast<int>(j), static_cast<int>(n + j)});
-      high.insert(high.end(), {static_cast<int>(n / 2 + j), static_cast<int>(n + n / 2 + j)});
-    }
-    for (unsigned width = 1; width < n; width *= 2) {
-      std::vector<Value*> next(n);
-      for (unsigned i = 0; i < n / 2; ++i) {
-        next[2 * i] = b_.CreateShuffleVector(v[i], v[i + n / 2], low);
-        next[2 * i + 1] = b_.CreateShuffleVector(v[i], v[i + n / 2], high);
+    const int n = static_cast<int>(v.size());
+    for (int half = 1; half < n; half *= 2) {
+      std::vector<int> low, high;
+      for (int e = 0; e < n; ++e) {
+        const bool upper = (e & half) != 0;
+        low.push_back(upper ? n + e - half : e);
+        high.push_back(upper ? n + e : e + half);
       }
-      v = std::move(next);
+      for (int i = 0; i < n; ++i) {
+        if ((i & half) != 0) continue;
+        Value* lo = b_.CreateShuffleVector(v[i], v[i + half], low);
+        v[i + half] = b_.CreateShuffleVector(v[i], v[i + half], high);
+        v[i] = lo;
+      }
     }
     return v;
   }
@@ -871,7 +881,12 @@ class NestEmitter {
   }
   std::uint64_t bytes(int k) const { return size_[k]; }  // a complex element's: both parts
   // L of NOTE: [Transposed tiles].
-  std::uint64_t transpose_lanes() const { return std::min(kTransposeBytes / bytes(key_.transposed), kTransposeLanes); }
+  std::uint64_t transpose_lanes() const {
+    return std::min(std::min(kTransposeBytes, register_bytes_) / bytes(key_.transposed), kTransposeLanes);
+  }
+  // NOTE: [Transposed tiles]: whether a block's column of t, and its row of
+  // out (the same size where the block may stream), is a whole line.
+  bool transposed_blocks_are_lines() const { return transpose_lanes() * bytes(key_.transposed) == kLineBytes; }
   Value* field(std::size_t offset, llvm::Type* type, const char* name) {
     return load_field(b_, args_, offset, type, name);
   }
@@ -900,6 +915,7 @@ class NestEmitter {
   std::vector<Value*> extent_;
   std::vector<std::vector<Value*>> stride_, span_;  // [operand][level]
   bool wide_registers_;  // 32 vector registers (AVX-512): room for more chains of accumulators
+  std::uint64_t register_bytes_;  // of one vector register
 };
 
 }  // namespace

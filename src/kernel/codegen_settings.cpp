@@ -42,6 +42,11 @@ bool has_feature(std::string_view features, std::string_view name) {
   return false;
 }
 
+int vector_register_bits(std::string_view triple, std::string_view features) {
+  if (!triple.starts_with("x86_64")) return 128;
+  return has_feature(features, "avx512f") ? 512 : has_feature(features, "avx") ? 256 : 128;
+}
+
 CodegenPin pin_codegen_settings(std::uint32_t id) { return registry().find(id); }
 
 CodegenSettings codegen_settings(std::uint32_t id) {

@@ -28,6 +28,11 @@ struct CodegenSettings {
 // turns `name` on.
 bool has_feature(std::string_view features, std::string_view name);
 
+// The width of a vector register, in bits, of code for `triple` with
+// `features`: 512 with AVX-512, 256 with AVX, else 128 (SSE2, and the
+// targets that are not x86-64).
+int vector_register_bits(std::string_view triple, std::string_view features);
+
 // NOTE: [Interned ids]: settings stay registered while something pins them
 // (a cache slot or queued compile of a key naming them, the provider's
 // current settings and their first tier), and the kSpareCodegenSettings most

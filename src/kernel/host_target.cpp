@@ -22,10 +22,7 @@ const CacheShare& host_cache_share(int threads) {
 HostTarget::HostTarget(HostDescription host)
     : host_(std::move(host)), x86_64_(host_.triple.starts_with("x86_64")) {}
 
-int HostTarget::vector_bits() const {
-  if (x86_64_) return has_feature(host_.features, "avx512f") ? 512 : has_feature(host_.features, "avx") ? 256 : 128;
-  return 128;
-}
+int HostTarget::vector_bits() const { return vector_register_bits(host_.triple, host_.features); }
 
 std::uint64_t HostTarget::auto_stream_bytes(int threads) const { return host_cache_share(threads).threshold(threads); }
 

@@ -161,13 +161,24 @@ void pregenerate_fixed_rows(PregenerationSet& set) {
 // others: any number, any dtypes but complex, whose parts a transpose would
 // have to unzip). Row by row, each of t's elements would be a load of its
 // own from a different line. Instead, blocks of L x L elements, L =
-// one cache line of t's elements (at most 16: more vectors than registers
-// would spill): L loads of a whole line (t's columns of the block), a
-// transpose in registers (log2 L rounds of interleaving shuffles), then L
-// rows of out computed and stored as vectors. Each line of t is read once,
-// whole: with strides of a power of two, lines kept for a second visit evict
-// one another (on [4096,4096] f32 half-line columns measured 23 GB/s, whole
-// lines 26.5, and 33 with streaming stores). Each load of a line of t
+// one cache line of t's elements or one vector register of them, whichever
+// is fewer (at most 16: more vectors than registers would spill): L loads
+// of t's columns of the block, a transpose in registers (log2 L rounds,
+// each swapping one bit of the row index with one of the column index:
+// in-lane shuffles below 128 bits, whole-lane moves above), then L rows of
+// out computed and stored as vectors. With 256-bit registers an f32 or f64
+// block is half a line a side: a line of t serves two blocks of rows (the
+// tile keeps it in cache between them), and out is written with plain
+// stores, because half-line streaming stores cost more than they save (a
+// hand-written 8 x 8 add on the Zen 3 VM: 63-70 ms streaming, 15-25 plain,
+// [4096,4096] f32). Blocks of a line a side there took two registers a row
+// and 32 a block: they spilled, and every round permuted across lanes
+// (cases 14 and 16 at 0.18-0.23 of the STREAM add, 0.58 after). With
+// AVX-512 a block is a whole line a side. Each line of t is read once,
+// whole where the registers allow: with strides of a power of two, lines
+// kept for a second visit evict one another (on [4096,4096] f32 with
+// AVX-512, half-line columns measured 23 GB/s, whole lines 26.5, and 33
+// with streaming stores). Each load of a whole line of t
 // prefetches the line after it in t's row, which the next block of rows
 // reads: no hardware prefetcher follows 16 rows 16 KiB apart (on the Zen 5
 // VM, +2-4% for bcast-bench's cases 14 and 16, +24% for the hand-written
