@@ -64,6 +64,17 @@ void tiled_add(const float* a, const float* b, float* out, std::int64_t rows, st
   fence();
 }
 
+// block(r, c) for every L x L block of [kSide, kSide], in 256 x 256 tiles:
+// the walk of the hand-written transposed adds below, as bcast's tiles run.
+template <std::int64_t L, class Block>
+void in_tiles(const Block& block) {
+  constexpr std::int64_t kTile = 256;
+  for (std::int64_t r0 = 0; r0 < kSide; r0 += kTile)
+    for (std::int64_t c0 = 0; c0 < kSide; c0 += kTile)
+      for (std::int64_t r = r0; r < r0 + kTile; r += L)
+        for (std::int64_t c = c0; c < c0 + kTile; c += L) block(r, c);
+}
+
 #if defined(__AVX512F__)
 // The transpose of 16 rows of 16 f32 in registers: three rounds of
 // interleaving within 128-bit lanes, then two of whole lanes.
@@ -93,19 +104,15 @@ void transpose16(__m512 v[16]) {
 // out = t^T + b in 256 x 256 tiles of 16 x 16 blocks, streaming stores: case
 // 14 the way bcast runs it, with nothing but the loads, shuffles and stores.
 void transposed_add(const float* t, const float* b, float* out) {
-  constexpr std::int64_t kTile = 256;
-  for (std::int64_t r0 = 0; r0 < kSide; r0 += kTile)
-    for (std::int64_t c0 = 0; c0 < kSide; c0 += kTile)
-      for (std::int64_t r = r0; r < r0 + kTile; r += 16)
-        for (std::int64_t c = c0; c < c0 + kTile; c += 16) {
-          __m512 v[16];
-          for (int q = 0; q < 16; ++q) v[q] = _mm512_load_ps(t + (c + q) * kSide + r);
-          transpose16(v);
-          for (int p = 0; p < 16; ++p) {
-            const std::int64_t at = (r + p) * kSide + c;
-            _mm512_stream_ps(out + at, _mm512_add_ps(v[p], _mm512_load_ps(b + at)));
-          }
-        }
+  in_tiles<16>([&](std::int64_t r, std::int64_t c) {
+    __m512 v[16];
+    for (int q = 0; q < 16; ++q) v[q] = _mm512_load_ps(t + (c + q) * kSide + r);
+    transpose16(v);
+    for (int p = 0; p < 16; ++p) {
+      const std::int64_t at = (r + p) * kSide + c;
+      _mm512_stream_ps(out + at, _mm512_add_ps(v[p], _mm512_load_ps(b + at)));
+    }
+  });
   _mm_sfence();
 }
 #elif defined(__AVX__)
@@ -134,19 +141,15 @@ void transpose8(__m256 v[8]) {
 // block's row is half a line, which streaming stores write slowly (NOTE:
 // [Transposed tiles]).
 void transposed_add(const float* t, const float* b, float* out) {
-  constexpr std::int64_t kTile = 256;
-  for (std::int64_t r0 = 0; r0 < kSide; r0 += kTile)
-    for (std::int64_t c0 = 0; c0 < kSide; c0 += kTile)
-      for (std::int64_t r = r0; r < r0 + kTile; r += 8)
-        for (std::int64_t c = c0; c < c0 + kTile; c += 8) {
-          __m256 v[8];
-          for (int q = 0; q < 8; ++q) v[q] = _mm256_loadu_ps(t + (c + q) * kSide + r);
-          transpose8(v);
-          for (int p = 0; p < 8; ++p) {
-            const std::int64_t at = (r + p) * kSide + c;
-            _mm256_storeu_ps(out + at, _mm256_add_ps(v[p], _mm256_loadu_ps(b + at)));
-          }
-        }
+  in_tiles<8>([&](std::int64_t r, std::int64_t c) {
+    __m256 v[8];
+    for (int q = 0; q < 8; ++q) v[q] = _mm256_loadu_ps(t + (c + q) * kSide + r);
+    transpose8(v);
+    for (int p = 0; p < 8; ++p) {
+      const std::int64_t at = (r + p) * kSide + c;
+      _mm256_storeu_ps(out + at, _mm256_add_ps(v[p], _mm256_loadu_ps(b + at)));
+    }
+  });
 }
 #endif
 
