@@ -38,6 +38,7 @@ const std::vector<Op> kOps{Op::add, Op::sub, Op::mul, Op::max, Op::min, Op::lt};
 const std::vector<DType> kDTypes{DType::f32, DType::f64, DType::i32, DType::f16, DType::u8};
 
 TEST(Stress, SixteenThreadsOnACacheOfFourKernelsMatchTheNaiveExecutor) {
+  clear_kernel_cache();  // the counters below are this test's alone
   set_kernel_cache_capacity(4);
   set_setting("BCAST_GRAIN", "20000");  // the large patterns go through the pool, concurrently
   set_num_threads(3);
