@@ -148,7 +148,7 @@ class NestEmitter {
 
   void emit_narrow_loop(Value* count, bool whole_blocks) {
     const unsigned w = key_.reduce_width;
-    const auto rows = static_cast<unsigned>(key_.reduce_block);
+    const auto rows = static_cast<unsigned>(narrow_block_rows(w));
     const int items_level = rank_ - 3;
     CountedLoop loop = open_loop(b_, b_.getInt64(0), count, whole_blocks ? "items" : "row_items");
     std::vector<llvm::PHINode*> at;
@@ -184,7 +184,7 @@ class NestEmitter {
   // the rows back to back or repeated (emit_narrow_items' test).
   Parts narrow_block(int k, Value*& row, bool whole_blocks) {
     const unsigned w = key_.reduce_width;
-    const auto rows = static_cast<unsigned>(key_.reduce_block);
+    const auto rows = static_cast<unsigned>(narrow_block_rows(w));
     const bool along_w = inner_[k] == InnerStride::unit;  // else one value a row
     const unsigned per_row = along_w ? w : 1;
     if (repeats_along_rows(k)) return repeat_rows(load(k, row, per_row), per_row, rows, w);

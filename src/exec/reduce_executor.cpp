@@ -42,8 +42,8 @@ std::vector<ReduceLoop> kernel_loops(const ReducePlan& plan, ReduceForm form) {
     return loops;
   }
   std::vector<ReduceLoop> loops = plan.reduced;
-  if (form == ReduceForm::narrow) {  // the innermost reduced loop as items of 8 b indices (narrow_block_rows)
-    const std::int64_t rows = kNarrowBlocks * narrow_block_rows(plan.kept.back().extent, loops.back().extent);
+  if (form == ReduceForm::narrow) {  // the innermost reduced loop as items of narrow_item_rows indices
+    const std::int64_t rows = narrow_item_rows(plan.kept.back().extent);
     ReduceLoop items = loops.back();
     items.extent /= rows;
     items.stride *= rows;
@@ -165,7 +165,6 @@ class Run {
     if (call.source != nullptr && call.levels == nullptr) own_levels_ = reduce_levels(plan_);
     levels_ = call.levels != nullptr ? call.levels : &own_levels_;
     narrow_order_ = !plan_.rows && reduction_form(plan_) == ReduceForm::narrow;
-    if (narrow_order_) narrow_rows_ = narrow_block_rows(plan_.kept.back().extent, plan_.reduced.back().extent);
     narrow_ = call.source != nullptr && narrow_order_;
   }
 
@@ -352,7 +351,7 @@ class Run {
   int columns(int threads) {
     const ReduceLoop inner = plan_.kept.back();
     const std::size_t outer_loops = plan_.kept.size() - 1;
-    const std::int64_t item_rows = narrow_order_ ? kNarrowBlocks * narrow_rows_ : kColumnItem;
+    const std::int64_t item_rows = narrow_order_ ? narrow_item_rows(inner.extent) : kColumnItem;
     const std::int64_t items = (plan_.count + item_rows - 1) / item_rows;
     const std::int64_t tile = column_tile(inner.extent, plan_.outputs / inner.extent, items, threads);
     const std::int64_t tiles = (inner.extent + tile - 1) / tile;
@@ -369,7 +368,7 @@ class Run {
           return elements(base + offset_of(plan_.reduced, plan_.reduced.size(), j, false), inner.stride, width,
                           buffer.data());
         };
-        if (narrow_order_) return narrow_item(i * item_rows, width, narrow_rows_, run_of, values);
+        if (narrow_order_) return narrow_item(i * item_rows, width, run_of, values);
         std::fill_n(values, width, R::identity());
         for (std::int64_t j = i * kColumnItem; j < std::min((i + 1) * kColumnItem, plan_.count); ++j) {
           const S* __restrict run = run_of(j);
@@ -392,7 +391,8 @@ class Run {
   // lane per row of a block and each of the w values, combined block by
   // block, then halved. run_of(j) is index j's row of w.
   template <class RunOf>
-  static void narrow_item(std::int64_t first, std::int64_t w, std::int64_t rows, const RunOf& run_of, T* values) {
+  static void narrow_item(std::int64_t first, std::int64_t w, const RunOf& run_of, T* values) {
+    const std::int64_t rows = narrow_block_rows(w);
     std::array<T, kNarrowLanes> lanes;
     std::fill_n(lanes.begin(), rows * w, R::identity());
     for (std::int64_t block = 0; block < kNarrowBlocks; ++block)
@@ -543,7 +543,7 @@ class Run {
   // by one call of up to a batch's worth of whole items when i is not in it.
   void kernel_column_item(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i, T* values) const {
     if (narrow_) {
-      const std::int64_t g = outer * (plan_.count / (kNarrowBlocks * narrow_rows_)) + i;
+      const std::int64_t g = outer * (plan_.count / narrow_item_rows(width)) + i;
       const S* item = kernel_narrow_batch(outer, from, width, i).items(g, 1, width);
       for (std::int64_t k = 0; k < width; ++k) values[k] = Element<A>::load(item[k]);
       return;
@@ -556,7 +556,7 @@ class Run {
   // Narrow column item i (as kernel_column_item) in this thread's batch.
   const Batch& kernel_narrow_batch(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i) const {
     Batch& batch = thread_batch();
-    const std::int64_t item_rows = kNarrowBlocks * narrow_rows_;
+    const std::int64_t item_rows = narrow_item_rows(width);
     const std::int64_t items = plan_.count / item_rows, g = outer * items + i;
     if (!batch.holds(serial_, g)) {
       // A call stays within one run of the items level (the kernel steps its stride only).
@@ -577,7 +577,7 @@ class Run {
                                std::int64_t n) const {
     if constexpr (std::is_same_v<S, T>) {
       if (!narrow_) return nullptr;
-      const std::int64_t g = outer * (plan_.count / (kNarrowBlocks * narrow_rows_)) + i;
+      const std::int64_t g = outer * (plan_.count / narrow_item_rows(width)) + i;
       return kernel_narrow_batch(outer, from, width, i).items(g, n, width);
     }
     return nullptr;
@@ -607,7 +607,6 @@ class Run {
   ReduceLevels own_levels_;
   const ReduceLevels* levels_;  // the call's, or own_levels_
   bool narrow_order_ = false;   // NOTE: [Reduction order]'s narrow columns: items of blocks
-  std::int64_t narrow_rows_ = 0;  // ... of these rows
   bool narrow_ = false;         // ... and the source's kernel is that form
   static inline std::atomic<std::uint64_t> next_serial_{1};
 };
@@ -648,8 +647,8 @@ ReduceForm reduction_form(const ReducePlan& plan) {
   const ReduceLoop& row = plan.kept.back();
   const bool vectors =
       std::all_of(row.with.begin(), row.with.begin() + plan.with, [](std::int64_t s) { return s == 0 || s == 1; });
-  const bool narrow = row.extent <= kNarrowWidth && vectors && !plan.reduced.empty() &&
-                      narrow_block_rows(row.extent, plan.reduced.back().extent) > 0;
+  const bool narrow = row.extent >= 1 && row.extent <= kNarrowWidth && vectors && !plan.reduced.empty() &&
+                      plan.reduced.back().extent % narrow_item_rows(row.extent) == 0;
   return narrow ? ReduceForm::narrow : ReduceForm::columns;
 }
 
