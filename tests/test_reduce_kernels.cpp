@@ -6,8 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <bit>
-#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,10 +24,9 @@ namespace bcast {
 namespace {
 
 // A random shape of rank 1 to 4 whose extents mix the item sizes' edges
-// (NOTE: [Reduction order]: 512 elements, 32 lanes, 16 indices, narrow
-// items of 16 to 256 rows).
+// (NOTE: [Reduction order]: 512 elements, 32 lanes, 16 indices).
 Shape random_shape(std::mt19937_64& rng) {
-  const std::int64_t extents[] = {1, 2, 3, 5, 16, 17, 31, 32, 33, 64, 100, 256, 511, 512, 513, 1000, 1100};
+  const std::int64_t extents[] = {1, 2, 3, 5, 16, 17, 31, 32, 33, 100, 511, 512, 513, 1000, 1100};
   std::uniform_int_distribution<int> rank(1, 4), pick(0, std::size(extents) - 1);
   for (;;) {
     Shape s(static_cast<std::size_t>(rank(rng)));
@@ -160,85 +157,6 @@ TEST(ReductionKernels, CommonReductionsRunOnTheirKernel) {
     const Uses after = reduction_kernel_uses();
     EXPECT_EQ(after.looked_up, before.looked_up + 1) << describe(e).passes.front();
     EXPECT_EQ(after.failed, before.failed) << describe(e).passes.front();
-  }
-}
-
-// NOTE: [Reduction order]'s narrow columns, written out here from its words:
-// an item is 8 blocks of b rows (b the most, a power of two, with b w <= 32),
-// a lane per row of a block and value, combined block by block from 0, the
-// lanes halved (lane j takes j + b/2, ... 1), then the items pairwise.
-std::vector<float> narrow_order_sum(const std::vector<float>& x, std::int64_t n, std::int64_t w, std::int64_t b) {
-  const std::int64_t item = 8 * b;
-  std::vector<std::vector<float>> items;
-  for (std::int64_t i = 0; i < n / item; ++i) {
-    std::vector<float> lanes(static_cast<std::size_t>(b * w), 0.0f);
-    for (std::int64_t block = 0; block < 8; ++block)
-      for (std::int64_t r = 0; r < b; ++r)
-        for (std::int64_t k = 0; k < w; ++k)
-          lanes[static_cast<std::size_t>(r * w + k)] += x[static_cast<std::size_t>((i * item + block * b + r) * w + k)];
-    for (std::int64_t h = b / 2; h >= 1; h /= 2)
-      for (std::int64_t l = 0; l < h * w; ++l)
-        lanes[static_cast<std::size_t>(l)] += lanes[static_cast<std::size_t>(h * w + l)];
-    lanes.resize(static_cast<std::size_t>(w));
-    items.push_back(lanes);
-  }
-  const auto tree = [&](auto& self, std::size_t first, std::size_t last) -> std::vector<float> {
-    if (last - first == 1) return items[first];
-    std::size_t h = 1;
-    while (h * 2 < last - first) h *= 2;
-    std::vector<float> left = self(self, first, first + h);
-    const std::vector<float> right = self(self, first + h, last);
-    for (std::size_t k = 0; k < left.size(); ++k) left[k] += right[k];
-    return left;
-  };
-  return tree(tree, 0, items.size());
-}
-
-// The kernel (each of its two ways to load a block: rows back to back, or a
-// row at a time) and the fallback add an image's channels in that order, on
-// one thread and three; values of mixed magnitudes, so that another order
-// would round differently.
-TEST(ReductionKernels, NarrowItemsAddBlocksOfRowsThenHalve) {
-  test::JitGuard guard;
-  set_jit_mode(JitMode::sync);
-  std::mt19937_64 rng(2026120701);
-  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> scale(-12, 12);
-  struct Shape2 {
-    std::int64_t rows, w, b;  // b: the block rows the note gives w
-  };
-  for (const Shape2 c : {Shape2{192, 3, 8}, Shape2{96, 5, 4}, Shape2{512, 16, 2}, Shape2{768, 2, 16}}) {
-    // Every other row of a [2 rows, w] tensor: a row step of 2w (a row at a
-    // time), and the same values made contiguous (rows back to back).
-    Tensor wide(DType::f32, {2 * c.rows, c.w});
-    auto* data = static_cast<float*>(wide.data());
-    for (std::int64_t i = 0; i < 2 * c.rows * c.w; ++i) data[i] = std::ldexp(unit(rng), scale(rng));
-    const TensorView strided = index(wide.view(), {Slice{{}, {}, 2}});
-    std::vector<float> values;
-    for (std::int64_t r = 0; r < c.rows; ++r)
-      for (std::int64_t k = 0; k < c.w; ++k) values.push_back(data[2 * r * c.w + k]);
-    const Tensor packed = strided.contiguous();
-    const std::vector<float> want = narrow_order_sum(values, c.rows, c.w, c.b);
-    for (const TensorView& x : {packed.view(), strided}) {
-      const Expr e = expr::sum(Expr(x), 0);
-      for (bool jit : {true, false})
-        for (int threads : {1, 3}) {
-          set_jit_enabled(jit);
-          set_num_threads(threads);
-          const Tensor got = evaluate(e);
-          const auto* g = static_cast<const float*>(got.data());
-          for (std::int64_t k = 0; k < c.w; ++k)
-            EXPECT_EQ(std::bit_cast<std::uint32_t>(g[k]),
-                      std::bit_cast<std::uint32_t>(want[static_cast<std::size_t>(k)]))
-                << "w " << c.w << ", value " << k
-                << (x.layout().is_contiguous() ? ", rows back to back" : ", strided rows")
-                << (jit ? ", kernel" : ", fallback") << ", " << threads << " threads";
-        }
-    }
-    bool narrow = false;  // the kernel that ran was the narrow form's, w wide
-    for (const KernelStats& k : kernel_cache_entries())
-      narrow = narrow || k.key.find(".acc-add-f32-w" + std::to_string(c.w) + ".") != std::string::npos;
-    EXPECT_TRUE(narrow) << "w " << c.w;
   }
 }
 

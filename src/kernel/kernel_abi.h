@@ -48,29 +48,16 @@ using KernelFn = void (*)(const KernelArgs*);
 //    accumulate in order; the caller fills out with the identity first.
 //  - narrow columns (a kept row of w <= kNarrowWidth values, the key's
 //    reduce_width): whole column items in one call. The last three levels
-//    are the items, each item's narrow_item_rows(w) reduced indices and the
-//    w results (every input unit or repeated along the w); the call runs
+//    are the items, each item's kColumnItem reduced indices and the w
+//    results (every input unit or repeated along the w); the call runs
 //    `count` consecutive items of one run of the items level from the
 //    pointers given (the odometer's index is unused), and stores each
-//    item's w results at out, item after item: its rows in kNarrowBlocks
-//    blocks of narrow_block_rows(w) rows, a lane for each row of a block and
-//    each of the w, each lane combined block by block from the identity,
-//    then the block's rows halved (row r takes row r + b/2, then r + b/4,
-//    ... 1), as NOTE: [Reduction order] says.
+//    item's w lanes, combined in order from the identity in one vector,
+//    at out, item after item.
 inline constexpr int kReduceLanes = 32;
 inline constexpr std::int64_t kReduceItem = 512;
 inline constexpr std::int64_t kColumnItem = 16;
 inline constexpr int kNarrowWidth = 16;
-inline constexpr std::int64_t kNarrowBlocks = 8;
-inline constexpr int kNarrowLanes = 32;  // a narrow block's lanes at most
-// The rows of a narrow block: the most, a power of two, whose w values each
-// fit kNarrowLanes lanes (8 for an image's 3 channels, 2 for 16 values).
-constexpr std::int64_t narrow_block_rows(std::int64_t w) {
-  std::int64_t rows = 1;
-  while (rows * 2 * w <= kNarrowLanes) rows *= 2;
-  return rows;
-}
-constexpr std::int64_t narrow_item_rows(std::int64_t w) { return kNarrowBlocks * narrow_block_rows(w); }
 
 // An expression kernel's scalar j is slot j of KernelArgs::context: its value
 // stored in its program dtype at the slot's start. 16 bytes hold every
