@@ -101,6 +101,34 @@ TEST_F(RowBlocks, GiveThePassesBitsOnAnyThreadCount) {
   }
 }
 
+// A view whose channels and reduced dim both run backwards in memory, the
+// reduced dim a multiple of 16: its sums' held exp(x - m) reduce in the
+// narrow columns form, and row blocks must keep the passes' bits (a change
+// to that form's items once broke this, 2026-12-07, docs/performance.md).
+TEST_F(RowBlocks, KeepThePassesBitsForChannelsAndRowsRunningBackwards) {
+  std::mt19937_64 rng(20261207);
+  Tensor parent(DType::f32, {400, 5120});
+  test::fill_random(parent.view(), rng);
+  // x[i, c, j] = parent[i, 5119 - c - 8 j]: strides [5120, -1, -8].
+  const TensorView backwards = index(parent.view(), {Slice{}, Slice{{}, {}, -1}});
+  for (const std::int64_t n : {600, 608, 640}) {
+    const TensorView x = TensorView(backwards.data(), DType::f32, Layout{{400, 3, n}, {5120, -1, -8}});
+    using namespace expr;
+    const Expr e = exp(Expr(x) - amax(Expr(x), -1, true));
+    for (const Expr& c : {sum(e, -1, true), e / sum(e, -1, true)}) {
+      ASSERT_TRUE(says_row_blocks(c)) << n;
+      const std::vector<std::uint8_t> want = passes_bits(c);
+      for (const int threads : {1, 2}) {
+        set_num_threads(threads);
+        EXPECT_EQ(test::bytes_of(evaluate(c)), want) << "[400, 3, " << n << "] on " << threads << " threads";
+      }
+      test::JitGuard guard;  // and the fallback's blocks: the same bits
+      set_jit_enabled(false);
+      EXPECT_EQ(test::bytes_of(evaluate(c)), want) << "[400, 3, " << n << "] on the fallback";
+    }
+  }
+}
+
 // softmax(x) evaluated into `out` runs in row blocks and gives the passes' bits.
 void expect_softmax_in_blocks(const TensorView& x, const TensorView& out) {
   const Expr softmax = softmax_of(x);
