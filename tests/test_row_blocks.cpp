@@ -101,10 +101,11 @@ TEST_F(RowBlocks, GiveThePassesBitsOnAnyThreadCount) {
   }
 }
 
-// A view whose channels and reduced dim both run backwards in memory, the
-// reduced dim a multiple of 16: its sums' held exp(x - m) reduce in the
-// narrow columns form, and row blocks must keep the passes' bits (a change
-// to that form's items once broke this, 2026-12-07, docs/performance.md).
+// A view whose channels and reduced dim both run backwards in memory: its
+// sums' held exp(x - m) reduce in the columns form (n = 600) or, where n is
+// a multiple of 16 (608, 640), the narrow columns form, and row blocks must
+// keep the passes' bits (a change to the narrow form's items once broke
+// this, 2026-12-07, docs/performance.md).
 TEST_F(RowBlocks, KeepThePassesBitsForChannelsAndRowsRunningBackwards) {
   std::mt19937_64 rng(20261207);
   Tensor parent(DType::f32, {400, 5120});
