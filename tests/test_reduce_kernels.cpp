@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,9 +26,10 @@ namespace bcast {
 namespace {
 
 // A random shape of rank 1 to 4 whose extents mix the item sizes' edges
-// (NOTE: [Reduction order]: 512 elements, 32 lanes, 16 indices).
+// (NOTE: [Reduction order]: 512 elements, 32 lanes, 16 indices, narrow
+// items of 16 to 256 rows).
 Shape random_shape(std::mt19937_64& rng) {
-  const std::int64_t extents[] = {1, 2, 3, 5, 16, 17, 31, 32, 33, 100, 511, 512, 513, 1000, 1100};
+  const std::int64_t extents[] = {1, 2, 3, 5, 16, 17, 31, 32, 33, 64, 100, 256, 511, 512, 513, 1000, 1100};
   std::uniform_int_distribution<int> rank(1, 4), pick(0, std::size(extents) - 1);
   for (;;) {
     Shape s(static_cast<std::size_t>(rank(rng)));
@@ -160,6 +163,97 @@ TEST(ReductionKernels, CommonReductionsRunOnTheirKernel) {
   }
 }
 
+// NOTE: [Reduction order]'s narrow columns, written out here from its words:
+// an item is 8 blocks of b rows (b the most, a power of two from 2, with b w
+// <= 32 and whole items of 8 b rows),
+// a lane per row of a block and value, combined block by block from 0, the
+// lanes halved (lane j takes j + b/2, ... 1), then the items pairwise.
+std::vector<float> narrow_order_sum(const std::vector<float>& x, std::int64_t n, std::int64_t w, std::int64_t b) {
+  const std::int64_t item = 8 * b;
+  std::vector<std::vector<float>> items;
+  for (std::int64_t i = 0; i < n / item; ++i) {
+    std::vector<float> lanes(static_cast<std::size_t>(b * w), 0.0f);
+    for (std::int64_t block = 0; block < 8; ++block)
+      for (std::int64_t r = 0; r < b; ++r)
+        for (std::int64_t k = 0; k < w; ++k)
+          lanes[static_cast<std::size_t>(r * w + k)] += x[static_cast<std::size_t>((i * item + block * b + r) * w + k)];
+    for (std::int64_t h = b / 2; h >= 1; h /= 2)
+      for (std::int64_t l = 0; l < h * w; ++l)
+        lanes[static_cast<std::size_t>(l)] += lanes[static_cast<std::size_t>(h * w + l)];
+    lanes.resize(static_cast<std::size_t>(w));
+    items.push_back(lanes);
+  }
+  const auto tree = [&](auto& self, std::size_t first, std::size_t last) -> std::vector<float> {
+    if (last - first == 1) return items[first];
+    std::size_t h = 1;
+    while (h * 2 < last - first) h *= 2;
+    std::vector<float> left = self(self, first, first + h);
+    const std::vector<float> right = self(self, first + h, last);
+    for (std::size_t k = 0; k < left.size(); ++k) left[k] += right[k];
+    return left;
+  };
+  return tree(tree, 0, items.size());
+}
+
+// The kernel (each of its ways to load a block: rows back to back, forwards
+// or backwards, a row at a time, a value at a time along a strided row) and
+// the fallback add an image's channels in that order, on one thread and
+// three; values of mixed magnitudes, so that another order would round
+// differently. The layout never changes the order: the values' loops alone
+// decide it.
+TEST(ReductionKernels, NarrowItemsAddBlocksOfRowsThenHalve) {
+  test::JitGuard guard;
+  set_jit_mode(JitMode::sync);
+  std::mt19937_64 rng(2026120701);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> scale(-12, 12);
+  struct Shape2 {
+    std::int64_t rows, w, b;  // b: the block rows the note gives w
+  };
+  for (const Shape2 c : {Shape2{192, 3, 8}, Shape2{96, 5, 4}, Shape2{512, 16, 2}, Shape2{768, 2, 16}, Shape2{48, 3, 2},
+                         Shape2{10000, 3, 2}}) {
+    Tensor wide(DType::f32, {2 * c.rows, 2 * c.w});
+    auto* data = static_cast<float*>(wide.data());
+    for (std::int64_t i = 0; i < 4 * c.rows * c.w; ++i) data[i] = std::ldexp(unit(rng), scale(rng));
+    const TensorView every_other_row = index(wide.view(), {Slice{{}, {}, 2}, Slice{{}, c.w}});
+    const Tensor packed = every_other_row.contiguous();
+    const struct {
+      TensorView x;
+      const char* layout;
+    } layouts[] = {
+        {packed.view(), "rows back to back"},
+        {every_other_row, "a row step of 4w"},
+        {index(packed.view(), {Slice{}, Slice{{}, {}, -1}}), "each row reversed"},
+        {index(packed.view(), {Slice{{}, {}, -1}, Slice{{}, {}, -1}}), "rows back to back, backwards"},
+        {index(wide.view(), {Slice{{}, {}, 2}, Slice{{}, {}, 2}}), "a row of every other value"},
+    };
+    for (const auto& [x, layout] : layouts) {
+      const Tensor logical = x.contiguous();
+      const auto* first = static_cast<const float*>(logical.data());
+      const std::vector<float> want =
+          narrow_order_sum(std::vector<float>(first, first + c.rows * c.w), c.rows, c.w, c.b);
+      const Expr e = expr::sum(Expr(x), 0);
+      for (bool jit : {true, false})
+        for (int threads : {1, 3}) {
+          set_jit_enabled(jit);
+          set_num_threads(threads);
+          const Tensor got = evaluate(e);
+          const auto* g = static_cast<const float*>(got.data());
+          for (std::int64_t k = 0; k < c.w; ++k)
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(g[k]),
+                      std::bit_cast<std::uint32_t>(want[static_cast<std::size_t>(k)]))
+                << "w " << c.w << ", value " << k << ", " << layout << (jit ? ", kernel" : ", fallback") << ", "
+                << threads << " threads";
+        }
+    }
+    bool narrow = false;  // the kernel that ran was the narrow form's, w wide
+    for (const KernelStats& k : kernel_cache_entries())
+      narrow = narrow || k.key.find(".acc-add-f32-w" + std::to_string(c.w) + "b" + std::to_string(c.b) + ".") !=
+                             std::string::npos;
+    EXPECT_TRUE(narrow) << "w " << c.w;
+  }
+}
+
 TEST(ReductionKernels, KeysPrintAndParseBack) {
   // x - y with y [R, 1]: summed along the rows (rows), along the columns
   // (columns), and x [64, 3] along its 64 (narrow, the kept row 3 wide).
@@ -173,16 +267,16 @@ TEST(ReductionKernels, KeysPrintAndParseBack) {
   };
   for (const Form& f : {Form{ReduceForm::rows, {8, 1000}, {false, true}, ".uuz.acc-maximum-f32-rows.host."},
                         Form{ReduceForm::columns, {8, 1000}, {true, false}, ".uuz.acc-maximum-f32-columns.host."},
-                        Form{ReduceForm::narrow, {64, 3}, {true, false}, ".uuz.acc-maximum-f32-w3.host."}}) {
+                        Form{ReduceForm::narrow, {64, 3}, {true, false}, ".uuz.acc-maximum-f32-w3b8.host."}}) {
     const Layout x = Layout::contiguous(f.shape);
     const Strides y{1, 0}, out = f.reduced[0] ? Strides{0, 1} : Strides{1, 0};
     const std::vector<Strides> with{x.strides, y};
     const ReducePlan reduction = plan_reduce(x, f.reduced, out, with);
     ASSERT_EQ(reduction_form(reduction), f.form);
-    const int width = f.form == ReduceForm::narrow ? 3 : 0;
+    const int width = f.form == ReduceForm::narrow ? 3 : 0, block = f.form == ReduceForm::narrow ? 8 : 0;
     const KernelKey key = make_reduction_kernel_key(host, "x0-x1", inputs, {}, reduction_kernel_plan(reduction),
                                                     provider::current_codegen_id(),
-                                                    {f.form, detail::Combine::maximum, DType::f32, width});
+                                                    {f.form, detail::Combine::maximum, DType::f32, width, block});
     const std::string text = key.to_string();
     EXPECT_THAT(text, ::testing::HasSubstr(f.suffix));
     const std::optional<KernelKey> back = parse_kernel_key(text, provider::current_codegen_id());
@@ -192,7 +286,8 @@ TEST(ReductionKernels, KeysPrintAndParseBack) {
     // or into f32, an f16 accumulator, a narrow row of 0 or 17.
     for (const char* bad :
          {"acc-add-bool-rows", "acc-or-f32-rows", "acc-maximum-f16-rows", "acc-add-f32-diagonal", "acc-sum-f32-rows",
-          "acc-add-f32", "acc-add-f32-w0", "acc-add-f32-w17", "acc-add-f32-w03"}) {
+          "acc-add-f32", "acc-add-f32-w0", "acc-add-f32-w17", "acc-add-f32-w03", "acc-add-f32-w3", "acc-add-f32-w3b0",
+          "acc-add-f32-w3b1", "acc-add-f32-w3b3", "acc-add-f32-w3b16", "acc-add-f32-w3b08"}) {
       std::string other = text;
       other.replace(other.find("acc-"), other.find(".host") - other.find("acc-"), bad);
       EXPECT_FALSE(parse_kernel_key(other, provider::current_codegen_id()).has_value()) << other;

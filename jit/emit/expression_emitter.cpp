@@ -115,6 +115,10 @@ class ExpressionBody final : public NestBody {
     return emit_op(b, combine_, accumulator_, acc, v);
   }
 
+  // The executor's Reducer::combine(a, c) on each lane: the op that
+  // accumulate() combines with where the form is not rows.
+  Value* combine(llvm::IRBuilder<>& b, Value* a, Value* c) override { return emit_op(b, combine_, accumulator_, a, c); }
+
   // The executor's (reduce_executor.cpp): 0, 1, +-inf or the integer
   // extremes, false or true.
   Value* identity(llvm::IRBuilder<>& b, unsigned lanes) override {

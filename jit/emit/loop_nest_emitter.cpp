@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "expr_kernel.h"
 #include "host_target.h"
 #include "ir/ir_dtypes.h"
 #include "ir/ir_helpers.h"
@@ -28,7 +29,6 @@ using llvm::Value;
 constexpr std::int64_t kLineBytes = HostTarget::kLineBytes;  // what one streaming store writes
 constexpr std::uint64_t kTransposeBytes = kLineBytes;  // a column of a transposed tile: a line of t (or a register) ...
 constexpr std::uint64_t kTransposeLanes = 16;  // ... or 16 elements of 1 or 2 bytes (fewer vectors than registers)
-constexpr unsigned kNarrowItems = 4;           // NOTE: [Reduction kernels]: narrow column items a step
 
 // One value per operand (out first), or a row of them.
 using PerOperand = std::vector<Value*>;
@@ -121,65 +121,167 @@ class NestEmitter {
   }
 
   // NOTE: [Reduction kernels], narrow columns: `count` items from the
-  // pointers given, each item's kColumnItem x w block unrolled into one
-  // vector of w accumulators, kNarrowItems items a step (independent
-  // chains: one item's is a chain of kColumnItem dependent steps), then the
-  // rest one at a time.
+  // pointers given, each item's blocks of b rows x w values one vector of
+  // b w lanes (NOTE: [Reduction order]), combined block by block into one
+  // accumulator, then halved to the item's w results. Where every input's
+  // rows lie back to back (a row step of w, -w where the w run backwards,
+  // or 1 for an input repeated along the w) or repeat, a block is one load;
+  // otherwise a row at a time (and a value at a time along a strided w).
   void emit_narrow_items(Value* count, BasicBlock* exit) {
     load_levels();
-    // A program that runs a math recipe inline (NOTE: [Recipe interleave]) is
-    // long already: one item a step keeps its unrolled copies few.
-    const unsigned copies = body_.interleave() == 0 ? kNarrowItems : 1;
-    Value* groups = b_.CreateUDiv(count, b_.getInt64(copies), "groups");
-    const PerOperand after = emit_narrow_loop(base_, groups, copies);
-    if (copies > 1) emit_narrow_loop(after, b_.CreateURem(count, b_.getInt64(copies)), 1);
+    const auto w = static_cast<std::int64_t>(key_.reduce_width);
+    const int rows_level = rank_ - 2;
+    Value* whole = b_.getTrue();
+    for (int k = 1; k < operands_; ++k) {
+      if (repeats_along_rows(k)) continue;
+      const std::optional<std::int64_t> step = whole_block_step(k, w);
+      whole = step ? b_.CreateAnd(whole, b_.CreateICmpEQ(stride_[k][rows_level], b_.getInt64(*step))) : b_.getFalse();
+    }
+    BasicBlock* blocks = block("items.blocks");
+    BasicBlock* rows = block("items.rows");
+    b_.CreateCondBr(whole, blocks, rows);
+    b_.SetInsertPoint(blocks);
+    emit_narrow_loop(count, /*whole_blocks=*/true);
+    b_.CreateBr(exit);
+    b_.SetInsertPoint(rows);
+    emit_narrow_loop(count, /*whole_blocks=*/false);
     b_.CreateBr(exit);
   }
 
-  // `n` steps of `copies` consecutive items from `from`; returns each
-  // operand's position after them.
-  PerOperand emit_narrow_loop(const PerOperand& from, Value* n, unsigned copies) {
+  void emit_narrow_loop(Value* count, bool whole_blocks) {
     const unsigned w = key_.reduce_width;
-    const int items_level = rank_ - 3, rows_level = rank_ - 2;
-    CountedLoop loop = open_loop(b_, b_.getInt64(0), n, copies > 1 ? "item_groups" : "items");
+    const auto rows = static_cast<unsigned>(key_.reduce_block);
+    const int items_level = rank_ - 3;
+    CountedLoop loop = open_loop(b_, b_.getInt64(0), count, whole_blocks ? "items" : "row_items");
     std::vector<llvm::PHINode*> at;
     for (int k = 0; k < operands_; ++k) {
       at.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "item"));
-      at[k]->addIncoming(from[k], loop.preheader);
+      at[k]->addIncoming(base_[k], loop.preheader);
     }
-    // Item c of the step starts c item strides on (out: c rows of w).
-    std::vector<PerOperand> start(copies, PerOperand(at.begin(), at.end()));
-    for (unsigned c = 1; c < copies; ++c)
-      for (int k = 0; k < operands_; ++k)
-        start[c][k] = b_.CreateGEP(element_type_[k], start[c - 1][k], stride_[k][items_level], "next_item");
-    std::vector<PerOperand> row = start;
-    std::vector<Value*> acc(copies, body_.identity(b_, w));
-    for (std::int64_t r = 0; r < kColumnItem; ++r)
-      for (unsigned c = 0; c < copies; ++c) {
-        std::vector<Parts> in;
-        for (int k = 1; k < operands_; ++k) {
-          if (inner_[k] == InnerStride::zero)
-            in.push_back(w > 1 ? splat_parts(b_, w, load(k, row[c][k], 1)) : load(k, row[c][k], 1));
-          else
-            in.push_back(load(k, row[c][k], w));
-          row[c][k] = b_.CreateGEP(element_type_[k], row[c][k], stride_[k][rows_level], "row");
-        }
-        acc[c] = body_.accumulate(b_, in, acc[c], w);
-      }
-    PerOperand next;
-    for (int k = 0; k < operands_; ++k) {
-      Value* out_item = k == 0 ? at[0] : nullptr;
-      if (k == 0) {
-        for (unsigned c = 0; c < copies; ++c) {
-          emit_store(b_, dtype_[0], acc[c], out_item)->setAlignment(llvm::Align(bytes(0)));
-          out_item = b_.CreateConstInBoundsGEP1_64(element_type_[0], out_item, w);
-        }
-        next.push_back(out_item);
-      } else {
-        next.push_back(b_.CreateGEP(element_type_[k], start[copies - 1][k], stride_[k][items_level], "next_step"));
-      }
+    PerOperand row(at.begin(), at.end());
+    Value* acc = body_.identity(b_, rows * w);
+    for (std::int64_t block = 0; block < kNarrowBlocks; ++block) {
+      std::vector<Parts> in;
+      for (int k = 1; k < operands_; ++k) in.push_back(narrow_block(k, row[k], whole_blocks));
+      acc = body_.accumulate(b_, in, acc, rows * w);
     }
-    return close_running(loop, at, from, next);
+    for (unsigned h = rows / 2; h >= 1; h /= 2) {  // the rows halve
+      std::vector<int> low, high;
+      for (unsigned l = 0; l < h * w; ++l) {
+        low.push_back(static_cast<int>(l));
+        high.push_back(static_cast<int>(h * w + l));
+      }
+      acc = body_.combine(b_, b_.CreateShuffleVector(acc, low), b_.CreateShuffleVector(acc, high));
+    }
+    if (w == 1) acc = b_.CreateExtractElement(acc, b_.getInt64(0));  // one result: a scalar, as stored
+    emit_store(b_, dtype_[0], acc, at[0])->setAlignment(llvm::Align(bytes(0)));
+    PerOperand next{b_.CreateConstInBoundsGEP1_64(element_type_[0], at[0], w)};
+    for (int k = 1; k < operands_; ++k)
+      next.push_back(b_.CreateGEP(element_type_[k], at[k], stride_[k][items_level], "next_item"));
+    close_running(loop, at, base_, next);
+  }
+
+  // Input k's block of b rows x w values from `row` (its first row), as the
+  // body takes it (lanes row by row), and `row` moved past it. Whole blocks:
+  // the rows back to back or repeated (emit_narrow_items' test).
+  Parts narrow_block(int k, Value*& row, bool whole_blocks) {
+    const unsigned w = key_.reduce_width;
+    const auto rows = static_cast<unsigned>(key_.reduce_block);
+    const bool along_w = inner_[k] != InnerStride::zero;  // else one value a row
+    const unsigned per_row = along_w ? w : 1;
+    if (repeats_along_rows(k)) return repeat_rows(row_values(k, row, per_row), per_row, rows, w);
+    if (whole_blocks) {  // a reversed w's rows run backwards too: its block is one reversed vector
+      const Parts values = row_values(k, row, rows * per_row);
+      const auto step = static_cast<std::int64_t>(rows * per_row);
+      row = b_.CreateConstGEP1_64(element_type_[k], row, inner_[k] == InnerStride::reversed ? -step : step);
+      return along_w ? values : widen_rows(values, rows, w);
+    }
+    std::vector<Parts> each;
+    for (unsigned r = 0; r < rows; ++r) {
+      each.push_back(row_values(k, row, per_row));
+      row = b_.CreateGEP(element_type_[k], row, stride_[k][rank_ - 2], "row");
+    }
+    while (each.size() > 1) {  // concatenated pairwise: rows is a power of two
+      std::vector<Parts> joined;
+      for (std::size_t j = 0; j < each.size(); j += 2) joined.push_back(concat(each[j], each[j + 1]));
+      each = std::move(joined);
+    }
+    return along_w ? each[0] : widen_rows(each[0], rows, w);
+  }
+
+  // Input k's row step where a narrow block's rows lie back to back, as
+  // one run of memory: w (unit), -w (reversed), 1 (one value a row); none
+  // for a strided w.
+  std::optional<std::int64_t> whole_block_step(int k, std::int64_t w) const {
+    switch (inner_[k]) {
+      case InnerStride::unit:
+        return w;
+      case InnerStride::reversed:
+        return -w;
+      case InnerStride::zero:
+        return 1;
+      case InnerStride::strided:
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // Input k's `lanes` values along the w from `at` (its first), in the w's
+  // order: one load (reversed where the w runs backwards), or a value at a
+  // time along a strided w.
+  Parts row_values(int k, Value* at, unsigned lanes) {
+    if (inner_[k] == InnerStride::reversed) return load_lanes(k, at, b_.getInt64(0), lanes);
+    if (inner_[k] != InnerStride::strided || lanes == 1) return load(k, at, lanes);
+    Parts values;
+    for (unsigned l = 0; l < lanes; ++l) {
+      const Parts one =
+          load(k, b_.CreateGEP(element_type_[k], at, b_.CreateMul(b_.getInt64(l), stride_[k][rank_ - 1])), 1);
+      values = l == 0 ? splat_parts(b_, lanes, one) : insert_parts(values, one, l);
+    }
+    return values;
+  }
+  Parts insert_parts(const Parts& into, const Parts& one, unsigned lane) {
+    return {b_.CreateInsertElement(into.re, one.re, lane),
+            one.im != nullptr ? b_.CreateInsertElement(into.im, one.im, lane) : nullptr};
+  }
+
+  // Whether input k repeats along the rows of a narrow item (stride 0 there:
+  // the key's dim class for that level).
+  bool repeats_along_rows(int k) const {
+    const BroadcastType& type = spec_of(key_).type;
+    const auto level = static_cast<std::size_t>(rank_ - 2);
+    return level < type.size() && (static_cast<unsigned>(type[level]) >> (k - 1) & 1u) != 0;
+  }
+
+  // One row's `per_row` values as `rows` rows of w lanes.
+  Parts repeat_rows(const Parts& one, unsigned per_row, unsigned rows, unsigned w) {
+    std::vector<int> mask;
+    for (unsigned r = 0; r < rows; ++r)
+      for (unsigned l = 0; l < w; ++l) mask.push_back(static_cast<int>(per_row == 1 ? 0 : l));
+    return shuffle(one, mask);
+  }
+  // `rows` values, one a row, as rows of w lanes.
+  Parts widen_rows(const Parts& values, unsigned rows, unsigned w) {
+    std::vector<int> mask;
+    for (unsigned r = 0; r < rows; ++r)
+      for (unsigned l = 0; l < w; ++l) mask.push_back(static_cast<int>(r));
+    return shuffle(values, mask);
+  }
+  Parts concat(const Parts& a, const Parts& b) {
+    const auto n = llvm::cast<llvm::FixedVectorType>(vector_of(a.re)->getType())->getNumElements();
+    std::vector<int> mask;
+    for (unsigned l = 0; l < 2 * n; ++l) mask.push_back(static_cast<int>(l));
+    return {b_.CreateShuffleVector(vector_of(a.re), vector_of(b.re), mask),
+            a.im != nullptr ? b_.CreateShuffleVector(vector_of(a.im), vector_of(b.im), mask) : nullptr};
+  }
+  Parts shuffle(const Parts& x, const std::vector<int>& mask) {
+    return {b_.CreateShuffleVector(vector_of(x.re), mask),
+            x.im != nullptr ? b_.CreateShuffleVector(vector_of(x.im), mask) : nullptr};
+  }
+  // A scalar as a vector of one lane, so that shuffles take it.
+  Value* vector_of(Value* v) {
+    if (v->getType()->isVectorTy()) return v;
+    return b_.CreateInsertElement(llvm::FixedVectorType::get(v->getType(), 1), v, b_.getInt64(0));
   }
 
   // NOTE: [Fixed rows]: one loop over the rows, the row unrolled in its body;
@@ -924,6 +1026,9 @@ llvm::Value* NestBody::accumulate(llvm::IRBuilder<>&, const std::vector<Parts>&,
   throw std::logic_error("this kernel's body does not accumulate (NOTE: [Reduction kernels])");
 }
 llvm::Value* NestBody::identity(llvm::IRBuilder<>&, unsigned) {
+  throw std::logic_error("this kernel's body does not accumulate (NOTE: [Reduction kernels])");
+}
+llvm::Value* NestBody::combine(llvm::IRBuilder<>&, llvm::Value*, llvm::Value*) {
   throw std::logic_error("this kernel's body does not accumulate (NOTE: [Reduction kernels])");
 }
 

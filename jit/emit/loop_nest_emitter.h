@@ -37,6 +37,9 @@ class NestBody {
   virtual llvm::Value* accumulate(llvm::IRBuilder<>& b, const std::vector<Parts>& inputs, llvm::Value* acc,
                                   unsigned lanes);
   virtual llvm::Value* identity(llvm::IRBuilder<>& b, unsigned lanes);
+  // Two accumulators' lanes combined (a then c, as the executor's combine
+  // takes them): a narrow item's halving (NOTE: [Reduction order]).
+  virtual llvm::Value* combine(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* c);
   // Items a step of a rows kernel (a power of two): independent chains of
   // accumulators, more where a combine is a chain of several instructions
   // and the target has the registers (`wide_registers`: AVX-512's 32).

@@ -52,10 +52,13 @@ SelectedKernel reduction_kernel(const ExprCall& call, const ReducePlan& plan, co
       current_target().kind() != TargetKind::host)
     return {};
   const ReduceForm shape = reduction_form(plan);
-  const ReductionKernel form{.form = shape,
-                             .combine = reduce.combine,
-                             .accumulator = reduce.accumulator,
-                             .width = shape == ReduceForm::narrow ? static_cast<int>(plan.kept.back().extent) : 0};
+  const bool narrow = shape == ReduceForm::narrow;
+  const ReductionKernel form{
+      .form = shape,
+      .combine = reduce.combine,
+      .accumulator = reduce.accumulator,
+      .width = narrow ? static_cast<int>(plan.kept.back().extent) : 0,
+      .block = narrow ? static_cast<int>(narrow_block_rows(plan.kept.back().extent, plan.reduced.back().extent)) : 0};
   return select_reduction_kernel(call.structure(), call.input_types(), call.scalar_types(),
                                  fallback_ns_of(call.program()), reduction_kernel_plan(plan), form);
 }

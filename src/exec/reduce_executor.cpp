@@ -42,12 +42,13 @@ std::vector<ReduceLoop> kernel_loops(const ReducePlan& plan, ReduceForm form) {
     return loops;
   }
   std::vector<ReduceLoop> loops = plan.reduced;
-  if (form == ReduceForm::narrow) {  // the innermost reduced loop as items of kColumnItem indices
+  if (form == ReduceForm::narrow) {  // the innermost reduced loop as items of 8 b indices (narrow_block_rows)
+    const std::int64_t rows = kNarrowBlocks * narrow_block_rows(plan.kept.back().extent, loops.back().extent);
     ReduceLoop items = loops.back();
-    items.extent /= kColumnItem;
-    items.stride *= kColumnItem;
-    for (std::int64_t& w : items.with) w *= kColumnItem;
-    loops.back().extent = kColumnItem;
+    items.extent /= rows;
+    items.stride *= rows;
+    for (std::int64_t& w : items.with) w *= rows;
+    loops.back().extent = rows;
     loops.insert(loops.end() - 1, items);
   }
   loops.push_back(plan.kept.back());
@@ -163,7 +164,9 @@ class Run {
         serial_(next_serial_.fetch_add(1, std::memory_order_relaxed)) {
     if (call.source != nullptr && call.levels == nullptr) own_levels_ = reduce_levels(plan_);
     levels_ = call.levels != nullptr ? call.levels : &own_levels_;
-    narrow_ = call.source != nullptr && reduction_form(plan_) == ReduceForm::narrow;
+    narrow_order_ = !plan_.rows && reduction_form(plan_) == ReduceForm::narrow;
+    if (narrow_order_) narrow_rows_ = narrow_block_rows(plan_.kept.back().extent, plan_.reduced.back().extent);
+    narrow_ = call.source != nullptr && narrow_order_;
   }
 
   int run(int threads) {
@@ -349,7 +352,8 @@ class Run {
   int columns(int threads) {
     const ReduceLoop inner = plan_.kept.back();
     const std::size_t outer_loops = plan_.kept.size() - 1;
-    const std::int64_t items = (plan_.count + kColumnItem - 1) / kColumnItem;
+    const std::int64_t item_rows = narrow_order_ ? kNarrowBlocks * narrow_rows_ : kColumnItem;
+    const std::int64_t items = (plan_.count + item_rows - 1) / item_rows;
     const std::int64_t tile = column_tile(inner.extent, plan_.outputs / inner.extent, items, threads);
     const std::int64_t tiles = (inner.extent + tile - 1) / tile;
     const auto result = [&](std::int64_t u, int share, std::int64_t /*end*/) {
@@ -361,10 +365,14 @@ class Run {
       const auto item = [&](std::int64_t i, T* __restrict values) {
         if (call_.source != nullptr) return kernel_column_item(outer, t * tile, width, i, values);
         std::vector<S> buffer(in_place ? 0 : static_cast<std::size_t>(width));
+        const auto run_of = [&](std::int64_t j) {  // reduced index j's kept row
+          return elements(base + offset_of(plan_.reduced, plan_.reduced.size(), j, false), inner.stride, width,
+                          buffer.data());
+        };
+        if (narrow_order_) return narrow_item(i * item_rows, width, narrow_rows_, run_of, values);
         std::fill_n(values, width, R::identity());
         for (std::int64_t j = i * kColumnItem; j < std::min((i + 1) * kColumnItem, plan_.count); ++j) {
-          const S* __restrict run = elements(base + offset_of(plan_.reduced, plan_.reduced.size(), j, false),
-                                             inner.stride, width, buffer.data());
+          const S* __restrict run = run_of(j);
           for (std::int64_t k = 0; k < width; ++k) values[k] = R::combine(values[k], Element<A>::load(run[k]));
         }
       };
@@ -378,6 +386,23 @@ class Run {
       return used;
     };
     return share_out(plan_.outputs / inner.extent * tiles, std::min(tile, inner.extent) * plan_.count, threads, result);
+  }
+
+  // A narrow item from reduced index `first` (NOTE: [Reduction order]): a
+  // lane per row of a block and each of the w values, combined block by
+  // block, then halved. run_of(j) is index j's row of w.
+  template <class RunOf>
+  static void narrow_item(std::int64_t first, std::int64_t w, std::int64_t rows, const RunOf& run_of, T* values) {
+    std::array<T, kNarrowLanes> lanes;
+    std::fill_n(lanes.begin(), rows * w, R::identity());
+    for (std::int64_t block = 0; block < kNarrowBlocks; ++block)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const S* __restrict run = run_of(first + block * rows + r);
+        for (std::int64_t k = 0; k < w; ++k) lanes[r * w + k] = R::combine(lanes[r * w + k], Element<A>::load(run[k]));
+      }
+    for (std::int64_t h = rows / 2; h >= 1; h /= 2)
+      for (std::int64_t l = 0; l < h * w; ++l) lanes[l] = R::combine(lanes[l], lanes[h * w + l]);
+    std::copy_n(lanes.begin(), w, values);
   }
 
   // The results a column unit advances together: kTile, or fewer where
@@ -518,7 +543,7 @@ class Run {
   // by one call of up to a batch's worth of whole items when i is not in it.
   void kernel_column_item(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i, T* values) const {
     if (narrow_) {
-      const std::int64_t g = outer * (plan_.count / kColumnItem) + i;
+      const std::int64_t g = outer * (plan_.count / (kNarrowBlocks * narrow_rows_)) + i;
       const S* item = kernel_narrow_batch(outer, from, width, i).items(g, 1, width);
       for (std::int64_t k = 0; k < width; ++k) values[k] = Element<A>::load(item[k]);
       return;
@@ -531,10 +556,11 @@ class Run {
   // Narrow column item i (as kernel_column_item) in this thread's batch.
   const Batch& kernel_narrow_batch(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i) const {
     Batch& batch = thread_batch();
-    const std::int64_t items = plan_.count / kColumnItem, g = outer * items + i;
+    const std::int64_t item_rows = kNarrowBlocks * narrow_rows_;
+    const std::int64_t items = plan_.count / item_rows, g = outer * items + i;
     if (!batch.holds(serial_, g)) {
       // A call stays within one run of the items level (the kernel steps its stride only).
-      const std::int64_t per_run = plan_.reduced.back().extent / kColumnItem;
+      const std::int64_t per_run = plan_.reduced.back().extent / item_rows;
       const std::int64_t n = std::min({kBatchItems * kLanes / width, items - i, per_run - i % per_run});
       call_kernel(i, n, 0, width, kept_base(outer, from), batch.lanes.data());
       batch.serial = serial_;
@@ -551,7 +577,7 @@ class Run {
                                std::int64_t n) const {
     if constexpr (std::is_same_v<S, T>) {
       if (!narrow_) return nullptr;
-      const std::int64_t g = outer * (plan_.count / kColumnItem) + i;
+      const std::int64_t g = outer * (plan_.count / (kNarrowBlocks * narrow_rows_)) + i;
       return kernel_narrow_batch(outer, from, width, i).items(g, n, width);
     }
     return nullptr;
@@ -580,7 +606,9 @@ class Run {
   std::uint64_t serial_;  // tells this call's batches from another's (kernel_row_item)
   ReduceLevels own_levels_;
   const ReduceLevels* levels_;  // the call's, or own_levels_
-  bool narrow_ = false;  // the source's kernel is the narrow columns form
+  bool narrow_order_ = false;   // NOTE: [Reduction order]'s narrow columns: items of blocks
+  std::int64_t narrow_rows_ = 0;  // ... of these rows
+  bool narrow_ = false;           // ... and the source's kernel is that form
   static inline std::atomic<std::uint64_t> next_serial_{1};
 };
 
@@ -617,11 +645,12 @@ RunFn runner(Combine combine, DType accumulator) {
 
 ReduceForm reduction_form(const ReducePlan& plan) {
   if (plan.rows) return ReduceForm::rows;
+  // The plan's loops alone decide, never the riding operands' strides: the
+  // form is the order (NOTE: [Reduction order]), and the same values held
+  // in another layout (NOTE: [Row blocks]) must give the same bits.
   const ReduceLoop& row = plan.kept.back();
-  const bool vectors =
-      std::all_of(row.with.begin(), row.with.begin() + plan.with, [](std::int64_t s) { return s == 0 || s == 1; });
-  const bool narrow =
-      row.extent <= kNarrowWidth && vectors && !plan.reduced.empty() && plan.reduced.back().extent % kColumnItem == 0;
+  const bool narrow = row.extent <= kNarrowWidth && !plan.reduced.empty() &&
+                      narrow_block_rows(row.extent, plan.reduced.back().extent) > 0;
   return narrow ? ReduceForm::narrow : ReduceForm::columns;
 }
 

@@ -27,9 +27,19 @@ namespace bcast {
 //  - Columns (the innermost loop kept): an item is 16 consecutive values of
 //    the reduced index (row-major over the reduced loops), combined in order
 //    from the identity.
-// The error of a float sum is then within (16 + 5 + log2(n / 512)) or (16 +
-// log2(n / 16)) roundings of the sum of |x| (NumPy's pairwise sum: 16 + 3 +
-// log2(n / 128)). Threads share out result elements; where there are too
+//  - Narrow columns (reduction_form: a kept row of w <= 16 values, an
+//    innermost reduced loop of a multiple of 16): an item is R = 8 b
+//    consecutive values of the innermost reduced index, b =
+//    narrow_block_rows(w, its extent) (the most rows, a power of two from
+//    2, that fit b w <= 32 lanes and divide the loop into whole items: 8 for
+//    an image's 3 channels), in 8 blocks of b: a lane per row of a block and
+//    value, combined block by block from the identity (lane j takes rows j,
+//    b + j, 2b + j, ...), then the lanes halve as the rows do: lane j takes
+//    lane j + b/2, then j + b/4, ... 1. So a kernel adds whole blocks of an
+//    image's pixels as vectors.
+// The error of a float sum is then within (16 + 5 + log2(n / 512)), (16 +
+// log2(n / 16)) or (8 + log2(b) + log2(n / R)) roundings of the sum of |x|
+// (NumPy's pairwise sum: 16 + 3 + log2(n / 128)). Threads share out result elements; where there are too
 // few, they share out chunks of a power of two items, whose trees are the
 // whole tree's subtrees, and one thread combines the chunks' results by the
 // same rule.
@@ -79,8 +89,9 @@ struct ReduceCall {
 
 // NOTE: [Reduction kernels]: the form of kernel `plan` runs on: rows where
 // the innermost loop is reduced; narrow columns where the kept inner loop
-// has at most kNarrowWidth results, every input is unit or repeated along
-// it, and the innermost reduced loop is whole items; else columns.
+// has at most kNarrowWidth results and the innermost reduced loop is whole
+// items; else columns. The loops alone decide (the order is the form's),
+// whatever the inputs' strides along them.
 ReduceForm reduction_form(const ReducePlan& plan);
 
 // The levels that form runs `plan` on, outer to inner, out first (the
@@ -88,7 +99,7 @@ ReduceForm reduction_form(const ReducePlan& plan);
 // the kept loops, then the reduced ones, out a buffer holding each run's
 // items back to back; columns: the reduced loops, then the kept inner one,
 // out one row of results; narrow: the reduced loops with the innermost
-// split into items and their kColumnItem indices, then the kept inner one,
+// split into items and their 8 b indices, then the kept inner one,
 // out a buffer of each item's results back to back.
 BroadcastPlan reduction_kernel_plan(const ReducePlan& plan);
 

@@ -141,6 +141,7 @@ KernelKey make_reduction_kernel_key(const Target& target, const std::string& str
   key.combine = reduction.combine;
   key.accumulator = reduction.accumulator;
   key.reduce_width = static_cast<std::uint8_t>(reduction.width);
+  key.reduce_block = static_cast<std::uint8_t>(reduction.block);
   return key;
 }
 

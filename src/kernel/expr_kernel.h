@@ -88,6 +88,7 @@ struct ReductionKernel {
   detail::Combine combine = detail::Combine::add;
   DType accumulator = DType::f32;
   int width = 0;  // narrow: the kept row's width
+  int block = 0;  // narrow: the rows of a block (narrow_block_rows)
 };
 KernelKey make_reduction_kernel_key(const Target& target, const std::string& structure,
                                     const std::vector<LeafType>& inputs, const std::vector<LeafType>& scalars,

@@ -48,16 +48,34 @@ using KernelFn = void (*)(const KernelArgs*);
 //    accumulate in order; the caller fills out with the identity first.
 //  - narrow columns (a kept row of w <= kNarrowWidth values, the key's
 //    reduce_width): whole column items in one call. The last three levels
-//    are the items, each item's kColumnItem reduced indices and the w
-//    results (every input unit or repeated along the w); the call runs
+//    are the items, each item's kNarrowBlocks b reduced indices and the
+//    w results (an input's stride along the w any: unit, repeated,
+//    reversed or strided); the call runs
 //    `count` consecutive items of one run of the items level from the
 //    pointers given (the odometer's index is unused), and stores each
-//    item's w lanes, combined in order from the identity in one vector,
-//    at out, item after item.
+//    item's w results at out, item after item: its rows in kNarrowBlocks
+//    blocks of b rows (the key's reduce_block: narrow_block_rows), a lane
+//    for each row of a block and each of the w, each lane combined block by
+//    block from the identity, then the block's rows halved (row r takes row
+//    r + b/2, then r + b/4, ... 1), as NOTE: [Reduction order] says.
 inline constexpr int kReduceLanes = 32;
 inline constexpr std::int64_t kReduceItem = 512;
 inline constexpr std::int64_t kColumnItem = 16;
 inline constexpr int kNarrowWidth = 16;
+inline constexpr std::int64_t kNarrowBlocks = 8;
+inline constexpr int kNarrowLanes = 32;  // a narrow block's lanes at most
+// The rows of a narrow block, for a kept row of w values and an innermost
+// reduced loop of `extent`: the most, a power of two and at least 2, whose
+// w values fit kNarrowLanes lanes and of which kNarrowBlocks blocks make
+// whole items of the loop (8 for an image's 3 channels, 2 for 16 values or
+// an extent of 48); 0 where none do (an extent that is no multiple of 16:
+// such a loop takes the columns form, as before blocks).
+constexpr std::int64_t narrow_block_rows(std::int64_t w, std::int64_t extent) {
+  if (w < 1 || 2 * w > kNarrowLanes || extent % (2 * kNarrowBlocks) != 0) return 0;
+  std::int64_t rows = 2;
+  while (rows * 2 * w <= kNarrowLanes && extent % (kNarrowBlocks * rows * 2) == 0) rows *= 2;
+  return rows;
+}
 
 // An expression kernel's scalar j is slot j of KernelArgs::context: its value
 // stored in its program dtype at the slot's start. 16 bytes hold every

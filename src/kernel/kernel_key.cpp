@@ -30,7 +30,7 @@ std::string KernelKey::layout_code() const { return bcast::layout_code(*this); }
 
 std::uint64_t KernelKey::hash() const {
   // Hash the fields, not the object: padding bytes are not part of the key.
-  constexpr std::size_t kSmall = 12;
+  constexpr std::size_t kSmall = 13;
   std::array<std::uint8_t, kSmall + 2 * kMaxOperands> bytes{static_cast<std::uint8_t>(target),
                                                             model,
                                                             static_cast<std::uint8_t>(dtype),
@@ -42,7 +42,8 @@ std::uint64_t KernelKey::hash() const {
                                                             static_cast<std::uint8_t>(reduce),
                                                             static_cast<std::uint8_t>(combine),
                                                             static_cast<std::uint8_t>(accumulator),
-                                                            reduce_width};
+                                                            reduce_width,
+                                                            reduce_block};
   for (int k = 0; k < kMaxOperands; ++k) {
     bytes[kSmall + k] = static_cast<std::uint8_t>(inner[k]);
     bytes[kSmall + kMaxOperands + k] = row_step[k];

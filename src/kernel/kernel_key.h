@@ -74,6 +74,7 @@ struct KernelKey {
   detail::Combine combine = detail::Combine::add;
   DType accumulator = DType::f32;
   std::uint8_t reduce_width = 0;  // narrow: the kept row's width
+  std::uint8_t reduce_block = 0;  // narrow: the rows of a block (NOTE: [Reduction order])
 
   // Stable and readable (key_codec.h); the LLVM module name and the kernel's symbol:
   //   add.f32.[expand_b,same].uuz.host.znver5.O2.1a2b3c4d

@@ -3,6 +3,7 @@
 #include "variant.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstdlib>
 #include <numeric>
@@ -370,11 +371,13 @@ std::string_view combine_name(detail::Combine c) {
   return "?";
 }
 
-// "acc-<combine>-<accumulator>-<rows|columns|w<width>>": "acc-add-f32-rows", "acc-add-f32-w3".
+// "acc-<combine>-<accumulator>-<rows|columns|w<width>b<block rows>>":
+// "acc-add-f32-rows", "acc-add-f32-w3b8".
 std::string print_reduction(const KernelKey& key) {
-  const std::string form = key.reduce == ReduceForm::rows      ? "rows"
-                           : key.reduce == ReduceForm::columns ? "columns"
-                                                               : "w" + std::to_string(key.reduce_width);
+  const std::string form = key.reduce == ReduceForm::rows ? "rows"
+                           : key.reduce == ReduceForm::columns
+                               ? "columns"
+                               : fmt::format("w{}b{}", key.reduce_width, key.reduce_block);
   return fmt::format("acc-{}-{}-{}", combine_name(key.combine), dtype_name(key.accumulator), form);
 }
 
@@ -389,15 +392,19 @@ bool parse_reduction(std::string_view field, KernelKey& key) {
   if (named == kCombineNames.end() || !acc) return false;
   candidate.combine = named->first;
   candidate.accumulator = *acc;
-  int width = 0;
+  int width = 0, block = 0;
   if (form.starts_with("w")) {
-    const auto [end, ec] = std::from_chars(form.data() + 1, form.data() + form.size(), width);
-    if (ec != std::errc() || end != form.data() + form.size() || width < 1 || width > kNarrowWidth) return false;
+    const char* last = form.data() + form.size();
+    const auto [b_at, ec] = std::from_chars(form.data() + 1, last, width);
+    if (ec != std::errc() || b_at == last || *b_at != 'b') return false;
+    const auto [end, ec2] = std::from_chars(b_at + 1, last, block);
+    if (ec2 != std::errc() || end != last || width < 1 || width > kNarrowWidth || block < 1) return false;
   } else if (form != "rows" && form != "columns") {
     return false;
   }
   candidate.reduce = form == "rows" ? ReduceForm::rows : form == "columns" ? ReduceForm::columns : ReduceForm::narrow;
   candidate.reduce_width = static_cast<std::uint8_t>(width);
+  candidate.reduce_block = static_cast<std::uint8_t>(block);
   if (key.target != TargetKind::host || key.rank == 0 || key.fixed_row != 0 || key.transposed != 0 || key.stream ||
       !reduction_kernel_valid(candidate) || print_reduction(candidate) != field)
     return false;
@@ -440,8 +447,14 @@ bool reduction_kernel_valid(const KernelKey& key) {
   using detail::Combine;
   const DType a = key.accumulator;
   if (key.inner[kOut] != InnerStride::unit || is_complex(a) || a == DType::f16 || a == DType::bf16) return false;
-  if (key.reduce != ReduceForm::columns && !all_inputs_forwards(key)) return false;
+  // Rows load vectors along the reduced loop; narrow items take any stride
+  // along their w (reversed lanes, or a value at a time where strided).
+  if (key.reduce == ReduceForm::rows && !all_inputs_forwards(key)) return false;
   if ((key.reduce == ReduceForm::narrow) != (key.reduce_width != 0) || key.reduce_width > kNarrowWidth) return false;
+  if (key.reduce == ReduceForm::narrow ? key.reduce_block < 2 || !std::has_single_bit(key.reduce_block) ||
+                                             key.reduce_width * key.reduce_block > kNarrowLanes
+                                       : key.reduce_block != 0)
+    return false;
   if (key.reduce == ReduceForm::narrow && key.rank < 3) return false;
   switch (key.combine) {
     case Combine::logical_or:

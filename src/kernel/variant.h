@@ -110,8 +110,9 @@ bool keeps_rows_whole(const BroadcastPlan& plan);
 
 // NOTE: [Reduction kernels]: whether jit/ emits the reduction `key` names:
 // out's inner stride unit, an accumulator the combine is defined on (the
-// executor's loops, complex, f16 and bf16 excluded), and for rows and
-// narrow columns every input unit or repeated along their innermost level.
+// executor's loops, complex, f16 and bf16 excluded), and for rows every
+// input unit or repeated along the innermost level (narrow columns take
+// any stride along their w).
 bool reduction_kernel_valid(const KernelKey& key);
 
 // NOTE: [Fixed rows]: the longest row that has kernels of its own.
