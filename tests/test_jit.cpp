@@ -31,6 +31,8 @@
 #include "math_library.h"
 #include "math_recipes.h"
 #include "oracle.h"
+#include "reduce_executor.h"
+#include "reduce_plan.h"
 #include "reference_executor.h"
 #include "short_rows.h"
 #include "targets.h"
@@ -518,6 +520,36 @@ TEST(GeneratedCode, ReductionKernelsAccumulatePackedVectors) {
         }
       }
     }
+}
+
+// NOTE: [No SSE4a]: an AVX kernel for an AMD CPU (whose host features list
+// SSE4a) never holds extrq, insertq, movntss or movntsd. The kernel that
+// first held them: the narrow columns sum of f32(img[:, :, ::-1]), a u8
+// image's channels reversed, whose 3-byte rows LLVM put together with insertq.
+TEST(GeneratedCode, AvxKernelsForAmdCpusUseNoSse4a) {
+  if (!test::host_is_x86_64()) GTEST_SKIP() << "x86-64 code generation";
+  const Strides image{3, -1};  // [pixels, channels] of img[:, :, ::-1], merged
+  const Layout values = Layout::contiguous({4096, 3});
+  const ReducePlan reduction = plan_reduce(values, {true, false}, Strides{0, 1}, std::vector<Strides>{image});
+  ASSERT_EQ(reduction_form(reduction), ReduceForm::narrow);
+  for (const std::string cpu : {"host", "znver3", "znver4"}) {
+    CodegenSettings settings = jit::host_codegen_settings(2);
+    if (cpu != "host") {
+      settings = jit::named_cpu_codegen_settings(2, cpu);
+      settings.features += ",+sse4a";  // as an AMD host lists it
+    } else if (!has_feature(settings.features, "avx")) {
+      continue;  // no AVX kernel on this host
+    }
+    const KernelKey key = make_reduction_kernel_key(
+        target_for(TargetKind::host), "f32(x0)", {{ScalarKind::strong, DType::u8}}, {},
+        reduction_kernel_plan(reduction), intern_codegen_settings(settings),
+        {ReduceForm::narrow, detail::Combine::add, DType::f32, 3, narrow_block_rows(3, 4096)});
+    ASSERT_EQ(key.inner[1], InnerStride::reversed) << key.to_string();
+    const std::string assembly = jit::kernel_assembly(key);
+    EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\b(extrq|insertq|movntss|movntsd)\s)"))) << cpu << "\n"
+                                                                                                    << assembly;
+    EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(%[yz]mm)"))) << cpu << "\n" << assembly;
+  }
 }
 
 // ---- differential: JIT against the oracle and the reference executor ----

@@ -48,6 +48,17 @@ class X86Target final : public CodegenTarget {
   CodegenSettings settings_for(const KernelKey& key, CodegenSettings settings) const override {
     if (key.stream && key.dtype == DType::f16)
       settings.features += settings.features.empty() ? "-avx512fp16" : ",-avx512fp16";
+    // NOTE: [No SSE4a] AMD's SSE4a (extrq, insertq, movntss, movntsd) has
+    // no VEX form: each is a legacy SSE instruction, and where it runs
+    // while a ymm register's upper half is in use (any AVX kernel) it costs
+    // what a state switch does. On the Zen 3 VM (2026-12-07) one insertq
+    // took 112 ns after a ymm write, 1 ns without (2.6 with a vzeroupper
+    // between): LLVM lowered a narrow u8 reduction's reversed 3-byte rows
+    // with 8 insertq an item, and `mean(f32(img[:, :, ::-1]), axis=(0, 1))`
+    // ran 33.6 ms where the same image forwards ran 0.6. Every shuffle has a
+    // VEX lowering without them. Turned off for every AVX CPU: an AMD CPU's
+    // name implies SSE4a even where its feature list does not say so.
+    if (has_feature(settings.features, "avx")) settings.features += ",-sse4a";
     // NOTE: [Math vector width] LLVM tunes several AVX-512 CPUs (Intel's
     // from Skylake-X to Rocket Lake and later) to prefer 256-bit vectors,
     // for the clock speed that 512-bit instructions can cost. A kernel that
