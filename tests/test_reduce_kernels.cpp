@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -195,12 +196,13 @@ std::vector<float> narrow_order_sum(const std::vector<float>& x, std::int64_t n,
   return tree(tree, 0, items.size());
 }
 
-// The kernel (each of its ways to load a block: rows back to back, forwards
-// or backwards, a row at a time, a value at a time along a strided row) and
-// the fallback add an image's channels in that order, on one thread and
-// three; values of mixed magnitudes, so that another order would round
-// differently. The layout never changes the order: the values' loops alone
-// decide it.
+// The kernel (each of its ways to load a block: rows back to back in the
+// w's direction or against it, a row at a time, a value at a time along a
+// strided row; with a second input repeated along the w, its rows forwards
+// or mirrored) and the fallback add an image's channels in that order, on
+// one thread and three; values of mixed magnitudes, so that another order
+// would round differently. The layout never changes the order: the values'
+// loops alone decide it.
 TEST(ReductionKernels, NarrowItemsAddBlocksOfRowsThenHalve) {
   test::JitGuard guard;
   set_jit_mode(JitMode::sync);
@@ -224,28 +226,44 @@ TEST(ReductionKernels, NarrowItemsAddBlocksOfRowsThenHalve) {
         {packed.view(), "rows back to back"},
         {every_other_row, "a row step of 4w"},
         {index(packed.view(), {Slice{}, Slice{{}, {}, -1}}), "each row reversed"},
+        {index(packed.view(), {Slice{{}, {}, -1}}), "rows back to back, mirrored"},
         {index(packed.view(), {Slice{{}, {}, -1}, Slice{{}, {}, -1}}), "rows back to back, backwards"},
         {index(wide.view(), {Slice{{}, {}, 2}, Slice{{}, {}, 2}}), "a row of every other value"},
     };
-    for (const auto& [x, layout] : layouts) {
-      const Tensor logical = x.contiguous();
-      const auto* first = static_cast<const float*>(logical.data());
-      const std::vector<float> want =
-          narrow_order_sum(std::vector<float>(first, first + c.rows * c.w), c.rows, c.w, c.b);
-      const Expr e = expr::sum(Expr(x), 0);
-      for (bool jit : {true, false})
-        for (int threads : {1, 3}) {
-          set_jit_enabled(jit);
-          set_num_threads(threads);
-          const Tensor got = evaluate(e);
-          const auto* g = static_cast<const float*>(got.data());
-          for (std::int64_t k = 0; k < c.w; ++k)
-            EXPECT_EQ(std::bit_cast<std::uint32_t>(g[k]),
-                      std::bit_cast<std::uint32_t>(want[static_cast<std::size_t>(k)]))
-                << "w " << c.w << ", value " << k << ", " << layout << (jit ? ", kernel" : ", fallback") << ", "
-                << threads << " threads";
+    // A weight a row (powers of two: x * y exact), repeated along the w:
+    // forwards and mirrored, so that the whole blocks' ways meet each other.
+    Tensor weights(DType::f32, {c.rows, 1});
+    for (std::int64_t r = 0; r < c.rows; ++r) static_cast<float*>(weights.data())[r] = std::ldexp(1.0f, scale(rng));
+    const std::optional<TensorView> ys[] = {std::nullopt, weights.view(), index(weights.view(), {Slice{{}, {}, -1}})};
+    for (const auto& [x, layout] : layouts)
+      for (const std::optional<TensorView>& y : ys) {
+        const Tensor logical = x.contiguous();
+        std::vector<float> values(static_cast<const float*>(logical.data()),
+                                  static_cast<const float*>(logical.data()) + c.rows * c.w);
+        if (y) {
+          const Tensor ly = y->contiguous();
+          for (std::int64_t r = 0; r < c.rows; ++r)
+            for (std::int64_t k = 0; k < c.w; ++k)
+              values[static_cast<std::size_t>(r * c.w + k)] *= static_cast<const float*>(ly.data())[r];
         }
-    }
+        const std::vector<float> want = narrow_order_sum(values, c.rows, c.w, c.b);
+        const Expr e = expr::sum(y ? Expr(x) * Expr(*y) : Expr(x), 0);
+        for (bool jit : {true, false})
+          for (int threads : {1, 3}) {
+            set_jit_enabled(jit);
+            set_num_threads(threads);
+            const Tensor got = evaluate(e);
+            const auto* g = static_cast<const float*>(got.data());
+            for (std::int64_t k = 0; k < c.w; ++k)
+              EXPECT_EQ(std::bit_cast<std::uint32_t>(g[k]),
+                        std::bit_cast<std::uint32_t>(want[static_cast<std::size_t>(k)]))
+                  << "w " << c.w << ", value " << k << ", " << layout
+                  << (!y                    ? ""
+                      : y->strides()[0] > 0 ? ", times y"
+                                            : ", times y mirrored")
+                  << (jit ? ", kernel" : ", fallback") << ", " << threads << " threads";
+          }
+      }
     bool narrow = false;  // the kernel that ran was the narrow form's, w wide
     for (const KernelStats& k : kernel_cache_entries())
       narrow = narrow || k.key.find(".acc-add-f32-w" + std::to_string(c.w) + "b" + std::to_string(c.b) + ".") !=

@@ -124,35 +124,46 @@ class NestEmitter {
   // pointers given, each item's blocks of b rows x w values one vector of
   // b w lanes (NOTE: [Reduction order]), combined block by block into one
   // accumulator, then halved to the item's w results. Where every input's
-  // rows lie back to back (a row step of w, -w where the w run backwards,
-  // or 1 for an input repeated along the w) or repeat, a block is one load;
-  // otherwise a row at a time (and a value at a time along a strided w).
+  // rows lie back to back (whole_block_step) or repeat, a block is one load
+  // and a shuffle; where every input's rows lie back to back in the other
+  // direction (an image mirrored, `img[:, ::-1]`, or its channels reversed,
+  // `img[..., ::-1]`), too; otherwise a row at a time (and a value at a
+  // time along a strided w).
+  enum class BlockLoad { whole, whole_mirrored, rows };
+
   void emit_narrow_items(Value* count, BasicBlock* exit) {
     load_levels();
     const auto w = static_cast<std::int64_t>(key_.reduce_width);
     const int rows_level = rank_ - 2;
     Value* whole = b_.getTrue();
+    Value* mirrored = b_.getTrue();
     for (int k = 1; k < operands_; ++k) {
       if (repeats_along_rows(k)) continue;
       const std::optional<std::int64_t> step = whole_block_step(k, w);
       whole = step ? b_.CreateAnd(whole, b_.CreateICmpEQ(stride_[k][rows_level], b_.getInt64(*step))) : b_.getFalse();
+      mirrored =
+          step ? b_.CreateAnd(mirrored, b_.CreateICmpEQ(stride_[k][rows_level], b_.getInt64(-*step))) : b_.getFalse();
     }
     BasicBlock* blocks = block("items.blocks");
+    BasicBlock* other = block("items.other");
+    BasicBlock* mirrored_blocks = block("items.mirrored_blocks");
     BasicBlock* rows = block("items.rows");
-    b_.CreateCondBr(whole, blocks, rows);
-    b_.SetInsertPoint(blocks);
-    emit_narrow_loop(count, /*whole_blocks=*/true);
-    b_.CreateBr(exit);
-    b_.SetInsertPoint(rows);
-    emit_narrow_loop(count, /*whole_blocks=*/false);
-    b_.CreateBr(exit);
+    b_.CreateCondBr(whole, blocks, other);
+    b_.SetInsertPoint(other);
+    b_.CreateCondBr(mirrored, mirrored_blocks, rows);
+    for (const auto& [at, load] :
+         {std::pair{blocks, BlockLoad::whole}, {mirrored_blocks, BlockLoad::whole_mirrored}, {rows, BlockLoad::rows}}) {
+      b_.SetInsertPoint(at);
+      emit_narrow_loop(count, load);
+      b_.CreateBr(exit);
+    }
   }
 
-  void emit_narrow_loop(Value* count, bool whole_blocks) {
+  void emit_narrow_loop(Value* count, BlockLoad load) {
     const unsigned w = key_.reduce_width;
     const auto rows = static_cast<unsigned>(key_.reduce_block);
     const int items_level = rank_ - 3;
-    CountedLoop loop = open_loop(b_, b_.getInt64(0), count, whole_blocks ? "items" : "row_items");
+    CountedLoop loop = open_loop(b_, b_.getInt64(0), count, "items");
     std::vector<llvm::PHINode*> at;
     for (int k = 0; k < operands_; ++k) {
       at.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "item"));
@@ -162,7 +173,7 @@ class NestEmitter {
     Value* acc = body_.identity(b_, rows * w);
     for (std::int64_t block = 0; block < kNarrowBlocks; ++block) {
       std::vector<Parts> in;
-      for (int k = 1; k < operands_; ++k) in.push_back(narrow_block(k, row[k], whole_blocks));
+      for (int k = 1; k < operands_; ++k) in.push_back(narrow_block(k, row[k], load));
       acc = body_.accumulate(b_, in, acc, rows * w);
     }
     for (unsigned h = rows / 2; h >= 1; h /= 2) {  // the rows halve
@@ -182,18 +193,17 @@ class NestEmitter {
   }
 
   // Input k's block of b rows x w values from `row` (its first row), as the
-  // body takes it (lanes row by row), and `row` moved past it. Whole blocks:
-  // the rows back to back or repeated (emit_narrow_items' test).
-  Parts narrow_block(int k, Value*& row, bool whole_blocks) {
+  // body takes it (lanes row by row), and `row` moved past it.
+  Parts narrow_block(int k, Value*& row, BlockLoad load) {
     const unsigned w = key_.reduce_width;
     const auto rows = static_cast<unsigned>(key_.reduce_block);
     const bool along_w = inner_[k] != InnerStride::zero;  // else one value a row
     const unsigned per_row = along_w ? w : 1;
     if (repeats_along_rows(k)) return repeat_rows(row_values(k, row, per_row), per_row, rows, w);
-    if (whole_blocks) {  // a reversed w's rows run backwards too: its block is one reversed vector
-      const Parts values = row_values(k, row, rows * per_row);
-      const auto step = static_cast<std::int64_t>(rows * per_row);
-      row = b_.CreateConstGEP1_64(element_type_[k], row, inner_[k] == InnerStride::reversed ? -step : step);
+    if (load != BlockLoad::rows) {
+      const std::int64_t step = *whole_block_step(k, w) * (load == BlockLoad::whole_mirrored ? -1 : 1);
+      const Parts values = block_values(k, row, step, rows, per_row);
+      row = b_.CreateConstGEP1_64(element_type_[k], row, step * rows);
       return along_w ? values : widen_rows(values, rows, w);
     }
     std::vector<Parts> each;
@@ -207,6 +217,26 @@ class NestEmitter {
       each = std::move(joined);
     }
     return along_w ? each[0] : widen_rows(each[0], rows, w);
+  }
+
+  // Input k's `rows` rows of `per_row` values from `row`, its rows `step`
+  // apart and lying back to back (|step| = per_row), its values 1, -1 or 0
+  // apart along the row (its inner stride): one load of the block from its
+  // lowest address, then the lanes put row by row.
+  Parts block_values(int k, Value* row, std::int64_t step, unsigned rows, unsigned per_row) {
+    const std::int64_t along = per_row == 1 ? 0 : step_along(inner_[k]);
+    std::vector<std::int64_t> offset;
+    for (unsigned r = 0; r < rows; ++r)
+      for (unsigned c = 0; c < per_row; ++c) offset.push_back(r * step + c * along);
+    const std::int64_t lowest = *std::min_element(offset.begin(), offset.end());
+    std::vector<int> lanes;
+    bool in_order = true;
+    for (std::size_t l = 0; l < offset.size(); ++l) {
+      lanes.push_back(static_cast<int>(offset[l] - lowest));
+      in_order = in_order && lanes[l] == static_cast<int>(l);
+    }
+    const Parts stored = load(k, b_.CreateConstGEP1_64(element_type_[k], row, lowest), rows * per_row);
+    return in_order ? stored : shuffle(stored, lanes);
   }
 
   // Input k's row step where a narrow block's rows lie back to back, as
