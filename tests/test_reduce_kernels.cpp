@@ -209,6 +209,7 @@ TEST(ReductionKernels, NarrowItemsAddBlocksOfRowsThenHalve) {
   std::mt19937_64 rng(2026120701);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   std::uniform_int_distribution<int> scale(-12, 12);
+  clear_kernel_cache();  // its failures count this test's compiles only
   struct Shape2 {
     std::int64_t rows, w, b;  // b: the block rows the note gives w
   };
@@ -230,21 +231,22 @@ TEST(ReductionKernels, NarrowItemsAddBlocksOfRowsThenHalve) {
         {index(packed.view(), {Slice{{}, {}, -1}, Slice{{}, {}, -1}}), "rows back to back, backwards"},
         {index(wide.view(), {Slice{{}, {}, 2}, Slice{{}, {}, 2}}), "a row of every other value"},
     };
-    // A weight a row (powers of two: x * y exact), repeated along the w:
-    // forwards and mirrored, so that the whole blocks' ways meet each other.
-    Tensor weights(DType::f32, {c.rows, 1});
-    for (std::int64_t r = 0; r < c.rows; ++r) static_cast<float*>(weights.data())[r] = std::ldexp(1.0f, scale(rng));
-    const std::optional<TensorView> ys[] = {std::nullopt, weights.view(), index(weights.view(), {Slice{{}, {}, -1}})};
+    // A weight a row, repeated along the w (forwards and mirrored), and a
+    // weight a value, repeated along the rows (forwards and reversed), so
+    // that the whole blocks' ways meet each other; powers of two: x * y exact.
+    Tensor per_row(DType::f32, {c.rows, 1}), per_value(DType::f32, {1, c.w});
+    for (const Tensor* t : {&per_row, &per_value})
+      for (std::int64_t i = 0; i < t->numel(); ++i) static_cast<float*>(t->data())[i] = std::ldexp(1.0f, scale(rng));
+    const std::optional<TensorView> ys[] = {std::nullopt, per_row.view(), index(per_row.view(), {Slice{{}, {}, -1}}),
+                                            per_value.view(), index(per_value.view(), {Slice{}, Slice{{}, {}, -1}})};
     for (const auto& [x, layout] : layouts)
       for (const std::optional<TensorView>& y : ys) {
         const Tensor logical = x.contiguous();
         std::vector<float> values(static_cast<const float*>(logical.data()),
                                   static_cast<const float*>(logical.data()) + c.rows * c.w);
         if (y) {
-          const Tensor ly = y->contiguous();
-          for (std::int64_t r = 0; r < c.rows; ++r)
-            for (std::int64_t k = 0; k < c.w; ++k)
-              values[static_cast<std::size_t>(r * c.w + k)] *= static_cast<const float*>(ly.data())[r];
+          const Tensor ly = broadcast_to(*y, {c.rows, c.w}).contiguous();
+          for (std::size_t i = 0; i < values.size(); ++i) values[i] *= static_cast<const float*>(ly.data())[i];
         }
         const std::vector<float> want = narrow_order_sum(values, c.rows, c.w, c.b);
         const Expr e = expr::sum(y ? Expr(x) * Expr(*y) : Expr(x), 0);
@@ -264,6 +266,7 @@ TEST(ReductionKernels, NarrowItemsAddBlocksOfRowsThenHalve) {
                   << (jit ? ", kernel" : ", fallback") << ", " << threads << " threads";
           }
       }
+    EXPECT_EQ(kernel_cache_stats().failures, 0u) << "w " << c.w << ": a kernel failed to compile (its calls fell back)";
     bool narrow = false;  // the kernel that ran was the narrow form's, w wide
     for (const KernelStats& k : kernel_cache_entries())
       narrow = narrow || k.key.find(".acc-add-f32-w" + std::to_string(c.w) + "b" + std::to_string(c.b) + ".") !=

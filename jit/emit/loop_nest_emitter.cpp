@@ -140,9 +140,13 @@ class NestEmitter {
     for (int k = 1; k < operands_; ++k) {
       if (repeats_along_rows(k)) continue;
       const std::optional<std::int64_t> step = whole_block_step(k, w);
-      whole = step ? b_.CreateAnd(whole, b_.CreateICmpEQ(stride_[k][rows_level], b_.getInt64(*step))) : b_.getFalse();
-      mirrored =
-          step ? b_.CreateAnd(mirrored, b_.CreateICmpEQ(stride_[k][rows_level], b_.getInt64(-*step))) : b_.getFalse();
+      if (!step) {  // a strided w: its rows one at a time, whatever their step
+        emit_narrow_loop(count, BlockLoad::rows);
+        b_.CreateBr(exit);
+        return;
+      }
+      whole = b_.CreateAnd(whole, b_.CreateICmpEQ(stride_[k][rows_level], b_.getInt64(*step)));
+      mirrored = b_.CreateAnd(mirrored, b_.CreateICmpEQ(stride_[k][rows_level], b_.getInt64(-*step)));
     }
     BasicBlock* blocks = block("items.blocks");
     BasicBlock* other = block("items.other");
@@ -159,7 +163,7 @@ class NestEmitter {
     }
   }
 
-  void emit_narrow_loop(Value* count, BlockLoad load) {
+  void emit_narrow_loop(Value* count, BlockLoad way) {
     const unsigned w = key_.reduce_width;
     const auto rows = static_cast<unsigned>(key_.reduce_block);
     const int items_level = rank_ - 3;
@@ -170,12 +174,14 @@ class NestEmitter {
       at[k]->addIncoming(base_[k], loop.preheader);
     }
     PerOperand row(at.begin(), at.end());
+    const std::optional<std::vector<int>> order = way == BlockLoad::rows ? std::nullopt : memory_order(way);
     Value* acc = body_.identity(b_, rows * w);
     for (std::int64_t block = 0; block < kNarrowBlocks; ++block) {
       std::vector<Parts> in;
-      for (int k = 1; k < operands_; ++k) in.push_back(narrow_block(k, row[k], load));
+      for (int k = 1; k < operands_; ++k) in.push_back(narrow_block(k, row[k], way, order));
       acc = body_.accumulate(b_, in, acc, rows * w);
     }
+    if (order) acc = b_.CreateShuffleVector(acc, *order);  // each lane to its row and value
     for (unsigned h = rows / 2; h >= 1; h /= 2) {  // the rows halve
       std::vector<int> low, high;
       for (unsigned l = 0; l < h * w; ++l) {
@@ -193,16 +199,22 @@ class NestEmitter {
   }
 
   // Input k's block of b rows x w values from `row` (its first row), as the
-  // body takes it (lanes row by row), and `row` moved past it.
-  Parts narrow_block(int k, Value*& row, BlockLoad load) {
+  // body takes it (lanes row by row, or in `order`: see memory_order), and
+  // `row` moved past it.
+  Parts narrow_block(int k, Value*& row, BlockLoad way, const std::optional<std::vector<int>>& order) {
     const unsigned w = key_.reduce_width;
     const auto rows = static_cast<unsigned>(key_.reduce_block);
     const bool along_w = inner_[k] != InnerStride::zero;  // else one value a row
     const unsigned per_row = along_w ? w : 1;
-    if (repeats_along_rows(k)) return repeat_rows(row_values(k, row, per_row), per_row, rows, w);
-    if (load != BlockLoad::rows) {
-      const std::int64_t step = *whole_block_step(k, w) * (load == BlockLoad::whole_mirrored ? -1 : 1);
-      const Parts values = block_values(k, row, step, rows, per_row);
+    if (repeats_along_rows(k)) {
+      const Parts values = repeat_rows(row_values(k, row, per_row), per_row, rows, w);
+      return order ? shuffle(values, inverse(*order)) : values;
+    }
+    if (way != BlockLoad::rows) {
+      const std::int64_t step = block_step(k, way);
+      const Parts values =
+          order ? load(k, b_.CreateConstGEP1_64(element_type_[k], row, lowest_in_block(k, step)), rows * per_row)
+                : block_values(k, row, step, rows, per_row);
       row = b_.CreateConstGEP1_64(element_type_[k], row, step * rows);
       return along_w ? values : widen_rows(values, rows, w);
     }
@@ -224,19 +236,66 @@ class NestEmitter {
   // apart along the row (its inner stride): one load of the block from its
   // lowest address, then the lanes put row by row.
   Parts block_values(int k, Value* row, std::int64_t step, unsigned rows, unsigned per_row) {
+    const std::vector<int> lanes = block_lanes(k, step);
+    const Parts stored =
+        load(k, b_.CreateConstGEP1_64(element_type_[k], row, lowest_in_block(k, step)), rows * per_row);
+    return is_identity(lanes) ? stored : shuffle(stored, lanes);
+  }
+
+  // Input k's row step in a whole block of `load`.
+  std::int64_t block_step(int k, BlockLoad way) const {
+    return *whole_block_step(k, key_.reduce_width) * (way == BlockLoad::whole_mirrored ? -1 : 1);
+  }
+  // The offset of each value of a block (row by row) from its first row's
+  // first, for input k's rows `step` apart.
+  std::vector<std::int64_t> block_offsets(int k, std::int64_t step) const {
+    const unsigned per_row = inner_[k] == InnerStride::zero ? 1 : key_.reduce_width;
     const std::int64_t along = per_row == 1 ? 0 : step_along(inner_[k]);
     std::vector<std::int64_t> offset;
-    for (unsigned r = 0; r < rows; ++r)
+    for (unsigned r = 0; r < static_cast<unsigned>(key_.reduce_block); ++r)
       for (unsigned c = 0; c < per_row; ++c) offset.push_back(r * step + c * along);
-    const std::int64_t lowest = *std::min_element(offset.begin(), offset.end());
+    return offset;
+  }
+  std::int64_t lowest_in_block(int k, std::int64_t step) const {
+    const std::vector<std::int64_t> offset = block_offsets(k, step);
+    return *std::min_element(offset.begin(), offset.end());
+  }
+  // Where each value of the block (row by row) lies in its load.
+  std::vector<int> block_lanes(int k, std::int64_t step) const {
+    const std::int64_t lowest = lowest_in_block(k, step);
     std::vector<int> lanes;
-    bool in_order = true;
-    for (std::size_t l = 0; l < offset.size(); ++l) {
-      lanes.push_back(static_cast<int>(offset[l] - lowest));
-      in_order = in_order && lanes[l] == static_cast<int>(l);
+    for (const std::int64_t o : block_offsets(k, step)) lanes.push_back(static_cast<int>(o - lowest));
+    return lanes;
+  }
+  static bool is_identity(const std::vector<int>& lanes) {
+    for (std::size_t l = 0; l < lanes.size(); ++l)
+      if (lanes[l] != static_cast<int>(l)) return false;
+    return true;
+  }
+  static std::vector<int> inverse(const std::vector<int>& lanes) {
+    std::vector<int> back(lanes.size());
+    for (std::size_t l = 0; l < lanes.size(); ++l) back[static_cast<std::size_t>(lanes[l])] = static_cast<int>(l);
+    return back;
+  }
+
+  // Whole blocks whose values are not in row order as loaded (a reversed
+  // w, mirrored rows) accumulate as loaded, each lane then taken to its row
+  // and value once an item: the lanes' order, where every input that does
+  // not repeat along the rows loads its block in the same one (one shuffle
+  // an item, not one a block; each lane still combines the same values in
+  // the same order). nullopt where the blocks are in row order already, or
+  // the inputs' orders differ.
+  std::optional<std::vector<int>> memory_order(BlockLoad way) const {
+    std::optional<std::vector<int>> order;
+    for (int k = 1; k < operands_; ++k) {
+      if (repeats_along_rows(k)) continue;
+      if (inner_[k] == InnerStride::zero) return std::nullopt;  // widened after its load
+      const std::vector<int> lanes = block_lanes(k, block_step(k, way));
+      if (order && *order != lanes) return std::nullopt;
+      order = lanes;
     }
-    const Parts stored = load(k, b_.CreateConstGEP1_64(element_type_[k], row, lowest), rows * per_row);
-    return in_order ? stored : shuffle(stored, lanes);
+    if (!order || is_identity(*order)) return std::nullopt;
+    return order;
   }
 
   // Input k's row step where a narrow block's rows lie back to back, as
