@@ -212,9 +212,7 @@ class NestEmitter {
     }
     if (way != BlockLoad::rows) {
       const std::int64_t step = block_step(k, way);
-      const Parts values =
-          order ? load(k, b_.CreateConstGEP1_64(element_type_[k], row, lowest_in_block(k, step)), rows * per_row)
-                : block_values(k, row, step, rows, per_row);
+      const Parts values = block_values(k, row, step, rows, per_row, /*as_loaded=*/order.has_value());
       row = b_.CreateConstGEP1_64(element_type_[k], row, step * rows);
       return along_w ? values : widen_rows(values, rows, w);
     }
@@ -234,11 +232,13 @@ class NestEmitter {
   // Input k's `rows` rows of `per_row` values from `row`, its rows `step`
   // apart and lying back to back (|step| = per_row), its values 1, -1 or 0
   // apart along the row (its inner stride): one load of the block from its
-  // lowest address, then the lanes put row by row.
-  Parts block_values(int k, Value* row, std::int64_t step, unsigned rows, unsigned per_row) {
-    const std::vector<int> lanes = block_lanes(k, step);
+  // lowest address, then the lanes put row by row (unless `as_loaded`:
+  // memory_order's blocks keep the load's order).
+  Parts block_values(int k, Value* row, std::int64_t step, unsigned rows, unsigned per_row, bool as_loaded) {
     const Parts stored =
         load(k, b_.CreateConstGEP1_64(element_type_[k], row, lowest_in_block(k, step)), rows * per_row);
+    if (as_loaded) return stored;
+    const std::vector<int> lanes = block_lanes(k, step);
     return is_identity(lanes) ? stored : shuffle(stored, lanes);
   }
 

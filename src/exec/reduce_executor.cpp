@@ -352,7 +352,7 @@ class Run {
   int columns(int threads) {
     const ReduceLoop inner = plan_.kept.back();
     const std::size_t outer_loops = plan_.kept.size() - 1;
-    const std::int64_t item_rows = narrow_order_ ? kNarrowBlocks * narrow_rows_ : kColumnItem;
+    const std::int64_t item_rows = narrow_order_ ? narrow_item_rows() : kColumnItem;
     const std::int64_t items = (plan_.count + item_rows - 1) / item_rows;
     const std::int64_t tile = column_tile(inner.extent, plan_.outputs / inner.extent, items, threads);
     const std::int64_t tiles = (inner.extent + tile - 1) / tile;
@@ -543,7 +543,7 @@ class Run {
   // by one call of up to a batch's worth of whole items when i is not in it.
   void kernel_column_item(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i, T* values) const {
     if (narrow_) {
-      const std::int64_t g = outer * (plan_.count / (kNarrowBlocks * narrow_rows_)) + i;
+      const std::int64_t g = outer * (plan_.count / narrow_item_rows()) + i;
       const S* item = kernel_narrow_batch(outer, from, width, i).items(g, 1, width);
       for (std::int64_t k = 0; k < width; ++k) values[k] = Element<A>::load(item[k]);
       return;
@@ -556,7 +556,7 @@ class Run {
   // Narrow column item i (as kernel_column_item) in this thread's batch.
   const Batch& kernel_narrow_batch(std::int64_t outer, std::int64_t from, std::int64_t width, std::int64_t i) const {
     Batch& batch = thread_batch();
-    const std::int64_t item_rows = kNarrowBlocks * narrow_rows_;
+    const std::int64_t item_rows = narrow_item_rows();
     const std::int64_t items = plan_.count / item_rows, g = outer * items + i;
     if (!batch.holds(serial_, g)) {
       // A call stays within one run of the items level (the kernel steps its stride only).
@@ -577,7 +577,7 @@ class Run {
                                std::int64_t n) const {
     if constexpr (std::is_same_v<S, T>) {
       if (!narrow_) return nullptr;
-      const std::int64_t g = outer * (plan_.count / (kNarrowBlocks * narrow_rows_)) + i;
+      const std::int64_t g = outer * (plan_.count / narrow_item_rows()) + i;
       return kernel_narrow_batch(outer, from, width, i).items(g, n, width);
     }
     return nullptr;
@@ -609,6 +609,7 @@ class Run {
   bool narrow_order_ = false;   // NOTE: [Reduction order]'s narrow columns: items of blocks
   std::int64_t narrow_rows_ = 0;  // ... of these rows
   bool narrow_ = false;           // ... and the source's kernel is that form
+  std::int64_t narrow_item_rows() const { return kNarrowBlocks * narrow_rows_; }  // a narrow item's reduced indices
   static inline std::atomic<std::uint64_t> next_serial_{1};
 };
 
