@@ -156,19 +156,6 @@ class ExpressionBody final : public NestBody {
   }
 
   unsigned interleave() const override { return interleave_; }
-  // Items a step of a rows kernel (NOTE: [Reduction kernels]). With 32
-  // registers (AVX-512): two, and four for max and min, whose step is
-  // several dependent instructions (NaN and the signed zeros). With 16, one:
-  // its four vectors are four chains already; two items spilled max's and
-  // min's chains, and read a sum from two streams a page apart. On the Zen 3
-  // VM (2026-12-06, one thread, f32 [4096, 1024] and [4096, 4096], over a
-  // plain read of the same bytes or a row sum in the same process), max(x,
-  // axis=-1) went from 1.81 to 1.50 times a row sum's (of two items), and sum(x) from
-  // 1.17 to 0.99 times the read's.
-  unsigned items_a_step(bool wide_registers) const override {
-    if (!wide_registers) return 1;
-    return combine_ == Op::max || combine_ == Op::min ? 4 : 2;
-  }
 
  private:
   static Op combine_op(detail::Combine c) {

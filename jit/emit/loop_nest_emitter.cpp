@@ -48,7 +48,6 @@ class NestEmitter {
         target_(codegen_target(llvm::Triple(module.getTargetTriple()))),
         stride_(dtypes.size()),
         span_(dtypes.size()),
-        wide_registers_(has_feature(settings.features, "avx512f")),
         register_bytes_(
             static_cast<std::uint64_t>(vector_register_bits(module.getTargetTriple(), settings.features) / 8)) {
     llvm::LLVMContext& c = module.getContext();
@@ -767,24 +766,29 @@ class NestEmitter {
   // ---- the innermost level ----
 
   // NOTE: [Reduction kernels], rows: the n elements from row_base as items
-  // of kReduceItem, each item's kReduceLanes lanes in registers, the body's
-  // items_a_step() items at a time (independent chains), then halves of
-  // that for the rest. Every address is a running pointer: no index is
-  // scaled.
+  // of kReduceItem, each item's kReduceLanes lanes in registers, one item a
+  // step. Every address is a running pointer: no index is scaled.
+  //
+  // NOTE: [One stream a step] Two or four items a step gave more
+  // independent chains of accumulators, and read two or four streams a
+  // page apart; out-of-order execution overlaps one item's chains with the
+  // next item's anyway. On the Zen 5 VM (2026-12-07, one thread, f32
+  // [4096, 4096] and [4096, 1024] on a line, medians of 15, four processes
+  // of each in turn) one item a step took sum(x) 3.28-3.96 -> 2.01-2.33 ms
+  // (a plain read of the same bytes: 2.23-2.59), sum(x, axis=1) 3.33-3.83 ->
+  // 2.42-2.67, sum(x*y) 5.01-5.36 -> 3.93-4.20, layer norm 1.82-2.24 ->
+  // 1.57-1.74, softmax 3.49-3.75 -> 3.26-3.43, and max(r, axis=1) (four
+  // items before) 1.31-1.53 -> 1.23-1.33; on the Zen 3 VM (2026-12-06)
+  // sum(x) 1.17 -> 0.99 times the read's. A hand loop on the Zen 5 VM read
+  // f32 [4096, 4096] in 1.9 ms one item a step and 3.6-3.8 two a step.
   void emit_items(const PerOperand& row_base, Value* n) {
     constexpr unsigned lanes = kReduceLanes;
     const PartsPerOperand fixed = load_repeated(row_base);
     PartsPerOperand splats(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k)
       if (fixed[k].re) splats[k] = splat_parts(b_, lanes, fixed[k]);
-    Value* whole = b_.CreateLShr(n, llvm::Log2_64(kReduceItem), "whole_items");
-    PerOperand tail = row_base;
-    const unsigned step = body_.items_a_step(wide_registers_);
-    for (unsigned copies = step; copies >= 1; copies /= 2) {  // whole / step steps, then the rest
-      Value* steps = b_.CreateLShr(whole, llvm::Log2_32(copies));
-      if (copies < step) steps = b_.CreateAnd(steps, 1);
-      tail = emit_whole_items(tail, splats, steps, copies);
-    }
+    const PerOperand tail =
+        emit_whole_items(row_base, splats, b_.CreateLShr(n, llvm::Log2_64(kReduceItem), "whole_items"));
 
     // The last item, when the run is not whole items: its whole vectors, then
     // its elements one at a time, element j past them into lane j.
@@ -793,8 +797,8 @@ class NestEmitter {
     BasicBlock* done = block("items_done");
     b_.CreateCondBr(b_.CreateICmpSGT(rest, b_.getInt64(0)), last, done);
     b_.SetInsertPoint(last);
-    const auto [last_acc, elements] = emit_vectors(tail, splats, b_.CreateLShr(rest, llvm::Log2_64(lanes)), 1);
-    emit_store(b_, dtype_[0], last_acc[0], tail[0])->setAlignment(llvm::Align(bytes(0)));
+    const auto [last_acc, elements] = emit_vectors(tail, splats, b_.CreateLShr(rest, llvm::Log2_64(lanes)));
+    emit_store(b_, dtype_[0], last_acc, tail[0])->setAlignment(llvm::Align(bytes(0)));
     CountedLoop one = open_loop(b_, b_.getInt64(0), b_.CreateAnd(rest, lanes - 1), "last_elements");
     std::vector<Parts> in;
     for (int k = 1; k < operands_; ++k)
@@ -805,26 +809,24 @@ class NestEmitter {
     b_.SetInsertPoint(done);
   }
 
-  // `count` steps of `copies` whole items each from `from`, each item's
-  // lanes stored to out; returns each operand's position after them.
-  PerOperand emit_whole_items(const PerOperand& from, const PartsPerOperand& splats, Value* count, unsigned copies) {
+  // `count` whole items from `from`, each item's lanes stored to out;
+  // returns each operand's position after them.
+  PerOperand emit_whole_items(const PerOperand& from, const PartsPerOperand& splats, Value* count) {
     constexpr unsigned lanes = kReduceLanes;
-    CountedLoop items = open_loop(b_, b_.getInt64(0), count, copies > 1 ? "item_steps" : "items");
+    CountedLoop items = open_loop(b_, b_.getInt64(0), count, "items");
     std::vector<llvm::PHINode*> at;
     for (int k = 0; k < operands_; ++k) {
       at.push_back(b_.CreatePHI(b_.getPtrTy(), 2, "item"));
       at[k]->addIncoming(from[k], items.preheader);
     }
     const PerOperand start(at.begin(), at.end());
-    const auto accs = emit_vectors(start, splats, b_.getInt64(kReduceItem / lanes), copies).first;
+    Value* acc = emit_vectors(start, splats, b_.getInt64(kReduceItem / lanes)).first;
     PerOperand next;
     for (int k = 0; k < operands_; ++k) {
       const std::int64_t item = k == 0 ? lanes : inner_[k] == InnerStride::zero ? 0 : kReduceItem;
-      next.push_back(b_.CreateConstInBoundsGEP1_64(element_type_[k], at[k], item * copies));
+      next.push_back(b_.CreateConstInBoundsGEP1_64(element_type_[k], at[k], item));
     }
-    for (unsigned c = 0; c < copies; ++c)
-      emit_store(b_, dtype_[0], accs[c], b_.CreateConstInBoundsGEP1_64(element_type_[0], at[0], lanes * c))
-          ->setAlignment(llvm::Align(bytes(0)));
+    emit_store(b_, dtype_[0], acc, at[0])->setAlignment(llvm::Align(bytes(0)));
     return close_running(items, at, from, next);
   }
 
@@ -845,35 +847,24 @@ class NestEmitter {
     return end;
   }
 
-  // `count` vectors of kReduceLanes elements of each input, for `copies`
-  // items kReduceItem elements apart from `from`, combined in order into
-  // one accumulator per item that starts at the identity; returns them and
-  // each input's position past the first item's last vector.
-  std::pair<std::vector<Value*>, PerOperand> emit_vectors(const PerOperand& from, const PartsPerOperand& splats,
-                                                          Value* count, unsigned copies) {
+  // `count` vectors of kReduceLanes elements of each input from `from`,
+  // combined in order into one accumulator that starts at the identity;
+  // returns it and each input's position past the last vector.
+  std::pair<Value*, PerOperand> emit_vectors(const PerOperand& from, const PartsPerOperand& splats, Value* count) {
     constexpr unsigned lanes = kReduceLanes;
     Value* identity = body_.identity(b_, lanes);
     CountedLoop loop = open_loop(b_, b_.getInt64(0), count, "vectors");
-    std::vector<llvm::PHINode*> acc;
-    for (unsigned c = 0; c < copies; ++c) {
-      acc.push_back(b_.CreatePHI(identity->getType(), 2, "acc"));
-      acc[c]->addIncoming(identity, loop.preheader);
-    }
+    llvm::PHINode* acc = b_.CreatePHI(identity->getType(), 2, "acc");
+    acc->addIncoming(identity, loop.preheader);
     std::vector<llvm::PHINode*> at(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 1; k < operands_; ++k) {
       at[k] = b_.CreatePHI(b_.getPtrTy(), 2, "vector");
       at[k]->addIncoming(from[k], loop.preheader);
     }
-    std::vector<Value*> next;
-    for (unsigned c = 0; c < copies; ++c) {
-      std::vector<Parts> in;
-      for (int k = 1; k < operands_; ++k)
-        in.push_back(splats[k].re
-                         ? splats[k]
-                         : load(k, b_.CreateConstInBoundsGEP1_64(element_type_[k], at[k], kReduceItem * c), lanes));
-      next.push_back(body_.accumulate(b_, in, acc[c], lanes));
-    }
-    for (unsigned c = 0; c < copies; ++c) acc[c]->addIncoming(next[c], b_.GetInsertBlock());
+    std::vector<Parts> in;
+    for (int k = 1; k < operands_; ++k) in.push_back(splats[k].re ? splats[k] : load(k, at[k], lanes));
+    Value* next = body_.accumulate(b_, in, acc, lanes);
+    acc->addIncoming(next, b_.GetInsertBlock());
     PerOperand stepped(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 1; k < operands_; ++k) {
       stepped[k] =
@@ -882,13 +873,9 @@ class NestEmitter {
     }
     BasicBlock* latch = b_.GetInsertBlock();
     close_loop(b_, loop, b_.getInt64(1), /*vectorise=*/false);
-    std::vector<Value*> result;
-    for (unsigned c = 0; c < copies; ++c) {
-      llvm::PHINode* combined = b_.CreatePHI(identity->getType(), 2, "combined");
-      combined->addIncoming(identity, loop.preheader);
-      combined->addIncoming(next[c], latch);
-      result.push_back(combined);
-    }
+    llvm::PHINode* combined = b_.CreatePHI(identity->getType(), 2, "combined");
+    combined->addIncoming(identity, loop.preheader);
+    combined->addIncoming(next, latch);
     PerOperand past(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 1; k < operands_; ++k) {
       llvm::PHINode* end = b_.CreatePHI(b_.getPtrTy(), 2, "past");
@@ -896,7 +883,7 @@ class NestEmitter {
       end->addIncoming(stepped[k], latch);
       past[k] = end;
     }
-    return {result, past};
+    return {combined, past};
   }
 
   // Elements [0, n) of the innermost level from row_base.
@@ -1105,7 +1092,6 @@ class NestEmitter {
   PerOperand base_;
   std::vector<Value*> extent_;
   std::vector<std::vector<Value*>> stride_, span_;  // [operand][level]
-  bool wide_registers_;  // 32 vector registers (AVX-512): room for more chains of accumulators
   std::uint64_t register_bytes_;  // of one vector register
 };
 

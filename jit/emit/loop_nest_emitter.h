@@ -40,10 +40,6 @@ class NestBody {
   // Two accumulators' lanes combined (a then c, as the executor's combine
   // takes them): a narrow item's halving (NOTE: [Reduction order]).
   virtual llvm::Value* combine(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* c);
-  // Items a step of a rows kernel (a power of two): independent chains of
-  // accumulators, more where a combine is a chain of several instructions
-  // and the target has the registers (`wide_registers`: AVX-512's 32).
-  virtual unsigned items_a_step(bool /*wide_registers*/) const { return 2; }
   // NOTE: [Math recipes]: vectors an iteration of the vectorised inner loop
   // (0: the vectoriser's choice), and lines a step of a streaming row.
   virtual unsigned interleave() const { return 0; }

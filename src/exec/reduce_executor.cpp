@@ -9,6 +9,8 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -53,6 +55,33 @@ std::vector<ReduceLoop> kernel_loops(const ReducePlan& plan, ReduceForm form) {
   }
   loops.push_back(plan.kept.back());
   return loops;
+}
+
+// ---- buffers a kernel reads and writes: whole lines ----
+
+// NOTE: [Line-aligned buffers] A kernel adds to a column item's row of
+// results, and the tree combines rows of them, with whole vectors; a 512-bit
+// vector that straddles two cache lines costs each load and store twice over.
+// On the Zen 5 VM (2026-12-07, one thread, f32 [4096, 4096], a hand loop of
+// the columns kernel's steps, best of 11, three rounds) a row of results 16
+// bytes past a line (where malloc puts a 16 KiB block) took 2.17-2.25 ms
+// where one on a line took 1.74-1.88. So the executor's rows of results,
+// its trees' scratch and its batches start on a line.
+constexpr std::size_t kLine = 64;
+
+struct LineDelete {
+  void operator()(void* p) const { ::operator delete (p, std::align_val_t{kLine}); }
+};
+template <class T>
+using LineBuffer = std::unique_ptr<T[], LineDelete>;
+
+// n value-initialised Ts (T is trivially destructible) from a line.
+template <class T>
+LineBuffer<T> line_buffer(std::size_t n) {
+  static_assert(std::is_trivially_destructible_v<T>);
+  auto* p = static_cast<T*>(::operator new (std::max<std::size_t>(n, 1) * sizeof(T), std::align_val_t{kLine}));
+  std::uninitialized_value_construct_n(p, n);
+  return LineBuffer<T>(p);
 }
 
 // ---- conversions: From's elements, strided, to To's, strided (astype's) ----
@@ -273,12 +302,12 @@ class Run {
     // A tree's scratch: bit_width(n) levels for n items; on the stack where
     // it fits (a row sum runs this once a result). T may be bool.
     struct Scratch {
-      std::array<T, kSmallScratch> small;
-      std::unique_ptr<T[]> large;
+      alignas(kLine) std::array<T, kSmallScratch> small;
+      LineBuffer<T> large;
       T* get(std::int64_t n, std::int64_t width) {
         const auto need = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(n)) * width);
         if (need <= small.size()) return small.data();
-        large = std::make_unique_for_overwrite<T[]>(need);
+        large = line_buffer<T>(need);
         return large.get();
       }
     };
@@ -290,7 +319,7 @@ class Run {
     const auto chunk =
         static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>((items + threads - 1) / threads)));
     const std::int64_t chunks = (items + chunk - 1) / chunk;
-    auto partial = std::make_unique<T[]>(static_cast<std::size_t>(chunks * width));
+    const LineBuffer<T> partial = line_buffer<T>(static_cast<std::size_t>(chunks * width));
     const int used = ThreadPool::instance().run(threads, chunks, [&](std::int64_t c) {
       Scratch own;
       const auto shifted = [&](std::int64_t i, T* v) { item(c * chunk + i, v); };
@@ -379,7 +408,7 @@ class Run {
       const auto held = [&](std::int64_t i, std::int64_t n) -> const T* {
         return call_.source != nullptr ? kernel_column_items(outer, t * tile, width, i, n) : nullptr;
       };
-      const auto values = std::make_unique<T[]>(static_cast<std::size_t>(width));  // T may be bool
+      const LineBuffer<T> values = line_buffer<T>(static_cast<std::size_t>(width));  // T may be bool
       const int used = combined(items, width, values.get(), share, item, held);
       const std::int64_t out_base = offset_of(plan_.kept, outer_loops, outer, true) + t * tile * inner.out_stride;
       for (std::int64_t k = 0; k < width; ++k) store(values[k], out_base + k * inner.out_stride);
@@ -484,9 +513,9 @@ class Run {
   // This thread's batch of items: [first, last) of this call's (serial);
   // kBatchItems row items' lanes, or as many narrow column items' values.
   struct Batch {
+    alignas(kLine) std::array<S, kBatchItems * kLanes> lanes;
     std::uint64_t serial = 0;
     std::int64_t first = 0, last = 0;
-    std::array<S, kBatchItems * kLanes> lanes;
     bool holds(std::uint64_t call, std::int64_t g) const { return serial == call && g >= first && g < last; }
     // Items [g, g + n) of `width` values each, back to back; null where the batch ends first.
     const S* items(std::int64_t g, std::int64_t n, std::int64_t width) const {
