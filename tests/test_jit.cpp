@@ -298,14 +298,18 @@ TEST(GeneratedCode, AValueOfRepeatedOperandsIsComputedOutsideTheLoops) {
 TEST(GeneratedCode, MathKernelsPrefer512BitVectorsOnAvx512Hosts) {
   // NOTE: [Math vector width]: a kernel that computes a math function asks
   // for 512-bit vectors on an AVX-512 host; one that only adds keeps LLVM's
-  // choice (no attribute of ours).
+  // choice (no attribute of ours), or on AMD's AVX-512 CPUs asks for 256 bits
+  // (NOTE: [Memory-bound vector width]).
   if (!test::host_is_x86_64() || !test::host_has_feature("avx512f"))
     GTEST_SKIP() << "the host has no AVX-512: kernels keep LLVM's vector width";
   const std::vector<std::pair<DType, Shape>> inputs = {{DType::f32, {4096, 1024}}, {DType::f32, {4096, 1024}}};
   EXPECT_THAT(jit::kernel_ir(expr_key("exp(x0)*x1", inputs), false),
               ::testing::HasSubstr("\"prefer-vector-width\"=\"512\""));
-  EXPECT_THAT(jit::kernel_ir(expr_key("x0+x1", inputs), false),
-              ::testing::Not(::testing::HasSubstr("prefer-vector-width")));
+  const KernelKey adds = expr_key("x0+x1", inputs);
+  if (codegen_settings(adds.codegen).cpu.starts_with("znver"))
+    EXPECT_THAT(jit::kernel_ir(adds, false), ::testing::HasSubstr("\"prefer-vector-width\"=\"256\""));
+  else
+    EXPECT_THAT(jit::kernel_ir(adds, false), ::testing::Not(::testing::HasSubstr("prefer-vector-width")));
   // An inexact function with no C library name of its own (sigmoid's exp is
   // inside its lowering) is arithmetic too.
   EXPECT_THAT(jit::kernel_ir(expr_key("sigmoid(x0)*x1", inputs), false),
@@ -549,6 +553,50 @@ TEST(GeneratedCode, AvxKernelsForAmdCpusUseNoSse4a) {
     EXPECT_FALSE(std::regex_search(assembly, std::regex(R"(\b(extrq|insertq|movntss|movntsd)\s)"))) << cpu << "\n"
                                                                                                     << assembly;
     EXPECT_TRUE(std::regex_search(assembly, std::regex(R"(%[yz]mm)"))) << cpu << "\n" << assembly;
+  }
+}
+
+// NOTE: [Memory-bound vector width]: on an AMD AVX-512 CPU a kernel that
+// computes no math function runs on 256-bit registers, its own wide vectors
+// too (a rows sum's 32 lanes are four of them); a math function's kernel
+// and a narrow column reduction keep 512 bits (transposed tiles too:
+// TransposedBlocksFitTheVectorRegisters).
+TEST(GeneratedCode, MemoryBoundKernelsForAmdAvx512UseHalfWidthRegisters) {
+  if (!test::host_is_x86_64()) GTEST_SKIP() << "x86-64 code generation";
+  BroadcastPlan plan;
+  plan.type = {DC::same};
+  plan.extents = {4096};
+  plan.strides = {std::vector<std::int64_t>{1}, {1}, {1}};
+  plan.spans = {std::vector<std::int64_t>{4095}, {4095}, {4095}};
+  plan.base = {0, 0, 0};
+  BroadcastPlan unary = plan;  // exp(x0)
+  unary.strides.pop_back();
+  unary.spans.pop_back();
+  unary.base.pop_back();
+  const std::vector<LeafType> one_f32{{ScalarKind::strong, DType::f32}};
+  const ReducePlan row = plan_reduce(Layout::contiguous({4096}), {true}, Strides{0}, std::vector<Strides>{Strides{1}});
+  ASSERT_EQ(reduction_form(row), ReduceForm::rows);
+  const Layout values = Layout::contiguous({4096, 3});
+  const ReducePlan image = plan_reduce(values, {true, false}, Strides{0, 1}, std::vector<Strides>{Strides{3, 1}});
+  ASSERT_EQ(reduction_form(image), ReduceForm::narrow);
+  const auto zmm = std::regex(R"(%zmm)"), ymm = std::regex(R"(%ymm)");
+  for (const std::string cpu : {"znver4", "znver5"}) {
+    const std::uint32_t codegen = intern_codegen_settings(jit::named_cpu_codegen_settings(2, cpu));
+    const Target& host = target_for(TargetKind::host);
+    const std::string add = jit::kernel_assembly(make_kernel_key(host, Op::add, DType::f32, plan, codegen));
+    EXPECT_FALSE(std::regex_search(add, zmm)) << cpu << "\n" << add;
+    EXPECT_TRUE(std::regex_search(add, ymm)) << cpu << "\n" << add;
+    const std::string sum =
+        jit::kernel_assembly(make_reduction_kernel_key(host, "x0", one_f32, {}, reduction_kernel_plan(row), codegen,
+                                                       {ReduceForm::rows, detail::Combine::add, DType::f32}));
+    EXPECT_FALSE(std::regex_search(sum, zmm)) << cpu << "\n" << sum;
+    EXPECT_TRUE(std::regex_search(sum, ymm)) << cpu << "\n" << sum;
+    const std::string exp = jit::kernel_assembly(make_expr_kernel_key(host, "exp(x0)", one_f32, {}, unary, codegen));
+    EXPECT_TRUE(std::regex_search(exp, zmm)) << cpu << "\n" << exp;
+    const std::string narrow = jit::kernel_assembly(make_reduction_kernel_key(
+        host, "f32(x0)", {{ScalarKind::strong, DType::u8}}, {}, reduction_kernel_plan(image), codegen,
+        {ReduceForm::narrow, detail::Combine::add, DType::f32, 3, narrow_block_rows(3, 4096)}));
+    EXPECT_TRUE(std::regex_search(narrow, zmm)) << cpu << "\n" << narrow;
   }
 }
 

@@ -15,6 +15,10 @@ llvm::Function* begin_kernel(llvm::IRBuilder<>& b, llvm::Module& module, llvm::F
   fn->addFnAttr("target-cpu", settings.cpu);
   fn->addFnAttr("target-features", settings.features);
   if (settings.vector_width_bits > 0) fn->addFnAttr("prefer-vector-width", std::to_string(settings.vector_width_bits));
+  // A preference of 256 bits or less holds for the IR's own wide vectors
+  // too (NOTE: [Memory-bound vector width]): without a minimum legal width,
+  // LLVM keeps any vector type the CPU has registers for (AVX-512's).
+  if (settings.vector_width_bits > 0 && settings.vector_width_bits <= 256) fn->addFnAttr("min-legal-vector-width", "0");
   b.SetInsertPoint(llvm::BasicBlock::Create(module.getContext(), "entry", fn));
   return fn;
 }
@@ -26,7 +30,7 @@ void mark_pure(llvm::Function& fn) {
 }
 
 void copy_target_attributes(const llvm::Function& from, llvm::Function& to) {
-  for (const char* attribute : {"target-cpu", "target-features", "prefer-vector-width"})
+  for (const char* attribute : {"target-cpu", "target-features", "prefer-vector-width", "min-legal-vector-width"})
     if (from.hasFnAttribute(attribute)) to.addFnAttr(from.getFnAttribute(attribute));
 }
 

@@ -72,9 +72,38 @@ class X86Target final : public CodegenTarget {
     // alternated runs, 2026-12-04: f32 sigmoid 1.51-1.54 -> 1.75-1.79,
     // logaddexp 0.33-0.42 -> 0.42-0.55, f64 logaddexp2 0.12 -> 0.18).
     // Other kernels keep LLVM's choice: they are bound by memory.
+    const bool math = calls_math_function(spec_of(key).program);
     if (settings.vector_width_bits == 0 && has_feature(settings.features, "avx512f") &&
-        has_feature(settings.features, "evex512") && calls_math_function(spec_of(key).program))
+        has_feature(settings.features, "evex512") && math)
       settings.vector_width_bits = 512;
+    // NOTE: [Memory-bound vector width] On AMD's AVX-512 CPUs a kernel
+    // that computes no math function runs on 256-bit registers: such a
+    // kernel is bound by memory, and a 512-bit load or store that straddles
+    // two cache lines costs it dearly there, where a 256-bit one that does
+    // costs next to nothing. NumPy puts every array of a megabyte or more 16
+    // bytes past a line, so each of a kernel's 512-bit accesses to one
+    // straddles. On the Zen 5 VM (2026-12-07, one thread, f32 [4096, 4096],
+    // NumPy's arrays, medians of 15, three processes of each in turn):
+    // x + y 6.33-6.77 -> 4.89-5.25 ms, 2*x + y 5.15-5.23 -> 3.71-3.89,
+    // sum(x, axis=0) 2.89-3.10 -> 2.34-2.43, sum(x, axis=1) 2.58-2.59 ->
+    // 1.99-2.05, max(x, axis=1) 3.88-4.22 -> 2.61-2.67, sum(x*y) 5.43-5.57 ->
+    // 4.54-4.63; arrays on a line did not slow (sum(x) 1.99-2.08 ->
+    // 1.84-1.95, x + y 4.78-4.83 -> 4.68-4.80); a hand loop read f32 [4096,
+    // 4096] 16 bytes past a line in 2.45 ms with 512-bit loads, 1.50 with
+    // 256-bit ones, 1.45 on a line with either. The full tier's compile of
+    // BM_ColdCompile's kernel went from 4.9 to 4.3-4.4 ms. Not kernels that
+    // divide or take square roots, bound by the divider (the image case's
+    // normalisation, (f32(img) - m) / sqrt(v) on short rows fused: 1.04 ->
+    // 2.07 ms with 256 bits); nor those that shuffle a step's lanes into
+    // place: narrow column reductions (NOTE: [Reduction order]; their blocks
+    // of 24 lanes), fixed rows (NOTE: [Fixed rows]) and transposed tiles
+    // (NOTE: [Transposed tiles], a register a side), whose shuffles were
+    // chosen for the register they fill. Intel's AVX-512 CPUs keep their
+    // tuning: not measured here.
+    const bool shuffles_lanes = key.reduce == ReduceForm::narrow || key.fixed_row != 0 || key.transposed != 0;
+    if (settings.vector_width_bits == 0 && has_feature(settings.features, "avx512f") && !math && !shuffles_lanes &&
+        !divides(spec_of(key).program) && settings.cpu.starts_with("znver"))
+      settings.vector_width_bits = 256;
     // NOTE: [Tiers]: the quick first tier prefers 256-bit vectors on an
     // AVX-512 host: half the lanes per instruction, and code generation and
     // the vectoriser's planning take less time over 256-bit types.

@@ -251,4 +251,19 @@ bool calls_math_function(const ExprProgram& program) {
   });
 }
 
+bool divides(const ExprProgram& program) {
+  return std::any_of(program.code.begin(), program.code.end(), [](const ExprInstr& s) {
+    if (!is_floating(s.in) && !is_complex(s.in)) return false;
+    if (s.kind == InstrKind::binary) {
+      const auto op = static_cast<Op>(s.code);
+      return op == Op::div || op == Op::floor_div || op == Op::remainder || op == Op::fmod;
+    }
+    if (s.kind == InstrKind::unary) {
+      const auto op = static_cast<UnaryOp>(s.code);
+      return op == UnaryOp::sqrt || op == UnaryOp::reciprocal;
+    }
+    return false;
+  });
+}
+
 }  // namespace bcast

@@ -76,6 +76,12 @@ const detail::FunctionRow* row_of(const ExprInstr& step);
 // not memory (NOTE: [Math vector width]).
 bool calls_math_function(const ExprProgram& program);
 
+// Whether the program divides or takes a square root of real or complex
+// values (div, floor_div, remainder, fmod, sqrt, reciprocal): the divider's
+// throughput bounds its kernel before memory does (NOTE: [Memory-bound
+// vector width]).
+bool divides(const ExprProgram& program);
+
 // Lowers `graph` for leaves of these types. An op that its promoted dtype
 // does not support is an Error(dtype) naming the op, the operands (a weak
 // scalar as one: "the Python int 2", not its i64) and the subexpression
