@@ -336,6 +336,28 @@ TEST(GeneratedCode, TheQuickTierPrefers256BitVectorsOnAvx512Hosts) {
   }
 }
 
+// A kernel held to 256-bit registers (the quick tier on an AVX-512 host,
+// NOTE: [Memory-bound vector width]) calls no 512-bit build of a vector
+// math function: its 512-bit arguments would travel in two 256-bit
+// registers where that build reads one. abs of c128 streams out whole lines
+// of 8 lanes through SLEEF's hypot; the quick tier's must call the 4-lane
+// AVX2 build, and give the full tier's bits.
+TEST(GeneratedCode, AKernelHeldTo256BitsCallsNo512BitVectorBuild) {
+  if (!test::host_is_x86_64() || !test::host_has_feature("avx512f") || !test::host_streams())
+    GTEST_SKIP() << "the host has no AVX-512 or no streaming stores";
+  if (math::library().flavour != math::Flavour::sleef_purecfma)
+    GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
+  KernelKey quick = expr_key("abs(x0)", {{DType::c128, {4096, 1024}}}, {}, /*stream_min_bytes=*/0);
+  ASSERT_TRUE(quick.stream) << quick.to_string();
+  CodegenSettings settings = codegen_settings(quick.codegen);
+  settings.quick = true;
+  quick.codegen = intern_codegen_settings(settings);
+  const std::string ir = jit::kernel_ir(quick, false);
+  EXPECT_THAT(ir, ::testing::HasSubstr("\"min-legal-vector-width\"=\"0\"")) << ir;
+  EXPECT_THAT(ir, ::testing::Not(::testing::HasSubstr("_ZGVe"))) << ir;
+  EXPECT_THAT(ir, ::testing::HasSubstr("_ZGVd")) << ir;
+}
+
 TEST(GeneratedCode, StreamingExpressionKernelsWriteWholeLinesNonTemporally) {
   if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
   // u + v - w into a large output; out f16 from f32 inputs too (additions

@@ -49,9 +49,17 @@ std::vector<Variant> variants_for(llvm::Function& kernel, std::string_view name,
   const std::string features = kernel.getFnAttribute("target-features").getValueAsString().str();
   const CodegenTarget& target = codegen_target(llvm::Triple(module.getTargetTriple()));
   const bool f64 = scalar->isDoubleTy();
+  // A kernel held to narrower registers (begin_kernel's minimum legal width,
+  // NOTE: [Memory-bound vector width]) passes no wider vector to a call: a
+  // 512-bit argument would travel in two 256-bit registers where the
+  // library's AVX-512 build reads one (wrong lanes, never an error).
+  unsigned widest = ~0u;
+  if (kernel.hasFnAttribute("min-legal-vector-width"))
+    kernel.getFnAttribute("prefer-vector-width").getValueAsString().getAsInteger(10, widest);
   std::vector<Variant> variants;
   for (const VectorAbiIsa& isa : target.vector_abi_isas(features)) {
     if (isa.fma != (flavour == math::Flavour::sleef_purecfma)) continue;
+    if (static_cast<unsigned>(isa.bits) > widest) continue;
     const auto lanes = static_cast<unsigned>(static_cast<unsigned>(isa.bits) / scalar->getPrimitiveSizeInBits());
     const std::string symbol = math::vector_symbol(name, f64, isa.letter, static_cast<int>(lanes), arity);
     if (symbol.empty()) continue;
