@@ -98,8 +98,10 @@ class X86Target final : public CodegenTarget {
     // place: narrow column reductions (NOTE: [Reduction order]; their blocks
     // of 24 lanes), fixed rows (NOTE: [Fixed rows]) and transposed tiles
     // (NOTE: [Transposed tiles], a register a side), whose shuffles were
-    // chosen for the register they fill. Intel's AVX-512 CPUs keep their
-    // tuning: not measured here.
+    // chosen for the register they fill: with 256 bits, bcast-bench's cases
+    // 14, 16, 19a-c and 20 (three runs of each in turn) read no better over
+    // the STREAM add (19a 0.77-0.95 -> 0.76-0.79, 16 0.66-0.92 -> 0.56-0.67).
+    // Intel's AVX-512 CPUs keep their tuning: not measured here.
     const bool shuffles_lanes = key.reduce == ReduceForm::narrow || key.fixed_row != 0 || key.transposed != 0;
     if (settings.vector_width_bits == 0 && has_feature(settings.features, "avx512f") && !math && !shuffles_lanes &&
         !divides(spec_of(key).program) && settings.cpu.starts_with("znver"))
