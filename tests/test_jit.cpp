@@ -343,13 +343,13 @@ TEST(GeneratedCode, TheQuickTierPrefers256BitVectorsOnAvx512Hosts) {
 // of 8 lanes through SLEEF's hypot; the quick tier's must call the 4-lane
 // AVX2 build, and give the full tier's bits.
 TEST(GeneratedCode, AKernelHeldTo256BitsCallsNo512BitVectorBuild) {
-  if (!test::host_is_x86_64() || !test::host_has_feature("avx512f") || !test::host_streams())
-    GTEST_SKIP() << "the host has no AVX-512 or no streaming stores";
+  if (!test::host_is_x86_64() || !test::host_streams()) GTEST_SKIP() << "x86-64 code generation with streaming stores";
   if (math::library().flavour != math::Flavour::sleef_purecfma)
     GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
   KernelKey quick = expr_key("abs(x0)", {{DType::c128, {4096, 1024}}}, {}, /*stream_min_bytes=*/0);
   ASSERT_TRUE(quick.stream) << quick.to_string();
-  CodegenSettings settings = codegen_settings(quick.codegen);
+  CodegenSettings settings = jit::named_cpu_codegen_settings(2, "znver5");           // an AVX-512 CPU on any host
+  if (!has_feature(settings.features, "evex512")) settings.features += ",+evex512";  // as such a host lists it
   settings.quick = true;
   quick.codegen = intern_codegen_settings(settings);
   const std::string ir = jit::kernel_ir(quick, false);
