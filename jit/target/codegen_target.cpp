@@ -72,7 +72,8 @@ class X86Target final : public CodegenTarget {
     // alternated runs, 2026-12-04: f32 sigmoid 1.51-1.54 -> 1.75-1.79,
     // logaddexp 0.33-0.42 -> 0.42-0.55, f64 logaddexp2 0.12 -> 0.18).
     // Other kernels keep LLVM's choice: they are bound by memory.
-    const bool math = calls_math_function(spec_of(key).program);
+    const ExprProgram& program = spec_of(key).program;
+    const bool math = calls_math_function(program);
     if (settings.vector_width_bits == 0 && has_feature(settings.features, "avx512f") &&
         has_feature(settings.features, "evex512") && math)
       settings.vector_width_bits = 512;
@@ -104,7 +105,7 @@ class X86Target final : public CodegenTarget {
     // Intel's AVX-512 CPUs keep their tuning: not measured here.
     const bool shuffles_lanes = key.reduce == ReduceForm::narrow || key.fixed_row != 0 || key.transposed != 0;
     if (settings.vector_width_bits == 0 && has_feature(settings.features, "avx512f") && !math && !shuffles_lanes &&
-        !divides(spec_of(key).program) && settings.cpu.starts_with("znver"))
+        !divides(program) && settings.cpu.starts_with("znver"))
       settings.vector_width_bits = 256;
     // NOTE: [Tiers]: the quick first tier prefers 256-bit vectors on an
     // AVX-512 host: half the lanes per instruction, and code generation and

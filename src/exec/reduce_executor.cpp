@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "complex_ops.h"
+#include "host_target.h"
 #include "node_ops.h"
 #include "scalar_ops.h"
 #include "thread_pool.h"
@@ -67,7 +68,7 @@ std::vector<ReduceLoop> kernel_loops(const ReducePlan& plan, ReduceForm form) {
 // bytes past a line (where malloc puts a 16 KiB block) took 2.17-2.25 ms
 // where one on a line took 1.74-1.88. So the executor's rows of results,
 // its trees' scratch and its batches start on a line.
-constexpr std::size_t kLine = 64;
+constexpr auto kLine = static_cast<std::size_t>(HostTarget::kLineBytes);
 
 struct LineDelete {
   void operator()(void* p) const { ::operator delete (p, std::align_val_t{kLine}); }
