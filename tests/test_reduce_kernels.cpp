@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <optional>
@@ -161,6 +162,67 @@ TEST(ReductionKernels, CommonReductionsRunOnTheirKernel) {
     const Uses after = reduction_kernel_uses();
     EXPECT_EQ(after.looked_up, before.looked_up + 1) << describe(e).passes.front();
     EXPECT_EQ(after.failed, before.failed) << describe(e).passes.front();
+  }
+}
+
+// NOTE: [Reduction order]'s rows, written out here from its words: items of
+// 512 consecutive elements, element i of an item in lane i mod 32, each lane
+// added in order from 0; the items pairwise (the left part the largest power
+// of two below their count); then the 32 lanes halved (lane l takes l + 16,
+// then l + 8, ... 1).
+float rows_order_sum(const float* row, std::int64_t m) {
+  std::vector<std::vector<float>> items;
+  for (std::int64_t start = 0; start < m; start += 512) {
+    std::vector<float> lanes(32, 0.0f);
+    for (std::int64_t i = start; i < std::min(m, start + 512); ++i)
+      lanes[static_cast<std::size_t>((i - start) % 32)] += row[i];
+    items.push_back(lanes);
+  }
+  const auto tree = [&](auto& self, std::size_t first, std::size_t last) -> std::vector<float> {
+    if (last - first == 1) return items[first];
+    std::size_t h = 1;
+    while (h * 2 < last - first) h *= 2;
+    std::vector<float> left = self(self, first, first + h);
+    const std::vector<float> right = self(self, first + h, last);
+    for (std::size_t k = 0; k < left.size(); ++k) left[k] += right[k];
+    return left;
+  };
+  std::vector<float> lanes = tree(tree, 0, items.size());
+  for (std::size_t h = 16; h >= 1; h /= 2)
+    for (std::size_t l = 0; l < h; ++l) lanes[l] += lanes[l + h];
+  return lanes[0];
+}
+
+// Rows of 1 to 70 items, whole or with a part item at the end (NOTE: [Rows
+// in a batch] combines a batch's rows by a counter, the fallback by
+// recursion): the kernel, on one thread and three, and the fallback add each
+// row in that order. Values of mixed magnitudes, so that another order would
+// round differently.
+TEST(ReductionKernels, RowItemsCombinePairwiseThenTheLanesHalve) {
+  test::JitGuard guard;
+  set_jit_mode(JitMode::sync);
+  std::mt19937_64 rng(20261207);
+  std::normal_distribution<float> normal;
+  std::uniform_int_distribution<int> scale(-24, 24);
+  for (const std::int64_t items : {1, 2, 3, 5, 7, 12, 31, 33, 63, 64, 70}) {
+    for (const std::int64_t part : {0, 100}) {
+      const std::int64_t m = items * 512 - part, rows = 5;
+      Tensor x(DType::f32, {rows, m}), zero(DType::f32, {m});
+      for (std::int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = std::ldexp(normal(rng), scale(rng));
+      std::fill_n(zero.data_as<float>(), m, 0.0f);
+      const Expr e = expr::sum(Expr(x) + Expr(zero), -1);  // an expression: its kernel computes the items
+      for (const bool jit : {false, true})
+        for (const int threads : {1, 3}) {
+          set_jit_enabled(jit);
+          set_num_threads(threads);
+          const Tensor got = evaluate(e);
+          for (std::int64_t r = 0; r < rows; ++r)
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(got.data_as<float>()[r]),
+                      std::bit_cast<std::uint32_t>(rows_order_sum(x.data_as<float>() + r * m, m)))
+                << "row " << r << " of " << m << " elements, " << (jit ? "kernel" : "fallback") << ", " << threads
+                << " threads";
+        }
+    }
   }
 }
 

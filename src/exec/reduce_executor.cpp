@@ -336,6 +336,50 @@ class Run {
 
   // ---- rows: the innermost loop reduced ----
 
+  // NOTE: [Rows in a batch] A rows kernel puts a batch of whole rows' items
+  // in memory, and each row's items then combined through tree()'s
+  // recursion (a call per level, the lanes through arrays in memory) and its
+  // lanes halved. Where all of a result's items are in the batch,
+  // row_value() runs the same tree on a binary counter (the items in order,
+  // equal sizes combined as they meet, what is left folded from the newest:
+  // NOTE: [Reduction order]'s left-aligned tree for any count) and halves
+  // the lanes on a local array: the same bits
+  // (ReductionKernels.RowItemsCombinePairwiseThenTheLanesHalve writes the
+  // order out). `mean(r, axis=-1)` of f32 [1024, 1024], one thread, five
+  // processes of each build in turn on the Zen 5 VM (2026-12-07): medians
+  // 157-166 -> 147-151 us.
+  static T row_value(const T* __restrict items, std::int64_t n) {
+    constexpr int kLevels = std::bit_width(static_cast<std::uint64_t>(kBatchItems)) + 1;
+    std::array<std::array<T, kLanes>, kLevels> level;  // the counter: level[k] holds 2^k items' lanes
+    std::array<bool, kLevels> full{};
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::array<T, kLanes> carry;
+      std::copy_n(items + j * kLanes, kLanes, carry.begin());
+      int k = 0;
+      for (; full[static_cast<std::size_t>(k)]; ++k) {  // older (left) combines with newer (right)
+        auto& older = level[static_cast<std::size_t>(k)];
+        for (int l = 0; l < kLanes; ++l) carry[l] = R::combine(older[l], carry[l]);
+        full[static_cast<std::size_t>(k)] = false;
+      }
+      level[static_cast<std::size_t>(k)] = carry;
+      full[static_cast<std::size_t>(k)] = true;
+    }
+    std::array<T, kLanes> lanes;
+    bool any = false;
+    for (std::size_t k = 0; k < level.size(); ++k) {  // newest first: each older level on the left
+      if (!full[k]) continue;
+      if (!any)
+        lanes = level[k];
+      else
+        for (int l = 0; l < kLanes; ++l) lanes[l] = R::combine(level[k][l], lanes[l]);
+      any = true;
+    }
+#pragma GCC unroll 8
+    for (int h = kLanes / 2; h >= 1; h /= 2)
+      for (int l = 0; l < h; ++l) lanes[l] = R::combine(lanes[l], lanes[l + h]);
+    return lanes[0];
+  }
+
   int rows(int threads) {
     const ReduceLoop inner = plan_.reduced.empty() ? ReduceLoop{} : plan_.reduced.back();
     const std::size_t outer_loops = plan_.reduced.empty() ? 0 : plan_.reduced.size() - 1;
@@ -357,6 +401,12 @@ class Run {
       for (int l = 0; k + l < len; ++l) lanes[l] = R::combine(lanes[l], Element<A>::load(run[k + l]));
     };
     const auto result = [&](std::int64_t o, int share, std::int64_t end) {
+      // NOTE: [Rows in a batch]: all of the result's items in this thread's batch.
+      if (call_.source != nullptr && share <= 1)
+        if (const T* held_items = kernel_row_items(o * items, items, end * items, per_row)) {
+          store(row_value(held_items, items), offset_of(plan_.kept, plan_.kept.size(), o, true));
+          return 1;
+        }
       std::array<T, kLanes> lanes;
       const std::int64_t base = offset_of(plan_.kept, plan_.kept.size(), o, false);
       const auto item = [&](std::int64_t i, T* v) {
