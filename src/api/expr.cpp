@@ -293,7 +293,7 @@ void evaluate(const Expr& e, const TensorView& out) {
 
 ExprInfo describe(const Expr& e) {
   if (!has_reductions(e)) return ExprCall(e).info();
-  const ExprPasses passes = reduction_passes(e, false);
+  const ExprPasses passes = reduction_passes(e, false, /*describe=*/true);
   ExprInfo info = ExprCall(passes.rest).info();
   info.passes = passes.described;
   info.passes.push_back("rest = " + info.structure + ": " + std::string(dtype_name(info.out_dtype)) +

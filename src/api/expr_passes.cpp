@@ -1,6 +1,7 @@
 // Expressions with reductions, as passes (NOTE: [Expression passes]).
 #include "expr_passes.h"
 
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -39,9 +40,19 @@ std::string pass_line(std::size_t k, const detail::ExprNode& n, const ExprInfo& 
   return "r" + std::to_string(k) + " = " + text + names + ": " + std::string(dtype_name(dtype)) + to_string(shape);
 }
 
+// What tells two reduce nodes of the same input apart: the op and its
+// parameters (ddof by its bits).
+std::string reduction_key(const detail::ExprNode& n) {
+  const ReduceParams& p = n.reduce;
+  std::string key = std::to_string(n.code) + (p.axes.every() ? "*" : "") + (p.keepdims ? "k" : "");
+  for (const int axis : p.axes.list()) key += "," + std::to_string(axis);
+  if (p.dtype) key += dtype_name(*p.dtype);
+  return key + "/" + std::to_string(std::bit_cast<std::uint64_t>(p.ddof));
+}
+
 class Rewriter {
  public:
-  explicit Rewriter(const PassFn& each) : each_(each) {}
+  Rewriter(const PassFn& each, bool describe) : each_(each), describe_(describe) {}
 
   NodePtr rewrite(const NodePtr& n) {
     if (!n) return n;
@@ -61,8 +72,9 @@ class Rewriter {
   }
 
   std::vector<Tensor> owned;  // what composed reductions read beside their input
-  std::vector<std::string> described;
+  std::vector<std::string> described;  // with describe_
   TensorView last;  // the latest pass's result
+  std::size_t passes() const { return passes_; }
 
  private:
   // One reduction: its input, an expression whose own reductions are leaves
@@ -70,29 +82,31 @@ class Rewriter {
   NodePtr pass(const detail::ExprNode& n) {
     const auto op = static_cast<ReduceOp>(n.code);
     const Expr input(n.args[0]);
-    const ExprCall call(input);
-    const ExprInfo info = call.info();
+    ExprCall call(input);
+    const DType values_dtype = call.program().out_dtype;
+    const Shape values_shape = call.out_shape();
     // The same reduction of the same values, reached twice (a text names
     // its operands once per mention): one pass.
-    const std::string key =
-        std::to_string(n.code) + " " + pass_line(0, n, info, DType::f32, {}) + " " + values_key(call);
+    const std::string key = reduction_key(n) + " " + values_key(call);
     if (const auto same = by_key_.find(key); same != by_key_.end()) return same->second;
     if (detail::reduce_row(op).combine == detail::Combine::composed) {  // NOTE: [Composed reductions]
       // Kept alive: done_ is keyed by the addresses of the nodes it has seen.
-      composed_.push_back(composed_reduction(op, input, info.out_dtype, info.out_shape, n.reduce, owned));
+      composed_.push_back(composed_reduction(op, input, values_dtype, values_shape, n.reduce, owned));
       return by_key_[key] = rewrite(composed_.back().node());
     }
     const detail::ReduceRow& row = detail::reduce_row(op);
-    const std::vector<bool> along = reduced_dims(n.reduce.axes, static_cast<int>(info.out_shape.size()), row.name);
-    const DType dtype = reduce_result_dtype(op, info.out_dtype, n.reduce.dtype);
-    const Shape shape = reduced_shape(info.out_shape, along, n.reduce.keepdims);
-    const std::string name = "r" + std::to_string(described.size());
-    described.push_back(pass_line(described.size(), n, info, dtype, shape));
-    last = each_(op, input, n.reduce, dtype, shape);
+    const std::vector<bool> along = reduced_dims(n.reduce.axes, static_cast<int>(values_shape.size()), row.name);
+    const DType dtype = reduce_result_dtype(op, values_dtype, n.reduce.dtype);
+    const Shape shape = reduced_shape(values_shape, along, n.reduce.keepdims);
+    const std::string name = "r" + std::to_string(passes_++);
+    if (describe_) described.push_back(pass_line(described.size(), n, call.info(), dtype, shape));
+    last = each_(op, input, std::move(call), n.reduce, dtype, shape);
     return by_key_[key] = named_input(last, name).node();
   }
 
   const PassFn& each_;
+  const bool describe_;  // describe()'s call: the passes' lines too
+  std::size_t passes_ = 0;
   std::map<const detail::ExprNode*, NodePtr> done_;
   std::map<std::string, NodePtr> by_key_;
   std::vector<Expr> composed_;
@@ -113,22 +127,24 @@ bool has_reductions(const Expr& e) {
   return holds_reduction(e.node(), seen);
 }
 
-ExprPasses reduction_passes(const Expr& e, const PassFn& each) {
-  Rewriter r(each);
+ExprPasses reduction_passes(const Expr& e, const PassFn& each, bool describe) {
+  Rewriter r(each, describe);
   const NodePtr rest = r.rewrite(e.node());
-  const bool root_is_result = rest->kind == NodeKind::input && !r.described.empty() &&
-                              rest->view.data() == r.last.data() && rest->view.layout() == r.last.layout();
+  const bool root_is_result = rest->kind == NodeKind::input && r.passes() > 0 && rest->view.data() == r.last.data() &&
+                              rest->view.layout() == r.last.layout();
   return {Expr(rest), {}, std::move(r.owned), std::move(r.described), root_is_result};
 }
 
-ExprPasses reduction_passes(const Expr& e, bool run) {
+ExprPasses reduction_passes(const Expr& e, bool run, bool describe) {
   std::vector<Tensor> results;
-  ExprPasses passes =
-      reduction_passes(e, [&](ReduceOp op, const Expr& input, const ReduceParams& p, DType dtype, const Shape& shape) {
-        results.push_back(run ? reduce_expression(op, input, p.axes, p.keepdims, p.dtype)
+  ExprPasses passes = reduction_passes(
+      e,
+      [&](ReduceOp op, const Expr& input, ExprCall&& values, const ReduceParams& p, DType dtype, const Shape& shape) {
+        results.push_back(run ? reduce_expression(op, input, std::move(values), p.axes, p.keepdims, p.dtype)
                               : Tensor::empty(dtype, Layout::contiguous(shape)));
         return results.back().view();
-      });
+      },
+      describe);
   passes.results = std::move(results);
   return passes;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bcast/expr.h"
+#include "expr_call.h"
 #include "expr_program.h"
 #include "reduce_executor.h"
 
@@ -27,13 +28,12 @@ struct ExprPasses {
   Expr rest;                           // the expression with every reduce node replaced
   std::vector<Tensor> results;         // r0, r1, ...: the reductions' results
   std::vector<Tensor> owned;           // read by composed reductions (NOTE: [Composed reductions])
-  std::vector<std::string> described;  // one line per reduction pass
+  std::vector<std::string> described;  // one line per reduction pass, where asked for
   bool root_is_reduction = false;      // `rest` is then the leaf of results.back()
 };
 
 bool has_reductions(const Expr& e);
 
-class ExprCall;
 // What tells two expressions of the same values apart: the text as written,
 // and each input's data, dtype, shape and strides (a text names its
 // operands once per mention, so equal values may be distinct trees).
@@ -44,6 +44,9 @@ std::string values_key(const ExprCall& call);
 // reduction kernel, or on the values written out where there is none yet
 // (src/api/reduce.cpp).
 Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool keepdims, std::optional<DType> dtype);
+// ... with `values`, input's ExprCall, built already.
+Tensor reduce_expression(ReduceOp op, const Expr& input, ExprCall values, const Axes& axes, bool keepdims,
+                         std::optional<DType> dtype);
 
 // NOTE: [Row blocks]: reduce_expression's reduction worked out into `out`
 // (a view of the reduction's shape and dtype) and not run: its JIT kernel
@@ -62,16 +65,21 @@ struct PreparedReduction {
 };
 std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, const ReduceParams& p,
                                                    const TensorView& out);
+std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, ExprCall values,
+                                                   const ReduceParams& p, const TensorView& out);
 
 // Runs the reduction passes (or, `run` false, works out their shapes and
-// dtypes only, leaving the results unwritten: describe()'s).
-ExprPasses reduction_passes(const Expr& e, bool run);
+// dtypes only, leaving the results unwritten); `describe`: each pass's line
+// in `described` too (describe()'s; a call does without their text).
+ExprPasses reduction_passes(const Expr& e, bool run, bool describe = false);
 
 // The passes with each reduction's result given by `each` (NOTE: [Row
 // blocks]): a view of `shape` and `dtype` that holds op(input) once the
-// caller has run it; `results` stays empty.
-using PassFn =
-    std::function<TensorView(ReduceOp op, const Expr& input, const ReduceParams& p, DType dtype, const Shape& shape)>;
-ExprPasses reduction_passes(const Expr& e, const PassFn& each);
+// caller has run it; `results` stays empty. `values` is input's ExprCall,
+// built already (each may take it: a call built twice was a fifth of a small
+// reduction's call).
+using PassFn = std::function<TensorView(ReduceOp op, const Expr& input, ExprCall&& values, const ReduceParams& p,
+                                        DType dtype, const Shape& shape)>;
+ExprPasses reduction_passes(const Expr& e, const PassFn& each, bool describe = false);
 
 }  // namespace bcast

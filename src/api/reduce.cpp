@@ -67,8 +67,9 @@ SelectedKernel reduction_kernel(const ExprCall& call, const ReducePlan& plan, co
 // the result's dtypes and shape; then planned into an out of that shape.
 // Not copied or moved: `reduce` points at `plan`.
 struct ValuesReduction {
-  ValuesReduction(ReduceOp op, const Expr& input, const Axes& axes, bool keep, std::optional<DType> dtype)
-      : row(detail::reduce_row(op)), call(input), keepdims(keep) {
+  ValuesReduction(ReduceOp op, const Expr& input, ExprCall input_call, const Axes& axes, bool keep,
+                  std::optional<DType> dtype)
+      : row(detail::reduce_row(op)), call(std::move(input_call)), keepdims(keep) {
     const DType values_dtype = call.program().out_dtype;
     const Shape& shape = call.out_shape();
     along = reduced_dims(axes, static_cast<int>(shape.size()), row.name);
@@ -126,7 +127,12 @@ struct ValuesReduction {
 }  // namespace
 
 Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-  ValuesReduction r(op, input, axes, keepdims, dtype);
+  return reduce_expression(op, input, ExprCall(input), axes, keepdims, dtype);
+}
+
+Tensor reduce_expression(ReduceOp op, const Expr& input, ExprCall values, const Axes& axes, bool keepdims,
+                         std::optional<DType> dtype) {
+  ValuesReduction r(op, input, std::move(values), axes, keepdims, dtype);
   Tensor out = Tensor::empty(r.types.result, Layout::contiguous(r.result_shape));
   r.plan_into(out.view());
   if (current_target().kind() == TargetKind::ascend_sim) {
@@ -153,7 +159,12 @@ Tensor reduce_expression(ReduceOp op, const Expr& input, const Axes& axes, bool 
 
 std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, const ReduceParams& p,
                                                    const TensorView& out) {
-  ValuesReduction r(op, input, p.axes, p.keepdims, p.dtype);
+  return prepare_reduction(op, input, ExprCall(input), p, out);
+}
+
+std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, ExprCall values,
+                                                   const ReduceParams& p, const TensorView& out) {
+  ValuesReduction r(op, input, std::move(values), p.axes, p.keepdims, p.dtype);
   if (current_target().kind() != TargetKind::host || r.call.has_exponent_checks() || out.shape() != r.result_shape ||
       out.dtype() != r.types.result)
     return std::nullopt;

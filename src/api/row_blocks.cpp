@@ -202,7 +202,7 @@ class RowBlocks {
     bool ok = true;
     std::size_t k = 0;
     std::vector<Tensor> unused;  // a result that does not move: the call does not qualify
-    const PassFn each = [&](ReduceOp op, const Expr& input, const ReduceParams& params, DType dtype,
+    const PassFn each = [&](ReduceOp op, const Expr& input, ExprCall&& call, const ReduceParams& params, DType dtype,
                             const Shape& shape) -> TensorView {
       if (shape.size() != rank_ || shape[0] != h || (k < results_.size() && results_[k].dtype() != dtype)) {
         ok = false;  // along the first dim, or of values that do not move
@@ -220,7 +220,9 @@ class RowBlocks {
       if (!prepare || !ok) return first;
       const Expr values = held.read(input);
       std::optional<PreparedReduction> reduction;
-      if (!held.worth(values)) reduction = prepare_reduction(op, values, params, first);
+      if (!held.worth(values))
+        reduction = values.node() == input.node() ? prepare_reduction(op, values, std::move(call), params, first)
+                                                  : prepare_reduction(op, values, params, first);
       if (!reduction && held.take(values, rank_, h, p, moving))
         reduction = prepare_reduction(op, held.leaf(), params, first);
       if (!reduction) {
