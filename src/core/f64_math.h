@@ -387,7 +387,9 @@ F asinh_f64(F x) {
 // acosh x: below 2, ln(1 + a) with a = d + s, d = x - 1 (exact), s =
 // sqrt(2d + d**2) and its error (2d + d**2's and the root's, by one FMA
 // each, over 2s: near 1, s is most of the result), summed in two parts; up
-// to 2**28, ln(x + sqrt(x**2 - 1)); above, ln x + ln 2. NaN below 1.
+// to 2**28, ln(x + s) (2d + d**2 rounded once is x**2 - 1 rounded once: one
+// root serves both, which took a second on every lane); above, ln x + ln
+// 2. NaN below 1.
 template <class F>
 F acosh_f64(F x) {
   F one = splat(x, 1.0), zero = splat(x, 0.0);
@@ -399,7 +401,7 @@ F acosh_f64(F x) {
   F s_lo = (fma(-s, s, v) + fma(d, d, (d + d) - v)) / select(d == splat(x, 0.0), one, s + s);  // 0 at x = 1
   const TwoSum<F> a = fast_two_sum(s, d);
   const OnePlus<F> o = one_plus(a.sum, a.error + s_lo);
-  F u = select(small, o.u, select(huge, x, xm + sqrt(fma(xm, xm, -one))));
+  F u = select(small, o.u, select(huge, x, xm + s));
   F r = log_f64_plus(u, select(small, o.numerator, zero), select(huge, one, zero));
   r = select(x == splat(x, kInf), x, r);
   return select(x < one || x != x, splat(x, kNaN), r);
