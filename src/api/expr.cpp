@@ -15,6 +15,7 @@
 #include "expr_call.h"
 #include "expr_passes.h"
 #include "function_table.h"
+#include "passes_memo.h"
 #include "reduction_table.h"
 #include "row_blocks.h"
 
@@ -257,8 +258,10 @@ thread_local ExprMemo t_expr_memo;
 
 Tensor evaluate(const Expr& e) {
   ExprMemo& memo = t_expr_memo;
+  if (std::optional<Tensor> out = evaluate_remembered_passes(e)) return std::move(*out);  // NOTE: [Passes memo]
   if (!memo.matches(e) && has_reductions(e)) {  // NOTE: [Expression passes]
     if (std::optional<Tensor> out = evaluate_in_row_blocks(e)) return std::move(*out);
+    if (std::optional<Tensor> out = evaluate_and_remember_passes(e)) return std::move(*out);
     ExprPasses passes = reduction_passes(e, true);
     if (passes.root_is_reduction) return std::move(passes.results.back());
     return evaluate(passes.rest);
@@ -277,8 +280,10 @@ Tensor evaluate(const Expr& e) {
 
 void evaluate(const Expr& e, const TensorView& out) {
   ExprMemo& memo = t_expr_memo;
+  if (evaluate_remembered_passes(e, out)) return;  // NOTE: [Passes memo]
   if (!memo.matches(e) && has_reductions(e)) {  // NOTE: [Expression passes]
     if (evaluate_in_row_blocks(e, out)) return;
+    if (evaluate_and_remember_passes(e, out)) return;
     ExprPasses passes = reduction_passes(e, true);
     evaluate(passes.root_is_reduction ? expr::cast(passes.rest, passes.results.back().dtype()) : passes.rest, out);
     return;

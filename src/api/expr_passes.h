@@ -1,6 +1,8 @@
 // Expressions with reductions, as passes (NOTE: [Expression passes]).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -62,6 +64,7 @@ struct PreparedReduction {
   ReduceSource source;                     // its context: *slots
   std::shared_ptr<const std::vector<ScalarSlot>> slots;
   std::shared_ptr<const void> keep_alive;  // the kernel's code
+  std::atomic<std::uint64_t>* memo_hits = nullptr;  // the kernel's count of memoised calls (NOTE: [Call memo])
 };
 std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, const ReduceParams& p,
                                                    const TensorView& out);

@@ -176,7 +176,8 @@ std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& inpu
                              .reduce = r.reduce,
                              .source = r.source_for(kernel.fn),
                              .slots = std::make_shared<const std::vector<ScalarSlot>>(r.call.scalar_slots()),
-                             .keep_alive = std::move(kernel.keep_alive)};
+                             .keep_alive = std::move(kernel.keep_alive),
+                             .memo_hits = kernel.memo_hits};
   prepared.reduce.plan = prepared.plan.get();
   if (kernel.fn != nullptr) {
     prepared.levels = std::make_unique<const ReduceLevels>(reduce_levels(r.plan));

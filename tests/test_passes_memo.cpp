@@ -1,0 +1,117 @@
+// The passes memo (NOTE: [Passes memo]): an expression with reductions
+// evaluated again runs its remembered passes, with the bits of the same
+// expression worked out afresh, on data rewritten in place, into a new out
+// or a given one, and is worked out again where what it depends on changes.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bcast/bcast.h"
+#include "passes_memo.h"
+#include "test_support.h"
+
+namespace bcast {
+namespace {
+
+class PassesMemo : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    set_jit_enabled(true);
+    set_jit_mode(JitMode::sync);
+    set_num_threads(1);
+  }
+
+ private:
+  test::JitGuard guard_;
+};
+
+// The same expression over the same views, as a new tree: never remembered.
+Expr rebuilt(const std::string& text, const Tensor& x, const Tensor& g) {
+  return parse_expression(text, {{"x", x}, {"g", g}});
+}
+
+// Its bits worked out afresh on another thread, whose memo is its own (a
+// thread remembers its last expression only).
+std::vector<std::uint8_t> afresh(const std::string& text, const Tensor& x, const Tensor& g) {
+  std::vector<std::uint8_t> bits;
+  std::thread([&] { bits = test::bytes_of(evaluate(rebuilt(text, x, g))); }).join();
+  return bits;
+}
+
+const std::vector<std::string> kTexts = {
+    "(x - mean(x, axis=-1, keepdims=True)) / sqrt(var(x, axis=-1, keepdims=True) + 1e-5) * g",
+    "exp(x - amax(x, axis=-1, keepdims=True)) / sum(exp(x - amax(x, axis=-1, keepdims=True)), axis=-1, "
+    "keepdims=True)",
+    "sum(x * g, axis=0)",
+    "mean(x)",
+    "x - mean(x, axis=0, keepdims=True)",
+};
+
+TEST_F(PassesMemo, AgainGivesTheBitsOfTheExpressionWorkedOutAfresh) {
+  std::mt19937_64 rng(20261207);
+  Tensor x(DType::f32, {8, 300}), g(DType::f32, {300});
+  test::fill_random(g.view(), rng);
+  for (const std::string& text : kTexts) {
+    const Expr e = rebuilt(text, x, g);
+    std::vector<Tensor> kept;  // each call's result: a new tensor, never rewritten by the next call
+    std::vector<std::vector<std::uint8_t>> want;
+    const std::uint64_t before = remembered_pass_calls();
+    for (int call = 0; call < 4; ++call) {
+      test::fill_random(x.view(), rng);  // the application rewrites its input in place
+      kept.push_back(evaluate(e));
+      want.push_back(afresh(text, x, g));
+      EXPECT_EQ(test::bytes_of(kept.back()), want.back()) << text << ", call " << call;
+    }
+    EXPECT_EQ(remembered_pass_calls(), before + 3) << text << ": the calls after the first remembered";
+    for (std::size_t k = 0; k < kept.size(); ++k) EXPECT_EQ(test::bytes_of(kept[k]), want[k]) << text << ", kept " << k;
+  }
+}
+
+TEST_F(PassesMemo, IntoAGivenOutEachLayoutWorkedOutAgain) {
+  std::mt19937_64 rng(7);
+  Tensor x(DType::f32, {8, 300}), g(DType::f32, {300});
+  test::fill_random(g.view(), rng);
+  const std::string text = kTexts[0];
+  const Expr e = rebuilt(text, x, g);
+  Tensor out(DType::f32, {8, 300}), wide(DType::f32, {8, 600});
+  const TensorView strided = index(wide.view(), {Slice{}, Slice{0, 600, 2}});
+  const std::uint64_t before = remembered_pass_calls();
+  for (int call = 0; call < 5; ++call) {
+    test::fill_random(x.view(), rng);
+    const TensorView into = call < 3 ? (call % 2 == 0 ? out.view() : strided) : strided;
+    evaluate(e, into);
+    EXPECT_EQ(test::bytes_of(into), afresh(text, x, g)) << "call " << call;
+  }
+  EXPECT_EQ(remembered_pass_calls(), before + 1)
+      << "only the last call, on the layout of the call before it, remembered";
+  Tensor wrong(DType::f32, {8, 301});
+  EXPECT_THROW(evaluate(e, wrong.view()), Error);
+}
+
+TEST_F(PassesMemo, WorkedOutAgainWhenTheJitOrTheThreadsChange) {
+  std::mt19937_64 rng(11);
+  Tensor x(DType::f32, {8, 300}), g(DType::f32, {300});
+  test::fill_random(x.view(), rng);
+  test::fill_random(g.view(), rng);
+  const Expr e = rebuilt(kTexts[1], x, g);
+  const std::vector<std::uint8_t> want = test::bytes_of(evaluate(e));
+  std::uint64_t before = remembered_pass_calls();
+  set_jit_enabled(false);  // no kernels: the usual path, and nothing remembered
+  EXPECT_EQ(test::bytes_of(evaluate(e)), want);
+  EXPECT_EQ(test::bytes_of(evaluate(e)), want);
+  EXPECT_EQ(remembered_pass_calls(), before);
+  set_jit_enabled(true);
+  (void)evaluate(e);
+  before = remembered_pass_calls();
+  set_num_threads(3);
+  EXPECT_EQ(test::bytes_of(evaluate(e)), want);  // worked out again on three threads
+  EXPECT_EQ(remembered_pass_calls(), before);
+  EXPECT_EQ(test::bytes_of(evaluate(e)), want);
+  EXPECT_EQ(remembered_pass_calls(), before + 1);
+}
+
+}  // namespace
+}  // namespace bcast
