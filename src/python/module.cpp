@@ -13,13 +13,14 @@
 
 #include "bcast/bcast.h"
 #include "fault_injection.h"
+#include "function_table.h"
 #include "op_functions.h"
 #include "operand.h"
 #include "prepared_object.h"
 #include "python_errors.h"
 #include "result_array.h"
 #include "stats_json.h"
-#include "function_table.h"
+#include "text_memo.h"
 
 namespace py = pybind11;
 
@@ -28,7 +29,7 @@ namespace {
 
 py::object evaluate_text(const std::string& text, const py::dict& given, const py::object& out) {
   const NamedOperands named(given.ptr());
-  const Expr e = parse_expression(text, named.expr_operands());
+  const Expr e = parsed_expression(text, named.expr_operands());  // NOTE: [Text memo]
   // A lower bound of the result's elements, for NOTE: [GIL]: its largest input's.
   std::int64_t numel = 0;
   for (const Operand& o : named.operands()) numel = std::max(numel, o.is_number() ? 1 : o.view().numel());

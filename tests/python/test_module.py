@@ -185,6 +185,36 @@ def test_read_only_out_is_refused():
         bcast.add(np.ones(3), np.ones(3), out=out)
 
 
+# ---- The same text again (NOTE: [Text memo]) ----
+
+LAYER_NORM = ("(r - mean(r, axis=-1, keepdims=True)) / sqrt(mean((r - mean(r, axis=-1, keepdims=True))**2, "
+              "axis=-1, keepdims=True) + 1e-5) * g + b")
+
+
+def numpy_layer_norm(r, g, b):
+    c = r - r.mean(axis=-1, keepdims=True, dtype=np.float32)
+    return c / np.sqrt((c * c).mean(axis=-1, keepdims=True, dtype=np.float32) + np.float32(1e-5)) * g + b
+
+
+@pytest.mark.parametrize("text", [LAYER_NORM, "r * g + b", "sum(r * g)"])
+def test_the_same_text_reads_each_calls_arrays(text):
+    rng = np.random.default_rng(30)
+    r, g, b = (rng.standard_normal(s).astype(np.float32) for s in ((8, 64), 64, 64))
+    want = {LAYER_NORM: numpy_layer_norm, "r * g + b": lambda r, g, b: r * g + b,
+            "sum(r * g)": lambda r, g, b: (r * g).sum(dtype=np.float64)}[text]
+    results = []
+    for call in range(4):
+        r[...] = rng.standard_normal(r.shape)  # rewritten in place: the same array, new values
+        results.append((bcast.evaluate(text, r=r, g=g, b=b), want(r, g, b)))
+    other = r.copy() * 3  # the same layout elsewhere, then another dtype at the same place
+    results.append((bcast.evaluate(text, r=other, g=g, b=b), want(other, g, b)))
+    results.append((bcast.evaluate(text, r=r.astype(np.float64), g=g, b=b), want(r.astype(np.float64), g, b)))
+    results.append((bcast.evaluate(text, r=r, g=g, b=2.0), want(r, g, 2.0)))  # an array then a number
+    for k, (got, expected) in enumerate(results):
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-5, err_msg=f"call {k}")
+    assert results[0][0] is not results[1][0] and not np.array_equal(results[0][0], results[1][0])
+
+
 # ---- Prepared calls and expressions ----
 
 def test_prepared_op_takes_new_data_and_checks_layouts():
