@@ -28,8 +28,7 @@ constexpr std::size_t kMostHeldBytes = std::size_t{1} << 20;
 struct PassesMemo {
   std::weak_ptr<const detail::ExprNode> root;
   KernelStamp stamp;
-  std::uint64_t settings = 0;  // config::generation()
-  int threads = 0;
+  std::uint64_t settings = 0;  // config::generation(): the thread count too
   bool fresh = false;  // evaluate(e) (a new out each call), not evaluate(e, out)
   Layout out;          // the out it was planned for
 
@@ -45,8 +44,7 @@ struct PassesMemo {
 
   bool matches(const Expr& e, bool want_fresh, const Layout* want_out) const {
     return !passes.empty() && !root.expired() && root.lock() == e.node() && fresh == want_fresh &&
-           (want_out == nullptr || *want_out == out) && stamp == kernel_stamp() && settings == config::generation() &&
-           threads == num_threads();
+           (want_out == nullptr || *want_out == out) && stamp == kernel_stamp() && settings == config::generation();
   }
 
   void run_pass(std::size_t i, void* into) const {
@@ -92,7 +90,6 @@ std::optional<PassesMemo> remembered(const Expr& e, const TensorView* out) {
   PassesMemo m;
   m.stamp = kernel_stamp();  // read first: an eviction after it shows at the next call
   m.settings = config::generation();
-  m.threads = num_threads();
   bool ok = true;
   ExprPasses passes = reduction_passes(e,
                                        [&](ReduceOp op, const Expr& input, ExprCall&& call, const ReduceParams& p,

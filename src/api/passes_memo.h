@@ -18,8 +18,8 @@ namespace bcast {
 // (2026-12-07) lowering, planning and looking kernels up. Each thread
 // remembers its last such expression: each pass's prepared reduction
 // (prepare_reduction: plan, kernel, operands) into a result it keeps, and
-// the rest's planned call, reused while the expression, the kernel stamp,
-// the settings and the thread count hold. It is built only where every
+// the rest's planned call, reused while the expression, the kernel stamp
+// and the settings (the thread count among them) hold. It is built only where every
 // pass has its JIT kernel (not pending, not the fallback's values written
 // out), its results are small (1 MiB at most, kept until the thread's next
 // such expression) and the call runs on the host: elsewhere the usual path
