@@ -11,6 +11,7 @@
 
 #include "bcast/bcast.h"
 #include "passes_memo.h"
+#include "row_blocks.h"
 #include "test_support.h"
 
 namespace bcast {
@@ -115,6 +116,36 @@ TEST_F(PassesMemo, WorkedOutAgainWhenTheJitTheThreadsOrTheKernelsChange) {
   clear_kernel_cache();  // the kernels leave the cache: the stamp's epoch moves on
   EXPECT_EQ(test::bytes_of(evaluate(e)), want);
   EXPECT_EQ(remembered_pass_calls(), before);
+}
+
+// A call large enough for row blocks (NOTE: [Row blocks]) remembers its
+// blocks: each later call writes its own out, new or given (two buffers of
+// one layout in turn), with the bits of the expression worked out afresh.
+TEST_F(PassesMemo, RememberedRowBlocksWriteEachCallsOut) {
+  std::mt19937_64 rng(5);
+  Tensor x(DType::f32, {1024, 600}), g(DType::f32, {600});  // 2.4 MB: row blocks
+  test::fill_random(g.view(), rng);
+  for (const std::string& text : {kTexts[0], kTexts[1]}) {
+    const Expr e = rebuilt(text, x, g);
+    Tensor a(DType::f32, {1024, 600}), b(DType::f32, {1024, 600});
+    std::vector<Tensor> kept;
+    std::vector<std::vector<std::uint8_t>> want;
+    const std::uint64_t blocks_before = row_block_calls();
+    for (int call = 0; call < 6; ++call) {
+      test::fill_random(x.view(), rng);
+      want.push_back(afresh(text, x, g));
+      if (call < 3) {
+        kept.push_back(evaluate(e));
+        EXPECT_EQ(test::bytes_of(kept.back()), want.back()) << text << ", call " << call;
+      } else {
+        const Tensor& into = call % 2 == 0 ? a : b;
+        evaluate(e, into.view());
+        EXPECT_EQ(test::bytes_of(into.view()), want.back()) << text << ", call " << call;
+      }
+    }
+    EXPECT_EQ(row_block_calls(), blocks_before + 6 + 6) << text << ": each call in row blocks (and each afresh)";
+    for (std::size_t k = 0; k < kept.size(); ++k) EXPECT_EQ(test::bytes_of(kept[k]), want[k]) << text << ", kept " << k;
+  }
 }
 
 }  // namespace
