@@ -19,14 +19,14 @@ namespace bcast {
 // remembers its last such expression: each pass's prepared reduction
 // (prepare_reduction: plan, kernel, operands) into a result it keeps, and
 // the rest's planned call, reused while the expression, the kernel stamp
-// and the settings (the thread count among them) hold. It is built only where every
-// pass has its JIT kernel (not pending, not the fallback's values written
-// out), its results are small (1 MiB at most, kept until the thread's next
-// such expression) and the call runs on the host: elsewhere the usual path
-// runs, as it
-// does for calls that take row blocks (NOTE: [Row blocks]: their own
-// planning is a small part of a large call). The bits are the usual path's:
-// the same plans on the same kernels, each result on its own.
+// and the settings (the thread count among them) hold. It is built only
+// where every pass has its JIT kernel (not pending, not the fallback's
+// values written out), its results are small (1 MiB at most, kept until the
+// thread's next such expression) and the call runs on the host: elsewhere
+// the usual path runs. A call in row blocks (NOTE: [Row blocks]) is
+// remembered beside it, in src/api/row_blocks.cpp: its blocks' programs,
+// each later call's blocks writing that call's out. The bits are the usual
+// path's: the same plans on the same kernels, each result on its own.
 //
 // Whether `e` is the thread's remembered expression; then runs it (into a
 // new out, or into `out`) and returns true (the Tensor); else nothing.
