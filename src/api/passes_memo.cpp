@@ -78,7 +78,6 @@ struct PassesMemo {
   }
 
   DType out_dtype() const { return rest ? rest->program().out_dtype : results.back().dtype(); }
-  Layout new_out_layout() const { return rest ? rest->new_out_layout() : results.back().layout(); }
 };
 thread_local PassesMemo t_passes_memo;
 
