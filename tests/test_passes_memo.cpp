@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bcast/bcast.h"
+#include "expr_passes.h"
 #include "passes_memo.h"
 #include "row_blocks.h"
 #include "test_support.h"
@@ -146,6 +147,36 @@ TEST_F(PassesMemo, RememberedRowBlocksWriteEachCallsOut) {
     EXPECT_EQ(row_block_calls(), blocks_before + 6 + 6) << text << ": each call in row blocks (and each afresh)";
     for (std::size_t k = 0; k < kept.size(); ++k) EXPECT_EQ(test::bytes_of(kept[k]), want[k]) << text << ", kept " << k;
   }
+}
+
+// NOTE: [Reduce call memo]: a plain reduction prepared at its second call in
+// a row with the same dtype, layout and parameters runs each later call on
+// the call's own data, another array of that layout included, with the bits
+// of the call worked out afresh; calls that alternate never prepare.
+TEST_F(PassesMemo, PlainReductionsOfOneLayoutPreparedAtTheSecondCall) {
+  std::mt19937_64 rng(3);
+  Tensor x(DType::f32, {16, 700}), y(DType::f32, {16, 700}), z(DType::f32, {700, 16});
+  const TensorView zt = transpose(z.view());  // [16, 700] in another layout
+  const auto afresh_sum = [](const TensorView& v) {
+    std::vector<std::uint8_t> bits;
+    std::thread([&] { bits = test::bytes_of(sum(v, Axes(1))); }).join();
+    return bits;
+  };
+  std::uint64_t before = remembered_reduce_calls();
+  for (int call = 0; call < 6; ++call) {
+    const Tensor& t = call % 3 == 2 ? y : x;  // y: the same layout elsewhere
+    test::fill_random(t.view(), rng);
+    const Tensor got = sum(t.view(), Axes(1));
+    EXPECT_EQ(test::bytes_of(got), afresh_sum(t.view())) << "call " << call;
+  }
+  EXPECT_EQ(remembered_reduce_calls(), before + 4) << "calls 3 to 6 on the preparation of call 2";
+  before = remembered_reduce_calls();
+  for (int call = 0; call < 6; ++call) {  // two layouts in turn: never twice in a row
+    const TensorView v = call % 2 == 0 ? zt : x.view();  // zt first: the last call was of x's layout
+    test::fill_random(v, rng);
+    EXPECT_EQ(test::bytes_of(sum(v, Axes(1))), afresh_sum(v)) << "alternating, call " << call;
+  }
+  EXPECT_EQ(remembered_reduce_calls(), before);
 }
 
 }  // namespace

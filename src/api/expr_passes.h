@@ -71,6 +71,10 @@ std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& inpu
 std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, ExprCall values,
                                                    const ReduceParams& p, const TensorView& out);
 
+// Plain reductions run on a remembered preparation since the process began
+// (NOTE: [Reduce call memo] in src/api/reduce.cpp; tests read it).
+std::uint64_t remembered_reduce_calls();
+
 // Runs the reduction passes (or, `run` false, works out their shapes and
 // dtypes only, leaving the results unwritten); `describe`: each pass's line
 // in `described` too (describe()'s; a call does without their text).
