@@ -165,6 +165,19 @@ TEST(ReductionKernels, CommonReductionsRunOnTheirKernel) {
   }
 }
 
+// NOTE: [Reduction order]'s tree over items [first, last), written out:
+// the left part the largest power of two below their count, each pair's
+// values added element by element.
+std::vector<float> pairwise(const std::vector<std::vector<float>>& items, std::size_t first, std::size_t last) {
+  if (last - first == 1) return items[first];
+  std::size_t h = 1;
+  while (h * 2 < last - first) h *= 2;
+  std::vector<float> left = pairwise(items, first, first + h);
+  const std::vector<float> right = pairwise(items, first + h, last);
+  for (std::size_t k = 0; k < left.size(); ++k) left[k] += right[k];
+  return left;
+}
+
 // NOTE: [Reduction order]'s rows, written out here from its words: items of
 // 512 consecutive elements, element i of an item in lane i mod 32, each lane
 // added in order from 0; the items pairwise (the left part the largest power
@@ -178,16 +191,7 @@ float rows_order_sum(const float* row, std::int64_t m) {
       lanes[static_cast<std::size_t>((i - start) % 32)] += row[i];
     items.push_back(lanes);
   }
-  const auto tree = [&](auto& self, std::size_t first, std::size_t last) -> std::vector<float> {
-    if (last - first == 1) return items[first];
-    std::size_t h = 1;
-    while (h * 2 < last - first) h *= 2;
-    std::vector<float> left = self(self, first, first + h);
-    const std::vector<float> right = self(self, first + h, last);
-    for (std::size_t k = 0; k < left.size(); ++k) left[k] += right[k];
-    return left;
-  };
-  std::vector<float> lanes = tree(tree, 0, items.size());
+  std::vector<float> lanes = pairwise(items, 0, items.size());
   for (std::size_t h = 16; h >= 1; h /= 2)
     for (std::size_t l = 0; l < h; ++l) lanes[l] += lanes[l + h];
   return lanes[0];
@@ -246,16 +250,7 @@ std::vector<float> narrow_order_sum(const std::vector<float>& x, std::int64_t n,
     lanes.resize(static_cast<std::size_t>(w));
     items.push_back(lanes);
   }
-  const auto tree = [&](auto& self, std::size_t first, std::size_t last) -> std::vector<float> {
-    if (last - first == 1) return items[first];
-    std::size_t h = 1;
-    while (h * 2 < last - first) h *= 2;
-    std::vector<float> left = self(self, first, first + h);
-    const std::vector<float> right = self(self, first + h, last);
-    for (std::size_t k = 0; k < left.size(); ++k) left[k] += right[k];
-    return left;
-  };
-  return tree(tree, 0, items.size());
+  return pairwise(items, 0, items.size());
 }
 
 // The kernel (each of its ways to load a block: rows back to back in the

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,12 @@ struct PreparedReduction {
 };
 std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, const ReduceParams& p,
                                                    const TensorView& out);
+// Runs `p` into `out` on up to `threads` threads, its inputs' data
+// `inputs` where given (each at its element 0, in p.inputs' order), else the
+// prepared ones; without a kernel, its plain input is read in place. Returns
+// the threads that ran parts of it.
+int run_prepared_reduction(const PreparedReduction& p, void* out, int threads,
+                           std::span<const void* const> inputs = {});
 std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& input, ExprCall values,
                                                    const ReduceParams& p, const TensorView& out);
 

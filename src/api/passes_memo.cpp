@@ -47,21 +47,13 @@ struct PassesMemo {
            (want_out == nullptr || *want_out == out) && stamp == kernel_stamp() && settings == config::generation();
   }
 
-  void run_pass(std::size_t i, void* into) const {
-    const PreparedReduction& p = passes[i];
-    ReduceSource source = p.source;
-    ReduceCall call = p.reduce;
-    call.source = &source;
-    call.out = into;
-    record_call_threads(execute_reduce(call, num_threads()));
-  }
-
   // The passes, then the rest into `o` (or, fresh and root_is_reduction, the
   // last pass into `o`).
   void run(const TensorView& o) {
     const std::size_t last = passes.size() - 1;
     for (std::size_t i = 0; i < passes.size(); ++i)
-      run_pass(i, i == last && fresh && root_is_reduction ? o.data() : results[i].data());
+      record_call_threads(run_prepared_reduction(
+          passes[i], i == last && fresh && root_is_reduction ? o.data() : results[i].data(), num_threads()));
     if (!rest) return;
     rest->validate_out(o, rest->inputs());
     // NOTE: [Tiers]: a provisional kernel is asked for again, except by the

@@ -1,6 +1,7 @@
 // Reductions (bcast/reduce.h): check the axes and dtypes, plan, run.
 #include "bcast/reduce.h"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 
@@ -191,6 +192,18 @@ std::optional<PreparedReduction> prepare_reduction(ReduceOp op, const Expr& inpu
   return prepared;
 }
 
+int run_prepared_reduction(const PreparedReduction& p, void* out, int threads, std::span<const void* const> inputs) {
+  ReduceSource source = p.source;
+  for (std::size_t k = 0; k < inputs.size(); ++k) source.data[k] = static_cast<const char*>(inputs[k]);
+  ReduceCall call = p.reduce;
+  call.out = out;
+  if (source.fn != nullptr)
+    call.source = &source;
+  else
+    call.x = source.data[0];  // a plain input, read in place
+  return execute_reduce(call, threads);
+}
+
 namespace {
 
 // NOTE: [Reduce call memo] A plain reduction (bcast::sum(x, axes), bcast.sum
@@ -240,12 +253,8 @@ Tensor reduce(ReduceOp op, const TensorView& x, const Axes& axes, bool keepdims,
     g_remembered_reduces.fetch_add(1, std::memory_order_relaxed);
     if (memo.prepared->memo_hits != nullptr) memo.prepared->memo_hits->fetch_add(1, std::memory_order_relaxed);
     Tensor out = Tensor::empty(memo.result_dtype, Layout::contiguous(memo.result_shape));
-    ReduceSource source = memo.prepared->source;
-    source.data[0] = static_cast<const char*>(x.data());
-    ReduceCall call = memo.prepared->reduce;
-    call.source = &source;
-    call.out = out.data();
-    record_call_threads(execute_reduce(call, num_threads()));
+    const std::array<const void*, 1> data{x.data()};
+    record_call_threads(run_prepared_reduction(*memo.prepared, out.data(), num_threads(), data));
     return out;
   }
   const KernelStamp stamp = kernel_stamp();  // read first: an eviction after it shows at the next call

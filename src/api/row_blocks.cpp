@@ -348,15 +348,7 @@ class RowBlocks {
             s.held[k] ? static_cast<const void*>(held) : static_cast<const char*>(s.first[k]) + row * s.row_bytes[k];
       if (s.writes_out) at[0] = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(at[0]) + out_shift);
       if (s.reduction) {
-        ReduceSource source = s.reduction->source;
-        for (std::size_t k = 1; k < s.operands; ++k) source.data[k - 1] = static_cast<const char*>(at[k]);
-        ReduceCall call = s.reduction->reduce;
-        call.out = const_cast<void*>(at[0]);
-        if (source.fn != nullptr)
-          call.source = &source;
-        else
-          call.x = at[1];  // a plain input, read in place
-        execute_reduce(call, 1);
+        run_prepared_reduction(*s.reduction, const_cast<void*>(at[0]), 1, std::span(at).subspan(1, s.operands - 1));
       } else {
         OperandPointers ptrs{.data = at, .context = s.call->scalar_slots().data()};
         run_on_caller(s.planned, s.kernel.jit.fn, ptrs);
