@@ -3,7 +3,8 @@
 
 One thread, 4 Mi elements: bcast.evaluate("fn(x)") vs NumPy's ufunc, numexpr
 and PyTorch where they have the function, and np.copyto of the same bytes
-(the memory bound), median of 7, elements per ns;
+(the memory bound), median of 7, elements per ns; bcast's and NumPy's calls
+taken in turn, and "bcast / NumPy" the median of the pairs' ratios;
 then the complex functions with a recipe (NOTE: [Complex math]) on c64 and
 c128 alike, then five chains on [4096, 1024] (four f32, one complex64)
 against NumPy op by op and numexpr.
@@ -52,6 +53,22 @@ def median_ns(fn):
     return statistics.median(times)
 
 
+def paired_ns(fa, fb):
+    """fa's and fb's calls taken in turn, REPEATS of each: their median times
+    and the median of the pairs' ratios (fb's time over fa's), which a VM's
+    drift from one second to the next moves far less than two medians
+    taken one after the other."""
+    fa()
+    fb()
+    ta, tb = [], []
+    for _ in range(REPEATS):
+        for fn, times in ((fa, ta), (fb, tb)):
+            t = time.perf_counter_ns()
+            fn()
+            times.append(time.perf_counter_ns() - t)
+    return statistics.median(ta), statistics.median(tb), statistics.median(b / a for a, b in zip(ta, tb))
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
@@ -90,8 +107,9 @@ COMPLEX_FUNCTIONS = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "s
 SAME_DOMAIN = {"arctan2", "hypot", "logaddexp", "logaddexp2"}
 
 
-def print_row(name, dtype, t_b, t_n, numexpr_call, torch_call, data):
-    """One table row: bcast's and NumPy's times, then numexpr's and PyTorch's
+def print_row(name, dtype, paired, numexpr_call, torch_call, data):
+    """One table row: bcast's and NumPy's times and their ratio (paired_ns),
+    then numexpr's and PyTorch's
     calls where they have the function (None, or a RuntimeError: "-") and the
     copy of data's bytes; elements per ns to 3 figures."""
     def rate(call):
@@ -103,8 +121,9 @@ def print_row(name, dtype, t_b, t_n, numexpr_call, torch_call, data):
             return "-"
     same = np.empty_like(data)
     t_c = median_ns(lambda: np.copyto(same, data))
+    t_b, t_n, ratio = paired
     print(f"| {name} | {np.dtype(dtype).name} | {N / t_b:.3g} | {N / t_n:.3g} | {rate(numexpr_call)} | "
-          f"{rate(torch_call)} | {N / t_c:.3g} | {t_n / t_b:.2f}x |")
+          f"{rate(torch_call)} | {N / t_c:.3g} | {ratio:.2f}x |")
 
 
 def complex_rows(rng, only):
@@ -120,11 +139,10 @@ def complex_rows(rng, only):
             z = (rng.uniform(-5, 5, N) + 1j * rng.uniform(-5, 5, N)).astype(dtype)
             out = np.empty_like(z)
             ufunc = getattr(np, name)
-            t_b = median_ns(lambda: bcast.evaluate(f"{name}(z)", out=out, z=z))
-            t_n = median_ns(lambda: ufunc(z, out=out))
+            paired = paired_ns(lambda: bcast.evaluate(f"{name}(z)", out=out, z=z), lambda: ufunc(z, out=out))
             torch_fn = getattr(torch, name, None) if torch else None
             tz, tout = (torch.from_numpy(z), torch.from_numpy(out)) if torch_fn else (None, None)
-            print_row(name, dtype, t_b, t_n,
+            print_row(name, dtype, paired,
                       (lambda: numexpr.evaluate(f"{name}(z)", local_dict={"z": z}, out=out, casting="unsafe"))
                       if numexpr and name in NUMEXPR_FUNCTIONS else None,
                       (lambda: torch_fn(tz, out=tout)) if torch_fn else None, z)
@@ -153,7 +171,6 @@ def main():
             out = np.empty(N, np.float64 if name == "float_power" else dtype)
             text = f"{name}(x, y)" if arity == 2 else f"{name}(x)"
             ops = {"x": x, "y": y} if arity == 2 else {"x": x}
-            t_b = median_ns(lambda: bcast.evaluate(text, out=out, **ops))
             if name == "sigmoid":
                 def numpy_fn():
                     np.negative(x, out=out); np.exp(out, out=out); np.add(out, 1, out=out); np.divide(1, out, out=out)
@@ -163,12 +180,12 @@ def main():
             else:
                 def numpy_fn():
                     ufunc(x, out=out)
-            t_n = median_ns(numpy_fn)
+            paired = paired_ns(lambda: bcast.evaluate(text, out=out, **ops), numpy_fn)
             torch_fn = getattr(torch, {"pow": "pow", "arctan2": "atan2"}.get(name, name), None) if torch else None
             targs = (torch.from_numpy(x), torch.from_numpy(y))[:arity] if torch_fn else ()
             tout = torch.from_numpy(out) if torch_fn else None
             ne_text = NUMEXPR_TEXT.get(name, text) if name in NUMEXPR_FUNCTIONS or name in NUMEXPR_TEXT else None
-            print_row(name, dtype, t_b, t_n,
+            print_row(name, dtype, paired,
                       (lambda: numexpr.evaluate(ne_text, local_dict=ops, out=out, casting="unsafe"))
                       if numexpr and ne_text else None,
                       (lambda: torch_fn(*targs, out=tout)) if torch_fn else None, x)
@@ -221,8 +238,7 @@ def main():
     names = {"x": x, "m": m, "z": z, "w": w}
     for name, text, ne_text, numpy_fn in chains:
         ops = {k: v for k, v in names.items() if re.search(rf"\b{k}\b", text)}
-        t_b = median_ns(lambda: bcast.evaluate(text, out=out, **ops))
-        t_n = median_ns(numpy_fn)
+        t_b, t_n, ratio_n = paired_ns(lambda: bcast.evaluate(text, out=out, **ops), numpy_fn)
         if numexpr:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", np.ComplexWarning)
@@ -231,7 +247,7 @@ def main():
             ratio = f"{t_e / t_b:.2f}x"
         else:
             ne = ratio = "-"
-        print(f"| {name} | {n / t_b:.2f} | {n / t_n:.2f} | {ne} | {t_n / t_b:.2f}x | {ratio} |")
+        print(f"| {name} | {n / t_b:.2f} | {n / t_n:.2f} | {ne} | {ratio_n:.2f}x | {ratio} |")
 
 
 if __name__ == "__main__":
