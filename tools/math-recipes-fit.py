@@ -29,6 +29,7 @@ and src/core/f64_trig.h's (f64, NOTE: [F64 trig]):
 
   sin(r)   = r + r**3 S(r**2),       |r| <= pi/4           (S: degree 6)
   cos(r)   = 1 - r**2/2 + r**4 C(r**2), |r| <= pi/4        (C: degree 5)
+  tan(r)   = r + r**3 (1/3 + s P(s) / Q(s)), s = r**2, |r| <= pi/4  (P: degree 2, Q: 3)
 
 Run:  /usr/bin/python3 tools/math-recipes-fit.py
 """
@@ -125,20 +126,11 @@ b32 = fit_odd("b32 (asin)", mp.asin, half, 5, mp.mpf(1) / 6, lambda s: 3 * s / 4
 # above) for atanh's quotient of mantissas.
 c32 = fit_odd("c32 (atanh)", mp.atanh, half, 5, mp.mpf(1) / 3, lambda s: s / 5)
 s32 = fit_odd("s32 (asinh)", mp.asinh, half, 4, -mp.mpf(1) / 6, lambda s: 3 * s / 40)
-# tan's (f32): tan r = r + r**3 t(r**2) and cot r = 1/r - r q(r**2) on |r|
-# <= pi/4 and a hair (k pi/2 rounded from x 2/pi lands a hair beyond).
+# tan's (f32): tan r = r + r**3 t(r**2) on |r| <= pi/4 and a hair (k pi/2
+# rounded from x 2/pi lands a hair beyond).
 quarter_pi = mp.pi / 4 + mp.mpf(2)**-20
 t32 = fit_odd("t32 (tan)", mp.tan, quarter_pi, 6, mp.mpf(1) / 3, lambda s: 2 * s / 15)
 
-
-def cot_tail(s):  # (1/r - cot r) / r of s = r**2, its series near 0
-    r = mp.sqrt(s)
-    return (1 / r - mp.cot(r)) / r if s > mp.mpf(2)**-40 else mp.mpf(1) / 3 + s / 45
-
-
-cq32 = fit(cot_tail, 0, quarter_pi**2, 4)
-show("cq32 (cot), degree 4", cq32, worst(mp.cot, lambda r: 1 / r - r * horner(cq32, r * r), mp.mpf(2)**-20, quarter_pi))
-print("{" + ", ".join(repr(v) for v in cq32) + "}")
 h32 = fit(h_true, 0, t_max**2, 2)
 show("h32, degree 2", h32, worst(lambda t: 2 * mp.atanh(t), lambda t: 2 * t + t**3 * horner(h32, t * t), -t_max, t_max, 4001))
 print("{" + ", ".join(repr(v) for v in h32) + "}")
@@ -173,3 +165,27 @@ def cos_tail(s):  # (cos r - 1 + s/2) / s**2 of s = r**2, its series near 0
 cos64 = fit(cos_tail, 0, quarter_pi**2, 5)
 show("C (f64 cos), degree 5", cos64,
      worst(mp.cos, lambda x: 1 - x * x / 2 + x**4 * horner(cos64, x * x), mp.mpf(2)**-20, quarter_pi, 4001))
+
+
+def fit_rational(f, a, b, m, n):
+    """P (degree m) and Q (degree n, Q(0) = 1), doubles, with P = f Q at the
+    m + n + 1 Chebyshev nodes of [a, b]: a linear system in their coefficients."""
+    k = m + n + 1
+    nodes = [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (2 * i + 1) / (2 * k)) for i in range(k)]
+    rows = [[x**j for j in range(m + 1)] + [-f(x) * x**j for j in range(1, n + 1)] for x in nodes]
+    c = mp.lu_solve(mp.matrix(rows), mp.matrix([f(x) for x in nodes]))
+    return [float(c[j]) for j in range(m + 1)], [1.0] + [float(c[m + j]) for j in range(1, n + 1)]
+
+
+# f64 tan (NOTE: [F64 trig]) on the same interval: tan r = r + r**3 (1/3 +
+# s P(s) / Q(s)), s = r**2; P of degree 2, Q of degree 3.
+def tan_rest(s):  # ((tan r - r) / r**3 - 1/3) / s, its series near 0
+    r = mp.sqrt(s)
+    return ((mp.tan(r) - r) / r**3 - mp.mpf(1) / 3) / s if s > mp.mpf(2)**-40 else mp.mpf(2) / 15 + 17 * s / 315
+
+
+tan_p64, tan_q64 = fit_rational(tan_rest, 0, quarter_pi**2, 2, 3)
+err = worst(mp.tan, lambda x: x + x**3 * (mp.mpf(1) / 3 + x * x * horner(tan_p64, x * x) / horner(tan_q64, x * x)),
+            mp.mpf(2)**-20, quarter_pi, 4001)
+show("P (f64 tan), degree 2", tan_p64, err)
+show("Q (f64 tan), degree 3", tan_q64, err)

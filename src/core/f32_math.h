@@ -445,49 +445,82 @@ F cbrt_f32_main(F x) {
 
 // ---- Tangent ----
 
-// tan r = r + r**3 t(r**2) and cot r = 1/r - r q(r**2) on |r| <= pi/4 (and
-// a hair): within 2**-27.8 and 2**-31.3 (tools/math-recipes-fit.py).
+// tan r = r + r**3 t(r**2) on |r| <= pi/4 (and a hair): within 2**-27.8
+// (tools/math-recipes-fit.py).
 inline constexpr double kTanT32[] = {0.3333333397946845,   0.13333230942921667, 0.053994465108292616,
                                      0.021621124371143018, 0.00996215766086085, 0.0011853046192592533,
                                      0.003843149886137479};
-inline constexpr double kCotQ32[] = {0.33333333377639796, 0.022222186353729887, 0.0021168642462170194,
-                                     0.00020957284422711632, 2.5085367581585346e-05};
-inline constexpr double kTanMainBelow = 0x1p20;  // |x| from here on: the library's tanf
+inline constexpr double kTanWidenedBelow = 0x1p20;  // |x| from here on: the library's tanf
+// pi/2 in three floats (within 2**-76.3) and 2/pi rounded to float; below
+// 2**12 in magnitude tan reduces in f32.
+inline constexpr double kHalfPiHiF = 0x1.921fb6p0, kHalfPiLoF = -0x1.777a5cp-25, kHalfPiRestF = -0x1.ee59dap-50;
+inline constexpr double kTwoOverPiF = 0x1.45f306p-1;
+inline constexpr double kTanMainBelow = 0x1p12;
+
+// tan(r + r_lo) where k is even, -1 / tan(r + r_lo) where it is odd, for
+// |r| <= pi/4 and a hair: tan(r + r_lo) = r + (r**3 t(r**2) + r_lo (1 +
+// r**2)), the big term and the small ones summed first, one rounding to
+// dominate; kept in two parts, h + l, for the other lanes' 1 / (h + l) = q
+// + q (e - l q), q = 1/h rounded and e = 1 - q h (exact). (tan r rounded
+// and then inverted was 2.45 ULP off at x = 2913.9524.)
+template <class F, class Odd>
+F tan_of_reduced(F r, F r_lo, Odd odd) {
+  F s = r * r;
+  F one = splat(r, 1.0);
+  const TwoSum<F> tan = fast_two_sum(r, fma(r * s, horner(s, kTanT32), r_lo * (s + one)));
+  F q = one / tan.sum;
+  F e = fma(-q, tan.sum, one);
+  return select(odd, -fma(q, e - tan.error * q, q), tan.sum);
+}
 
 // tan x for |x| < 2**20: x = (k/2) pi + r in f64 (minus_pis: the first
-// step exact, the rest one rounding, r within 2**-52 of itself), r as a float r
-// plus r_lo. Where k is even, tan(r + r_lo) = r + (r**3 t(r**2) + r_lo (1 +
-// r**2)); where it is odd, -cot(r + r_lo), with 1 / (r + r_lo) = q + q (e -
-// r_lo q) for q = 1/r rounded and e = 1 - q r (exact): each a big term and
-// small ones summed first, one rounding to dominate. (tan r rounded and then
-// inverted was 2.45 ULP off at x = 2913.9524.)
+// step exact, the rest one rounding, r within 2**-52 of itself), r as a
+// float r plus r_lo. The full recipe's (rare lanes').
 template <class F>
-F tan_f32_main(F x) {
+F tan_f32_widened(F x) {
   auto xd = widen(x);
   auto k = fma(xd, splat(xd, kTwoOverPi), splat(xd, kRound)) - splat(xd, kRound);
   auto half = k * splat(k, 0.5);  // exact
   auto rd = minus_pis(xd, half);
   F r = narrow(rd);
   F r_lo = narrow(rd - widen(r));
-  F s = r * r;
-  F one = splat(x, 1.0);
-  F tan = r + fma(r * s, horner(s, kTanT32), r_lo * (s + one));
-  F q = one / r;
-  F e = fma(-q, r, one);
-  F cot = q + fma(q, e - r_lo * q, -(r * horner(s, kCotQ32)));
-  auto odd = (half + splat(k, kRound)) - splat(k, kRound) != half;
-  return select(odd, -cot, tan);
+  return tan_of_reduced(r, r_lo, (half + splat(k, kRound)) - splat(k, kRound) != half);
 }
-// NOTE: [Rare lanes]: tan_f32_main where |x| < 2**20 and x is not 0 (its
-// r_lo step would turn -0 into +0); the library's tanf from 2**20 on, and
-// at inf and NaN.
+
+// The main path, |x| < 2**12, reduced in f32 as half_pi_reduction does in
+// f64 (NOTE: [Two-part math]): k = x 2/pi rounded (t = k + 2**23 1.5 holds
+// its bits); a = x - k kHalfPiHiF is exact (where k is not 0, |x| is at
+// least pi/4 and both terms are multiples of 2**-24: so is a, under 1 in
+// magnitude); a - k kHalfPiLoF is a sum and its exact error, and k
+// kHalfPiRestF leaves r within 2**-64 of its true value, which is at
+// least 2**-28 where x is not 0 (NOTE: [Widened math]'s minus_pis). k's
+// product rounds in f32, so r may pass pi/4 by 2**-12.3: the polynomial's
+// error grows from 2**-27.84 to 2**-27.75 there. Half the widened path's
+// steps, on twice its lanes; with tan_of_reduced's one series (a cot
+// series beside it before), f32 tan went from 0.56x to 0.85-1.00x NumPy's
+// SVML loop on the Zen 5 VM (2026-12-07, 4 Mi floats, one thread, three
+// runs); 1.299 ULP at most on every f32 input below 2**20, as before.
+template <class F>
+F tan_f32_main(F x) {
+  F t = fma(x, splat(x, kTwoOverPiF), splat(x, Format<float>::kRound));
+  F k = t - splat(x, Format<float>::kRound);
+  F a = fma(-k, splat(x, kHalfPiHiF), x);
+  F p = k * splat(x, kHalfPiLoF);
+  const TwoSum<F> d = two_sum(a, -p);
+  F r_lo = d.error - (fma(k, splat(x, kHalfPiLoF), -p) + k * splat(x, kHalfPiRestF));
+  return tan_of_reduced(d.sum, r_lo, is_odd(t));
+}
+// NOTE: [Rare lanes]: tan_f32_main where |x| < 2**12 and x is not 0 (its
+// r_lo step would turn -0 into +0); the widened path up to 2**20, the
+// library's tanf from there on, and at inf and NaN.
 template <class F>
 auto tan_f32_rare(F x) {
   return !(fabs(x) < splat(x, kTanMainBelow)) || x == splat(x, 0.0);
 }
 template <class F>
 F tan_f32(F x) {
-  F r = select(fabs(x) < splat(x, kTanMainBelow), tan_f32_main(x), library_function("tan", x));
+  F r = select(fabs(x) < splat(x, kTanWidenedBelow), tan_f32_widened(x), library_function("tan", x));
+  r = select(fabs(x) < splat(x, kTanMainBelow), tan_f32_main(x), r);  // the main path's bits where it runs
   return select(x == splat(x, 0.0), x, r);
 }
 
