@@ -309,23 +309,28 @@ F log_f64_main(F x) {
   return log_f64_sum(log_f64_parts_normal(x));
 }
 
-// ln u + n / u + k ln 2, one log_f64 for every branch of a function: u
-// in [2**-53, inf) (a normal number: no subnormal scaling, whose 5 steps
-// cost about 20% of a log), n / u small. With u = (1 + f) 2**k', one division
-// serves both quotients, t = f / (2 + f) and n / u: 1 / ((2 + f)(1 + f)),
-// rounded, times f (1 + f) and n (2 + f) 2**-k'. t is then within about 2
-// ULP, which the result hardly sees: in ln(1 + f) = f - (f**2/2 - t (...))
-// it multiplies terms under f**2 / 2.
+// ln u + n / (u d) + k ln 2, one log_f64 for every branch of a function:
+// u in [2**-53, inf) (a normal number: no subnormal scaling, whose 5 steps
+// cost about 20% of a log), n / (u d) small, d positive. With u = (1 + f)
+// 2**k', one division serves both quotients, t = f / (2 + f) and n / (u
+// d): 1 / ((2 + f)(1 + f) d), rounded, times f (1 + f) d and n (2 + f)
+// 2**-k'. t is then within about 2 ULP, which the result hardly sees: in
+// ln(1 + f) = f - (f**2/2 - t (...)) it multiplies terms under f**2 / 2.
+// d = 1 (ln u + n / u) takes the same steps as a quotient without it.
 template <class F>
-F log_f64_plus(F u, F n, F k) {
+F log_f64_plus(F u, F n, F k, F d) {
   LogF64<F> p = log_f64_split_normal(u);
   F m = p.f + splat(u, 1.0);
   F two_f = p.f + splat(u, 2.0);
-  F reciprocal = splat(u, 1.0) / (two_f * m);
+  F reciprocal = splat(u, 1.0) / (two_f * m * d);
   F scale = pow2i(-select(p.k > splat(u, 1000.0), splat(u, 1000.0), p.k));  // u up to 2**1024; n / u is 0 there
-  p.c = log_f64_rest(p.f, p.f * m * reciprocal) + n * two_f * reciprocal * scale;
+  p.c = log_f64_rest(p.f, p.f * m * d * reciprocal) + n * two_f * reciprocal * scale;
   p.k = p.k + k;
   return log_f64_sum(p);
+}
+template <class F>
+F log_f64_plus(F u, F n, F k) {
+  return log_f64_plus(u, n, k, splat(u, 1.0));
 }
 
 // ln(1 + a + a_lo) = ln u + c: u = 1 + a rounded and c = ((a - (u - 1)) +
@@ -364,47 +369,99 @@ F log1p_f64_main(F x) {
   return log_f64_plus(o.u, o.numerator, splat(x, 0.0));
 }
 
-// asinh t for t = |x|, one log for every branch:
-// below 2, ln(1 + a) with a = t + t**2 / (1 + sqrt(1 + t**2)) in two parts;
-// up to 2**28, ln(t + sqrt(1 + t**2)) (a sum of positive terms, and ln's
-// condition there under 0.7); above, ln t + ln 2 (1 + t**2 is t**2 there,
-// and would overflow past 2**511). x's sign; zeros, infinities and NaN
-// pass.
+// u.sum + u.error, the sum of s = sqrt(v) rounded (v + v_lo the radicand
+// in two parts) and another term, as log_f64_plus's u, n and d: ln(u + n /
+// (u d)) = ln of the sum with the root unrounded: u's error and the
+// root's, (v + v_lo - s**2) / (2s), carried into the log's one division
+// (d = 2s), so that the log keeps every bit of both terms where their sum
+// is near 1, with no division for the root's error ahead of the log's. s
+// = 0 only where the sum is 1 and the rest 0.
+template <class V>
+struct LogArguments {
+  V u;
+  V n;
+  V d;
+};
+template <class F>
+LogArguments<F> with_root_error(const TwoSum<F>& u, F s, F v, F v_lo) {
+  F twice = select(s == splat(s, 0.0), splat(s, 1.0), s + s);
+  return {u.sum, fma(u.error, twice, fma(-s, s, v) + v_lo), twice};
+}
+
+// asinh t = ln(t + s), s = sqrt(1 + t**2), for t in [0, 2**28]: t + s is 1
+// + t + t**2/2 + ... near 0, where t's low bits would round away but for
+// with_root_error. 1 + t**2's error is exact below t = 1, where it matters
+// (above, off by an ULP of 1 + t**2 at most, 2**-55 of the result).
+template <class F>
+LogArguments<F> asinh_f64_arguments(F t) {
+  F square = t * t;
+  const TwoSum<F> v = fast_two_sum(splat(t, 1.0), square);
+  F s = sqrt(v.sum);
+  return with_root_error(fast_two_sum(s, t), s, v.sum, v.error + fma(t, t, -square));
+}
+
+// asinh |x|, one log for every branch: asinh_f64_arguments up to 2**28;
+// above, ln |x| + ln 2 (1 + t**2 is t**2 there, and would overflow past
+// 2**511). x's sign; zeros, infinities and NaN pass. Where it took ln(1 +
+// a), a = t + t**2 / (1 + s), below 2 (fdlibm's split), a division and the
+// pair 1 + a stood between the root and the log (1.259 ULP at most on
+// MathRecipes' samples; 1.0 since). With that and a main path (NOTE: [Rare
+// lanes]), on the Zen 5 VM (2026-12-07, 4 Mi elements, one thread,
+// alternated runs, el/ns): asinh 0.43-0.44 -> 0.56-0.59, acosh 0.42-0.43
+// -> 0.51-0.68 (NumPy's SVML loops 0.65-0.80).
 template <class F>
 F asinh_f64(F x) {
   F t = fabs(x);
   F one = splat(x, 1.0), zero = splat(x, 0.0);
-  auto huge = t > splat(x, 0x1p28), small = t < splat(x, 2.0);
-  F tm = select(huge || t != t, one, t);  // t**2 stays finite
-  F root = sqrt(fma(tm, tm, one));
-  const TwoSum<F> a = fast_two_sum(tm, tm * tm / (one + root));
-  const OnePlus<F> o = one_plus(a.sum, a.error);
-  F u = select(small, o.u, select(huge, t, tm + root));
-  F r = log_f64_plus(u, select(small, o.numerator, zero), select(huge, one, zero));
+  auto huge = t > splat(x, 0x1p28);
+  const LogArguments<F> a = asinh_f64_arguments(select(huge || t != t, one, t));
+  F r = log_f64_plus(select(huge, t, a.u), select(huge, zero, a.n), select(huge, one, zero), a.d);
   return copysign(select(t == splat(x, kInf) || t == splat(x, 0.0) || t != t, t, r), x);
 }
+// NOTE: [Rare lanes]: |x| up to 2**28 (zeros included: ln 1 is +0).
+template <class F>
+auto asinh_f64_rare(F x) {
+  return !(fabs(x) <= splat(x, 0x1p28));
+}
+template <class F>
+F asinh_f64_main(F x) {
+  const LogArguments<F> a = asinh_f64_arguments(fabs(x));
+  return copysign(log_f64_plus(a.u, a.n, splat(x, 0.0), a.d), x);
+}
 
-// acosh x: below 2, ln(1 + a) with a = d + s, d = x - 1 (exact), s =
-// sqrt(2d + d**2) and its error (2d + d**2's and the root's, by one FMA
-// each, over 2s: near 1, s is most of the result), summed in two parts; up
-// to 2**28, ln(x + s) (2d + d**2 rounded once is x**2 - 1 rounded once: one
-// root serves both, which took a second on every lane); above, ln x + ln
-// 2. NaN below 1.
+// acosh x = ln(x + s), s = sqrt(2d + d**2), d = x - 1 (exact), for x in
+// [1, 2**28]: the radicand and its error by one FMA each (2d + d**2
+// rounded once is x**2 - 1 rounded once) and the root's error carried into
+// the log (with_root_error): near 1, s is most of the result.
+template <class F>
+LogArguments<F> acosh_f64_arguments(F x) {
+  F d = x - splat(x, 1.0);
+  F v = fma(d, d, d + d);
+  F s = sqrt(v);
+  return with_root_error(fast_two_sum(x, s), s, v, fma(d, d, (d + d) - v));
+}
+
+// acosh x: acosh_f64_arguments up to 2**28; above, ln x + ln 2. NaN below
+// 1. (Its pair ln(1 + a) below 2, as asinh's: 1.262 ULP at most; 0.776
+// since.)
 template <class F>
 F acosh_f64(F x) {
   F one = splat(x, 1.0), zero = splat(x, 0.0);
-  auto huge = x > splat(x, 0x1p28), small = x < splat(x, 2.0);
-  F xm = select(huge || x < one || x != x, splat(x, 2.0), x);
-  F d = xm - one;
-  F v = fma(d, d, d + d);
-  F s = sqrt(v);
-  F s_lo = (fma(-s, s, v) + fma(d, d, (d + d) - v)) / select(d == splat(x, 0.0), one, s + s);  // 0 at x = 1
-  const TwoSum<F> a = fast_two_sum(s, d);
-  const OnePlus<F> o = one_plus(a.sum, a.error + s_lo);
-  F u = select(small, o.u, select(huge, x, xm + s));
-  F r = log_f64_plus(u, select(small, o.numerator, zero), select(huge, one, zero));
+  auto huge = x > splat(x, 0x1p28);
+  const LogArguments<F> a = acosh_f64_arguments(select(huge || x < one || x != x, splat(x, 2.0), x));
+  F r = log_f64_plus(select(huge, x, a.u), select(huge, zero, a.n), select(huge, one, zero), a.d);
   r = select(x == splat(x, kInf), x, r);
   return select(x < one || x != x, splat(x, kNaN), r);
+}
+// NOTE: [Rare lanes]: x in [1, 2**28].
+template <class F>
+auto acosh_f64_rare(F x) {
+  return !(x >= splat(x, 1.0) && x <= splat(x, 0x1p28));
+}
+template <class F>
+F acosh_f64_main(F x) {
+  const LogArguments<F> a = acosh_f64_arguments(x);
+  return log_f64_plus(a.u, a.n, splat(x, 0.0), a.d);
 }
 
 // atanh t = ln(1 + a) / 2 for t = |x|, a = 2t / (1 - t) = 2t + 2t**2 / (1 -

@@ -88,39 +88,39 @@ inline constexpr double kWidened = 0.5 + 0x1p-10;  // NOTE: [Widened math]'s, wi
 // math]) have the bound, 2 ULP (tanh: 1.5); the comment is the most
 // any f32 argument gave on 2026-12-03 (BCAST_RECIPE_SWEEP_STRIDE=1).
 inline constexpr RecipeRow kRecipes[] = {
-    {"expm1", Recipe::expm1, 1, DType::f32, 2.0, true},          // f32: 1.627
-    {"log1p", Recipe::log1p, 1, DType::f32, 2.0, true},          // f32: 1.633
-    {"tanh", Recipe::tanh, 1, DType::f32, 1.5},                  // f32: 1.145
-    {"sinh", Recipe::sinh, 1, DType::f32, 2.0},                  // f32: 1.527
-    {"cosh", Recipe::cosh, 1, DType::f32, 2.0},                  // f32: 1.542
-    {"exp", Recipe::exp, 1, DType::f32, 1.0, true, 1},           // f32: 0.954 on every f32 input
-    {"exp2", Recipe::exp2, 1, DType::f32, 2.0, true},            // f32: 1.070
-    {"log", Recipe::log, 1, DType::f32, 1.0, true},              // f32: 0.951
-    {"log2", Recipe::log2, 1, DType::f32, 2.0, true},            // f32: 1.416 (Horner: 1.176)
-    {"log10", Recipe::log10, 1, DType::f32, 2.0, true},          // f32: 1.190 (Horner: 0.986)
-    {"tan", Recipe::tan, 1, DType::f32, 2.0, true, 1},           // f32: 1.299 below 2**20 (2026-12-07), SLEEF above
-    {"sin", Recipe::sin, 1, DType::f32, 1.0, true, 1},           // NOTE: [Widened math]; 0.881 (SLEEF's, beyond 2**30)
-    {"cos", Recipe::cos, 1, DType::f32, 1.0, true, 1},           // f32: 0.881 (SLEEF's, beyond 2**30)
-    {"atan", Recipe::atan, 1, DType::f32, 2.0, true},            // f32: 1.380 (Horner: 1.184)
-    {"asin", Recipe::asin, 1, DType::f32, 2.0},                  // f32: 0.624
-    {"acos", Recipe::acos, 1, DType::f32, 2.0},                  // f32: 0.896
-    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0, true},            // f32: 0.817
-    {"asinh", Recipe::asinh, 1, DType::f32, 2.0},                // f32: 1.141
-    {"acosh", Recipe::acosh, 1, DType::f32, 2.0},                // f32: 1.757
-    {"atanh", Recipe::atanh, 1, DType::f32, 2.0},                // f32: 1.007
-    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0, true},        // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
-    {"exp", Recipe::exp_f64, 1, DType::f64, 1.0, true},          // f64: 0.729
-    {"log", Recipe::log_f64, 1, DType::f64, 1.0, true},          // f64: 0.774
-    {"log2", Recipe::log2_f64, 1, DType::f64, 2.0, true},        // f64: 0.965
-    {"log10", Recipe::log10_f64, 1, DType::f64, 2.0, true},      // f64: 1.017
-    {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0, true},      // f64: 0.997
-    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},        // f64: 1.514
-    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},        // f64: 1.074
-    {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},              // f64: 0.856
-    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0, true},      // f64: 1.188
-    {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0},            // f64: 1.259
-    {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0, false, 1},  // f64: 1.262
-    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},            // f64: 1.116
+    {"expm1", Recipe::expm1, 1, DType::f32, 2.0, true},         // f32: 1.627
+    {"log1p", Recipe::log1p, 1, DType::f32, 2.0, true},         // f32: 1.633
+    {"tanh", Recipe::tanh, 1, DType::f32, 1.5},                 // f32: 1.145
+    {"sinh", Recipe::sinh, 1, DType::f32, 2.0},                 // f32: 1.527
+    {"cosh", Recipe::cosh, 1, DType::f32, 2.0},                 // f32: 1.542
+    {"exp", Recipe::exp, 1, DType::f32, 1.0, true, 1},          // f32: 0.954 on every f32 input
+    {"exp2", Recipe::exp2, 1, DType::f32, 2.0, true},           // f32: 1.070
+    {"log", Recipe::log, 1, DType::f32, 1.0, true},             // f32: 0.951
+    {"log2", Recipe::log2, 1, DType::f32, 2.0, true},           // f32: 1.416 (Horner: 1.176)
+    {"log10", Recipe::log10, 1, DType::f32, 2.0, true},         // f32: 1.190 (Horner: 0.986)
+    {"tan", Recipe::tan, 1, DType::f32, 2.0, true, 1},          // f32: 1.299 below 2**20 (2026-12-07), SLEEF above
+    {"sin", Recipe::sin, 1, DType::f32, 1.0, true, 1},          // NOTE: [Widened math]; 0.881 (SLEEF's, beyond 2**30)
+    {"cos", Recipe::cos, 1, DType::f32, 1.0, true, 1},          // f32: 0.881 (SLEEF's, beyond 2**30)
+    {"atan", Recipe::atan, 1, DType::f32, 2.0, true},           // f32: 1.380 (Horner: 1.184)
+    {"asin", Recipe::asin, 1, DType::f32, 2.0},                 // f32: 0.624
+    {"acos", Recipe::acos, 1, DType::f32, 2.0},                 // f32: 0.896
+    {"cbrt", Recipe::cbrt, 1, DType::f32, 2.0, true},           // f32: 0.817
+    {"asinh", Recipe::asinh, 1, DType::f32, 2.0},               // f32: 1.141
+    {"acosh", Recipe::acosh, 1, DType::f32, 2.0},               // f32: 1.757
+    {"atanh", Recipe::atanh, 1, DType::f32, 2.0},               // f32: 1.007
+    {"cbrt", Recipe::cbrt_f64, 1, DType::f64, 1.0, true},       // NOTE: [F64 math]; 0.736 on 2 * 10**7 random doubles
+    {"exp", Recipe::exp_f64, 1, DType::f64, 1.0, true},         // f64: 0.729
+    {"log", Recipe::log_f64, 1, DType::f64, 1.0, true},         // f64: 0.774
+    {"log2", Recipe::log2_f64, 1, DType::f64, 2.0, true},       // f64: 0.965
+    {"log10", Recipe::log10_f64, 1, DType::f64, 2.0, true},     // f64: 1.017
+    {"expm1", Recipe::expm1_f64, 1, DType::f64, 2.0, true},     // f64: 0.997
+    {"sinh", Recipe::sinh_f64, 1, DType::f64, 2.0, true},       // f64: 1.514
+    {"cosh", Recipe::cosh_f64, 1, DType::f64, 2.0, true},       // f64: 1.074
+    {"tanh", Recipe::tanh_f64, 1, DType::f64, 2.0},             // f64: 0.856
+    {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0, true},     // f64: 1.188
+    {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0, true},     // f64: 1.000 (2026-12-07)
+    {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0, true, 1},  // f64: 0.776 (2026-12-07)
+    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},           // f64: 1.116
     {"atan", Recipe::atan_f64, 1, DType::f64, 2.0, true},
     {"asin", Recipe::asin_f64, 1, DType::f64, 2.0, false, 2},
     {"acos", Recipe::acos_f64, 1, DType::f64, 2.0, false, 2},
@@ -260,6 +260,10 @@ F run_main(Recipe r, F x) {
       case Recipe::sinh_f64: return sinh_f64_main(x);
       case Recipe::cosh_f64: return cosh_f64_main(x);
       case Recipe::log1p_f64: return log1p_f64_main(x);
+      case Recipe::asinh_f64:
+        return asinh_f64_main(x);
+      case Recipe::acosh_f64:
+        return acosh_f64_main(x);
       case Recipe::atan_f64:
         return atan_main_of<Trig64>(x);
       default: break;
@@ -298,6 +302,8 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::cos_f64) return cos_f64_rare(x);
     if (r == Recipe::tan_f64) return tan_f64_rare(x);
     if (r == Recipe::log1p_f64) return log1p_f64_rare(x);
+    if (r == Recipe::asinh_f64) return asinh_f64_rare(x);
+    if (r == Recipe::acosh_f64) return acosh_f64_rare(x);
     if (r == Recipe::atan_f64) return atan_rare(x);
     if (r == Recipe::exp2_f64) return exp2_f64_rare(x);
     if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64)
