@@ -464,23 +464,37 @@ F acosh_f64_main(F x) {
   return log_f64_plus(a.u, a.n, splat(x, 0.0), a.d);
 }
 
-// atanh t = ln(1 + a) / 2 for t = |x|, a = 2t / (1 - t) = 2t + 2t**2 / (1 -
-// t) (the second form below 1/2, fdlibm's split: the quotient's rounding
-// lands on the smaller term, and the sum is kept in two parts); one
-// division for both. +-1 are +-inf, NaN past them; x's sign.
+// atanh t = ln(1 + a) / 2 for t = |x| < 1, a = 2t / (1 - t) = 2t + 2t**2
+// / (1 - t) (the second form below 1/2, fdlibm's split: the quotient's
+// rounding lands on the smaller term, and the sum is kept in two parts);
+// one division for both. Other lanes: any value.
+template <class F>
+F atanh_f64_core(F t) {
+  F one = splat(t, 1.0);
+  auto small = t < splat(t, 0.5);
+  F twice = t + t;
+  F q = select(small, twice * t, twice) / (one - t);
+  const TwoSum<F> a = fast_two_sum(twice, q);
+  const OnePlus<F> o = one_plus(select(small, a.sum, q), select(small, a.error, splat(t, 0.0)));
+  return splat(t, 0.5) * log_f64_plus(o.u, o.numerator, splat(t, 0.0));
+}
+// +-1 are +-inf, NaN past them; x's sign.
 template <class F>
 F atanh_f64(F x) {
   F t = fabs(x);
   F one = splat(x, 1.0);
-  F tm = select(t < one, t, splat(x, 0.5));
-  auto small = tm < splat(x, 0.5);
-  F twice = tm + tm;
-  F q = select(small, twice * tm, twice) / (one - tm);
-  const TwoSum<F> a = fast_two_sum(twice, q);
-  const OnePlus<F> o = one_plus(select(small, a.sum, q), select(small, a.error, splat(x, 0.0)));
-  F r = splat(x, 0.5) * log_f64_plus(o.u, o.numerator, splat(x, 0.0));
+  F r = atanh_f64_core(select(t < one, t, splat(x, 0.5)));
   r = select(t == one, splat(x, kInf), select(t > one, splat(x, kNaN), r));
   return copysign(select(t == splat(x, 0.0) || t != t, t, r), x);
+}
+// NOTE: [Rare lanes]: |x| < 1 (zeros included: ln 1 is +0).
+template <class F>
+auto atanh_f64_rare(F x) {
+  return !(fabs(x) < splat(x, 1.0));
+}
+template <class F>
+F atanh_f64_main(F x) {
+  return copysign(atanh_f64_core(fabs(x)), x);
 }
 
 // log_b x = k log_b 2 + (f + c) log_b e, the sum kept in two parts: f

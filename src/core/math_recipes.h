@@ -120,7 +120,7 @@ inline constexpr RecipeRow kRecipes[] = {
     {"log1p", Recipe::log1p_f64, 1, DType::f64, 2.0, true},     // f64: 1.188
     {"asinh", Recipe::asinh_f64, 1, DType::f64, 2.0, true},     // f64: 1.000 (2026-12-07)
     {"acosh", Recipe::acosh_f64, 1, DType::f64, 2.0, true, 1},  // f64: 0.776 (2026-12-07)
-    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0},           // f64: 1.116
+    {"atanh", Recipe::atanh_f64, 1, DType::f64, 2.0, true},     // f64: 1.116
     {"atan", Recipe::atan_f64, 1, DType::f64, 2.0, true},
     {"asin", Recipe::asin_f64, 1, DType::f64, 2.0, false, 2},
     {"acos", Recipe::acos_f64, 1, DType::f64, 2.0, false, 2},
@@ -264,6 +264,8 @@ F run_main(Recipe r, F x) {
         return asinh_f64_main(x);
       case Recipe::acosh_f64:
         return acosh_f64_main(x);
+      case Recipe::atanh_f64:
+        return atanh_f64_main(x);
       case Recipe::atan_f64:
         return atan_main_of<Trig64>(x);
       default: break;
@@ -304,6 +306,7 @@ auto rare_of(Recipe r, F x) {
     if (r == Recipe::log1p_f64) return log1p_f64_rare(x);
     if (r == Recipe::asinh_f64) return asinh_f64_rare(x);
     if (r == Recipe::acosh_f64) return acosh_f64_rare(x);
+    if (r == Recipe::atanh_f64) return atanh_f64_rare(x);
     if (r == Recipe::atan_f64) return atan_rare(x);
     if (r == Recipe::exp2_f64) return exp2_f64_rare(x);
     if (r == Recipe::log_f64 || r == Recipe::log2_f64 || r == Recipe::log10_f64)
