@@ -460,17 +460,13 @@ inline constexpr double kTanMainBelow = 0x1p12;
 // tan(r + r_lo) where k is even, -1 / tan(r + r_lo) where it is odd, for
 // |r| <= pi/4 and a hair: tan(r + r_lo) = r + (r**3 t(r**2) + r_lo (1 +
 // r**2)), the big term and the small ones summed first, one rounding to
-// dominate; kept in two parts, h + l, for the other lanes' 1 / (h + l) = q
-// + q (e - l q), q = 1/h rounded and e = 1 - q h (exact). (tan r rounded
-// and then inverted was 2.45 ULP off at x = 2913.9524.)
+// dominate; kept in two parts for the odd lanes' tan_or_minus_cot. (tan r
+// rounded and then inverted was 2.45 ULP off at x = 2913.9524.)
 template <class F, class Odd>
 F tan_of_reduced(F r, F r_lo, Odd odd) {
   F s = r * r;
   F one = splat(r, 1.0);
-  const TwoSum<F> tan = fast_two_sum(r, fma(r * s, horner(s, kTanT32), r_lo * (s + one)));
-  F q = one / tan.sum;
-  F e = fma(-q, tan.sum, one);
-  return select(odd, -fma(q, e - tan.error * q, q), tan.sum);
+  return tan_or_minus_cot(fast_two_sum(r, fma(r * s, horner(s, kTanT32), r_lo * (s + one))), odd);
 }
 
 // tan x for |x| < 2**20: x = (k/2) pi + r in f64 (minus_pis: the first
@@ -487,8 +483,8 @@ F tan_f32_widened(F x) {
   return tan_of_reduced(r, r_lo, (half + splat(k, kRound)) - splat(k, kRound) != half);
 }
 
-// The main path, |x| < 2**12, reduced in f32 as half_pi_reduction does in
-// f64 (NOTE: [Two-part math]): k = x 2/pi rounded (t = k + 2**23 1.5 holds
+// The main path, |x| < 2**12, reduced in f32 by minus_half_pis as
+// half_pi_reduction does in f64 (NOTE: [Two-part math]): k = x 2/pi rounded (t = k + 2**23 1.5 holds
 // its bits); a = x - k kHalfPiHiF is exact (where k is not 0, |x| is at
 // least pi/4 and both terms are multiples of 2**-24: so is a, under 1 in
 // magnitude); a - k kHalfPiLoF is a sum and its exact error, and k
@@ -503,12 +499,8 @@ F tan_f32_widened(F x) {
 template <class F>
 F tan_f32_main(F x) {
   F t = fma(x, splat(x, kTwoOverPiF), splat(x, Format<float>::kRound));
-  F k = t - splat(x, Format<float>::kRound);
-  F a = fma(-k, splat(x, kHalfPiHiF), x);
-  F p = k * splat(x, kHalfPiLoF);
-  const TwoSum<F> d = two_sum(a, -p);
-  F r_lo = d.error - (fma(k, splat(x, kHalfPiLoF), -p) + k * splat(x, kHalfPiRestF));
-  return tan_of_reduced(d.sum, r_lo, is_odd(t));
+  const TwoSum<F> r = minus_half_pis(x, t - splat(x, Format<float>::kRound), kHalfPiHiF, kHalfPiLoF, kHalfPiRestF);
+  return tan_of_reduced(r.sum, r.error, is_odd(t));
 }
 // NOTE: [Rare lanes]: tan_f32_main where |x| < 2**12 and x is not 0 (its
 // r_lo step would turn -0 into +0); the widened path up to 2**20, the

@@ -82,9 +82,8 @@ inline constexpr double kTanF64Q[] = {1.0, -0x1.db761a013ab9cp-2, 0x1.9255523b9c
 
 // tan(r + r_lo) = r + (r**3 (1/3 + s P/Q) + r_lo (1 + s)) where k is even,
 // the big term and the small ones (under 0.28 of it) summed first, one
-// rounding to dominate; kept in two parts, h + l, for the odd lanes'
-// -1 / (h + l) = -(i + i (e - l i)), i = 1/h rounded and e = 1 - i h
-// (exact). Two divisions and some 30 steps where sin r / cos r took one and
+// rounding to dominate; kept in two parts for the odd lanes'
+// tan_or_minus_cot. Two divisions and some 30 steps where sin r / cos r took one and
 // 60 (both series, their pairs and the quotient's residual): on the Zen 5
 // VM (2026-12-07, 4 Mi elements, one thread, three processes of each in
 // turn) 6.07-6.62 -> 3.72-4.07 ms, and 0.57x -> 0.83-1.02x NumPy's SVML
@@ -95,10 +94,7 @@ F tan_f64_main(F x) {
   const HalfPiReduction<F> q = half_pi_reduction(x);
   F r = q.r.sum, s = r * r, one = splat(x, 1.0);
   F rest = fma(s, horner(s, kTanF64P) / horner(s, kTanF64Q), splat(x, 1.0 / 3.0));
-  const TwoSum<F> tan = fast_two_sum(r, fma(r * s, rest, q.r.error * (s + one)));
-  F inverse = one / tan.sum;
-  F e = fma(-inverse, tan.sum, one);
-  return select(is_odd(q.t), -fma(inverse, e - tan.error * inverse, inverse), tan.sum);
+  return tan_or_minus_cot(fast_two_sum(r, fma(r * s, rest, q.r.error * (s + one))), is_odd(q.t));
 }
 
 // NOTE: [Rare lanes]: |x| beyond 2**20, inf and NaN; and the zeros of sin

@@ -354,6 +354,30 @@ F within(F x, double bound, F main, std::string_view name) {
   return select(fabs(x) <= splat(x, bound), main, library_function(name, x));
 }
 
+// y - k pi/2 as r + r_lo for an integer k near y 2/pi, pi/2 in three parts
+// hi + lo + rest of the lanes' format, hi's ULP that of 1's (so that y - k
+// hi is exact: both are multiples of the smaller ULP, under 1 apart): lo's
+// product is a sum and its exact error, rest's one rounding (NOTE:
+// [Two-part math]'s half_pi_reduction in f64, f32 tan's in f32).
+template <class F>
+TwoSum<F> minus_half_pis(F y, F k, double hi, double lo, double rest) {
+  F a = fma(-k, splat(y, hi), y);
+  F p = k * splat(y, lo);
+  const TwoSum<F> d = two_sum(a, -p);
+  return {d.sum, d.error - (fma(k, splat(y, lo), -p) + k * splat(y, rest))};
+}
+
+// tan y from tan r in two parts h + l: h where k is even; where it is odd,
+// -1 / (h + l) = -(i + i (e - l i)), i = 1/h rounded and e = 1 - i h
+// (exact): tan's last step in f32 and f64.
+template <class F, class Odd>
+F tan_or_minus_cot(const TwoSum<F>& tan, Odd odd) {
+  F one = splat(tan.sum, 1.0);
+  F inverse = one / tan.sum;
+  F e = fma(-inverse, tan.sum, one);
+  return select(odd, -fma(inverse, e - tan.error * inverse, inverse), tan.sum);
+}
+
 // x - m pi in f64 for a float x (widened) and m an integer or half an odd
 // one, |x| <= 2**30: the first step is exact wherever x and m kPiHi are
 // multiples of 2**-52 (all but |x| < 2**-29 with m = +-1/2, where r is

@@ -169,10 +169,7 @@ template <class F>
 HalfPiReduction<F> half_pi_reduction(F y) {
   F t = y * splat(y, kTwoOverPi) + splat(y, kRound);
   F k = t - splat(y, kRound);
-  F a = fma(-k, splat(y, kHalfPiHi), y);  // exact: y and k pi/2's first part are multiples of 2**-52 within 1
-  F p = k * splat(y, kHalfPiLo);
-  const TwoSum<F> d = two_sum(a, -p);
-  return {t, k, {d.sum, d.error - (fma(k, splat(y, kHalfPiLo), -p) + k * splat(y, kHalfPiRest))}};
+  return {t, k, minus_half_pis(y, k, kHalfPiHi, kHalfPiLo, kHalfPiRest)};
 }
 
 // The same, r + r_lo renormalised, and k mod 4 in [-2, 2]: the quarter turn.
