@@ -374,6 +374,27 @@ TEST(GeneratedCode, StreamingExpressionKernelsWriteWholeLinesNonTemporally) {
   }
 }
 
+TEST(GeneratedCode, StreamingRowsComputeTheirHeadsAndTailsAsMaskedVectors) {
+  // NOTE: [Partial vectors]: exp(x - m) of a row's m, streamed: the elements
+  // before a row's first whole line and after its last run as masked
+  // vectors, so the kernel calls only vector builds of SLEEF's expf (for
+  // rare lanes), where a head and a tail an element at a time called its
+  // scalar build.
+  const std::optional<VectorAbi> abi = host_vector_abi();
+  if (!abi) GTEST_SKIP() << "the host has neither AVX-512 nor AVX2 with FMA: no vector build of SLEEF is called";
+  if (math::library().flavour != math::Flavour::sleef_purecfma)
+    GTEST_SKIP() << "SLEEF is not in use: " << math::library().why_libm;
+  if (!test::host_streams()) GTEST_SKIP() << "the host target has no streaming stores";
+  const KernelKey key = expr_key("exp(x0-x1)", {{DType::f32, {4096, 1024}}, {DType::f32, {4096, 1}}}, {}, 0);
+  ASSERT_THAT(key.to_string(), ::testing::HasSubstr(".uuz.nt.host."));
+  const std::string assembly = jit::kernel_assembly(key);
+  for (const std::string& callee : callees_of(assembly))
+    EXPECT_TRUE(callee.starts_with("_ZGV")) << callee << "\n" << assembly;
+  const std::string ir = jit::kernel_ir(key, false);
+  EXPECT_THAT(ir, ::testing::HasSubstr("@llvm.masked.load")) << ir;
+  EXPECT_THAT(ir, ::testing::HasSubstr("@llvm.masked.store")) << ir;
+}
+
 TEST(GeneratedCode, ComplexKernelsComputeOnVectorsOfParts) {
   if (!test::host_is_x86_64()) GTEST_SKIP() << "the check knows x86-64 mnemonics only";
   // NOTE: [Complex in IR]: interleaved c64 and c128 come apart into vectors
@@ -653,6 +674,22 @@ void expect_call_matches_reference(Op op, const TensorView& a, const TensorView&
     FAIL() << label << ": the reference executor's " << bad;
 }
 
+// The bytes of `parent` outside its columns [skip, skip + extent), 0xA5
+// before the call, still hold it: a call writes nothing past its view's rows
+// (NOTE: [Partial vectors]: a head's or a tail's masked lanes).
+void expect_room_untouched(const Tensor& parent, std::int64_t skip, std::int64_t extent, const std::string& label) {
+  const std::int64_t columns = parent.shape().back();
+  const std::size_t size = dtype_size(parent.dtype());
+  const auto* bytes = static_cast<const unsigned char*>(parent.data());
+  for (std::int64_t e = 0; e < parent.numel(); ++e) {
+    const std::int64_t column = e % columns;
+    if (column >= skip && column < skip + extent) continue;
+    for (std::size_t i = 0; i < size; ++i)
+      if (bytes[static_cast<std::size_t>(e) * size + i] != 0xA5)
+        FAIL() << label << ": element " << e << " (column " << column << ") outside the view was written";
+  }
+}
+
 // A call into `out` through the JIT, which must really be used: a JIT that
 // silently fell back would compare the reference with itself.
 void expect_jit_equals_reference(Op op, const TensorView& a, const TensorView& b, const TensorView& out,
@@ -820,7 +857,9 @@ TEST_P(JitDifferential, StreamingStoresMatchTheReferenceBitForBit) {
       ASSERT_TRUE(key.stream) << label;
       ASSERT_TRUE(select_kernel(op, dtype, plan).jit) << label << ": no JIT kernel";
       keys.insert(key.to_string());
+      std::memset(out_parent.data(), 0xA5, out_parent.nbytes());
       expect_call_matches_reference(op, a, b, out, label);
+      expect_room_untouched(out_parent, skip, p.out.back(), label);
       if (HasFailure()) return;
     }
   }

@@ -921,9 +921,10 @@ class NestEmitter {
     close_loop(b_, loop, b_.getInt64(1), vectorise, vectorise ? body_.interleave() : 0, /*independent=*/true);
   }
 
-  // NOTE: [Streaming stores]: one row as three loops: scalar elements up to
+  // NOTE: [Streaming stores]: one row as three loops: the elements up to
   // out's first line boundary, whole lines of out as vectors (non-temporal,
-  // aligned), scalar elements after the last whole line. Inputs are unit,
+  // aligned), the elements after the last whole line; the first and last as
+  // NOTE: [Partial vectors] (complex ones an element at a time). Inputs are unit,
   // reversed or zero stride here (the layout can stream): address i of each
   // is row_base + i, row_base - i or row_base.
   void emit_streaming_row(const PerOperand& row_base) {
@@ -932,10 +933,14 @@ class NestEmitter {
     const auto lanes = static_cast<unsigned>(kLineBytes / size);
     const PartsPerOperand fixed = load_repeated(row_base);
     const auto [head, lines_end] = split_at_lines(row_base[0], n, size, along(0) < 0);
-    emit_element_loop(row_base, fixed, b_.getInt64(0), head, "head", false);
     PartsPerOperand splats(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k)
       if (fixed[k].re) splats[k] = splat_parts(b_, lanes, fixed[k]);
+    const bool partial = std::ranges::none_of(dtype_, is_complex);  // NOTE: [Partial vectors]
+    if (partial)
+      emit_partial_vectors(row_base, splats, b_.getInt64(0), head, lanes, "head");
+    else
+      emit_element_loop(row_base, fixed, b_.getInt64(0), head, "head", false);
     // In groups of the body's interleave count where it asks for one (the
     // copies' chains independent, for the scheduler to interleave), then one
     // line at a time.
@@ -947,7 +952,54 @@ class NestEmitter {
       begin = groups_end;
     }
     emit_lines(row_base, splats, begin, lines_end, lanes, 1);
-    emit_element_loop(row_base, fixed, lines_end, n, "tail", false);
+    if (partial)
+      emit_partial_vectors(row_base, splats, lines_end, n, lanes, "tail");
+    else
+      emit_element_loop(row_base, fixed, lines_end, n, "tail", false);
+  }
+
+  // NOTE: [Partial vectors] Elements [begin, end) from row_base, `lanes` a
+  // step through the body's vector form, the last step partial: its lanes
+  // past the run are masked off, in each input's load (they take the run's
+  // first element, so that no lane computes a value that no element asks
+  // for, and a recipe's rare-lane branch sees only the row's values) and in
+  // out's store. A streaming row's head and tail, up to a line of elements
+  // each, ran one element at a time through the body: a math recipe's scalar
+  // chain, some 10 ns an element on the Zen 5 VM, where the rows of NumPy's
+  // arrays (16 bytes past a page) have a head of 12 f32 and a tail of 4. A
+  // step's lanes are the run's elements in order; operands move unit,
+  // reversed or not at all (`splats`: the repeated inputs' vectors), and
+  // none is complex (those run one element at a time).
+  void emit_partial_vectors(const PerOperand& row_base, const PartsPerOperand& splats, Value* begin, Value* end,
+                            unsigned lanes, const std::string& name) {
+    CountedLoop run = open_loop(b_, begin, end, name);
+    Value* count = b_.CreateTrunc(
+        b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(end, run.i), b_.getInt64(lanes)), b_.getInt32Ty());
+    std::vector<llvm::Constant*> lane;
+    for (unsigned j = 0; j < lanes; ++j) lane.push_back(b_.getInt32(j));
+    Value* lane_vector = llvm::ConstantVector::get(lane);
+    // Lanes [0, count) of a run read forwards; [lanes - count, lanes) of one
+    // read backwards from its lowest address, before its lanes are reversed.
+    const std::array<Value*, 2> mask{
+        b_.CreateICmpULT(lane_vector, b_.CreateVectorSplat(lanes, count)),
+        b_.CreateICmpUGE(lane_vector, b_.CreateVectorSplat(lanes, b_.CreateSub(b_.getInt32(lanes), count)))};
+    std::vector<Parts> in;
+    for (int k = 1; k < operands_; ++k) {
+      if (splats[k].re) {
+        in.push_back(splats[k]);
+        continue;
+      }
+      Value* first = b_.CreateLoad(element_type_[k], element_at(k, row_base[k], run.i));
+      llvm::Type* type = llvm::FixedVectorType::get(element_type_[k], lanes);
+      Value* loaded = b_.CreateMaskedLoad(type, lowest(k, row_base[k], run.i, lanes), llvm::Align(bytes(k)),
+                                          mask[along(k) < 0], b_.CreateVectorSplat(lanes, first));
+      in.push_back({along(k) > 0 ? loaded : reverse_lanes(loaded, lanes)});
+    }
+    llvm::StoreInst* store = body_.compute_and_store(b_, in, row_base[0], lanes);
+    Value* value = along(0) > 0 ? store->getValueOperand() : reverse_lanes(store->getValueOperand(), lanes);
+    b_.CreateMaskedStore(value, lowest(0, row_base[0], run.i, lanes), llvm::Align(bytes(0)), mask[along(0) < 0]);
+    store->eraseFromParent();
+    close_loop(b_, run, b_.getInt64(lanes), /*vectorise=*/false);
   }
 
   // Lines [begin, end), `copies` lines a step: each input a vector (unit or
@@ -1015,6 +1067,17 @@ class NestEmitter {
     return b_.CreateConstGEP1_64(element_type_[k], last, -static_cast<std::int64_t>(lanes - 1));
   }
 
+  // Operand k's element i of the row from row_base (unit or reversed).
+  Value* element_at(int k, Value* row_base, Value* i) {
+    return b_.CreateGEP(element_type_[k], row_base, along(k) > 0 ? i : b_.CreateNeg(i));
+  }
+
+  Value* reverse_lanes(Value* v, unsigned lanes) {
+    std::vector<int> reverse;
+    for (unsigned j = lanes; j-- > 0;) reverse.push_back(static_cast<int>(j));
+    return b_.CreateShuffleVector(v, reverse);
+  }
+
   // Input k's elements [at, at + lanes) of the row from row_base (unit or
   // reversed) as one vector, its lanes in out's memory order: loaded from
   // their lowest address, and reversed when input and out walk the row
@@ -1022,10 +1085,7 @@ class NestEmitter {
   Parts load_lanes(int k, Value* row_base, Value* at, unsigned lanes) {
     const Parts stored = load(k, lowest(k, row_base, at, lanes), lanes);
     if ((along(k) < 0) == (along(0) < 0)) return stored;
-    std::vector<int> reverse;
-    for (unsigned j = lanes; j-- > 0;) reverse.push_back(static_cast<int>(j));
-    return {b_.CreateShuffleVector(stored.re, reverse),
-            stored.im != nullptr ? b_.CreateShuffleVector(stored.im, reverse) : nullptr};
+    return {reverse_lanes(stored.re, lanes), stored.im != nullptr ? reverse_lanes(stored.im, lanes) : nullptr};
   }
 
   // The values of the inputs that repeat along the row (nothing for the others).

@@ -238,9 +238,10 @@ bool runs_transposed(const BroadcastPlan& plan) { return transposed_operand(plan
 // the line (read-for-ownership), so an output far larger than the cache costs
 // twice its size in traffic. Non-temporal stores write whole lines without that
 // read: for a write-mostly call such as [4096,1] + [1,4096] they are worth a
-// quarter to a half more bandwidth. The kernel peels elements until out is
-// line-aligned, stores one line per vector step, finishes the row with scalar
-// stores, and ends with a store fence. They pay only where the output cannot
+// quarter to a half more bandwidth. The kernel computes the elements before
+// out's first line boundary as one masked vector (NOTE: [Partial vectors]),
+// stores one line per vector step, finishes the row with another masked
+// vector, and ends with a store fence. They pay only where the output cannot
 // stay in cache: calls that move (read plus write) at least
 // BCAST_STREAM_MIN_BYTES, by default the last-level cache's size, on rows of
 // at least kStreamMinRowBytes, on a target that can stream. The layout must
