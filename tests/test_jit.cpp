@@ -310,6 +310,14 @@ TEST(GeneratedCode, MathKernelsPrefer512BitVectorsOnAvx512Hosts) {
     EXPECT_THAT(jit::kernel_ir(adds, false), ::testing::HasSubstr("\"prefer-vector-width\"=\"256\""));
   else
     EXPECT_THAT(jit::kernel_ir(adds, false), ::testing::Not(::testing::HasSubstr("prefer-vector-width")));
+  // A c64 abs takes a square root (of f64 parts): bound by the divider, it
+  // keeps LLVM's width, where the c64 sum it reads is held to 256 bits.
+  const std::vector<std::pair<DType, Shape>> complex = {{DType::c64, {4096, 1024}}, {DType::c64, {4096, 1024}}};
+  EXPECT_THAT(jit::kernel_ir(expr_key("abs(x0+x1)", complex), false),
+              ::testing::Not(::testing::HasSubstr("\"prefer-vector-width\"=\"256\"")));
+  if (codegen_settings(adds.codegen).cpu.starts_with("znver"))
+    EXPECT_THAT(jit::kernel_ir(expr_key("x0+x1", complex), false),
+                ::testing::HasSubstr("\"prefer-vector-width\"=\"256\""));
   // An inexact function with no C library name of its own (sigmoid's exp is
   // inside its lowering) is arithmetic too.
   EXPECT_THAT(jit::kernel_ir(expr_key("sigmoid(x0)*x1", inputs), false),

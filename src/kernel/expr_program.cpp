@@ -260,7 +260,7 @@ bool divides(const ExprProgram& program) {
     }
     if (s.kind == InstrKind::unary) {
       const auto op = static_cast<UnaryOp>(s.code);
-      return op == UnaryOp::sqrt || op == UnaryOp::reciprocal;
+      return op == UnaryOp::sqrt || op == UnaryOp::reciprocal || (op == UnaryOp::abs && is_complex(s.in));
     }
     return false;
   });

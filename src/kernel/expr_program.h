@@ -77,9 +77,9 @@ const detail::FunctionRow* row_of(const ExprInstr& step);
 bool calls_math_function(const ExprProgram& program);
 
 // Whether the program divides or takes a square root of real or complex
-// values (div, floor_div, remainder, fmod, sqrt, reciprocal): the divider's
-// throughput bounds its kernel before memory does (NOTE: [Memory-bound
-// vector width]).
+// values (div, floor_div, remainder, fmod, sqrt, reciprocal, a complex abs):
+// the divider's throughput bounds its kernel before memory does (NOTE:
+// [Memory-bound vector width]).
 bool divides(const ExprProgram& program);
 
 // Lowers `graph` for leaves of these types. An op that its promoted dtype
