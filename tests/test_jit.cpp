@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -401,6 +402,33 @@ TEST(GeneratedCode, StreamingRowsComputeTheirHeadsAndTailsAsMaskedVectors) {
   const std::string ir = jit::kernel_ir(key, false);
   EXPECT_THAT(ir, ::testing::HasSubstr("@llvm.masked.load")) << ir;
   EXPECT_THAT(ir, ::testing::HasSubstr("@llvm.masked.store")) << ir;
+}
+
+TEST(GeneratedCode, AReusedObjectPipelineGivesANewOnesBytes) {
+  // NOTE: [Object pipeline]: this thread compiles kernels of several kinds
+  // through the pipeline its TargetMachine keeps, the first again after the
+  // others (the same symbol a second time), a streaming one in between; a
+  // new thread, whose first object builds a new pipeline, gives each the
+  // same bytes.
+  const std::vector<KernelKey> keys = {
+      key_for(Op::add, DType::f32, {DC::expand_b, DC::same, DC::expand_a}),
+      expr_key("exp(x0-x1)", {{DType::f32, {4096, 1024}}, {DType::f32, {4096, 1}}}, {}, 0),
+      expr_key("where(x0>x1,sin(x0),x1)", {{DType::f64, {64, 32}}, {DType::f64, {32}}}),
+      key_for(Op::add, DType::f32, {DC::expand_b, DC::same, DC::expand_a}),
+      key_for(Op::mul, DType::u8, {DC::same}),
+  };
+  std::vector<std::vector<char>> reused;
+  for (const KernelKey& key : keys) {
+    const jit::CompiledObject o = jit::compile_object(key, "");
+    ASSERT_TRUE(o.error.empty()) << key.to_string() << ": " << o.error;
+    reused.push_back(o.object);
+  }
+  EXPECT_EQ(reused[0], reused[3]) << "the same kernel twice through one pipeline";
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    std::vector<char> fresh;
+    std::thread([&] { fresh = jit::compile_object(keys[i], "").object; }).join();
+    EXPECT_EQ(reused[i], fresh) << keys[i].to_string();
+  }
 }
 
 TEST(GeneratedCode, ComplexKernelsComputeOnVectorsOfParts) {
