@@ -1072,6 +1072,7 @@ class NestEmitter {
     return b_.CreateGEP(element_type_[k], row_base, along(k) > 0 ? i : b_.CreateNeg(i));
   }
 
+  // v's `lanes` lanes, last first.
   Value* reverse_lanes(Value* v, unsigned lanes) {
     std::vector<int> reverse;
     for (unsigned j = lanes; j-- > 0;) reverse.push_back(static_cast<int>(j));
