@@ -59,6 +59,7 @@ class ExpressionBody final : public NestBody {
   ExpressionBody(ExprProgram program, const KernelKey& key)
       : program_(std::move(program)),
         interleave_(interleave_for(program_)),
+        dear_(calls_math_function(program_) || divides(program_)),
         reduce_(key.reduce != ReduceForm::none),
         rows_(key.reduce == ReduceForm::rows),
         combine_(combine_op(key.combine)),
@@ -156,6 +157,7 @@ class ExpressionBody final : public NestBody {
   }
 
   unsigned interleave() const override { return interleave_; }
+  bool partial_vectors() const override { return dear_; }
 
  private:
   static Op combine_op(detail::Combine c) {
@@ -214,6 +216,7 @@ class ExpressionBody final : public NestBody {
 
   ExprProgram program_;
   unsigned interleave_;      // interleave_for(program_)
+  bool dear_;                // it calls a math function or divides
   bool reduce_;
   bool rows_;  // a rows kernel's, whose steps are one chain through each accumulator
   Op combine_;

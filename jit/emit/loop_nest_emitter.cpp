@@ -936,7 +936,8 @@ class NestEmitter {
     PartsPerOperand splats(static_cast<std::size_t>(operands_));
     for (int k = 1; k < operands_; ++k)
       if (fixed[k].re) splats[k] = splat_parts(b_, lanes, fixed[k]);
-    const bool partial = std::ranges::none_of(dtype_, is_complex);  // NOTE: [Partial vectors]
+    const bool partial =
+        body_.partial_vectors() && std::ranges::none_of(dtype_, is_complex);  // NOTE: [Partial vectors]
     if (partial)
       emit_partial_vectors(row_base, splats, b_.getInt64(0), head, lanes, "head");
     else
@@ -966,10 +967,14 @@ class NestEmitter {
   // out's store. A streaming row's head and tail, up to a line of elements
   // each, ran one element at a time through the body: a math recipe's scalar
   // chain, some 10 ns an element on the Zen 5 VM, where the rows of NumPy's
-  // arrays (16 bytes past a page) have a head of 12 f32 and a tail of 4. A
-  // step's lanes are the run's elements in order; operands move unit,
-  // reversed or not at all (`splats`: the repeated inputs' vectors), and
-  // none is complex (those run one element at a time).
+  // arrays (16 bytes past a page) have a head of 12 f32 and a tail of 4.
+  // Only such a body's (NestBody::partial_vectors: a math function or a
+  // division): bcast-bench's case 18, [16384, 1000] + [1000], whose rows end
+  // mid-line, read 1.06-1.28 -> 0.94-1.15 of the STREAM add with its adds'
+  // ends masked (three rounds in turn). A step's lanes are the run's
+  // elements in order; operands move unit, reversed or not at all
+  // (`splats`: the repeated inputs' vectors), and none is complex (those run
+  // one element at a time).
   void emit_partial_vectors(const PerOperand& row_base, const PartsPerOperand& splats, Value* begin, Value* end,
                             unsigned lanes, const std::string& name) {
     CountedLoop run = open_loop(b_, begin, end, name);

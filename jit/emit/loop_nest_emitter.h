@@ -43,6 +43,10 @@ class NestBody {
   // NOTE: [Math recipes]: vectors an iteration of the vectorised inner loop
   // (0: the vectoriser's choice), and lines a step of a streaming row.
   virtual unsigned interleave() const { return 0; }
+  // NOTE: [Partial vectors]: whether a streaming row's first and last
+  // elements run as masked vectors (a body dear an element: a math function
+  // or a division) or an element at a time (cheap arithmetic).
+  virtual bool partial_vectors() const { return false; }
 };
 
 // Emits `void symbol(const KernelArgs*)` for `key` into `module`, following
