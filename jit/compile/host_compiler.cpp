@@ -108,7 +108,7 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(const C
 // small kernel's code generation. A pipeline finishes each module it runs
 // (the streamer, the MC context and the machine module info are reset), so
 // a kernel's object has the bits a new pipeline gives it
-// (tests/test_jit.cpp, JitCompile.AReusedObjectPipelineGivesANewOnesBytes).
+// (tests/test_jit.cpp, GeneratedCode.AReusedObjectPipelineGivesANewOnesBytes).
 // bcast-jit-bench BM_ColdCompile on the Zen 5 VM (2026-12-07, three rounds
 // of the builds in turn, ms): the full tier 5.77-5.83 -> 4.53-5.27 (code
 // generation 4.02-4.10 -> 3.00-3.45), the quick tier 1.58-1.64 ->

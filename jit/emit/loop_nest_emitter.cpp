@@ -908,9 +908,8 @@ class NestEmitter {
     }
     PerOperand address(static_cast<std::size_t>(operands_), nullptr);
     for (int k = 0; k < operands_; ++k) {
-      if (inner_[k] == InnerStride::unit) address[k] = b_.CreateGEP(element_type_[k], row_base[k], loop.i);
-      if (inner_[k] == InnerStride::reversed)
-        address[k] = b_.CreateGEP(element_type_[k], row_base[k], b_.CreateNeg(loop.i), "reversed");
+      if (inner_[k] == InnerStride::unit || inner_[k] == InnerStride::reversed)
+        address[k] = element_at(k, row_base[k], loop.i);
       if (inner_[k] == InnerStride::strided) address[k] = b_.CreateGEP(element_type_[k], row_base[k], running[k]);
     }
     std::vector<Parts> in;
@@ -924,9 +923,10 @@ class NestEmitter {
   // NOTE: [Streaming stores]: one row as three loops: the elements up to
   // out's first line boundary, whole lines of out as vectors (non-temporal,
   // aligned), the elements after the last whole line; the first and last as
-  // NOTE: [Partial vectors] (complex ones an element at a time). Inputs are unit,
-  // reversed or zero stride here (the layout can stream): address i of each
-  // is row_base + i, row_base - i or row_base.
+  // NOTE: [Partial vectors] where the body is dear, else (and where an
+  // operand is complex) an element at a time. Inputs are unit, reversed or
+  // zero stride here (the layout can stream): address i of each is
+  // row_base + i, row_base - i or row_base.
   void emit_streaming_row(const PerOperand& row_base) {
     Value* n = extent_[rank_ - 1];
     const std::uint64_t size = bytes(0);

@@ -239,9 +239,10 @@ bool runs_transposed(const BroadcastPlan& plan) { return transposed_operand(plan
 // twice its size in traffic. Non-temporal stores write whole lines without that
 // read: for a write-mostly call such as [4096,1] + [1,4096] they are worth a
 // quarter to a half more bandwidth. The kernel computes the elements before
-// out's first line boundary as one masked vector (NOTE: [Partial vectors]),
-// stores one line per vector step, finishes the row with another masked
-// vector, and ends with a store fence. They pay only where the output cannot
+// out's first line boundary (one masked vector where the body is dear: NOTE:
+// [Partial vectors]; else an element at a time), stores one line per vector
+// step, finishes the row the same way as it began, and ends with a store
+// fence. They pay only where the output cannot
 // stay in cache: calls that move (read plus write) at least
 // BCAST_STREAM_MIN_BYTES, by default the last-level cache's size, on rows of
 // at least kStreamMinRowBytes, on a target that can stream. The layout must
